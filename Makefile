@@ -1,0 +1,140 @@
+# operator-demo: a Sample operator built envtest-first. `make help` lists the targets.
+
+##@ Versions
+# Tool versions, pinned here and nowhere else. Kubernetes' own version comes from go.mod.
+CONTROLLER_TOOLS_VERSION ?= v0.23.0
+SETUP_ENVTEST_VERSION    ?= v0.25.1
+GOLANGCI_LINT_VERSION    ?= v2.15.0
+ACTIONLINT_VERSION       ?= v1.7.12
+KUSTOMIZE_VERSION        ?= v5.8.3
+KIND_VERSION             ?= v0.33.0
+
+# K8S_VERSION is the Kubernetes release that matches go.mod's k8s.io/api (v0.37.2 -> 1.37.2): the
+# control plane built from source. ENVTEST_K8S_VERSION (1.37) is what setup-envtest selects: any
+# installed or downloadable 1.37.x.
+K8S_VERSION         ?= $(shell go list -m -f '{{.Version}}' k8s.io/api | sed -E 's/^v0\.([0-9]+)\.([0-9]+).*/1.\1.\2/')
+ENVTEST_K8S_VERSION ?= $(shell echo $(K8S_VERSION) | cut -d. -f1,2)
+
+IMG ?= operator-demo:dev
+GO_TEST_FLAGS ?= -race
+REPORTS ?= $(CURDIR)/reports
+
+SHELL = /usr/bin/env bash -o pipefail
+.SHELLFLAGS = -ec
+.DEFAULT_GOAL := help
+
+##@ General
+
+.PHONY: help
+help: ## Show the targets and what they do.
+	@awk 'BEGIN {FS = ":.*##"; printf "\nUsage:\n  make \033[36m<target>\033[0m\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-20s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) } ' $(MAKEFILE_LIST)
+
+##@ Development
+
+.PHONY: manifests
+manifests: controller-gen ## Generate the CRD and RBAC manifests under config/ from the Go markers.
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./api/...;./controllers/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+
+.PHONY: generate
+generate: controller-gen ## Generate the DeepCopy methods of the API types.
+	$(CONTROLLER_GEN) object paths="./api/..."
+
+.PHONY: fmt
+fmt: ## go fmt the code.
+	go fmt ./...
+
+.PHONY: vet
+vet: ## go vet the code.
+	go vet ./...
+
+.PHONY: k8sbin-sync
+k8sbin-sync: $(SETUP_ENVTEST) ## Re-pin testing/k8sbin (the control-plane build module) to go.mod's Kubernetes version.
+	@$(K8SBIN) sync
+
+##@ Test
+
+.PHONY: test
+test: manifests generate fmt vet test-unit test-envtest ## Unit and envtest tiers, with the race detector (the command CI runs).
+
+.PHONY: test-unit
+test-unit: ## Unit tier: pure functions and Reconcile against a fake client. No control plane.
+	go test $(GO_TEST_FLAGS) ./api/... ./controllers/...
+
+.PHONY: test-envtest
+test-envtest: setup-envtest ## Envtest tier: the harness and every scenario on a real kube-apiserver + etcd.
+	@mkdir -p $(REPORTS)
+	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" \
+		go test $(GO_TEST_FLAGS) ./testing/... ./scenarios/... -args -ginkgo.junit-report=$(REPORTS)/envtest.xml
+
+##@ Build
+
+.PHONY: build
+build: manifests generate fmt vet ## Build the manager binary into bin/manager.
+	go build -o $(LOCALBIN)/manager ./cmd
+
+.PHONY: run
+run: manifests generate fmt vet ## Run the manager against the cluster in your kubeconfig.
+	go run ./cmd
+
+##@ Dependencies
+
+LOCALBIN ?= $(CURDIR)/bin
+$(LOCALBIN):
+	mkdir -p $(LOCALBIN)
+
+CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
+SETUP_ENVTEST  ?= $(LOCALBIN)/setup-envtest-$(SETUP_ENVTEST_VERSION)
+GOLANGCI_LINT  ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+ACTIONLINT     ?= $(LOCALBIN)/actionlint-$(ACTIONLINT_VERSION)
+KUSTOMIZE      ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
+KIND           ?= $(LOCALBIN)/kind-$(KIND_VERSION)
+
+# The control-plane installer: download where it can, build from Go module sources where it cannot.
+K8SBIN = K8S_VERSION=$(K8S_VERSION) ENVTEST_K8S_VERSION=$(ENVTEST_K8S_VERSION) \
+	SETUP_ENVTEST=$(SETUP_ENVTEST) BIN_DIR=$(LOCALBIN) testing/k8sbin/install.sh
+
+.PHONY: setup-envtest
+setup-envtest: $(SETUP_ENVTEST) ## Provide etcd, kube-apiserver, kubectl in bin/k8s/ and print their directory.
+	@$(K8SBIN) envtest
+
+.PHONY: setup-controlplane
+setup-controlplane: $(SETUP_ENVTEST) ## setup-envtest plus kube-controller-manager, for the local e2e cluster.
+	@$(K8SBIN) controlplane
+
+.PHONY: controller-gen
+controller-gen: $(CONTROLLER_GEN) ## Install controller-gen into bin/.
+$(CONTROLLER_GEN): | $(LOCALBIN)
+	$(call go-install-tool,$(CONTROLLER_GEN),sigs.k8s.io/controller-tools/cmd/controller-gen,$(CONTROLLER_TOOLS_VERSION))
+
+$(SETUP_ENVTEST): | $(LOCALBIN)
+	$(call go-install-tool,$(SETUP_ENVTEST),sigs.k8s.io/controller-runtime/tools/setup-envtest,$(SETUP_ENVTEST_VERSION))
+
+.PHONY: golangci-lint
+golangci-lint: $(GOLANGCI_LINT) ## Install golangci-lint into bin/.
+$(GOLANGCI_LINT): | $(LOCALBIN)
+	$(call go-install-tool,$(GOLANGCI_LINT),github.com/golangci/golangci-lint/v2/cmd/golangci-lint,$(GOLANGCI_LINT_VERSION))
+
+.PHONY: actionlint
+actionlint: $(ACTIONLINT) ## Install actionlint into bin/.
+$(ACTIONLINT): | $(LOCALBIN)
+	$(call go-install-tool,$(ACTIONLINT),github.com/rhysd/actionlint/cmd/actionlint,$(ACTIONLINT_VERSION))
+
+.PHONY: kustomize
+kustomize: $(KUSTOMIZE) ## Install kustomize into bin/.
+$(KUSTOMIZE): | $(LOCALBIN)
+	$(call go-install-tool,$(KUSTOMIZE),sigs.k8s.io/kustomize/kustomize/v5,$(KUSTOMIZE_VERSION))
+
+.PHONY: kind
+kind: $(KIND) ## Install kind into bin/.
+$(KIND): | $(LOCALBIN)
+	$(call go-install-tool,$(KIND),sigs.k8s.io/kind,$(KIND_VERSION))
+
+# go-install-tool installs package $(2) at version $(3) as the versioned file $(1), so that a
+# version bump above installs the new one instead of reusing the old.
+define go-install-tool
+@set -e; \
+echo "installing $(2)@$(3)"; \
+rm -f $(1); \
+GOBIN=$(LOCALBIN) go install $(2)@$(3); \
+mv $(LOCALBIN)/$$(basename $(2) | sed 's/^v[0-9]*$$/$(notdir $(patsubst %/,%,$(dir $(2))))/') $(1)
+endef

@@ -1,0 +1,21 @@
+// Package v1alpha1 holds the Sample API of group demo.example.com, version v1alpha1.
+//
+// +kubebuilder:object:generate=true
+// +groupName=demo.example.com
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/scheme"
+)
+
+var (
+	// GroupVersion is the group and version of every kind in this package.
+	GroupVersion = schema.GroupVersion{Group: "demo.example.com", Version: "v1alpha1"}
+
+	// SchemeBuilder registers this package's kinds with a runtime.Scheme.
+	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+
+	// AddToScheme adds this package's kinds to a runtime.Scheme.
+	AddToScheme = SchemeBuilder.AddToScheme
+)

@@ -1,0 +1,99 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// MaxMessageLength bounds spec.message, in characters. At four bytes per character at most, a
+// message stays far below the 1 MiB that a ConfigMap may hold, whatever else the ConfigMap carries.
+const MaxMessageLength = 65536
+
+// MaxNameLength bounds metadata.name so that "<name>-config" is still a valid ConfigMap name
+// (a DNS subdomain of at most 253 characters).
+const MaxNameLength = 253 - len("-config")
+
+// ConfigMapSuffix is appended to a Sample's name to name its ConfigMap.
+const ConfigMapSuffix = "-config"
+
+// MessageKey is the ConfigMap data key that holds spec.message.
+const MessageKey = "message"
+
+// ConditionReady is the condition type that says whether the ConfigMap holds spec.message.
+const ConditionReady = "Ready"
+
+// Reasons of the Ready condition.
+const (
+	// ReasonSynced (Ready=True): the ConfigMap exists, is controlled by the Sample and holds
+	// spec.message.
+	ReasonSynced = "Synced"
+	// ReasonConfigMapConflict (Ready=False): a ConfigMap of that name exists and is not controlled
+	// by this Sample. It is left exactly as it is; delete or rename it to let the Sample take the name.
+	ReasonConfigMapConflict = "ConfigMapConflict"
+)
+
+// SampleSpec is the desired state of a Sample.
+type SampleSpec struct {
+	// message is the text kept in the ConfigMap "<name>-config" under the key "message".
+	// +required
+	// +kubebuilder:validation:MaxLength=65536
+	Message string `json:"message"`
+}
+
+// SampleStatus is the observed state of a Sample.
+type SampleStatus struct {
+	// observedGeneration is the metadata.generation of the Sample that this status describes.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// configMapName is the name of the ConfigMap that holds spec.message.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	ConfigMapName string `json:"configMapName,omitempty"`
+
+	// conditions describe the Sample's state. "Ready" is True when the ConfigMap holds spec.message.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// Sample keeps spec.message in a ConfigMap named "<name>-config", which it controls.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Namespaced
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 246",message="metadata.name must be at most 246 characters, so that the ConfigMap name \"<name>-config\" is at most 253"
+// +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.spec.message`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type Sample struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitzero"`
+
+	// spec is the desired state of the Sample.
+	// +required
+	Spec SampleSpec `json:"spec"`
+
+	// status is the observed state of the Sample, written by the operator.
+	// +optional
+	Status SampleStatus `json:"status,omitzero"`
+}
+
+// SampleList is a list of Samples.
+//
+// +kubebuilder:object:root=true
+type SampleList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitzero"`
+	Items           []Sample `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&Sample{}, &SampleList{})
+}

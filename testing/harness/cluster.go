@@ -1,0 +1,65 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"example.com/operator-demo/controllers"
+)
+
+// TierEnv names the environment variable that chooses where the scenarios run: "envtest" (the
+// default) or "e2e".
+const TierEnv = "SCENARIOS_TIER"
+
+// Cluster is where the scenarios run.
+type Cluster interface {
+	// Client reads and writes straight to the API server, with no cache in between: what a
+	// scenario reads is what the server holds.
+	Client() client.Client
+	// RunOperator makes sure an operator wired as wiring reconciles namespace, and returns it.
+	RunOperator(namespace string, wiring controllers.Wiring) (*Operator, error)
+	// Stop releases the cluster.
+	Stop() error
+}
+
+// Connect returns the cluster that $SCENARIOS_TIER names.
+func Connect() (Cluster, error) {
+	switch tier := os.Getenv(TierEnv); tier {
+	case "", "envtest":
+		return startEnvtestCluster()
+	case "e2e":
+		return nil, errors.New("the e2e tier is not wired yet")
+	default:
+		return nil, fmt.Errorf("%s=%q: want envtest or e2e", TierEnv, tier)
+	}
+}
+
+// envtestCluster is the envtest tier: a control plane of this process's own, and one in-process
+// operator per namespace.
+type envtestCluster struct {
+	cp     *ControlPlane
+	client client.Client
+}
+
+func startEnvtestCluster() (*envtestCluster, error) {
+	cp, err := StartControlPlane()
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.New(cp.Config, client.Options{Scheme: controllers.NewScheme()})
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("client for envtest: %w", err), cp.Stop())
+	}
+	return &envtestCluster{cp: cp, client: c}, nil
+}
+
+func (e *envtestCluster) Client() client.Client { return e.client }
+
+func (e *envtestCluster) RunOperator(namespace string, wiring controllers.Wiring) (*Operator, error) {
+	return StartOperator(e.cp.Config, namespace, wiring)
+}
+
+func (e *envtestCluster) Stop() error { return e.cp.Stop() }

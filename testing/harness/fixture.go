@@ -1,0 +1,115 @@
+package harness
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL reads best unqualified.
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	"example.com/operator-demo/controllers"
+)
+
+// How long the scenarios wait. Every Eventually and Consistently names one of these.
+const (
+	// Converge bounds how long the operator may take to act on a change.
+	Converge = 10 * time.Second
+	// AtRest is how long a scenario watches for something that must not happen.
+	AtRest = 3 * time.Second
+	// Poll is how often Eventually and Consistently look.
+	Poll = 100 * time.Millisecond
+)
+
+// Fixture is one spec's world: a namespace of its own, and an operator reconciling it.
+type Fixture struct {
+	Namespace string
+	Client    client.Client
+	Operator  *Operator
+}
+
+// FixtureOption changes how NewFixture wires the operator.
+type FixtureOption func(*controllers.Wiring)
+
+// WithoutConfigMapWatch wires the operator as the seed article's first stage: it reconciles a
+// Sample when the Sample's spec changes, and not when its ConfigMap does. Only the envtest tier
+// can run it (the e2e tier's operator is the production binary).
+func WithoutConfigMapWatch() FixtureOption {
+	return func(w *controllers.Wiring) { *w = controllers.WatchSamplesOnly }
+}
+
+// NewFixture creates a namespace (GenerateName) and an operator for it. Both are removed when the
+// spec ends: the operator stopped first, then the namespace deleted.
+func NewFixture(ctx context.Context, cluster Cluster, opts ...FixtureOption) *Fixture {
+	GinkgoHelper()
+	wiring := controllers.WatchSamplesAndConfigMaps
+	for _, o := range opts {
+		o(&wiring)
+	}
+	c := cluster.Client()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "sample-"}}
+	Expect(c.Create(ctx, ns)).To(Succeed())
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(client.IgnoreNotFound(c.Delete(ctx, ns))).To(Succeed())
+	})
+	op, err := cluster.RunOperator(ns.Name, wiring)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(op.Stop)
+	return &Fixture{Namespace: ns.Name, Client: c, Operator: op}
+}
+
+// CreateSample creates a Sample called name with message in the fixture's namespace.
+func (f *Fixture) CreateSample(ctx context.Context, name, message string) *demov1alpha1.Sample {
+	GinkgoHelper()
+	sample := &demov1alpha1.Sample{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.Namespace},
+		Spec:       demov1alpha1.SampleSpec{Message: message},
+	}
+	Expect(f.Client.Create(ctx, sample)).To(Succeed())
+	return sample
+}
+
+// ConfigMapOf is the (empty) ConfigMap object that sample keeps its message in, for komega to fill.
+func ConfigMapOf(sample *demov1alpha1.Sample) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+		Name:      sample.Name + demov1alpha1.ConfigMapSuffix,
+		Namespace: sample.Namespace,
+	}}
+}
+
+// EventuallySynced waits until the ConfigMap holds sample's message and the Sample reports
+// Ready=True for its current generation. It refreshes sample and returns the ConfigMap as read.
+func (f *Fixture) EventuallySynced(ctx context.Context, sample *demov1alpha1.Sample) *corev1.ConfigMap {
+	GinkgoHelper()
+	cm := ConfigMapOf(sample)
+	Eventually(func(g Gomega) {
+		g.Expect(f.Client.Get(ctx, client.ObjectKeyFromObject(sample), sample)).To(Succeed())
+		g.Expect(f.Client.Get(ctx, client.ObjectKeyFromObject(cm), cm)).To(Succeed())
+		g.Expect(cm.Data).To(HaveKeyWithValue(demov1alpha1.MessageKey, sample.Spec.Message))
+		g.Expect(sample.Status.ObservedGeneration).To(Equal(sample.Generation))
+		g.Expect(sample.Status.Conditions).To(ContainElement(And(
+			HaveField("Type", demov1alpha1.ConditionReady),
+			HaveField("Status", metav1.ConditionTrue),
+			HaveField("Reason", demov1alpha1.ReasonSynced),
+		)))
+	}).WithContext(ctx).WithTimeout(Converge).WithPolling(Poll).Should(Succeed())
+	return cm
+}
+
+// Counts is a reading of the operator's counters.
+type Counts struct {
+	Reconciles, Writes float64
+}
+
+// Counts reads the operator's reconcile and write counters.
+func (f *Fixture) Counts() Counts {
+	GinkgoHelper()
+	r, err := f.Operator.Reconciles()
+	Expect(err).NotTo(HaveOccurred())
+	w, err := f.Operator.Writes()
+	Expect(err).NotTo(HaveOccurred())
+	return Counts{Reconciles: r, Writes: w}
+}

@@ -1,0 +1,50 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"example.com/operator-demo/controllers"
+)
+
+// StartOperator runs the Sample controller in this process, in a manager of its own that sees
+// only namespace, wired as wiring says. It is the envtest tier's operator: same manager options
+// and controller as cmd/, minus the metrics server, probes and leader election.
+func StartOperator(cfg *rest.Config, namespace string, wiring controllers.Wiring) (*Operator, error) {
+	mgr, err := ctrl.NewManager(cfg, controllers.ManagerOptions(ctrl.Options{
+		Scheme:                 controllers.NewScheme(),
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{namespace: {}}},
+		// One manager per spec, in one process: the controller's name repeats by design.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	}))
+	if err != nil {
+		return nil, fmt.Errorf("new manager for namespace %s: %w", namespace, err)
+	}
+	if err := controllers.SetupWithManager(mgr, controllers.Options{Wiring: wiring}); err != nil {
+		return nil, fmt.Errorf("set up the Sample controller for namespace %s: %w", namespace, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		cancel()
+		return nil, fmt.Errorf("manager for namespace %s: cache did not sync: %w", namespace, <-done)
+	}
+	return &Operator{
+		metrics: metrics.Registry.Gather,
+		stop: func() error {
+			cancel()
+			return <-done
+		},
+	}, nil
+}

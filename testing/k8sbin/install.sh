@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# install.sh puts a Kubernetes control plane's binaries where setup-envtest looks for them.
+#
+#   install.sh envtest        etcd, kube-apiserver, kubectl             (make setup-envtest)
+#   install.sh controlplane   the same plus kube-controller-manager     (make setup-controlplane)
+#   install.sh sync           re-pin this directory's Go module to K8S_VERSION (make k8sbin-sync)
+#
+# It prints one line on stdout: the directory holding the binaries, in setup-envtest's layout
+# ($BIN_DIR/k8s/<version>-<os>-<arch>). Everything else goes to stderr.
+#
+# Where the binaries come from, first that works:
+#   1. $BIN_DIR/k8s already has them (nothing to do);
+#   2. setup-envtest's user-level store has them (linked into $BIN_DIR, which survives a fresh clone);
+#   3. a download: setup-envtest's (etcd, kube-apiserver, kubectl) and dl.k8s.io (kube-controller-manager);
+#      skipped when ENVTEST_INSTALLED_ONLY=true;
+#   4. a build from Go module sources, in this directory's own Go module, so that k8s.io/kubernetes
+#      never enters the project's go.mod. The result goes into the user-level store first.
+# A directory appears under a store only complete: binaries are written elsewhere, then renamed in.
+#
+# Environment (the Makefile sets all but the last two):
+#   K8S_VERSION            exact Kubernetes version to build, e.g. 1.37.2 (from go.mod's k8s.io/api)
+#   ENVTEST_K8S_VERSION    what setup-envtest selects, e.g. 1.37 (any installed 1.37.x will do)
+#   SETUP_ENVTEST          path to the setup-envtest binary
+#   BIN_DIR                the project's bin directory
+#   ENVTEST_INSTALLED_ONLY true: never download (skips straight to the source build when nothing is installed)
+#   KUBEBUILDER_ASSETS     when set and complete, used as it is
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+: "${K8S_VERSION:?K8S_VERSION is not set (e.g. 1.37.2)}"
+: "${ENVTEST_K8S_VERSION:?ENVTEST_K8S_VERSION is not set (e.g. 1.37)}"
+: "${SETUP_ENVTEST:?SETUP_ENVTEST is not set}"
+: "${BIN_DIR:?BIN_DIR is not set}"
+ENVTEST_INSTALLED_ONLY=${ENVTEST_INSTALLED_ONLY:-false}
+
+os=$(go env GOOS)
+arch=$(go env GOARCH)
+store=${XDG_DATA_HOME:-$HOME/.local/share}/kubebuilder-envtest/k8s
+envtest_bins=(etcd kube-apiserver kubectl)
+
+say() { printf 'control plane: %s\n' "$*" >&2; }
+die() { printf 'control plane: error: %s\n' "$*" >&2; exit 1; }
+
+# has DIR BIN... : every BIN is an executable file in DIR.
+has() {
+  local dir=$1 b; shift
+  [ -d "$dir" ] || return 1
+  for b in "$@"; do [ -x "$dir/$b" ] || return 1; done
+}
+
+# missing DIR BIN... : prints the BINs that DIR lacks.
+missing() {
+  local dir=$1 b; shift
+  for b in "$@"; do [ -x "$dir/$b" ] || printf '%s ' "$b"; done
+}
+
+# publish SRC DST: make DST hold SRC's files. DST appears complete or not at all; files added to
+# an existing DST are renamed in one by one. Hard links where the file system allows, else copies.
+publish() {
+  local src=$1 dst=$2 f tmp
+  mkdir -p "$(dirname "$dst")"
+  tmp=$(mktemp -d "$(dirname "$dst")/.partial.XXXXXX")
+  chmod 755 "$tmp"
+  for f in "$src"/*; do
+    ln "$f" "$tmp/" 2>/dev/null || cp -p "$f" "$tmp/"
+  done
+  if [ ! -e "$dst" ] && mv -T "$tmp" "$dst" 2>/dev/null; then return 0; fi
+  mkdir -p "$dst"
+  for f in "$tmp"/*; do
+    [ -e "$dst/$(basename "$f")" ] || mv "$f" "$dst/"
+  done
+  rm -rf "$tmp"
+}
+
+# k8s_of DIR: the Kubernetes version in a store directory's name (1.37.2-linux-amd64 -> 1.37.2).
+k8s_of() { basename "$1" | sed "s/-$os-$arch\$//"; }
+
+# sync: pin this module to k8s.io/kubernetes v$K8S_VERSION, with every staging module that
+# Kubernetes replaces locally replaced by its published v0.x.y, and etcd at the version Kubernetes
+# itself requires.
+sync_module() {
+  local kv=v$K8S_VERSION sv=v0.${K8S_VERSION#1.} mod etcd args=()
+  mod=$(cd "$here" && go mod download -json "k8s.io/kubernetes@$kv" | sed -n 's/^\t"GoMod": "\(.*\)",$/\1/p')
+  [ -f "$mod" ] || die "cannot read k8s.io/kubernetes@$kv's go.mod from the module proxy"
+  etcd=$(awk '$1 == "go.etcd.io/etcd/server/v3" {print $2}' "$mod")
+  [ -n "$etcd" ] || die "k8s.io/kubernetes@$kv does not name an etcd server version"
+  for p in $(sed -n '/^replace (/,/^)/p' "$mod" | awk '$2 == "=>" {print $1}'); do
+    args+=("-replace=$p=$p@$sv")
+  done
+  (
+    cd "$here"
+    printf 'module example.com/operator-demo/testing/k8sbin\n\ngo %s\n' "$(awk '$1 == "go" {print $2}' "$mod")" >go.mod
+    rm -f go.sum
+    go mod edit "${args[@]}" \
+      "-require=k8s.io/kubernetes@$kv" "-require=go.etcd.io/etcd/server/v3@$etcd" \
+      -tool=k8s.io/kubernetes/cmd/kube-apiserver -tool=k8s.io/kubernetes/cmd/kube-controller-manager \
+      -tool=k8s.io/kubernetes/cmd/kubectl -tool=go.etcd.io/etcd/server/v3
+    go mod tidy
+  )
+  say "testing/k8sbin pinned to Kubernetes $kv, etcd $etcd (${#args[@]} staging modules replaced)"
+}
+
+pinned() { (cd "$here" && go list -m -f '{{.Version}}' "$1"); }
+
+# build OUT BIN...: build the named binaries from Go module sources into OUT.
+build() {
+  local out=$1; shift
+  local pkgs=() b v start
+  if [ "$(pinned k8s.io/kubernetes)" != "v$K8S_VERSION" ]; then
+    say "testing/k8sbin pins k8s.io/kubernetes $(pinned k8s.io/kubernetes), go.mod wants v$K8S_VERSION: re-pinning (commit the change)"
+    sync_module
+  fi
+  for b in "$@"; do
+    case $b in
+      etcd) pkgs+=(go.etcd.io/etcd/server/v3) ;;
+      *) pkgs+=("k8s.io/kubernetes/cmd/$b") ;;
+    esac
+  done
+  v=v$K8S_VERSION
+  local minor=${K8S_VERSION#1.}; minor=${minor%%.*}
+  local ldflags="-s -w"
+  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldflags+=" -X $p.gitVersion=$v -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
+  done
+  say "building $* from Go module sources (Kubernetes $v, etcd $(pinned go.etcd.io/etcd/server/v3))"
+  say "about 8 minutes on 2 cores the first time, seconds once the Go build cache holds it"
+  start=$SECONDS
+  # -v names each package as it is compiled: count them so a long build shows it is moving.
+  if ! (cd "$here" && CGO_ENABLED=0 go build -v -trimpath -ldflags "$ldflags" -o "$out/" "${pkgs[@]}") 2>&1 |
+    awk '/^#|: |^go: / { print > "/dev/stderr"; next }
+         { if (++n % 250 == 0) printf "control plane: %d packages compiled\n", n > "/dev/stderr" }'; then
+    return 1
+  fi
+  for b in "$@"; do
+    if [ "$b" = etcd ] && [ -x "$out/server" ]; then mv "$out/server" "$out/etcd"; fi
+    [ -x "$out/$b" ] || { say "the build did not produce $b"; return 1; }
+  done
+  say "built $* in $((SECONDS - start))s"
+}
+
+# download_envtest: setup-envtest's own download into the user-level store. Prints the directory.
+download_envtest() {
+  "$SETUP_ENVTEST" use "$ENVTEST_K8S_VERSION" -p path 2>"$1"
+}
+
+# download_kcm DIR: kube-controller-manager of DIR's version from the Kubernetes release site.
+download_kcm() {
+  local dir=$1 log=$2 tmp
+  tmp=$(mktemp -d)
+  if curl -fsSL --retry 2 -o "$tmp/kube-controller-manager" \
+    "https://dl.k8s.io/release/v$(k8s_of "$dir")/bin/$os/$arch/kube-controller-manager" 2>"$log"; then
+    chmod +x "$tmp/kube-controller-manager"
+    publish "$tmp" "$dir"
+    rm -rf "$tmp"
+    return 0
+  fi
+  rm -rf "$tmp"
+  return 1
+}
+
+# provide BIN...: make sure the user-level store has a directory with every BIN. Prints it.
+provide() {
+  local want=("$@") dir reason tmp log
+  log=$(mktemp)
+  trap 'rm -f "$log"' RETURN
+
+  # etcd, kube-apiserver, kubectl: an installed set of the wanted minor, else download, else build.
+  if dir=$("$SETUP_ENVTEST" use -i "$ENVTEST_K8S_VERSION" -p path 2>/dev/null) && has "$dir" "${envtest_bins[@]}"; then
+    :
+  elif [ "$ENVTEST_INSTALLED_ONLY" = true ]; then
+    reason="ENVTEST_INSTALLED_ONLY=true and none installed"
+    dir=""
+  elif dir=$(download_envtest "$log") && has "$dir" "${envtest_bins[@]}"; then
+    say "downloaded etcd, kube-apiserver, kubectl with setup-envtest"
+  else
+    reason="setup-envtest download failed: $(tail -n 1 "$log")"
+    dir=""
+  fi
+  if [ -z "$dir" ]; then
+    say "$reason; building from source"
+    dir=$store/$K8S_VERSION-$os-$arch
+    tmp=$(mktemp -d)
+    build "$tmp" "${envtest_bins[@]}" || { rm -rf "$tmp"; die "no control plane: $reason; and the build from source failed (above)"; }
+    publish "$tmp" "$dir"
+    rm -rf "$tmp"
+  fi
+
+  # kube-controller-manager (e2e only): setup-envtest does not ship it.
+  if [[ " ${want[*]} " == *" kube-controller-manager "* ]] && ! has "$dir" kube-controller-manager; then
+    if [ "$ENVTEST_INSTALLED_ONLY" != true ] && download_kcm "$dir" "$log"; then
+      say "downloaded kube-controller-manager v$(k8s_of "$dir")"
+    else
+      reason="kube-controller-manager download failed: $(tail -n 1 "$log" 2>/dev/null)"
+      [ "$ENVTEST_INSTALLED_ONLY" = true ] && reason="ENVTEST_INSTALLED_ONLY=true"
+      say "$reason; building from source"
+      tmp=$(mktemp -d)
+      build "$tmp" kube-controller-manager || { rm -rf "$tmp"; die "no kube-controller-manager: $reason; and the build from source failed (above)"; }
+      publish "$tmp" "$dir"
+      rm -rf "$tmp"
+    fi
+  fi
+  printf '%s\n' "$dir"
+}
+
+main() {
+  local want dir src
+  case ${1:-} in
+    envtest) want=("${envtest_bins[@]}") ;;
+    controlplane) want=("${envtest_bins[@]}" kube-controller-manager) ;;
+    sync) sync_module; return ;;
+    *) die "usage: install.sh envtest|controlplane|sync" ;;
+  esac
+
+  if [ -n "${KUBEBUILDER_ASSETS:-}" ] && has "$KUBEBUILDER_ASSETS" "${want[@]}"; then
+    printf '%s\n' "$KUBEBUILDER_ASSETS"
+    return
+  fi
+  if dir=$("$SETUP_ENVTEST" use -i "$ENVTEST_K8S_VERSION" --bin-dir "$BIN_DIR" -p path 2>/dev/null) && has "$dir" "${want[@]}"; then
+    printf '%s\n' "$dir"
+    return
+  fi
+  src=$(provide "${want[@]}")
+  dir=$(cd "$BIN_DIR" && pwd)/k8s/$(basename "$src")
+  publish "$src" "$dir"
+  has "$dir" "${want[@]}" || die "$dir lacks $(missing "$dir" "${want[@]}")"
+  say "ready in $dir"
+  printf '%s\n' "$dir"
+}
+
+main "$@"

@@ -63,3 +63,27 @@ func (e *envtestCluster) RunOperator(namespace string, wiring controllers.Wiring
 }
 
 func (e *envtestCluster) Stop() error { return e.cp.Stop() }
+
+// Labels that say what a scenario needs beyond an API server. Each tier leaves out, by label
+// filter, the scenarios it cannot run (see LabelFilter): none is skipped inside its body.
+const (
+	// NeedsInProcessOperator marks a scenario that wires the operator itself (WithoutConfigMapWatch):
+	// only the envtest tier runs the operator in the test process.
+	NeedsInProcessOperator = "in-process"
+	// NeedsGarbageCollector marks a scenario that watches the garbage collector delete a
+	// dependent: envtest runs no kube-controller-manager, the e2e tier does.
+	NeedsGarbageCollector = "garbage-collector"
+)
+
+// LabelFilter adds to filter (Ginkgo's --label-filter, maybe empty) the exclusions of the tier
+// that $SCENARIOS_TIER names.
+func LabelFilter(filter string) string {
+	exclude := "!" + NeedsGarbageCollector
+	if os.Getenv(TierEnv) == "e2e" {
+		exclude = "!" + NeedsInProcessOperator
+	}
+	if filter == "" {
+		return exclude
+	}
+	return "(" + filter + ") && " + exclude
+}

@@ -1,0 +1,75 @@
+package scenarios
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
+
+	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	"example.com/operator-demo/testing/harness"
+)
+
+// Conflict: a ConfigMap of the Sample's name that the Sample does not control is never touched.
+//
+// Lesson: the name "<name>-config" may already be taken, by a person or another tool. Overwriting
+// or adopting it would destroy someone else's data. The operator checks the controller reference
+// before every write, leaves a foreign ConfigMap exactly as it is, and says why: Ready=False with
+// reason ConfigMapConflict, and a Warning event.
+//
+// By hand:
+//
+//	kubectl create configmap taken-config --from-literal=message=mine
+//	kubectl apply -f - <<< '{"apiVersion":"demo.example.com/v1alpha1","kind":"Sample","metadata":{"name":"taken"},"spec":{"message":"hello"}}'
+//	kubectl get sample taken -o wide                 # READY False, REASON ConfigMapConflict
+//	kubectl get configmap taken-config -o yaml       # unchanged: message mine, no ownerReferences
+var _ = Describe("Sample", Label("conflict"), func() {
+	Context("when a ConfigMap of its name exists that it does not control", func() {
+		It("leaves that ConfigMap untouched and reports Ready=False, reason ConfigMapConflict", func(ctx SpecContext) {
+			f := harness.NewFixture(ctx, cluster)
+
+			By("creating a ConfigMap taken-config of someone else's")
+			theirs := &corev1.ConfigMap{
+				ObjectMeta: metav1.ObjectMeta{Name: "taken-config", Namespace: f.Namespace},
+				Data:       map[string]string{demov1alpha1.MessageKey: "theirs"},
+			}
+			Expect(f.Client.Create(ctx, theirs)).To(Succeed())
+			theirsVersion := theirs.ResourceVersion
+
+			By("creating a Sample called taken")
+			sample := f.CreateSample(ctx, "taken", "hello world")
+
+			By("waiting for the Sample to report the conflict")
+			Eventually(komega.Object(sample)).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(And(
+				HaveField("Status.ObservedGeneration", sample.Generation),
+				HaveField("Status.Conditions", ContainElement(And(
+					HaveField("Type", demov1alpha1.ConditionReady),
+					HaveField("Status", metav1.ConditionFalse),
+					HaveField("Reason", demov1alpha1.ReasonConfigMapConflict),
+					HaveField("Message", ContainSubstring("taken-config")),
+				))),
+			))
+
+			By("finding a Warning event that names the conflict")
+			Eventually(func(g Gomega) {
+				events := &eventsv1.EventList{}
+				g.Expect(f.Client.List(ctx, events, client.InNamespace(f.Namespace))).To(Succeed())
+				g.Expect(events.Items).To(ContainElement(And(
+					HaveField("Type", corev1.EventTypeWarning),
+					HaveField("Reason", demov1alpha1.ReasonConfigMapConflict),
+					HaveField("Regarding.Name", "taken"),
+				)))
+			}).WithContext(ctx).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(Succeed())
+
+			By("checking that the ConfigMap was never written: same resourceVersion, same data, no owner")
+			Consistently(komega.Object(theirs)).WithTimeout(harness.AtRest).WithPolling(harness.Poll).Should(And(
+				HaveField("ResourceVersion", theirsVersion),
+				HaveField("Data", Equal(map[string]string{demov1alpha1.MessageKey: "theirs"})),
+				HaveField("OwnerReferences", BeEmpty()),
+			))
+		})
+	})
+})

@@ -1,0 +1,62 @@
+package scenarios
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
+
+	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	"example.com/operator-demo/testing/harness"
+)
+
+// Create: a new Sample gets a ConfigMap "<name>-config" holding its message.
+//
+// Lesson: the ConfigMap is a child of the Sample. The controller reference (controller: true,
+// blockOwnerDeletion: true) is what lets the operator recognise its own ConfigMap later, lets
+// Owns() map the ConfigMap's events back to the Sample, and lets the garbage collector delete it
+// with the Sample. A child created without one leaks.
+//
+// By hand:
+//
+//	kubectl apply -f config/samples/demo_v1alpha1_sample.yaml
+//	kubectl get configmap sample-sample-config -o yaml   # data.message: hello world, ownerReferences
+//	kubectl get samples                                  # READY True
+var _ = Describe("Sample", Label("create"), func() {
+	Context("when it is created", func() {
+		It("creates <name>-config holding spec.message, controlled by the Sample, and reports Ready", func(ctx SpecContext) {
+			f := harness.NewFixture(ctx, cluster)
+
+			By("creating a Sample with message \"hello world\"")
+			sample := f.CreateSample(ctx, "greeting", "hello world")
+
+			By("waiting for the ConfigMap greeting-config to hold the message")
+			cm := harness.ConfigMapOf(sample)
+			Eventually(komega.Object(cm)).WithTimeout(harness.Converge).WithPolling(harness.Poll).
+				Should(HaveField("Data", HaveKeyWithValue(demov1alpha1.MessageKey, "hello world")))
+
+			By("checking that the Sample is the ConfigMap's controller, blocking its owner's deletion")
+			Expect(komega.Get(sample)()).To(Succeed())
+			Expect(cm.OwnerReferences).To(ConsistOf(And(
+				HaveField("APIVersion", demov1alpha1.GroupVersion.String()),
+				HaveField("Kind", "Sample"),
+				HaveField("Name", sample.Name),
+				HaveField("UID", sample.UID),
+				HaveField("Controller", ptr.To(true)),
+				HaveField("BlockOwnerDeletion", ptr.To(true)),
+			)))
+
+			By("checking that the Sample reports Ready for its current generation")
+			Eventually(komega.Object(sample)).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(And(
+				HaveField("Status.ObservedGeneration", sample.Generation),
+				HaveField("Status.ConfigMapName", "greeting-config"),
+				HaveField("Status.Conditions", ContainElement(And(
+					HaveField("Type", demov1alpha1.ConditionReady),
+					HaveField("Status", metav1.ConditionTrue),
+					HaveField("Reason", demov1alpha1.ReasonSynced),
+				))),
+			))
+		})
+	})
+})

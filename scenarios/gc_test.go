@@ -1,0 +1,55 @@
+package scenarios
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
+
+	"example.com/operator-demo/testing/harness"
+)
+
+// GC on delete: deleting a Sample deletes its ConfigMap.
+//
+// Lesson: the operator deletes nothing. Kubernetes' garbage collector (in kube-controller-manager)
+// deletes every object whose owners are all gone; the controller reference the operator set at
+// creation is all it needs. envtest runs no kube-controller-manager, so the envtest tier proves the
+// reference and the e2e tier, which runs one, proves the deletion.
+//
+// By hand:
+//
+//	kubectl delete sample sample-sample
+//	kubectl get configmap sample-sample-config   # NotFound, within a second or so
+var _ = Describe("Sample", Label("gc"), func() {
+	Context("when it is deleted", func() {
+		It("has given its ConfigMap the controller reference that garbage collection follows (envtest has no garbage collector; e2e proves the deletion)", func(ctx SpecContext) {
+			f := harness.NewFixture(ctx, cluster)
+			sample := f.CreateSample(ctx, "owner", "hello world")
+			cm := f.EventuallySynced(ctx, sample)
+
+			By("checking the ConfigMap's one controller reference: this Sample, blocking owner deletion")
+			Expect(cm.OwnerReferences).To(ConsistOf(And(
+				HaveField("UID", sample.UID),
+				HaveField("Controller", ptr.To(true)),
+				HaveField("BlockOwnerDeletion", ptr.To(true)),
+			)))
+		})
+
+		It("loses its ConfigMap to the garbage collector", Label(harness.NeedsGarbageCollector), func(ctx SpecContext) {
+			f := harness.NewFixture(ctx, cluster)
+			sample := f.CreateSample(ctx, "owner", "hello world")
+			cm := f.EventuallySynced(ctx, sample)
+
+			By("deleting the Sample in the foreground, so its deletion waits for its dependents")
+			Expect(f.Client.Delete(ctx, sample, client.PropagationPolicy("Foreground"))).To(Succeed())
+
+			By("waiting for the ConfigMap and then the Sample to be gone")
+			Eventually(komega.Get(cm)).WithTimeout(harness.Converge).WithPolling(harness.Poll).
+				Should(Satisfy(apierrors.IsNotFound))
+			Eventually(komega.Get(sample)).WithTimeout(harness.Converge).WithPolling(harness.Poll).
+				Should(Satisfy(apierrors.IsNotFound))
+		})
+	})
+})

@@ -1,0 +1,64 @@
+package scenarios
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
+
+	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	"example.com/operator-demo/testing/harness"
+)
+
+// Correct owned drift: an edit or a deletion of the ConfigMap is undone at once.
+//
+// Lesson: Owns(&ConfigMap{}) watches ConfigMaps and maps each event, through the controller
+// reference, to the Sample that controls it. Drift is then one event away from being corrected.
+// Correcting it means rewriting only what the operator manages: keys, labels and annotations that
+// others add stay.
+//
+// By hand:
+//
+//	kubectl patch configmap sample-sample-config --type merge -p '{"data":{"message":"drifted","extra":"mine"}}'
+//	kubectl get configmap sample-sample-config -o jsonpath='{.data}'   # message back to hello world, extra kept
+//	kubectl delete configmap sample-sample-config
+//	kubectl get configmap sample-sample-config                          # back, with a new uid
+var _ = Describe("Sample", Label("owned-drift"), func() {
+	Context("when someone edits its ConfigMap", func() {
+		It("restores data.message and keeps the keys it does not manage", func(ctx SpecContext) {
+			f := harness.NewFixture(ctx, cluster)
+			sample := f.CreateSample(ctx, "edited", "hello world")
+			cm := f.EventuallySynced(ctx, sample)
+
+			By("overwriting data.message and adding a key of someone else's")
+			Expect(komega.Update(cm, func() {
+				cm.Data[demov1alpha1.MessageKey] = "drifted"
+				cm.Data["extra"] = "someone else's"
+			})()).To(Succeed())
+
+			By("waiting for data.message to be restored, with the other key kept")
+			Eventually(komega.Object(cm)).WithTimeout(harness.Converge).WithPolling(harness.Poll).
+				Should(HaveField("Data", Equal(map[string]string{
+					demov1alpha1.MessageKey: "hello world",
+					"extra":                 "someone else's",
+				})))
+		})
+	})
+
+	Context("when someone deletes its ConfigMap", func() {
+		It("creates it again", func(ctx SpecContext) {
+			f := harness.NewFixture(ctx, cluster)
+			sample := f.CreateSample(ctx, "deleted", "hello world")
+			cm := f.EventuallySynced(ctx, sample)
+			oldUID := cm.UID
+
+			By("deleting the ConfigMap")
+			Expect(f.Client.Delete(ctx, cm)).To(Succeed())
+
+			By("waiting for a new ConfigMap of that name, holding the message")
+			Eventually(komega.Object(harness.ConfigMapOf(sample))).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(And(
+				HaveField("UID", Not(Equal(oldUID))),
+				HaveField("Data", HaveKeyWithValue(demov1alpha1.MessageKey, "hello world")),
+			))
+		})
+	})
+})

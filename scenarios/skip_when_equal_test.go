@@ -1,0 +1,51 @@
+package scenarios
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
+
+	"example.com/operator-demo/testing/harness"
+)
+
+// Skip when equal: a reconcile that finds the ConfigMap as it should be writes nothing.
+//
+// Lesson: a reconcile runs far more often than anything changes (every watch event, every resync,
+// every restart). An operator that writes on every pass loads the API server and etcd with no-op
+// updates and, through its own watch, can keep itself busy forever. Compare first; write only the
+// difference.
+//
+// By hand:
+//
+//	kubectl get configmap sample-sample-config -o jsonpath='{.metadata.resourceVersion}'
+//	kubectl annotate configmap sample-sample-config touched=now      # starts a reconcile
+//	kubectl get configmap sample-sample-config -o jsonpath='{.metadata.resourceVersion}'  # only your edit moved it
+var _ = Describe("Sample", Label("skip-when-equal"), func() {
+	Context("when a reconcile finds nothing to change", func() {
+		It("sends no API write and leaves the resourceVersions where they were", func(ctx SpecContext) {
+			f := harness.NewFixture(ctx, cluster)
+			sample := f.CreateSample(ctx, "steady", "hello world")
+			cm := f.EventuallySynced(ctx, sample)
+
+			By("annotating the ConfigMap, a change the operator does not manage, to start a reconcile")
+			before := f.Counts()
+			Expect(komega.Update(cm, func() {
+				cm.Annotations = map[string]string{"example.com/touched": "by the scenario"}
+			})()).To(Succeed())
+			cmVersion, sampleVersion := cm.ResourceVersion, sample.ResourceVersion
+
+			By("waiting for the operator to reconcile the Sample")
+			Eventually(f.Counts).WithTimeout(harness.Converge).WithPolling(harness.Poll).
+				Should(HaveField("Reconciles", BeNumerically(">", before.Reconciles)))
+
+			By("checking that it sent no write and moved no resourceVersion")
+			Consistently(func(g Gomega) {
+				g.Expect(f.Counts().Writes).To(Equal(before.Writes))
+				g.Expect(komega.Get(cm)()).To(Succeed())
+				g.Expect(cm.ResourceVersion).To(Equal(cmVersion))
+				g.Expect(komega.Get(sample)()).To(Succeed())
+				g.Expect(sample.ResourceVersion).To(Equal(sampleVersion))
+			}).WithTimeout(harness.AtRest).WithPolling(harness.Poll).Should(Succeed())
+		})
+	})
+})

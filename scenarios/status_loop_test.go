@@ -1,0 +1,54 @@
+package scenarios
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
+
+	"example.com/operator-demo/testing/harness"
+)
+
+// Status-loop avoidance: once converged, the operator and its objects stand still.
+//
+// Lesson: a status write is a write to the Sample, and every write to a watched object is an
+// event. An operator that stamps the time into status on every pass (or rebuilds conditions with a
+// fresh lastTransitionTime) triggers itself forever: resourceVersions climb, the reconcile count
+// climbs, and etcd fills with history. Status is written only when its content changes, and
+// status-only changes start no reconcile (GenerationChangedPredicate).
+//
+// By hand:
+//
+//	kubectl get sample sample-sample -o jsonpath='{.metadata.resourceVersion}'; sleep 10
+//	kubectl get sample sample-sample -o jsonpath='{.metadata.resourceVersion}'   # the same
+//	kubectl get --raw /metrics | grep controller_runtime_reconcile_total          # (operator's metrics) flat
+var _ = Describe("Sample", Label("status-loop"), func() {
+	Context("when it has converged", func() {
+		It("stays at rest: no reconciles, no writes, no resourceVersion moves, observedGeneration current", func(ctx SpecContext) {
+			f := harness.NewFixture(ctx, cluster)
+			sample := f.CreateSample(ctx, "resting", "hello world")
+			cm := f.EventuallySynced(ctx, sample)
+			Expect(sample.Status.ObservedGeneration).To(Equal(sample.Generation))
+
+			By("waiting until the reconcile count stops moving")
+			var settled harness.Counts
+			Eventually(func(g Gomega) {
+				now := f.Counts()
+				g.Expect(now).To(Equal(settled))
+				settled = now
+			}).WithTimeout(harness.Converge).WithPolling(harness.AtRest / 3).Should(Succeed())
+			Expect(komega.Get(cm)()).To(Succeed())
+			Expect(komega.Get(sample)()).To(Succeed())
+			cmVersion, sampleVersion := cm.ResourceVersion, sample.ResourceVersion
+
+			By("watching counts and resourceVersions stay where they are")
+			Consistently(func(g Gomega) {
+				g.Expect(f.Counts()).To(Equal(settled))
+				g.Expect(komega.Get(cm)()).To(Succeed())
+				g.Expect(cm.ResourceVersion).To(Equal(cmVersion))
+				g.Expect(komega.Get(sample)()).To(Succeed())
+				g.Expect(sample.ResourceVersion).To(Equal(sampleVersion))
+				g.Expect(sample.Status.ObservedGeneration).To(Equal(sample.Generation))
+			}).WithTimeout(harness.AtRest).WithPolling(harness.Poll).Should(Succeed())
+		})
+	})
+})

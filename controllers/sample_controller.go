@@ -4,15 +4,29 @@ package controllers
 
 import (
 	"context"
+	"fmt"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 )
 
 // ControllerName names the controller in logs, metrics (controller="sample") and events.
 const ControllerName = "sample"
+
+// conflictRecheck is how often a Sample whose ConfigMap name is taken looks again. The ConfigMap
+// in the way carries no label of ours, so no watch event announces that it is gone.
+const conflictRecheck = 30 * time.Second
 
 // Wiring says which changes start a reconcile.
 type Wiring int
@@ -34,23 +48,113 @@ type Options struct {
 	MaxConcurrentReconciles int
 }
 
-// The label that marks the ConfigMaps this operator writes.
-const (
-	ManagedByLabel = "app.kubernetes.io/managed-by"
-	ManagedByValue = "operator-demo"
-)
+// +kubebuilder:rbac:groups=demo.example.com,resources=samples,verbs=get;list;watch
+// +kubebuilder:rbac:groups=demo.example.com,resources=samples/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;update;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// SampleReconciler: not implemented yet (the scenarios come first).
+// SampleReconciler keeps each Sample's message in its ConfigMap.
 type SampleReconciler struct {
 	client.Client
+	// APIReader reads from the API server, not the cache. Used only to look at a ConfigMap that
+	// the cache cannot see because it lacks the managed-by label.
+	APIReader client.Reader
+	Recorder  recorder.EventRecorder
 }
 
 // SetupWithManager registers the Sample controller with mgr.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
-	return ctrl.NewControllerManagedBy(mgr).Named(ControllerName).For(&demov1alpha1.Sample{}).Complete(&SampleReconciler{Client: mgr.GetClient()})
+	r := &SampleReconciler{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Recorder:  mgr.GetEventRecorder("sample-controller"),
+	}
+	// GenerationChangedPredicate: a change of the Sample's status (or of its labels and
+	// annotations) does not bump metadata.generation and starts no reconcile; only spec does.
+	b := ctrl.NewControllerManagedBy(mgr).
+		Named(ControllerName).
+		For(&demov1alpha1.Sample{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
+	if opts.Wiring == WatchSamplesAndConfigMaps {
+		b = b.Owns(&corev1.ConfigMap{})
+	}
+	return b.Complete(r)
 }
 
-// Reconcile does nothing yet.
+// Reconcile brings one Sample's ConfigMap and status in line with its spec.
 func (r *SampleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	sample := &demov1alpha1.Sample{}
+	if err := r.Get(ctx, req.NamespacedName, sample); err != nil {
+		// Gone: nothing to do. Its ConfigMap goes with it, by garbage collection.
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !sample.DeletionTimestamp.IsZero() {
+		// Being deleted: recreating the ConfigMap now would race the garbage collector.
+		return ctrl.Result{}, nil
+	}
+
+	o, err := r.syncConfigMap(ctx, sample)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.writeStatus(ctx, sample, o); err != nil {
+		return ctrl.Result{}, err
+	}
+	if o == conflict {
+		return ctrl.Result{RequeueAfter: conflictRecheck}, nil
+	}
 	return ctrl.Result{}, nil
+}
+
+// syncConfigMap makes the Sample's ConfigMap hold what desiredConfigMap says.
+//
+// The write strategy, the same for every write the operator makes: read from the cache; compare
+// the fields the operator manages; write only when they differ, with a JSON merge patch that
+// carries just the difference. A merge patch names no resourceVersion, so it cannot fail on a
+// stale cache, and it leaves every field it does not name, including others' keys, labels and
+// annotations, as it found them. A ConfigMap that the Sample does not control is never written.
+func (r *SampleReconciler) syncConfigMap(ctx context.Context, sample *demov1alpha1.Sample) (outcome, error) {
+	desired := desiredConfigMap(sample)
+	key := client.ObjectKeyFromObject(desired)
+	current := &corev1.ConfigMap{}
+	err := r.Get(ctx, key, current)
+	if apierrors.IsNotFound(err) {
+		// The cache holds only labelled ConfigMaps: ask the API server about one that lacks the label.
+		err = r.APIReader.Get(ctx, key, current)
+		if apierrors.IsNotFound(err) {
+			return r.createConfigMap(ctx, sample, desired)
+		}
+	}
+	if err != nil {
+		return synced, fmt.Errorf("get ConfigMap %s for Sample %s: %w", key, sample.Name, err)
+	}
+	if !metav1.IsControlledBy(current, sample) {
+		r.recordConflict(sample, current)
+		return conflict, nil
+	}
+	merged, changed := withManagedFields(current, desired)
+	if !changed {
+		return synced, nil
+	}
+	if err := r.Patch(ctx, merged, client.MergeFrom(current)); err != nil {
+		return synced, fmt.Errorf("update ConfigMap %s for Sample %s: %w", key, sample.Name, err)
+	}
+	r.Recorder.Eventf(sample, merged, corev1.EventTypeNormal, "Updated", "UpdateConfigMap", "updated ConfigMap %s to hold spec.message", merged.Name)
+	return synced, nil
+}
+
+func (r *SampleReconciler) createConfigMap(ctx context.Context, sample *demov1alpha1.Sample, desired *corev1.ConfigMap) (outcome, error) {
+	if err := r.Create(ctx, desired); err != nil {
+		return synced, fmt.Errorf("create ConfigMap %s/%s for Sample %s: %w", desired.Namespace, desired.Name, sample.Name, err)
+	}
+	r.Recorder.Eventf(sample, desired, corev1.EventTypeNormal, "Created", "CreateConfigMap", "created ConfigMap %s", desired.Name)
+	return synced, nil
+}
+
+// recordConflict records a Warning event the first time a conflict is found, not on every recheck.
+func (r *SampleReconciler) recordConflict(sample *demov1alpha1.Sample, current *corev1.ConfigMap) {
+	if ready := meta.FindStatusCondition(sample.Status.Conditions, demov1alpha1.ConditionReady); ready != nil && ready.Reason == demov1alpha1.ReasonConfigMapConflict {
+		return
+	}
+	r.Recorder.Eventf(sample, current, corev1.EventTypeWarning, demov1alpha1.ReasonConfigMapConflict, "SyncConfigMap", "ConfigMap %s exists and is not controlled by this Sample; left untouched", current.Name)
 }

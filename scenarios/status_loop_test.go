@@ -32,9 +32,9 @@ var _ = Describe("Sample", Label("status-loop"), func() {
 			By("waiting until the reconcile count stops moving")
 			var settled harness.Counts
 			Eventually(func(g Gomega) {
-				now := f.Counts()
-				g.Expect(now).To(Equal(settled))
-				settled = now
+				previous := settled
+				settled = f.Counts()
+				g.Expect(settled).To(Equal(previous))
 			}).WithTimeout(harness.Converge).WithPolling(harness.AtRest / 3).Should(Succeed())
 			Expect(komega.Get(cm)()).To(Succeed())
 			Expect(komega.Get(sample)()).To(Succeed())

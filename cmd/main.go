@@ -1,0 +1,100 @@
+// Command manager runs the Sample operator: one controller, behind leader election, with health
+// probes and an authenticated metrics endpoint.
+package main
+
+import (
+	"crypto/tls"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"example.com/operator-demo/controllers"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "manager:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var (
+		metricsAddr           string
+		metricsSecure         bool
+		probeAddr             string
+		leaderElect           bool
+		leaderElectionNS      string
+		enableHTTP2           bool
+		concurrency           int
+		qps                   float64
+		burst                 int
+		shutdownTimeout       time.Duration
+		withoutConfigMapWatch bool
+	)
+	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443", "Address the metrics endpoint binds to; \"0\" turns it off.")
+	flag.BoolVar(&metricsSecure, "metrics-secure", true, "Serve metrics over HTTPS, to authenticated and authorized clients only.")
+	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "Address the /healthz and /readyz probes bind to.")
+	flag.BoolVar(&leaderElect, "leader-elect", false, "Elect a leader, so that of several replicas only one reconciles.")
+	flag.StringVar(&leaderElectionNS, "leader-election-namespace", "", "Namespace of the leader election Lease (default: the one the manager runs in).")
+	flag.BoolVar(&enableHTTP2, "enable-http2", false, "Serve metrics over HTTP/2 too (off: HTTP/2 Rapid Reset, CVE-2023-44487).")
+	flag.IntVar(&concurrency, "max-concurrent-reconciles", 2, "How many Samples are reconciled at once.")
+	flag.Float64Var(&qps, "kube-api-qps", 50, "Steady queries per second to the API server.")
+	flag.IntVar(&burst, "kube-api-burst", 100, "Burst of queries to the API server above kube-api-qps.")
+	flag.DurationVar(&shutdownTimeout, "graceful-shutdown-timeout", 30*time.Second, "How long in-flight reconciles may take to finish on SIGTERM.")
+	flag.BoolVar(&withoutConfigMapWatch, "without-configmap-watch", false, "Wire the controller as the seed article's first stage: ConfigMap drift is not corrected until the Sample changes. For teaching only.")
+	zapOpts := zap.Options{}
+	zapOpts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+
+	var tlsOpts []func(*tls.Config)
+	if !enableHTTP2 {
+		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
+	}
+	metricsOpts := metricsserver.Options{BindAddress: metricsAddr, SecureServing: metricsSecure, TLSOpts: tlsOpts}
+	if metricsSecure {
+		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+
+	cfg := ctrl.GetConfigOrDie()
+	cfg.QPS, cfg.Burst = float32(qps), burst
+	mgr, err := ctrl.NewManager(cfg, controllers.ManagerOptions(ctrl.Options{
+		Scheme:                        controllers.NewScheme(),
+		Metrics:                       metricsOpts,
+		HealthProbeBindAddress:        probeAddr,
+		LeaderElection:                leaderElect,
+		LeaderElectionID:              "operator-demo.demo.example.com",
+		LeaderElectionNamespace:       leaderElectionNS,
+		LeaderElectionReleaseOnCancel: true,
+		GracefulShutdownTimeout:       &shutdownTimeout,
+	}))
+	if err != nil {
+		return fmt.Errorf("create manager: %w", err)
+	}
+	wiring := controllers.WatchSamplesAndConfigMaps
+	if withoutConfigMapWatch {
+		wiring = controllers.WatchSamplesOnly
+	}
+	if err := controllers.SetupWithManager(mgr, controllers.Options{Wiring: wiring, MaxConcurrentReconciles: concurrency}); err != nil {
+		return fmt.Errorf("set up the Sample controller: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return fmt.Errorf("add health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return fmt.Errorf("add readiness check: %w", err)
+	}
+	ctrl.Log.WithName("setup").Info("starting manager", "leaderElect", leaderElect, "maxConcurrentReconciles", concurrency, "metrics", metricsAddr)
+	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+		return fmt.Errorf("run manager: %w", err)
+	}
+	return nil
+}

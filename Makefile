@@ -1,13 +1,15 @@
 # operator-demo: a Sample operator built envtest-first. `make help` lists the targets.
 
-##@ Versions
+# Versions
 # Tool versions, pinned here and nowhere else. Kubernetes' own version comes from go.mod.
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
 SETUP_ENVTEST_VERSION    ?= v0.25.1
 GOLANGCI_LINT_VERSION    ?= v2.15.0
 ACTIONLINT_VERSION       ?= v1.7.12
-KUSTOMIZE_VERSION        ?= v5.8.3
+KUSTOMIZE_VERSION        ?= v5.8.1
 KIND_VERSION             ?= v0.33.0
+# kind v0.33.0's node image for Kubernetes 1.37, pinned by digest.
+KIND_NODE_IMAGE          ?= kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5
 
 # K8S_VERSION is the Kubernetes release that matches go.mod's k8s.io/api (v0.37.2 -> 1.37.2): the
 # control plane built from source. ENVTEST_K8S_VERSION (1.37) is what setup-envtest selects: any
@@ -15,7 +17,10 @@ KIND_VERSION             ?= v0.33.0
 K8S_VERSION         ?= $(shell go list -m -f '{{.Version}}' k8s.io/api | sed -E 's/^v0\.([0-9]+)\.([0-9]+).*/1.\1.\2/')
 ENVTEST_K8S_VERSION ?= $(shell echo $(K8S_VERSION) | cut -d. -f1,2)
 
+# The manager image; config/manager deploys operator-demo:dev.
 IMG ?= operator-demo:dev
+# The e2e tier's cluster: kind where a Docker engine answers, else a local control plane.
+E2E_PROVIDER ?= $(shell docker info >/dev/null 2>&1 && echo kind || echo local)
 GO_TEST_FLAGS ?= -race
 REPORTS ?= $(CURDIR)/reports
 
@@ -47,6 +52,25 @@ fmt: ## go fmt the code.
 vet: ## go vet the code.
 	go vet ./...
 
+.PHONY: lint
+lint: golangci-lint actionlint ## golangci-lint on the Go code, actionlint on the GitHub workflows.
+	$(GOLANGCI_LINT) run ./...
+	$(ACTIONLINT)
+
+.PHONY: lint-fix
+lint-fix: golangci-lint ## golangci-lint, fixing what it can.
+	$(GOLANGCI_LINT) run --fix ./...
+
+.PHONY: verify
+verify: manifests generate $(SETUP_ENVTEST) ## Regenerate everything generated and tidy go.mod; fail if that changed any file.
+	go mod tidy
+	@$(K8SBIN) sync
+	@if [ -n "$$(git status --porcelain -- api config go.mod go.sum testing/k8sbin)" ]; then \
+		git status --porcelain -- api config go.mod go.sum testing/k8sbin; \
+		echo "verify: generated files are stale. Run: make manifests generate && go mod tidy && make k8sbin-sync; then commit."; \
+		exit 1; \
+	fi
+
 .PHONY: k8sbin-sync
 k8sbin-sync: $(SETUP_ENVTEST) ## Re-pin testing/k8sbin (the control-plane build module) to go.mod's Kubernetes version.
 	@$(K8SBIN) sync
@@ -66,6 +90,17 @@ test-envtest: setup-envtest ## Envtest tier: the harness and every scenario on a
 	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" \
 		go test $(GO_TEST_FLAGS) ./testing/... ./scenarios/... -args -ginkgo.junit-report=$(REPORTS)/envtest.xml
 
+.PHONY: test-e2e
+test-e2e: build setup-controlplane $(if $(filter kind,$(E2E_PROVIDER)),$(KIND)) ## E2e tier: the scenarios on a real cluster (E2E_PROVIDER=kind or local).
+	@mkdir -p $(REPORTS)
+ifeq ($(E2E_PROVIDER),kind)
+	KIND=$(KIND) KIND_NODE_IMAGE=$(KIND_NODE_IMAGE) IMG=$(IMG) REPORTS=$(REPORTS) \
+		KUBECTL="$$($(K8SBIN) envtest 2>/dev/null)/kubectl" testing/e2e-kind.sh
+else
+	KUBEBUILDER_ASSETS="$$($(K8SBIN) controlplane 2>/dev/null)" SCENARIOS_TIER=e2e E2E_PROVIDER=local \
+		go test ./scenarios/ -count=1 -args -ginkgo.junit-report=$(REPORTS)/e2e.xml
+endif
+
 ##@ Build
 
 .PHONY: build
@@ -74,7 +109,29 @@ build: manifests generate fmt vet ## Build the manager binary into bin/manager.
 
 .PHONY: run
 run: manifests generate fmt vet ## Run the manager against the cluster in your kubeconfig.
-	go run ./cmd
+	go run ./cmd --metrics-bind-address=0 --health-probe-bind-address=0
+
+.PHONY: docker-build
+docker-build: ## Build the manager image $(IMG).
+	docker build -t $(IMG) .
+
+##@ Deployment
+
+.PHONY: install
+install: kustomize ## Install the CRD into the cluster in your kubeconfig.
+	$(KUSTOMIZE) build config/crd | kubectl apply -f -
+
+.PHONY: uninstall
+uninstall: kustomize ## Remove the CRD (and with it every Sample) from the cluster.
+	$(KUSTOMIZE) build config/crd | kubectl delete --ignore-not-found -f -
+
+.PHONY: deploy
+deploy: kustomize ## Deploy the operator (config/default) into the cluster in your kubeconfig.
+	$(KUSTOMIZE) build config/default | kubectl apply -f -
+
+.PHONY: undeploy
+undeploy: kustomize ## Remove the operator from the cluster.
+	$(KUSTOMIZE) build config/default | kubectl delete --ignore-not-found -f -
 
 ##@ Dependencies
 

@@ -33,7 +33,9 @@ var _ = Describe("Sample", Label("status-loop"), func() {
 			var settled harness.Counts
 			Eventually(func(g Gomega) {
 				previous := settled
-				settled = f.Counts()
+				var err error
+				settled, err = f.Operator.Counts()
+				g.Expect(err).NotTo(HaveOccurred())
 				g.Expect(settled).To(Equal(previous))
 			}).WithTimeout(harness.Converge).WithPolling(harness.AtRest / 3).Should(Succeed())
 			Expect(komega.Get(cm)()).To(Succeed())
@@ -42,7 +44,7 @@ var _ = Describe("Sample", Label("status-loop"), func() {
 
 			By("watching counts and resourceVersions stay where they are")
 			Consistently(func(g Gomega) {
-				g.Expect(f.Counts()).To(Equal(settled))
+				g.Expect(f.Operator.Counts()).To(Equal(settled))
 				g.Expect(komega.Get(cm)()).To(Succeed())
 				g.Expect(cm.ResourceVersion).To(Equal(cmVersion))
 				g.Expect(komega.Get(sample)()).To(Succeed())

@@ -23,9 +23,9 @@ func TestScenarios(t *testing.T) {
 	RunSpecs(t, "Sample scenarios", suiteConfig, reporterConfig)
 }
 
-var _ = BeforeSuite(func() {
+var _ = BeforeSuite(func(ctx SpecContext) {
 	var err error
-	cluster, err = harness.Connect()
+	cluster, err = harness.Connect(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	komega.SetClient(cluster.Client())
 	// DeferCleanup runs after every spec's own cleanup, so every operator has stopped by then.

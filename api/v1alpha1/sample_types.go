@@ -10,7 +10,7 @@ const MaxMessageLength = 65536
 
 // MaxNameLength bounds metadata.name so that "<name>-config" is still a valid ConfigMap name
 // (a DNS subdomain of at most 253 characters).
-const MaxNameLength = 253 - len("-config")
+const MaxNameLength = 253 - len(ConfigMapSuffix)
 
 // ConfigMapSuffix is appended to a Sample's name to name its ConfigMap.
 const ConfigMapSuffix = "-config"
@@ -92,8 +92,4 @@ type SampleList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitzero"`
 	Items           []Sample `json:"items"`
-}
-
-func init() {
-	SchemeBuilder.Register(&Sample{}, &SampleList{})
 }

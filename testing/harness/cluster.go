@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -26,12 +27,12 @@ type Cluster interface {
 }
 
 // Connect returns the cluster that $SCENARIOS_TIER names.
-func Connect() (Cluster, error) {
+func Connect(ctx context.Context) (Cluster, error) {
 	switch tier := os.Getenv(TierEnv); tier {
 	case "", "envtest":
 		return startEnvtestCluster()
 	case "e2e":
-		return nil, errors.New("the e2e tier is not wired yet")
+		return connectE2E(ctx)
 	default:
 		return nil, fmt.Errorf("%s=%q: want envtest or e2e", TierEnv, tier)
 	}
@@ -45,7 +46,7 @@ type envtestCluster struct {
 }
 
 func startEnvtestCluster() (*envtestCluster, error) {
-	cp, err := StartControlPlane()
+	cp, err := StartControlPlane("")
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +71,9 @@ const (
 	// NeedsInProcessOperator marks a scenario that wires the operator itself (WithoutConfigMapWatch):
 	// only the envtest tier runs the operator in the test process.
 	NeedsInProcessOperator = "in-process"
+	// NeedsOperatorProcess marks a scenario that stops, kills or restarts the operator process: the
+	// envtest tier and the e2e tier's local provider can, kind's port-forwarded operator cannot.
+	NeedsOperatorProcess = "operator-process"
 	// NeedsGarbageCollector marks a scenario that watches the garbage collector delete a
 	// dependent: envtest runs no kube-controller-manager, the e2e tier does.
 	NeedsGarbageCollector = "garbage-collector"
@@ -81,6 +85,9 @@ func LabelFilter(filter string) string {
 	exclude := "!" + NeedsGarbageCollector
 	if os.Getenv(TierEnv) == "e2e" {
 		exclude = "!" + NeedsInProcessOperator
+		if os.Getenv(ProviderEnv) == "kind" {
+			exclude += " && !" + NeedsOperatorProcess
+		}
 	}
 	if filter == "" {
 		return exclude

@@ -2,6 +2,8 @@ package harness
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 
 	"k8s.io/client-go/rest"
@@ -12,13 +14,15 @@ import (
 // project's CRDs (config/crd/bases) installed. envtest runs no controllers: no garbage collector,
 // no namespace controller.
 type ControlPlane struct {
-	env *envtest.Environment
+	env  *envtest.Environment
+	logs []*os.File
 	// Config reaches the API server as an administrator.
 	Config *rest.Config
 }
 
-// StartControlPlane starts etcd and kube-apiserver and installs the CRDs.
-func StartControlPlane() (*ControlPlane, error) {
+// StartControlPlane starts etcd and kube-apiserver and installs the CRDs. With a logDir, their
+// output goes to etcd.log and kube-apiserver.log there; without, it is discarded.
+func StartControlPlane(logDir string) (*ControlPlane, error) {
 	assets, err := BinaryAssets()
 	if err != nil {
 		return nil, err
@@ -32,17 +36,39 @@ func StartControlPlane() (*ControlPlane, error) {
 		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
 	}
+	var logs []*os.File
+	if logDir != "" {
+		env.ControlPlane.Etcd = &envtest.Etcd{}
+		env.ControlPlane.APIServer = &envtest.APIServer{}
+		for name, out := range map[string]*io.Writer{"etcd": &env.ControlPlane.Etcd.Out, "kube-apiserver": &env.ControlPlane.APIServer.Out} {
+			f, err := os.Create(filepath.Join(logDir, name+".log"))
+			if err != nil {
+				return nil, err
+			}
+			logs = append(logs, f)
+			*out = f
+		}
+		env.ControlPlane.Etcd.Err, env.ControlPlane.APIServer.Err = env.ControlPlane.Etcd.Out, env.ControlPlane.APIServer.Out
+	}
 	cfg, err := env.Start()
 	if err != nil {
 		// A failed start can leave etcd or kube-apiserver running: stop whatever did start.
 		_ = env.Stop()
+		closeAll(logs)
 		return nil, fmt.Errorf("start envtest with binaries from %s: %w", assets, err)
 	}
-	return &ControlPlane{env: env, Config: cfg}, nil
+	return &ControlPlane{env: env, logs: logs, Config: cfg}, nil
 }
 
 // Stop stops kube-apiserver and etcd. Stop every manager using them first: a manager still
 // watching makes the API server's shutdown wait for its watches.
 func (cp *ControlPlane) Stop() error {
+	defer closeAll(cp.logs)
 	return cp.env.Stop()
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		_ = f.Close()
+	}
 }

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/controllers"
@@ -22,7 +23,7 @@ import (
 // they make a working control plane of the version go.mod asks for: the API server reports it,
 // kubectl parses it, and objects (built-in and Sample) round-trip through the API server.
 func TestControlPlane(t *testing.T) {
-	cp, err := StartControlPlane()
+	cp, err := StartControlPlane("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,18 +32,73 @@ func TestControlPlane(t *testing.T) {
 			t.Errorf("stop control plane: %v", err)
 		}
 	})
-	ctx := context.Background()
-
-	wantMinor := apiMinorFromGoMod(t)
-	version, err := discovery.NewDiscoveryClientForConfigOrDie(cp.Config).ServerVersion()
+	c, err := client.New(cp.Config, client.Options{Scheme: controllers.NewScheme()})
 	if err != nil {
-		t.Fatalf("server version: %v", err)
-	}
-	if version.Major != "1" || version.Minor != wantMinor {
-		t.Errorf("kube-apiserver reports %s (major %q, minor %q); go.mod's k8s.io/api wants 1.%s", version.GitVersion, version.Major, version.Minor, wantMinor)
+		t.Fatal(err)
 	}
 
-	stdout, stderr, err := cp.env.ControlPlane.KubeCtl().Run("version", "-o", "json")
+	t.Run("the API server and kubectl report go.mod's Kubernetes minor", func(t *testing.T) {
+		version, err := discovery.NewDiscoveryClientForConfigOrDie(cp.Config).ServerVersion()
+		if err != nil {
+			t.Fatalf("server version: %v", err)
+		}
+		if want := apiMinorFromGoMod(t); version.Major != "1" || version.Minor != want {
+			t.Errorf("kube-apiserver reports %s (major %q, minor %q); go.mod's k8s.io/api wants 1.%s", version.GitVersion, version.Major, version.Minor, want)
+		}
+		if got := kubectlServerVersion(t, cp); got != version.GitVersion {
+			t.Errorf("kubectl sees server %q, discovery sees %q", got, version.GitVersion)
+		}
+	})
+
+	t.Run("a ConfigMap round-trips", func(t *testing.T) {
+		cm := &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: "round-trip", Namespace: "default"},
+			Data:       map[string]string{"k": "v"},
+		}
+		got := &corev1.ConfigMap{}
+		roundTrip(t, c, cm, got)
+		if got.Data["k"] != "v" || got.UID == "" {
+			t.Errorf("ConfigMap came back as %+v", got)
+		}
+	})
+
+	t.Run("a Sample round-trips (the CRD is installed)", func(t *testing.T) {
+		sample := &demov1alpha1.Sample{
+			ObjectMeta: metav1.ObjectMeta{Name: "round-trip", Namespace: "default"},
+			Spec:       demov1alpha1.SampleSpec{Message: "hello world"},
+		}
+		got := &demov1alpha1.Sample{}
+		roundTrip(t, c, sample, got)
+		if got.Spec.Message != "hello world" || got.Generation != 1 {
+			t.Errorf("Sample came back as %+v", got)
+		}
+	})
+}
+
+// roundTrip creates obj and reads it back into got.
+func roundTrip(t *testing.T, c client.Client, obj, got client.Object) {
+	t.Helper()
+	ctx := context.Background()
+	if err := c.Create(ctx, obj); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(obj), got); err != nil {
+		t.Fatalf("get: %v", err)
+	}
+}
+
+// kubectlServerVersion is the server's gitVersion as `kubectl version` parses it.
+func kubectlServerVersion(t *testing.T, cp *ControlPlane) string {
+	t.Helper()
+	user, err := cp.env.AddUser(envtest.User{Name: "kubectl", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubectl, err := user.Kubectl()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, err := kubectl.Run("version", "-o", "json")
 	if err != nil {
 		msg, _ := io.ReadAll(stderr)
 		t.Fatalf("kubectl version: %v: %s", err, msg)
@@ -53,43 +109,7 @@ func TestControlPlane(t *testing.T) {
 	if err := json.NewDecoder(stdout).Decode(&kv); err != nil {
 		t.Fatalf("kubectl version -o json: %v", err)
 	}
-	if kv.ServerVersion.GitVersion != version.GitVersion {
-		t.Errorf("kubectl sees server %q, discovery sees %q", kv.ServerVersion.GitVersion, version.GitVersion)
-	}
-
-	c, err := client.New(cp.Config, client.Options{Scheme: controllers.NewScheme()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cm := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: "round-trip", Namespace: "default"},
-		Data:       map[string]string{"k": "v"},
-	}
-	if err := c.Create(ctx, cm); err != nil {
-		t.Fatalf("create ConfigMap: %v", err)
-	}
-	got := &corev1.ConfigMap{}
-	if err := c.Get(ctx, client.ObjectKeyFromObject(cm), got); err != nil {
-		t.Fatalf("get ConfigMap: %v", err)
-	}
-	if got.Data["k"] != "v" || got.UID == "" {
-		t.Errorf("ConfigMap came back as %+v", got)
-	}
-
-	sample := &demov1alpha1.Sample{
-		ObjectMeta: metav1.ObjectMeta{Name: "round-trip", Namespace: "default"},
-		Spec:       demov1alpha1.SampleSpec{Message: "hello world"},
-	}
-	if err := c.Create(ctx, sample); err != nil {
-		t.Fatalf("create Sample (is the CRD installed?): %v", err)
-	}
-	gotSample := &demov1alpha1.Sample{}
-	if err := c.Get(ctx, client.ObjectKeyFromObject(sample), gotSample); err != nil {
-		t.Fatalf("get Sample: %v", err)
-	}
-	if gotSample.Spec.Message != "hello world" || gotSample.Generation != 1 {
-		t.Errorf("Sample came back as %+v", gotSample)
-	}
+	return kv.ServerVersion.GitVersion
 }
 
 // apiMinorFromGoMod is the minor version of go.mod's k8s.io/api (v0.37.2 -> "37"): the

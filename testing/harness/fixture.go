@@ -2,11 +2,14 @@ package harness
 
 import (
 	"context"
+	"os"
+	"strings"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
-	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL reads best unqualified.
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -55,9 +58,25 @@ func NewFixture(ctx context.Context, cluster Cluster, opts ...FixtureOption) *Fi
 	DeferCleanup(func(ctx SpecContext) {
 		Expect(client.IgnoreNotFound(c.Delete(ctx, ns))).To(Succeed())
 	})
+	// Samples go before their namespace, and the spec waits for them: a shared operator then has
+	// nothing of this spec's left to reconcile while the next spec measures it.
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(c.DeleteAllOf(ctx, &demov1alpha1.Sample{}, client.InNamespace(ns.Name))).To(Succeed())
+		Eventually(func(g Gomega) {
+			samples := &demov1alpha1.SampleList{}
+			g.Expect(c.List(ctx, samples, client.InNamespace(ns.Name))).To(Succeed())
+			g.Expect(samples.Items).To(BeEmpty())
+		}).WithContext(ctx).WithTimeout(Converge).WithPolling(Poll).Should(Succeed())
+	})
 	op, err := cluster.RunOperator(ns.Name, wiring)
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(op.Stop)
+	DeferCleanup(op.release)
+	// Runs first of the cleanups: the namespace and the operator are still as the failure left them.
+	DeferCleanup(func(ctx SpecContext) {
+		if CurrentSpecReport().Failed() {
+			printDiagnostics(ctx, c, ns.Name, op)
+		}
+	})
 	return &Fixture{Namespace: ns.Name, Client: c, Operator: op}
 }
 
@@ -99,17 +118,28 @@ func (f *Fixture) EventuallySynced(ctx context.Context, sample *demov1alpha1.Sam
 	return cm
 }
 
-// Counts is a reading of the operator's counters.
-type Counts struct {
-	Reconciles, Writes float64
+// printDiagnostics writes what a failed spec leaves to look at: the namespace's events and the
+// end of every log the operator and the cluster keep.
+func printDiagnostics(ctx context.Context, c client.Client, namespace string, op *Operator) {
+	events := &eventsv1.EventList{}
+	if err := c.List(ctx, events, client.InNamespace(namespace)); err != nil {
+		GinkgoWriter.Printf("events of %s: %v\n", namespace, err)
+	}
+	GinkgoWriter.Printf("\n--- events in %s\n", namespace)
+	for _, e := range events.Items {
+		GinkgoWriter.Printf("%s %s %s/%s: %s\n", e.Type, e.Reason, e.Regarding.Kind, e.Regarding.Name, e.Note)
+	}
+	for _, path := range op.Logs() {
+		GinkgoWriter.Printf("\n--- last lines of %s\n%s\n", path, tail(path, 40))
+	}
 }
 
-// Counts reads the operator's reconcile and write counters.
-func (f *Fixture) Counts() Counts {
-	GinkgoHelper()
-	r, err := f.Operator.Reconciles()
-	Expect(err).NotTo(HaveOccurred())
-	w, err := f.Operator.Writes()
-	Expect(err).NotTo(HaveOccurred())
-	return Counts{Reconciles: r, Writes: w}
+// tail is the last n lines of the file at path.
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }

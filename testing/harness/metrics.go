@@ -1,50 +1,119 @@
 package harness
 
 import (
+	"errors"
+
 	dto "github.com/prometheus/client_model/go"
 
 	"example.com/operator-demo/controllers"
 )
 
-// Operator is a running operator, seen through its metrics.
+// Operator is a running operator, seen through its metrics, that a scenario can stop and start.
 type Operator struct {
-	metrics func() ([]*dto.MetricFamily, error)
-	stop    func() error
+	metrics  func() ([]*dto.MetricFamily, error)
+	up, down func() error
+	kill     func()
+	logs     func() []string
+	// shared: one operator serves every spec (e2e); a spec's cleanup leaves it running.
+	shared  bool
+	running bool
+	// base is the counters' reading when the operator last came up: Counts are counted from there.
+	base Counts
 }
 
-// Reconciles is how many reconciles the Sample controller has finished, whatever their result.
-func (o *Operator) Reconciles() (float64, error) {
-	return o.sum("controller_runtime_reconcile_total", "controller", controllers.ControllerName)
+// Counts is a reading of the operator's counters.
+type Counts struct {
+	// Reconciles is how many reconciles the Sample controller has finished, whatever their result.
+	Reconciles float64
+	// Writes is how many API write requests the operator has sent (controllers.WritesMetric).
+	Writes float64
 }
 
-// Writes is how many API write requests the operator has sent (controllers.WritesMetric).
-func (o *Operator) Writes() (float64, error) {
-	return o.sum(controllers.WritesMetric, "", "")
+// Counts reads the operator's counters, counted from when it last came up.
+func (o *Operator) Counts() (Counts, error) {
+	raw, err := o.raw()
+	if err != nil {
+		return Counts{}, err
+	}
+	return Counts{Reconciles: raw.Reconciles - o.base.Reconciles, Writes: raw.Writes - o.base.Writes}, nil
 }
 
-// Stop stops the operator and waits until it has stopped.
-func (o *Operator) Stop() error {
-	return o.stop()
+// Up starts the operator (again) and waits until it runs.
+func (o *Operator) Up() error {
+	// A process that starts again starts its counters from zero; a manager in this process adds
+	// to counters that live on. Reading before the start covers both: a stopped process reads as
+	// an error, meaning zero.
+	o.base, _ = o.raw()
+	if err := o.up(); err != nil {
+		return err
+	}
+	o.running = true
+	return nil
 }
 
-// sum adds up the counter samples of family name whose label key is value (all when key is "").
-func (o *Operator) sum(name, key, value string) (float64, error) {
+// Down stops the operator gracefully (SIGTERM, or the manager's context cancelled) and waits.
+func (o *Operator) Down() error {
+	o.running = false
+	return o.down()
+}
+
+// Kill stops the operator without warning (kill -9), where it is a process of its own.
+func (o *Operator) Kill() {
+	o.running = false
+	o.kill()
+}
+
+// Logs names the files where the operator and the cluster's components log, where there are any.
+func (o *Operator) Logs() []string {
+	return o.logs()
+}
+
+// release is a spec's cleanup: a spec's own operator stops, a shared one is left running.
+func (o *Operator) release() error {
+	switch {
+	case !o.shared:
+		return o.Down()
+	case !o.running:
+		return o.Up()
+	}
+	return nil
+}
+
+func (o *Operator) raw() (Counts, error) {
 	families, err := o.metrics()
 	if err != nil {
-		return 0, err
+		return Counts{}, err
 	}
-	var total float64
+	r := sum(families, "controller_runtime_reconcile_total", "controller", controllers.ControllerName)
+	w := sum(families, controllers.WritesMetric, "", "")
+	if r == nil {
+		return Counts{}, errors.New("the operator's metrics have no controller_runtime_reconcile_total for the sample controller")
+	}
+	writes := 0.0
+	if w != nil {
+		writes = *w
+	}
+	return Counts{Reconciles: *r, Writes: writes}, nil
+}
+
+// sum adds up the counter samples of family name whose label key is value (all when key is "");
+// nil when there is no such family.
+func sum(families []*dto.MetricFamily, name, key, value string) *float64 {
+	var total *float64
 	for _, f := range families {
 		if f.GetName() != name {
 			continue
 		}
 		for _, m := range f.GetMetric() {
 			if key == "" || hasLabel(m, key, value) {
-				total += m.GetCounter().GetValue()
+				if total == nil {
+					total = new(float64)
+				}
+				*total += m.GetCounter().GetValue()
 			}
 		}
 	}
-	return total, nil
+	return total
 }
 
 func hasLabel(m *dto.Metric, key, value string) bool {
@@ -54,4 +123,18 @@ func hasLabel(m *dto.Metric, key, value string) bool {
 		}
 	}
 	return false
+}
+
+// Sum is the total of the operator's counter name over the samples whose label key is value (all
+// samples when key is ""), and whether the operator exports that counter at all.
+func (o *Operator) Sum(name, key, value string) (float64, bool, error) {
+	families, err := o.metrics()
+	if err != nil {
+		return 0, false, err
+	}
+	total := sum(families, name, key, value)
+	if total == nil {
+		return 0, false, nil
+	}
+	return *total, true, nil
 }

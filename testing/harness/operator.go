@@ -16,9 +16,26 @@ import (
 )
 
 // StartOperator runs the Sample controller in this process, in a manager of its own that sees
-// only namespace, wired as wiring says. It is the envtest tier's operator: same manager options
-// and controller as cmd/, minus the metrics server, probes and leader election.
+// only namespace, wired as wiring says. It is the envtest tier's operator: the same manager
+// options and controller as cmd/, minus the metrics server, probes and leader election.
 func StartOperator(cfg *rest.Config, namespace string, wiring controllers.Wiring) (*Operator, error) {
+	var stop func() error
+	op := &Operator{
+		metrics: metrics.Registry.Gather,
+		up: func() error {
+			var err error
+			stop, err = startManager(cfg, namespace, wiring)
+			return err
+		},
+		down: func() error { return stop() },
+		kill: func() { _ = stop() },
+		logs: func() []string { return nil },
+	}
+	return op, op.Up()
+}
+
+// startManager starts a manager and returns a func that stops it and waits until it has stopped.
+func startManager(cfg *rest.Config, namespace string, wiring controllers.Wiring) (func() error, error) {
 	mgr, err := ctrl.NewManager(cfg, controllers.ManagerOptions(ctrl.Options{
 		Scheme:                 controllers.NewScheme(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -40,11 +57,8 @@ func StartOperator(cfg *rest.Config, namespace string, wiring controllers.Wiring
 		cancel()
 		return nil, fmt.Errorf("manager for namespace %s: cache did not sync: %w", namespace, <-done)
 	}
-	return &Operator{
-		metrics: metrics.Registry.Gather,
-		stop: func() error {
-			cancel()
-			return <-done
-		},
+	return func() error {
+		cancel()
+		return <-done
 	}, nil
 }

@@ -1,0 +1,73 @@
+package scenarios
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
+
+	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	"example.com/operator-demo/testing/harness"
+)
+
+// Operator restart: an operator that starts over converged state finds nothing to do, and one that
+// was down catches up with what happened meanwhile.
+//
+// Lesson: an operator does not remember; on every start it lists everything and reconciles it
+// all. That is only safe when a pass over converged state writes nothing (or a restart, a leader
+// change, an upgrade, rewrites every object in the cluster), and it is what makes the operator
+// correct drift that happened while it was down: level-triggered, not edge-triggered.
+//
+// By hand (on the demo cluster):
+//
+//	kubectl -n operator-demo-system rollout restart deployment operator-demo-controller-manager
+//	kubectl get configmap sample-sample-config -o jsonpath='{.metadata.resourceVersion}'   # unchanged
+var _ = Describe("Sample", Label("operator-restart", harness.NeedsOperatorProcess), func() {
+	Context("when the operator restarts over converged state", func() {
+		It("reconciles every Sample again and writes nothing", func(ctx SpecContext) {
+			f := harness.NewFixture(ctx, cluster)
+			sample := f.CreateSample(ctx, "restarted", "hello world")
+			cm := f.EventuallySynced(ctx, sample)
+			cmVersion, sampleVersion := cm.ResourceVersion, sample.ResourceVersion
+
+			By("stopping the operator and starting it again")
+			Expect(f.Operator.Down()).To(Succeed())
+			Expect(f.Operator.Up()).To(Succeed())
+
+			By("waiting for the new operator's first pass over the Sample")
+			Eventually(f.Operator.Counts).WithTimeout(harness.Converge).WithPolling(harness.Poll).
+				Should(HaveField("Reconciles", BeNumerically(">=", 1)))
+
+			By("checking that it wrote nothing and moved no resourceVersion")
+			Consistently(func(g Gomega) {
+				g.Expect(f.Operator.Counts()).To(HaveField("Writes", BeZero()))
+				g.Expect(komega.Get(cm)()).To(Succeed())
+				g.Expect(cm.ResourceVersion).To(Equal(cmVersion))
+				g.Expect(komega.Get(sample)()).To(Succeed())
+				g.Expect(sample.ResourceVersion).To(Equal(sampleVersion))
+			}).WithTimeout(harness.AtRest).WithPolling(harness.Poll).Should(Succeed())
+		})
+	})
+
+	Context("when its ConfigMap is deleted while the operator is down", func() {
+		It("recreates the ConfigMap when the operator comes back", func(ctx SpecContext) {
+			f := harness.NewFixture(ctx, cluster)
+			sample := f.CreateSample(ctx, "caught-up", "hello world")
+			cm := f.EventuallySynced(ctx, sample)
+
+			By("stopping the operator")
+			Expect(f.Operator.Down()).To(Succeed())
+
+			By("deleting the ConfigMap while nobody watches")
+			Expect(f.Client.Delete(ctx, cm)).To(Succeed())
+			Consistently(komega.Get(cm)).WithTimeout(harness.AtRest).WithPolling(harness.Poll).
+				ShouldNot(Succeed())
+
+			By("starting the operator again")
+			Expect(f.Operator.Up()).To(Succeed())
+
+			By("waiting for the ConfigMap to be back, holding the message")
+			Eventually(komega.Object(harness.ConfigMapOf(sample))).WithTimeout(harness.Converge).WithPolling(harness.Poll).
+				Should(HaveField("Data", HaveKeyWithValue(demov1alpha1.MessageKey, "hello world")))
+		})
+	})
+})

@@ -1,0 +1,373 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/config"
+
+	"example.com/operator-demo/controllers"
+)
+
+// ProviderEnv names the environment variable that chooses the e2e tier's cluster: "local" (a
+// LocalCluster started here, the operator a process of its own) or "kind" (the cluster in
+// $KUBECONFIG, the operator deployed into it by `make test-e2e`, metrics at $E2E_METRICS_URL).
+const ProviderEnv = "E2E_PROVIDER"
+
+// Names in config/default, as kustomize renders them.
+const (
+	operatorNamespace = "operator-demo-system"
+	metricsReader     = "e2e-metrics-reader"
+)
+
+// e2eCluster is the e2e tier: one operator for the whole cluster, running as in production,
+// as its own process under its own ServiceAccount with exactly config/rbac. Scenarios see it
+// only through the API server and its metrics endpoint.
+type e2eCluster struct {
+	client   client.Client
+	operator *Operator
+	stop     func() error
+}
+
+func connectE2E(ctx context.Context) (*e2eCluster, error) {
+	switch provider := os.Getenv(ProviderEnv); provider {
+	case "", "local":
+		return startLocalE2E(ctx)
+	case "kind":
+		return connectKind(ctx)
+	default:
+		return nil, fmt.Errorf("%s=%q: want local or kind", ProviderEnv, provider)
+	}
+}
+
+func (e *e2eCluster) Client() client.Client { return e.client }
+
+// RunOperator returns the cluster's one operator: the e2e tier cannot rewire it per namespace.
+func (e *e2eCluster) RunOperator(_ string, wiring controllers.Wiring) (*Operator, error) {
+	if wiring != controllers.WatchSamplesAndConfigMaps {
+		return nil, fmt.Errorf("the e2e tier runs the production wiring only; label the scenario %q", NeedsInProcessOperator)
+	}
+	return e.operator, nil
+}
+
+func (e *e2eCluster) Stop() error { return e.stop() }
+
+// startLocalE2E starts a LocalCluster, installs config/default into it (all but the Deployment,
+// whose part the operator process plays) and starts the operator binary as its ServiceAccount.
+func startLocalE2E(ctx context.Context) (*e2eCluster, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	binary := filepath.Join(root, "bin", "manager")
+	if b := os.Getenv("E2E_OPERATOR_BINARY"); b != "" {
+		binary = b
+	}
+	if _, err := os.Stat(binary); err != nil {
+		return nil, fmt.Errorf("no operator binary at %s: run `make build`", binary)
+	}
+	lc, err := StartLocalCluster(filepath.Join(root, "reports", "e2e"))
+	if err != nil {
+		return nil, err
+	}
+	e, err := setUpLocalE2E(ctx, lc, root, binary)
+	if err != nil {
+		return nil, errors.Join(err, lc.Stop())
+	}
+	return e, nil
+}
+
+func setUpLocalE2E(ctx context.Context, lc *LocalCluster, root, binary string) (*e2eCluster, error) {
+	c, err := client.New(lc.Config, client.Options{Scheme: controllers.NewScheme()})
+	if err != nil {
+		return nil, err
+	}
+	deployment, err := install(ctx, c, filepath.Join(lc.env.BinaryAssetsDirectory, "kubectl"), filepath.Join(root, "config", "default"))
+	if err != nil {
+		return nil, err
+	}
+	operatorToken, err := serviceAccountToken(ctx, lc.Config, operatorNamespace, deployment.serviceAccount)
+	if err != nil {
+		return nil, err
+	}
+	kubeconfig := filepath.Join(lc.Dir, "operator.kubeconfig")
+	if err := writeTokenKubeconfig(kubeconfig, lc.Config, operatorToken); err != nil {
+		return nil, err
+	}
+	metricsToken, err := metricsReaderToken(ctx, c, lc.Config)
+	if err != nil {
+		return nil, err
+	}
+	proc := &operatorProcess{binary: binary, kubeconfig: kubeconfig, log: filepath.Join(lc.Dir, "operator.log")}
+	if err := proc.up(); err != nil {
+		return nil, err
+	}
+	op := &Operator{
+		metrics: func() ([]*dto.MetricFamily, error) { return scrape(proc.metricsURL(), metricsToken) },
+		down:    proc.down,
+		up:      proc.up,
+		kill:    proc.kill,
+		logs:    func() []string { return append(lc.Logs(), proc.log) },
+		shared:  true,
+		running: true,
+	}
+	return &e2eCluster{
+		client:   c,
+		operator: op,
+		stop:     func() error { return errors.Join(proc.down(), lc.Stop()) },
+	}, nil
+}
+
+// connectKind attaches to the cluster in $KUBECONFIG, where `make test-e2e E2E_PROVIDER=kind` has
+// deployed the operator and forwards its metrics port to $E2E_METRICS_URL.
+func connectKind(ctx context.Context) (*e2eCluster, error) {
+	cfg, err := config.GetConfig()
+	if err != nil {
+		return nil, err
+	}
+	url := os.Getenv("E2E_METRICS_URL")
+	if url == "" {
+		return nil, errors.New("E2E_METRICS_URL is not set: `make test-e2e` port-forwards the metrics service and sets it")
+	}
+	c, err := client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
+	if err != nil {
+		return nil, err
+	}
+	token, err := metricsReaderToken(ctx, c, cfg)
+	if err != nil {
+		return nil, err
+	}
+	unsupported := func() error {
+		return errors.New("the kind provider does not stop the operator; label the scenario " + NeedsOperatorProcess)
+	}
+	return &e2eCluster{
+		client: c,
+		operator: &Operator{
+			metrics: func() ([]*dto.MetricFamily, error) { return scrape(url, token) },
+			down:    unsupported, up: unsupported, kill: func() {},
+			logs:    func() []string { return nil },
+			shared:  true,
+			running: true,
+		},
+		stop: func() error { return nil },
+	}, nil
+}
+
+// installed is what install learned from the rendered manifests.
+type installed struct {
+	serviceAccount string
+}
+
+// install renders kustomizeDir with kubectl's built-in kustomize and creates every object except
+// the CRDs (envtest installed them) and the Deployment (the operator runs as a local process).
+func install(ctx context.Context, c client.Client, kubectl, kustomizeDir string) (installed, error) {
+	var out installed
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, kubectl, "kustomize", kustomizeDir)
+	cmd.Stderr = &stderr
+	rendered, err := cmd.Output()
+	if err != nil {
+		return out, fmt.Errorf("kubectl kustomize %s: %w: %s", kustomizeDir, err, stderr.String())
+	}
+	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(rendered), 4096)
+	for {
+		obj := &unstructured.Unstructured{}
+		if err := decoder.Decode(&obj.Object); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return out, fmt.Errorf("decode %s: %w", kustomizeDir, err)
+		}
+		switch obj.GetKind() {
+		case "":
+			continue
+		case "CustomResourceDefinition":
+			continue
+		case "Deployment":
+			sa, _, _ := unstructured.NestedString(obj.Object, "spec", "template", "spec", "serviceAccountName")
+			out.serviceAccount = sa
+			continue
+		}
+		if err := c.Create(ctx, obj); err != nil {
+			return out, fmt.Errorf("create %s %s: %w", obj.GetKind(), obj.GetName(), err)
+		}
+	}
+	if out.serviceAccount == "" {
+		return out, fmt.Errorf("%s renders no Deployment with a serviceAccountName", kustomizeDir)
+	}
+	return out, nil
+}
+
+// metricsReaderToken creates a ServiceAccount bound to config/rbac's metrics-reader role and
+// returns a token for it: the credentials a Prometheus would scrape with.
+func metricsReaderToken(ctx context.Context, c client.Client, cfg *rest.Config) (string, error) {
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: metricsReader, Namespace: operatorNamespace}}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: metricsReader},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "operator-demo-metrics-reader"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: metricsReader, Namespace: operatorNamespace}},
+	}
+	for _, obj := range []client.Object{sa, binding} {
+		if err := client.IgnoreAlreadyExists(c.Create(ctx, obj)); err != nil {
+			return "", fmt.Errorf("create %s: %w", obj.GetName(), err)
+		}
+	}
+	return serviceAccountToken(ctx, cfg, operatorNamespace, metricsReader)
+}
+
+func serviceAccountToken(ctx context.Context, cfg *rest.Config, namespace, name string) (string, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return "", err
+	}
+	tr, err := cs.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name, &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptrTo(int64(4 * 3600))},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("token for ServiceAccount %s/%s: %w", namespace, name, err)
+	}
+	return tr.Status.Token, nil
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+func writeTokenKubeconfig(path string, cfg *rest.Config, token string) error {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["local"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+	kc.AuthInfos["operator"] = &clientcmdapi.AuthInfo{Token: token}
+	kc.Contexts["operator"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "operator"}
+	kc.CurrentContext = "operator"
+	return clientcmd.WriteToFile(*kc, path)
+}
+
+// operatorProcess is bin/manager run as the production Deployment would run it, on loopback ports.
+type operatorProcess struct {
+	binary, kubeconfig, log string
+	metricsPort, probePort  int
+	proc                    *process
+}
+
+func (o *operatorProcess) metricsURL() string {
+	return fmt.Sprintf("https://127.0.0.1:%d/metrics", o.metricsPort)
+}
+
+// up starts the operator and waits until it is ready.
+func (o *operatorProcess) up() error {
+	if o.metricsPort == 0 {
+		var err error
+		if o.metricsPort, err = freePort(); err != nil {
+			return err
+		}
+		if o.probePort, err = freePort(); err != nil {
+			return err
+		}
+	}
+	logFile := o.log
+	if o.proc != nil {
+		logFile = strings.TrimSuffix(o.log, ".log") + fmt.Sprintf("-%d.log", time.Now().UnixNano())
+	}
+	var err error
+	o.proc, err = startProcess("operator", logFile, o.binary,
+		"--kubeconfig="+o.kubeconfig,
+		"--leader-elect",
+		"--leader-election-namespace="+operatorNamespace,
+		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", o.metricsPort),
+		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", o.probePort),
+	)
+	if err != nil {
+		return err
+	}
+	ready := fmt.Sprintf("http://127.0.0.1:%d/readyz", o.probePort)
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(ready); err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-o.proc.done:
+			return fmt.Errorf("operator exited before it was ready, see %s: %w", logFile, o.proc.err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("operator not ready within 30s; see %s", logFile)
+}
+
+func (o *operatorProcess) down() error {
+	if o.proc == nil {
+		return nil
+	}
+	return o.proc.stop(30 * time.Second)
+}
+
+func (o *operatorProcess) kill() { o.proc.kill() }
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = l.Close() }()
+	addr, ok := l.Addr().(*net.TCPAddr)
+	if !ok {
+		return 0, fmt.Errorf("listener address %v is not TCP", l.Addr())
+	}
+	return addr.Port, nil
+}
+
+// scrape reads a metrics endpoint served over HTTPS with a self-signed certificate (the
+// operator's own) that authenticates callers by bearer token.
+func scrape(url, token string) ([]*dto.MetricFamily, error) {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	httpClient := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the operator's self-signed serving certificate, on loopback
+	}}
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	byName, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	families := make([]*dto.MetricFamily, 0, len(byName))
+	for _, f := range byName {
+		families = append(families, f)
+	}
+	return families, nil
+}

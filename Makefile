@@ -52,6 +52,10 @@ fmt: ## go fmt the code.
 vet: ## go vet the code.
 	go vet ./...
 
+.PHONY: catalogue
+catalogue: ## Generate scenarios/README.md, the scenario catalogue, from the scenario specs.
+	go run ./testing/catalogue scenarios scenarios/README.md
+
 .PHONY: lint
 lint: golangci-lint actionlint ## golangci-lint on the Go code, actionlint on the GitHub workflows.
 	$(GOLANGCI_LINT) run ./...
@@ -62,12 +66,12 @@ lint-fix: golangci-lint ## golangci-lint, fixing what it can.
 	$(GOLANGCI_LINT) run --fix ./...
 
 .PHONY: verify
-verify: manifests generate $(SETUP_ENVTEST) ## Regenerate everything generated and tidy go.mod; fail if that changed any file.
+verify: manifests generate catalogue $(SETUP_ENVTEST) ## Regenerate everything generated and tidy go.mod; fail if that changed any file.
 	go mod tidy
 	@$(K8SBIN) sync
-	@if [ -n "$$(git status --porcelain -- api config go.mod go.sum testing/k8sbin)" ]; then \
-		git status --porcelain -- api config go.mod go.sum testing/k8sbin; \
-		echo "verify: generated files are stale. Run: make manifests generate && go mod tidy && make k8sbin-sync; then commit."; \
+	@if [ -n "$$(git status --porcelain -- api config go.mod go.sum testing/k8sbin scenarios/README.md)" ]; then \
+		git status --porcelain -- api config go.mod go.sum testing/k8sbin scenarios/README.md; \
+		echo "verify: generated files are stale. Run: make manifests generate catalogue k8sbin-sync && go mod tidy; then commit."; \
 		exit 1; \
 	fi
 
@@ -82,13 +86,13 @@ test: manifests generate fmt vet test-unit test-envtest ## Unit and envtest tier
 
 .PHONY: test-unit
 test-unit: ## Unit tier: pure functions and Reconcile against a fake client. No control plane.
-	go test $(GO_TEST_FLAGS) ./api/... ./controllers/...
+	go test $(GO_TEST_FLAGS) ./api/... ./controllers/... ./testing/catalogue/...
 
 .PHONY: test-envtest
 test-envtest: setup-envtest ## Envtest tier: the harness and every scenario on a real kube-apiserver + etcd.
 	@mkdir -p $(REPORTS)
 	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" \
-		go test $(GO_TEST_FLAGS) ./testing/... ./scenarios/... -args -ginkgo.junit-report=$(REPORTS)/envtest.xml
+		go test $(GO_TEST_FLAGS) ./testing/harness/... ./scenarios/... -args -ginkgo.junit-report=$(REPORTS)/envtest.xml
 
 .PHONY: test-e2e
 test-e2e: build setup-controlplane $(if $(filter kind,$(E2E_PROVIDER)),$(KIND)) ## E2e tier: the scenarios on a real cluster (E2E_PROVIDER=kind or local).

@@ -20,6 +20,9 @@ import (
 // before every write, leaves a foreign ConfigMap exactly as it is, and says why: Ready=False with
 // reason ConfigMapConflict, and a Warning event.
 //
+// Article: Beyond the article, whose Reconcile would overwrite any ConfigMap of that name: a name
+// already taken is left alone and reported.
+//
 // By hand:
 //
 //	kubectl create configmap taken-config --from-literal=message=mine

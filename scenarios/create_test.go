@@ -18,6 +18,9 @@ import (
 // Owns() map the ConfigMap's events back to the Sample, and lets the garbage collector delete it
 // with the Sample. A child created without one leaks.
 //
+// Article: §10, `kubectl apply -f config/samples/demo_v1alpha1_sample.yaml`: the ConfigMap
+// sample-sample-config appears, holding the message.
+//
 // By hand:
 //
 //	kubectl apply -f config/samples/demo_v1alpha1_sample.yaml

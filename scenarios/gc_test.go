@@ -18,6 +18,9 @@ import (
 // creation is all it needs. envtest runs no kube-controller-manager, so the envtest tier proves the
 // reference and the e2e tier, which runs one, proves the deletion.
 //
+// Article: §10, closing remark: `kubectl delete sample/sample-sample` takes the ConfigMap with it
+// (owner reference, garbage collection).
+//
 // By hand:
 //
 //	kubectl delete sample sample-sample

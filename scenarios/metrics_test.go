@@ -15,6 +15,9 @@ import (
 // way Prometheus would: over HTTPS, with a ServiceAccount token that config/rbac's metrics-reader
 // role lets through.
 //
+// Article: Lecture notes, production concerns: an operator is observed through its metrics
+// (reconciles, errors, panics).
+//
 // By hand (on the demo cluster, with a token allowed by the metrics-reader role):
 //
 //	curl -sk -H "Authorization: Bearer $TOKEN" https://127.0.0.1:8443/metrics | grep -E 'reconcile_(total|panics)|operator_demo'

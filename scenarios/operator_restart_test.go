@@ -17,6 +17,9 @@ import (
 // change, an upgrade, rewrites every object in the cluster), and it is what makes the operator
 // correct drift that happened while it was down: level-triggered, not edge-triggered.
 //
+// Article: §10, the restart after adding Owns: the ConfigMap deleted while `make run` was stopped
+// is back when it starts, with its owner reference.
+//
 // By hand (on the demo cluster):
 //
 //	kubectl -n operator-demo-system rollout restart deployment operator-demo-controller-manager

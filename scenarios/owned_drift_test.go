@@ -16,6 +16,9 @@ import (
 // Correcting it means rewriting only what the operator manages: keys, labels and annotations that
 // others add stay.
 //
+// Article: §10, after `Owns(&corev1.ConfigMap{})` and `SetControllerReference`: the second
+// `kubectl edit configmap` is reverted at once.
+//
 // By hand:
 //
 //	kubectl patch configmap sample-sample-config --type merge -p '{"data":{"message":"drifted","extra":"mine"}}'

@@ -15,6 +15,9 @@ import (
 // updates and, through its own watch, can keep itself busy forever. Compare first; write only the
 // difference.
 //
+// Article: §4.2 and §8.2, idempotency: Reconcile compares current with desired and updates only
+// when they differ.
+//
 // By hand:
 //
 //	kubectl get configmap sample-sample-config -o jsonpath='{.metadata.resourceVersion}'

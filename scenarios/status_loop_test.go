@@ -16,6 +16,9 @@ import (
 // climbs, and etcd fills with history. Status is written only when its content changes, and
 // status-only changes start no reconcile (GenerationChangedPredicate).
 //
+// Article: Lecture notes, common failures: a status update that triggers the next reconcile,
+// forever.
+//
 // By hand:
 //
 //	kubectl get sample sample-sample -o jsonpath='{.metadata.resourceVersion}'; sleep 10

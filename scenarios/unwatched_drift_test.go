@@ -16,8 +16,11 @@ import (
 // stays until the Sample itself changes. Every kind an operator manages must be watched, which
 // Owns(&ConfigMap{}) does (see "correct owned drift").
 //
-// By hand: run the operator wired without the ConfigMap watch (this scenario does it in-process),
-// then
+// Article: §10, the first `kubectl edit configmap sample-sample-config` (message: fixed_directly):
+// nothing happens, the controller does not watch ConfigMaps.
+//
+// By hand: run the operator as the article's first stage, `go run ./cmd --without-configmap-watch`
+// (this scenario wires it in-process), then
 //
 //	kubectl patch configmap sample-sample-config --type merge -p '{"data":{"message":"drifted"}}'
 //	kubectl get configmap sample-sample-config -o jsonpath='{.data.message}'   # still drifted

@@ -15,6 +15,9 @@ import (
 // asks "what changed?". The same code that created the ConfigMap updates it, and status records
 // which generation of the spec it has acted on (observedGeneration).
 //
+// Article: §10, `kubectl patch sample/sample-sample --type merge -p
+// '{"spec":{"message":"updated"}}'`: the ConfigMap follows.
+//
 // By hand:
 //
 //	kubectl patch sample sample-sample --type merge -p '{"spec":{"message":"hello again"}}'

@@ -20,6 +20,9 @@ import (
 // server enforces it before anything is stored. A controller that validates instead finds the bad
 // object already stored and can only report it after the fact.
 //
+// Article: §8.1, where spec.message enters the CRD: what the API server refuses, and how it says
+// so.
+//
 // By hand:
 //
 //	kubectl apply -f - <<< '{"apiVersion":"demo.example.com/v1alpha1","kind":"Sample","metadata":{"name":"bad"},"spec":{"message":42}}'

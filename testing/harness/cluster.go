@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -79,16 +80,40 @@ const (
 	NeedsGarbageCollector = "garbage-collector"
 )
 
-// LabelFilter adds to filter (Ginkgo's --label-filter, maybe empty) the exclusions of the tier
-// that $SCENARIOS_TIER names.
-func LabelFilter(filter string) string {
-	exclude := "!" + NeedsGarbageCollector
-	if os.Getenv(TierEnv) == "e2e" {
-		exclude = "!" + NeedsInProcessOperator
-		if os.Getenv(ProviderEnv) == "kind" {
-			exclude += " && !" + NeedsOperatorProcess
-		}
+// Tier is a place the scenarios run, with the labels of the scenarios it cannot run.
+type Tier struct {
+	Name     string
+	Excludes []string
+}
+
+// Tiers are the places the scenarios run, cheapest first.
+var Tiers = []Tier{
+	{Name: "envtest", Excludes: []string{NeedsGarbageCollector}},
+	{Name: "e2e local", Excludes: []string{NeedsInProcessOperator}},
+	{Name: "e2e kind", Excludes: []string{NeedsInProcessOperator, NeedsOperatorProcess}},
+}
+
+// CurrentTier is the tier that $SCENARIOS_TIER and $E2E_PROVIDER name.
+func CurrentTier() Tier {
+	switch {
+	case os.Getenv(TierEnv) != "e2e":
+		return Tiers[0]
+	case os.Getenv(ProviderEnv) == "kind":
+		return Tiers[2]
+	default:
+		return Tiers[1]
 	}
+}
+
+// LabelFilter adds to filter (Ginkgo's --label-filter, maybe empty) the exclusions of the
+// current tier.
+func LabelFilter(filter string) string {
+	tier := CurrentTier()
+	excludes := make([]string, 0, len(tier.Excludes))
+	for _, l := range tier.Excludes {
+		excludes = append(excludes, "!"+l)
+	}
+	exclude := strings.Join(excludes, " && ")
 	if filter == "" {
 		return exclude
 	}

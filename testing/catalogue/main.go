@@ -1,0 +1,367 @@
+// Command catalogue writes scenarios/README.md, the scenario catalogue, from the scenario specs
+// themselves: each scenario file's doc comment (behaviour, lesson, seed-article step, how to try
+// it by hand) and its Ginkgo tree (Context and It texts, By steps, table entries, labels). What the
+// catalogue says is therefore what the specs check. `make catalogue` runs it; `make verify` fails
+// when the committed catalogue differs from what it writes.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"example.com/operator-demo/testing/harness"
+)
+
+// scenario is one scenario file: its doc comment and its specs.
+type scenario struct {
+	file      string
+	line      int
+	title     string // "Create"
+	behaviour string // "a new Sample gets ..."
+	lesson    string
+	article   string
+	byHand    string
+	labels    []string
+	specs     []spec
+}
+
+// spec is one It (or table Entry) with the containers above it and its By steps.
+type spec struct {
+	path   []string // Context texts, outermost first
+	text   string
+	line   int
+	steps  []string
+	labels []string
+}
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: catalogue SCENARIO_DIR OUTPUT")
+		os.Exit(2)
+	}
+	scenarios, err := read(os.Args[1])
+	if err == nil {
+		err = os.WriteFile(os.Args[2], render(scenarios), 0o644)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "catalogue:", err)
+		os.Exit(1)
+	}
+}
+
+func read(dir string) ([]scenario, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	if err != nil {
+		return nil, err
+	}
+	fset := token.NewFileSet()
+	var out []scenario
+	for _, path := range files {
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+		if err != nil {
+			return nil, err
+		}
+		for _, decl := range f.Decls {
+			gen, ok := decl.(*ast.GenDecl)
+			if !ok || gen.Tok != token.VAR || gen.Doc == nil {
+				continue
+			}
+			call := describeCall(gen)
+			if call == nil {
+				continue
+			}
+			s, err := parseDoc(gen.Doc.Text())
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
+			}
+			s.file = filepath.Base(path)
+			s.line = fset.Position(gen.Pos()).Line
+			s.labels = labelsOf(call.Args)
+			walk(fset, call, nil, &s.specs)
+			out = append(out, s)
+		}
+	}
+	slices.SortFunc(out, func(a, b scenario) int { return order(a) - order(b) })
+	return out, nil
+}
+
+// order puts the scenarios in the order a newcomer should read them: the seven behaviours in the
+// seed article's order, then the rest by title.
+func order(s scenario) int {
+	for i, l := range []string{"create", "skip-when-equal", "update", "unwatched-drift", "owned-drift", "gc", "status-loop", "conflict", "validation", "operator-restart", "metrics"} {
+		if slices.Contains(s.labels, l) {
+			return i
+		}
+	}
+	return 100
+}
+
+// describeCall is the Describe(...) call of `var _ = Describe(...)`, or nil.
+func describeCall(gen *ast.GenDecl) *ast.CallExpr {
+	if len(gen.Specs) != 1 {
+		return nil
+	}
+	vs, ok := gen.Specs[0].(*ast.ValueSpec)
+	if !ok || len(vs.Values) != 1 {
+		return nil
+	}
+	call, ok := vs.Values[0].(*ast.CallExpr)
+	if !ok || funcName(call) != "Describe" {
+		return nil
+	}
+	return call
+}
+
+func funcName(call *ast.CallExpr) string {
+	switch fn := call.Fun.(type) {
+	case *ast.Ident:
+		return fn.Name
+	case *ast.SelectorExpr:
+		return fn.Sel.Name
+	}
+	return ""
+}
+
+// parseDoc reads a scenario's doc comment:
+//
+//	Title: behaviour.
+//
+//	Lesson: ...
+//
+//	Article: ...
+//
+//	By hand: ... (the rest, code indented)
+func parseDoc(doc string) (scenario, error) {
+	var s scenario
+	title, rest, ok := strings.Cut(doc, "\n\n")
+	if !ok {
+		return s, errors.New("doc comment has one paragraph; want paragraphs Title: behaviour, Lesson, Article, By hand")
+	}
+	s.title, s.behaviour, ok = strings.Cut(oneLine(title), ": ")
+	if !ok {
+		return s, fmt.Errorf("first line %q is not \"Title: behaviour\"", title)
+	}
+	for _, para := range strings.Split(rest, "\n\n") {
+		para = strings.TrimSpace(para)
+		switch {
+		case strings.HasPrefix(para, "Lesson: "):
+			s.lesson = capitalise(oneLine(strings.TrimPrefix(para, "Lesson: ")))
+		case strings.HasPrefix(para, "Article: "):
+			s.article = oneLine(strings.TrimPrefix(para, "Article: "))
+		case strings.HasPrefix(para, "By hand"):
+			s.byHand = strings.TrimSpace(rest[strings.Index(rest, "By hand"):])
+		}
+	}
+	if s.lesson == "" || s.article == "" || s.byHand == "" {
+		return s, fmt.Errorf("scenario %q lacks a Lesson:, Article: or By hand: paragraph", s.title)
+	}
+	return s, nil
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// walk collects the specs under a Ginkgo container call.
+func walk(fset *token.FileSet, call *ast.CallExpr, path []string, out *[]spec) {
+	ast.Inspect(call, func(n ast.Node) bool {
+		c, ok := n.(*ast.CallExpr)
+		if !ok || c == call {
+			return true
+		}
+		switch funcName(c) {
+		case "Context", "Describe", "When":
+			walk(fset, c, append(slices.Clone(path), stringArg(c)), out)
+			return false
+		case "It":
+			*out = append(*out, spec{path: path, text: stringArg(c), line: fset.Position(c.Pos()).Line, steps: steps(c), labels: labelsOf(c.Args)})
+			return false
+		case "DescribeTable":
+			table := stringArg(c)
+			body := steps(c)
+			for _, arg := range c.Args {
+				if e, ok := arg.(*ast.CallExpr); ok && funcName(e) == "Entry" {
+					*out = append(*out, spec{path: path, text: table + ": " + stringArg(e), line: fset.Position(e.Pos()).Line, steps: body})
+				}
+			}
+			return false
+		}
+		return true
+	})
+}
+
+// steps are the By texts inside a spec, in order.
+func steps(call *ast.CallExpr) []string {
+	var out []string
+	ast.Inspect(call, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok && funcName(c) == "By" {
+			out = append(out, stringArg(c))
+		}
+		return true
+	})
+	return out
+}
+
+func stringArg(c *ast.CallExpr) string {
+	if len(c.Args) == 0 {
+		return ""
+	}
+	if lit, ok := c.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+		s, err := strconv.Unquote(lit.Value)
+		if err == nil {
+			return s
+		}
+	}
+	return "?"
+}
+
+// needs maps the harness's label constants to their values.
+var needs = map[string]string{
+	"NeedsInProcessOperator": harness.NeedsInProcessOperator,
+	"NeedsOperatorProcess":   harness.NeedsOperatorProcess,
+	"NeedsGarbageCollector":  harness.NeedsGarbageCollector,
+}
+
+// labelsOf reads the Label(...) decorators among a container's arguments.
+func labelsOf(args []ast.Expr) []string {
+	var out []string
+	for _, arg := range args {
+		c, ok := arg.(*ast.CallExpr)
+		if !ok || funcName(c) != "Label" {
+			continue
+		}
+		for _, a := range c.Args {
+			switch v := a.(type) {
+			case *ast.BasicLit:
+				if s, err := strconv.Unquote(v.Value); err == nil {
+					out = append(out, s)
+				}
+			case *ast.SelectorExpr:
+				out = append(out, needs[v.Sel.Name])
+			}
+		}
+	}
+	return out
+}
+
+// tiers are the tiers that run a spec with these labels.
+func tiers(labels []string) []string {
+	var out []string
+	for _, t := range harness.Tiers {
+		if !slices.ContainsFunc(t.Excludes, func(l string) bool { return slices.Contains(labels, l) }) {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+func anchor(title string) string {
+	return strings.ReplaceAll(strings.ToLower(title), " ", "-")
+}
+
+func render(scenarios []scenario) []byte {
+	var b bytes.Buffer
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("<!-- Generated by `make catalogue` from the scenario specs (scenarios/*_test.go). Do not edit: edit the specs. -->\n\n")
+	p("# Scenario catalogue\n\n")
+	p("Every behaviour of the Sample operator, as the executable scenario that proves it. Each entry is\n")
+	p("generated from the spec itself: the sentence and lesson from its doc comment, the steps from its\n")
+	p("`By(...)` calls, the tiers from its labels. If it is written here, a test checks it.\n\n")
+	p("Run them: `make test-envtest` (envtest tier), `make test-e2e` (e2e tier), or one scenario with\n")
+	p("`go test ./scenarios/ -ginkgo.label-filter=owned-drift`. Try them by hand on `make demo KEEP=1`.\n\n")
+	p("## Who watches what\n\n")
+	p("```mermaid\nflowchart LR\n")
+	p("  user([you, kubectl]) -- create / patch / delete --> sample[Sample]\n")
+	p("  user -. edit / delete .-> cm[ConfigMap &lt;name&gt;-config]\n")
+	p("  sample -- \"spec change (generation)\" --> queue{{work queue}}\n")
+	p("  cm -- \"change or deletion, mapped to its controller owner (Owns)\" --> queue\n")
+	p("  queue --> reconcile[Reconcile]\n")
+	p("  reconcile -- \"create / merge patch, only when different\" --> cm\n")
+	p("  reconcile -- \"status, only when different\" --> sample\n")
+	p("  gc[garbage collector] -- \"deletes dependents of a deleted owner\" --> cm\n")
+	p("```\n\n")
+	p("A status write changes no generation, so it starts no reconcile. Without `Owns`, the dotted\n")
+	p("edits reach nobody (scenario *Ignore unwatched drift*).\n\n")
+	p("## Index\n\n| Scenario | Behaviour | Tiers |\n|---|---|---|\n")
+	for _, s := range scenarios {
+		p("| [%s](#%s) | %s | %s |\n", s.title, anchor(s.title), s.behaviour, strings.Join(scenarioTiers(s), ", "))
+	}
+	p("\n## The seed article, step by step\n\nWhere each step of the article's walkthrough is proven.\n\n| Article | Scenario |\n|---|---|\n")
+	for _, s := range scenarios {
+		p("| %s | [%s](#%s) |\n", s.article, s.title, anchor(s.title))
+	}
+	for _, s := range scenarios {
+		p("\n## %s\n\n%s\n\n**Lesson.** %s\n\n", s.title, capitalise(s.behaviour), s.lesson)
+		p("**Specs** ([%s](%s#L%d)):\n\n", s.file, s.file, s.line)
+		for _, sp := range s.specs {
+			p("- *%s* [%s](%s#L%d) — tiers: %s\n", strings.Join(append(slices.Clone(sp.path), "it "+sp.text), " › "), "spec", s.file, sp.line,
+				strings.Join(tiers(append(slices.Clone(s.labels), sp.labels...)), ", "))
+			for _, st := range sp.steps {
+				p("  1. %s\n", st)
+			}
+		}
+		p("\n%s", byHand(s.byHand))
+	}
+	return b.Bytes()
+}
+
+// scenarioTiers are the tiers that run at least one of s's specs.
+func scenarioTiers(s scenario) []string {
+	var out []string
+	for _, sp := range s.specs {
+		for _, t := range tiers(append(slices.Clone(s.labels), sp.labels...)) {
+			if !slices.Contains(out, t) {
+				out = append(out, t)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return tierIndex(a) - tierIndex(b) })
+	return out
+}
+
+func tierIndex(name string) int {
+	return slices.IndexFunc(harness.Tiers, func(t harness.Tier) bool { return t.Name == name })
+}
+
+func capitalise(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// byHand renders the "By hand" paragraph: its prose as text, its indented lines as a shell block.
+func byHand(text string) string {
+	var b strings.Builder
+	inCode := false
+	for _, line := range strings.Split(text, "\n") {
+		code := strings.HasPrefix(line, "\t")
+		switch {
+		case code && !inCode:
+			b.WriteString("\n```sh\n")
+		case !code && inCode && strings.TrimSpace(line) != "":
+			b.WriteString("```\n\n")
+		}
+		if code {
+			inCode = true
+			b.WriteString(strings.TrimPrefix(line, "\t") + "\n")
+			continue
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		inCode = false
+		b.WriteString(line + "\n")
+	}
+	if inCode {
+		b.WriteString("```\n")
+	}
+	return b.String()
+}

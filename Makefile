@@ -34,6 +34,14 @@ SHELL = /usr/bin/env bash -o pipefail
 help: ## Show the targets and what they do.
 	@awk 'BEGIN {FS = ":.*##"; printf "\nUsage:\n  make \033[36m<target>\033[0m\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-20s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) } ' $(MAKEFILE_LIST)
 
+##@ Getting started
+
+.PHONY: demo
+demo: build setup-controlplane ## Walk through the seed article on a local cluster (KEEP=1 leaves it running for kubectl).
+	go build -o $(LOCALBIN)/demo ./testing/demo
+	KUBEBUILDER_ASSETS="$$($(K8SBIN) controlplane 2>/dev/null)" \
+		$(LOCALBIN)/demo $(if $(KEEP),-keep) -operator $(LOCALBIN)/manager -dir $(REPORTS)/demo
+
 ##@ Development
 
 .PHONY: manifests

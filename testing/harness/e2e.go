@@ -77,8 +77,7 @@ func (e *e2eCluster) RunOperator(_ string, wiring controllers.Wiring) (*Operator
 
 func (e *e2eCluster) Stop() error { return e.stop() }
 
-// startLocalE2E starts a LocalCluster, installs config/default into it (all but the Deployment,
-// whose part the operator process plays) and starts the operator binary as its ServiceAccount.
+// startLocalE2E runs the e2e tier on a LocalDeployment of bin/manager (or $E2E_OPERATOR_BINARY).
 func startLocalE2E(ctx context.Context) (*e2eCluster, error) {
 	root, err := RepoRoot()
 	if err != nil {
@@ -88,26 +87,56 @@ func startLocalE2E(ctx context.Context) (*e2eCluster, error) {
 	if b := os.Getenv("E2E_OPERATOR_BINARY"); b != "" {
 		binary = b
 	}
-	if _, err := os.Stat(binary); err != nil {
-		return nil, fmt.Errorf("no operator binary at %s: run `make build`", binary)
-	}
-	lc, err := StartLocalCluster(filepath.Join(root, "reports", "e2e"))
+	d, err := StartLocalDeployment(ctx, filepath.Join(root, "reports", "e2e"), binary)
 	if err != nil {
 		return nil, err
 	}
-	e, err := setUpLocalE2E(ctx, lc, root, binary)
+	return &e2eCluster{client: d.Client, operator: d.Operator, stop: d.Stop}, nil
+}
+
+// LocalDeployment is config/default installed into a LocalCluster, with the operator binary
+// running as its Deployment would: a process of its own, authenticated as its ServiceAccount, so
+// that it can do exactly what config/rbac grants. Its metrics are read as Prometheus would read
+// them, with the token of a ServiceAccount bound to config/rbac's metrics-reader role.
+type LocalDeployment struct {
+	*LocalCluster
+	// Client is a cluster administrator's.
+	Client   client.Client
+	Operator *Operator
+	proc     *operatorProcess
+}
+
+// StartLocalDeployment starts a LocalCluster in dir and deploys binary into it.
+func StartLocalDeployment(ctx context.Context, dir, binary string) (*LocalDeployment, error) {
+	if _, err := os.Stat(binary); err != nil {
+		return nil, fmt.Errorf("no operator binary at %s: run `make build`", binary)
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	lc, err := StartLocalCluster(dir)
+	if err != nil {
+		return nil, err
+	}
+	d, err := deploy(ctx, lc, filepath.Join(root, "config", "default"), binary)
 	if err != nil {
 		return nil, errors.Join(err, lc.Stop())
 	}
-	return e, nil
+	return d, nil
 }
 
-func setUpLocalE2E(ctx context.Context, lc *LocalCluster, root, binary string) (*e2eCluster, error) {
+// Stop stops the operator, then the cluster.
+func (d *LocalDeployment) Stop() error {
+	return errors.Join(d.proc.down(), d.LocalCluster.Stop())
+}
+
+func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string) (*LocalDeployment, error) {
 	c, err := client.New(lc.Config, client.Options{Scheme: controllers.NewScheme()})
 	if err != nil {
 		return nil, err
 	}
-	deployment, err := install(ctx, c, filepath.Join(lc.env.BinaryAssetsDirectory, "kubectl"), filepath.Join(root, "config", "default"))
+	deployment, err := install(ctx, c, lc.Kubectl(), kustomizeDir)
 	if err != nil {
 		return nil, err
 	}
@@ -124,23 +153,18 @@ func setUpLocalE2E(ctx context.Context, lc *LocalCluster, root, binary string) (
 		return nil, err
 	}
 	proc := &operatorProcess{binary: binary, kubeconfig: kubeconfig, log: filepath.Join(lc.Dir, "operator.log")}
-	if err := proc.up(); err != nil {
-		return nil, err
-	}
 	op := &Operator{
 		metrics: func() ([]*dto.MetricFamily, error) { return scrape(proc.metricsURL(), metricsToken) },
-		down:    proc.down,
 		up:      proc.up,
+		down:    proc.down,
 		kill:    proc.kill,
-		logs:    func() []string { return append(lc.Logs(), proc.log) },
+		logs:    func() []string { return append(lc.Logs(), proc.logFile) },
 		shared:  true,
-		running: true,
 	}
-	return &e2eCluster{
-		client:   c,
-		operator: op,
-		stop:     func() error { return errors.Join(proc.down(), lc.Stop()) },
-	}, nil
+	if err := op.Up(); err != nil {
+		return nil, err
+	}
+	return &LocalDeployment{LocalCluster: lc, Client: c, Operator: op, proc: proc}, nil
 }
 
 // connectKind attaches to the cluster in $KUBECONFIG, where `make test-e2e E2E_PROVIDER=kind` has
@@ -269,6 +293,8 @@ type operatorProcess struct {
 	binary, kubeconfig, log string
 	metricsPort, probePort  int
 	proc                    *process
+	// logFile is the current run's log: log for the first run, a numbered sibling after a restart.
+	logFile string
 }
 
 func (o *operatorProcess) metricsURL() string {
@@ -286,10 +312,11 @@ func (o *operatorProcess) up() error {
 			return err
 		}
 	}
-	logFile := o.log
+	o.logFile = o.log
 	if o.proc != nil {
-		logFile = strings.TrimSuffix(o.log, ".log") + fmt.Sprintf("-%d.log", time.Now().UnixNano())
+		o.logFile = strings.TrimSuffix(o.log, ".log") + fmt.Sprintf("-%d.log", time.Now().UnixNano())
 	}
+	logFile := o.logFile
 	var err error
 	o.proc, err = startProcess("operator", logFile, o.binary,
 		"--kubeconfig="+o.kubeconfig,

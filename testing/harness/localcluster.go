@@ -75,3 +75,8 @@ func (lc *LocalCluster) Stop() error {
 func (lc *LocalCluster) Logs() []string {
 	return []string{filepath.Join(lc.Dir, "kube-apiserver.log"), lc.kcm.log}
 }
+
+// Kubectl is the path of the kubectl that came with the control plane's binaries.
+func (lc *LocalCluster) Kubectl() string {
+	return filepath.Join(lc.env.BinaryAssetsDirectory, "kubectl")
+}

@@ -164,10 +164,14 @@ func (w *walkthrough) steps() []step {
 			expect: func(ctx context.Context) (string, error) {
 				started := time.Now()
 				err := poll(ctx, func() error {
-					if err := w.c.Get(ctx, cmKey, &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
-						return fmt.Errorf("ConfigMap %s still there (%v)", cmKey.Name, err)
+					err := w.c.Get(ctx, cmKey, &corev1.ConfigMap{})
+					switch {
+					case apierrors.IsNotFound(err):
+						return nil
+					case err != nil:
+						return err
 					}
-					return nil
+					return fmt.Errorf("ConfigMap %s is still there", cmKey.Name)
 				})
 				return fmt.Sprintf("ConfigMap %s is gone, %s after its Sample", cmKey.Name, time.Since(started).Round(time.Millisecond)), err
 			},

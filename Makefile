@@ -103,14 +103,17 @@ test-envtest: setup-envtest ## Envtest tier: the harness and every scenario on a
 		go test $(GO_TEST_FLAGS) ./testing/harness/... ./scenarios/... -args -ginkgo.junit-report=$(REPORTS)/envtest.xml
 
 .PHONY: test-e2e
-test-e2e: build setup-controlplane $(if $(filter kind,$(E2E_PROVIDER)),$(KIND)) ## E2e tier: the scenarios on a real cluster (E2E_PROVIDER=kind or local).
+test-e2e: build setup-controlplane $(if $(filter kind,$(E2E_PROVIDER)),$(KIND)) ## E2e tier: the scenarios on a real cluster (E2E_PROVIDER=kind or local); local adds testing/deployment.
 	@mkdir -p $(REPORTS)
 ifeq ($(E2E_PROVIDER),kind)
 	KIND=$(KIND) KIND_NODE_IMAGE=$(KIND_NODE_IMAGE) IMG=$(IMG) REPORTS=$(REPORTS) \
 		KUBECTL="$$($(K8SBIN) envtest 2>/dev/null)/kubectl" testing/e2e-kind.sh
 else
-	KUBEBUILDER_ASSETS="$$($(K8SBIN) controlplane 2>/dev/null)" SCENARIOS_TIER=e2e E2E_PROVIDER=local \
-		go test ./scenarios/ -count=1 -args -ginkgo.junit-report=$(REPORTS)/e2e.xml
+	assets="$$($(K8SBIN) controlplane 2>/dev/null)"; \
+	KUBEBUILDER_ASSETS="$$assets" SCENARIOS_TIER=e2e E2E_PROVIDER=local \
+		go test ./scenarios/ -count=1 -args -ginkgo.junit-report=$(REPORTS)/e2e.xml && \
+	KUBEBUILDER_ASSETS="$$assets" \
+		go test ./testing/deployment/ -count=1 -args -ginkgo.junit-report=$(REPORTS)/deployment.xml
 endif
 
 ##@ Build

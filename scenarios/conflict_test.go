@@ -5,6 +5,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
@@ -72,6 +73,29 @@ var _ = Describe("Sample", Label("conflict"), func() {
 				HaveField("ResourceVersion", theirsVersion),
 				HaveField("Data", Equal(map[string]string{demov1alpha1.MessageKey: "theirs"})),
 				HaveField("OwnerReferences", BeEmpty()),
+			))
+		})
+
+		It("leaves that ConfigMap in place when the Sample is deleted", Label(harness.NeedsGarbageCollector), func(ctx SpecContext) {
+			f := harness.NewFixture(ctx, cluster)
+			theirs := &corev1.ConfigMap{
+				ObjectMeta: metav1.ObjectMeta{Name: "kept-config", Namespace: f.Namespace},
+				Data:       map[string]string{demov1alpha1.MessageKey: "theirs"},
+			}
+			Expect(f.Client.Create(ctx, theirs)).To(Succeed())
+			sample := f.CreateSample(ctx, "kept", "hello world")
+			Eventually(komega.Object(sample)).WithTimeout(harness.Converge).WithPolling(harness.Poll).
+				Should(HaveField("Status.Conditions", ContainElement(HaveField("Reason", demov1alpha1.ReasonConfigMapConflict))))
+
+			By("deleting the Sample in the foreground and waiting for it to be gone")
+			Expect(f.Client.Delete(ctx, sample, client.PropagationPolicy("Foreground"))).To(Succeed())
+			Eventually(komega.Get(sample)).WithTimeout(harness.Converge).WithPolling(harness.Poll).
+				Should(Satisfy(apierrors.IsNotFound))
+
+			By("checking that the ConfigMap, which the Sample never owned, is still there and unchanged")
+			Consistently(komega.Object(theirs)).WithTimeout(harness.AtRest).WithPolling(harness.Poll).Should(And(
+				HaveField("ResourceVersion", theirs.ResourceVersion),
+				HaveField("Data", HaveKeyWithValue(demov1alpha1.MessageKey, "theirs")),
 			))
 		})
 	})

@@ -118,7 +118,7 @@ func (w *walkthrough) steps() []step {
 			title:   "Change spec.message: the ConfigMap follows",
 			kubectl: `kubectl patch sample sample-sample --type merge -p '{"spec":{"message":"updated"}}'`,
 			do: func(ctx context.Context) error {
-				return w.patch(ctx, &demov1alpha1.Sample{}, w.key, `{"spec":{"message":"updated"}}`)
+				return harness.MergePatch(ctx, w.c, &demov1alpha1.Sample{}, w.key.Namespace, w.key.Name, `{"spec":{"message":"updated"}}`)
 			},
 			expect: w.messageIs(cmKey, "updated"),
 		},
@@ -126,7 +126,7 @@ func (w *walkthrough) steps() []step {
 			title:   "Edit the ConfigMap directly: the operator reverts it",
 			kubectl: `kubectl patch configmap sample-sample-config --type merge -p '{"data":{"message":"fixed_directly"}}'`,
 			do: func(ctx context.Context) error {
-				return w.patch(ctx, &corev1.ConfigMap{}, cmKey, `{"data":{"message":"fixed_directly"}}`)
+				return harness.MergePatch(ctx, w.c, &corev1.ConfigMap{}, cmKey.Namespace, cmKey.Name, `{"data":{"message":"fixed_directly"}}`)
 			},
 			expect: w.messageIs(cmKey, "updated"),
 		},
@@ -184,12 +184,6 @@ func (w *walkthrough) createSample(ctx context.Context, message string) error {
 		ObjectMeta: metav1.ObjectMeta{Namespace: w.key.Namespace, Name: w.key.Name},
 		Spec:       demov1alpha1.SampleSpec{Message: message},
 	})
-}
-
-func (w *walkthrough) patch(ctx context.Context, obj client.Object, key client.ObjectKey, patch string) error {
-	obj.SetNamespace(key.Namespace)
-	obj.SetName(key.Name)
-	return w.c.Patch(ctx, obj, client.RawPatch("application/merge-patch+json", []byte(patch)))
 }
 
 // messageIs waits until the ConfigMap's data.message is want.

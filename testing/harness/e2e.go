@@ -103,7 +103,14 @@ type LocalDeployment struct {
 	// Client is a cluster administrator's.
 	Client   client.Client
 	Operator *Operator
-	proc     *operatorProcess
+	// OperatorConfig authenticates as the operator's ServiceAccount.
+	OperatorConfig *rest.Config
+	// MetricsToken is the token of a ServiceAccount bound to the metrics-reader role.
+	MetricsToken string
+	// Deployment is config/default's Deployment, as rendered: not created, the process plays it.
+	Deployment *unstructured.Unstructured
+	proc       *operatorProcess
+	replicas   []*operatorProcess
 }
 
 // StartLocalDeployment starts a LocalCluster in dir and deploys binary into it.
@@ -126,9 +133,43 @@ func StartLocalDeployment(ctx context.Context, dir, binary string) (*LocalDeploy
 	return d, nil
 }
 
-// Stop stops the operator, then the cluster.
+// Stop stops the operator and its replicas, then the cluster.
 func (d *LocalDeployment) Stop() error {
-	return errors.Join(d.proc.down(), d.LocalCluster.Stop())
+	errs := []error{d.proc.down()}
+	for _, r := range d.replicas {
+		errs = append(errs, r.down())
+	}
+	return errors.Join(append(errs, d.LocalCluster.Stop())...)
+}
+
+// MetricsURL is where the first replica serves its metrics.
+func (d *LocalDeployment) MetricsURL() string {
+	return d.proc.metricsURL()
+}
+
+// StartReplica starts one more operator process, as a Deployment with one more replica would:
+// same ServiceAccount, same flags, its own ports and log. Leader election decides which one works.
+func (d *LocalDeployment) StartReplica() (*Operator, error) {
+	n := len(d.replicas) + 2
+	proc := &operatorProcess{binary: d.proc.binary, kubeconfig: d.proc.kubeconfig, log: filepath.Join(d.Dir, fmt.Sprintf("operator-%d.log", n))}
+	op := d.operator(proc)
+	if err := op.Up(); err != nil {
+		return nil, err
+	}
+	d.replicas = append(d.replicas, proc)
+	return op, nil
+}
+
+// operator is the Operator handle of one operator process.
+func (d *LocalDeployment) operator(proc *operatorProcess) *Operator {
+	return &Operator{
+		metrics: func() ([]*dto.MetricFamily, error) { return scrape(proc.metricsURL(), d.MetricsToken) },
+		up:      proc.up,
+		down:    proc.down,
+		kill:    proc.kill,
+		logs:    func() []string { return append(d.Logs(), proc.logFile) },
+		shared:  true,
+	}
 }
 
 func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string) (*LocalDeployment, error) {
@@ -152,19 +193,19 @@ func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string) 
 	if err != nil {
 		return nil, err
 	}
-	proc := &operatorProcess{binary: binary, kubeconfig: kubeconfig, log: filepath.Join(lc.Dir, "operator.log")}
-	op := &Operator{
-		metrics: func() ([]*dto.MetricFamily, error) { return scrape(proc.metricsURL(), metricsToken) },
-		up:      proc.up,
-		down:    proc.down,
-		kill:    proc.kill,
-		logs:    func() []string { return append(lc.Logs(), proc.logFile) },
-		shared:  true,
+	d := &LocalDeployment{
+		LocalCluster:   lc,
+		Client:         c,
+		OperatorConfig: tokenConfig(lc.Config, operatorToken),
+		MetricsToken:   metricsToken,
+		Deployment:     deployment.deployment,
+		proc:           &operatorProcess{binary: binary, kubeconfig: kubeconfig, log: filepath.Join(lc.Dir, "operator.log")},
 	}
-	if err := op.Up(); err != nil {
+	d.Operator = d.operator(d.proc)
+	if err := d.Operator.Up(); err != nil {
 		return nil, err
 	}
-	return &LocalDeployment{LocalCluster: lc, Client: c, Operator: op, proc: proc}, nil
+	return d, nil
 }
 
 // connectKind attaches to the cluster in $KUBECONFIG, where `make test-e2e E2E_PROVIDER=kind` has
@@ -205,6 +246,7 @@ func connectKind(ctx context.Context) (*e2eCluster, error) {
 // installed is what install learned from the rendered manifests.
 type installed struct {
 	serviceAccount string
+	deployment     *unstructured.Unstructured
 }
 
 // install renders kustomizeDir with kubectl's built-in kustomize and creates every object except
@@ -233,7 +275,7 @@ func install(ctx context.Context, c client.Client, kubectl, kustomizeDir string)
 			continue
 		case "Deployment":
 			sa, _, _ := unstructured.NestedString(obj.Object, "spec", "template", "spec", "serviceAccountName")
-			out.serviceAccount = sa
+			out.serviceAccount, out.deployment = sa, obj
 			continue
 		}
 		if err := c.Create(ctx, obj); err != nil {
@@ -278,6 +320,11 @@ func serviceAccountToken(ctx context.Context, cfg *rest.Config, namespace, name 
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// tokenConfig reaches cfg's API server, trusting its CA, as the bearer of token.
+func tokenConfig(cfg *rest.Config, token string) *rest.Config {
+	return &rest.Config{Host: cfg.Host, TLSClientConfig: rest.TLSClientConfig{CAData: cfg.CAData}, BearerToken: token}
+}
 
 func writeTokenKubeconfig(path string, cfg *rest.Config, token string) error {
 	kc := clientcmdapi.NewConfig()

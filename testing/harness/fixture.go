@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
@@ -21,6 +22,9 @@ import (
 const (
 	// Converge bounds how long the operator may take to act on a change.
 	Converge = 10 * time.Second
+	// Failover bounds how long a new operator may take to become leader after the old one was
+	// killed: the old one's lease must expire first (LeaseDuration 15 s, RetryPeriod 2 s).
+	Failover = 30 * time.Second
 	// AtRest is how long a scenario watches for something that must not happen.
 	AtRest = 3 * time.Second
 	// Poll is how often Eventually and Consistently look.
@@ -142,4 +146,12 @@ func tail(path string, n int) string {
 	}
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// MergePatch sends a JSON merge patch to the object namespace/name of obj's kind, as
+// `kubectl patch --type merge` does.
+func MergePatch(ctx context.Context, c client.Client, obj client.Object, namespace, name, patch string) error {
+	obj.SetNamespace(namespace)
+	obj.SetName(name)
+	return c.Patch(ctx, obj, client.RawPatch(types.MergePatchType, []byte(patch)))
 }

@@ -96,7 +96,7 @@ func (o *Operator) raw() (Counts, error) {
 	return Counts{Reconciles: *r, Writes: writes}, nil
 }
 
-// sum adds up the counter samples of family name whose label key is value (all when key is "");
+// sum adds up the counter (or gauge) samples of family name whose label key is value (all when key is "");
 // nil when there is no such family.
 func sum(families []*dto.MetricFamily, name, key, value string) *float64 {
 	var total *float64
@@ -109,7 +109,8 @@ func sum(families []*dto.MetricFamily, name, key, value string) *float64 {
 				if total == nil {
 					total = new(float64)
 				}
-				*total += m.GetCounter().GetValue()
+				// A sample is a counter or a gauge; the other reads as zero.
+				*total += m.GetCounter().GetValue() + m.GetGauge().GetValue()
 			}
 		}
 	}
@@ -125,7 +126,7 @@ func hasLabel(m *dto.Metric, key, value string) bool {
 	return false
 }
 
-// Sum is the total of the operator's counter name over the samples whose label key is value (all
+// Sum is the total of the operator's counter or gauge name over the samples whose label key is value (all
 // samples when key is ""), and whether the operator exports that counter at all.
 func (o *Operator) Sum(name, key, value string) (float64, bool, error) {
 	families, err := o.metrics()

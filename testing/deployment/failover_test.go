@@ -1,0 +1,66 @@
+package deployment
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	"example.com/operator-demo/testing/harness"
+)
+
+// leading is 1 when an operator holds the leader Lease, else 0 (client-go's leader election gauge).
+func leading(op *harness.Operator) func() (float64, error) {
+	return func() (float64, error) {
+		v, _, err := op.Sum("leader_election_master_status", "name", "operator-demo.demo.example.com")
+		return v, err
+	}
+}
+
+var _ = Describe("Two replicas of the operator", func() {
+	It("fail over when the leader is killed: the standby takes the lease and corrects drift made in the gap", func(ctx SpecContext) {
+		By("starting a second replica: it waits as a standby")
+		standby, err := d.StartReplica()
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(leading(d.Operator)).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(BeNumerically("==", 1))
+		Eventually(leading(standby)).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(BeZero())
+		Consistently(leading(standby)).WithTimeout(harness.AtRest).WithPolling(harness.Poll).Should(BeZero())
+
+		By("creating a Sample and waiting for its ConfigMap")
+		sample := &demov1alpha1.Sample{
+			ObjectMeta: metav1.ObjectMeta{Name: "failover", Namespace: "default"},
+			Spec:       demov1alpha1.SampleSpec{Message: "hello world"},
+		}
+		Expect(d.Client.Create(ctx, sample)).To(Succeed())
+		cm := &corev1.ConfigMap{}
+		key := client.ObjectKey{Namespace: "default", Name: "failover-config"}
+		Eventually(func(g Gomega) {
+			g.Expect(d.Client.Get(ctx, key, cm)).To(Succeed())
+		}).WithContext(ctx).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(Succeed())
+
+		By("killing the leader (kill -9: it cannot release its lease) and editing the ConfigMap in the gap")
+		d.Operator.Kill()
+		killed := time.Now()
+		cm.Data[demov1alpha1.MessageKey] = "drifted while nobody leads"
+		Expect(d.Client.Update(ctx, cm)).To(Succeed())
+
+		By("waiting for the standby to lead, within the lease duration plus a retry period")
+		Eventually(leading(standby)).WithTimeout(harness.Failover).WithPolling(harness.Poll).Should(BeNumerically("==", 1))
+		AddReportEntry("takeover after kill -9", time.Since(killed).Round(100*time.Millisecond).String())
+
+		By("waiting for the new leader to restore the message")
+		Eventually(func(g Gomega) {
+			g.Expect(d.Client.Get(ctx, key, cm)).To(Succeed())
+			g.Expect(cm.Data).To(HaveKeyWithValue(demov1alpha1.MessageKey, "hello world"))
+		}).WithContext(ctx).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(Succeed())
+
+		By("bringing the killed replica back, as a standby now")
+		Expect(d.Operator.Up()).To(Succeed())
+		Eventually(leading(d.Operator)).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(BeZero())
+		Consistently(leading(d.Operator)).WithTimeout(harness.AtRest).WithPolling(harness.Poll).Should(BeZero())
+	})
+})

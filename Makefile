@@ -22,6 +22,10 @@ IMG ?= operator-demo:dev
 # The e2e tier's cluster: kind where a Docker engine answers, else a local control plane.
 E2E_PROVIDER ?= $(shell docker info >/dev/null 2>&1 && echo kind || echo local)
 GO_TEST_FLAGS ?= -race
+# The envtest scenarios run in SCENARIO_PROCS Ginkgo processes sharing one control plane: their
+# specs mostly wait on the operator, so more processes than cores pay off (measured: BENCHMARKS.md).
+GINKGO_FLAGS ?= --race
+SCENARIO_PROCS ?= 4
 REPORTS ?= $(CURDIR)/reports
 
 SHELL = /usr/bin/env bash -o pipefail
@@ -97,10 +101,12 @@ test-unit: ## Unit tier: pure functions and Reconcile against a fake client. No 
 	go test $(GO_TEST_FLAGS) ./api/... ./controllers/... ./testing/catalogue/...
 
 .PHONY: test-envtest
-test-envtest: setup-envtest ## Envtest tier: the harness and every scenario on a real kube-apiserver + etcd.
+test-envtest: setup-envtest ## Envtest tier: the harness and every scenario on a real kube-apiserver + etcd, in parallel.
 	@mkdir -p $(REPORTS)
-	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" \
-		go test $(GO_TEST_FLAGS) ./testing/harness/... ./scenarios/... -args -ginkgo.junit-report=$(REPORTS)/envtest.xml
+	assets="$$($(K8SBIN) envtest 2>/dev/null)"; \
+	KUBEBUILDER_ASSETS="$$assets" go test $(GO_TEST_FLAGS) ./testing/harness/... && \
+	KUBEBUILDER_ASSETS="$$assets" go tool ginkgo $(GINKGO_FLAGS) --procs=$(SCENARIO_PROCS) \
+		--output-dir=$(REPORTS) --junit-report=envtest.xml ./scenarios
 
 .PHONY: test-e2e
 test-e2e: build setup-controlplane $(if $(filter kind,$(E2E_PROVIDER)),$(KIND)) ## E2e tier: the scenarios on a real cluster (E2E_PROVIDER=kind or local); local adds testing/deployment.

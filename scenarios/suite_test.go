@@ -13,7 +13,7 @@ import (
 	"example.com/operator-demo/testing/harness"
 )
 
-// cluster is where every spec of this suite runs; one per test process.
+// cluster is where every spec of this test process runs.
 var cluster harness.Cluster
 
 func TestScenarios(t *testing.T) {
@@ -23,11 +23,23 @@ func TestScenarios(t *testing.T) {
 	RunSpecs(t, "Sample scenarios", suiteConfig, reporterConfig)
 }
 
-var _ = BeforeSuite(func(ctx SpecContext) {
-	var err error
-	cluster, err = harness.Connect(ctx)
+// The first test process starts the cluster; every process, the first included, attaches to it.
+// With `ginkgo -p` the envtest tier's processes share one control plane, each spec in a
+// namespace and with an operator of its own.
+var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
+	started, attachment, err := harness.Start(ctx)
 	Expect(err).NotTo(HaveOccurred())
+	// Runs once every process has finished, and after their own cleanups.
+	DeferCleanup(started.Stop)
+	if attachment == nil {
+		cluster = started
+	}
+	return attachment
+}, func(attachment []byte) {
+	if cluster == nil {
+		var err error
+		cluster, err = harness.Attach(attachment)
+		Expect(err).NotTo(HaveOccurred())
+	}
 	komega.SetClient(cluster.Client())
-	// DeferCleanup runs after every spec's own cleanup, so every operator has stopped by then.
-	DeferCleanup(cluster.Stop)
 })

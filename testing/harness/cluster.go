@@ -2,11 +2,13 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
 
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/operator-demo/controllers"
@@ -27,44 +29,84 @@ type Cluster interface {
 	Stop() error
 }
 
-// Connect returns the cluster that $SCENARIOS_TIER names.
-func Connect(ctx context.Context) (Cluster, error) {
+// Start starts (or, for kind, connects to) the cluster that $SCENARIOS_TIER names, for every
+// test process of a suite to share. It returns the cluster, and what another process passes to
+// Attach to use it too. Call it in one process (Ginkgo's SynchronizedBeforeSuite).
+func Start(ctx context.Context) (Cluster, []byte, error) {
 	switch tier := os.Getenv(TierEnv); tier {
 	case "", "envtest":
 		return startEnvtestCluster()
 	case "e2e":
-		return connectE2E(ctx)
+		// One operator serves every namespace, and its counters with it: the e2e tier runs in
+		// one process, which keeps the cluster it started.
+		c, err := connectE2E(ctx)
+		return c, nil, err
 	default:
-		return nil, fmt.Errorf("%s=%q: want envtest or e2e", TierEnv, tier)
+		return nil, nil, fmt.Errorf("%s=%q: want envtest or e2e", TierEnv, tier)
 	}
 }
 
-// envtestCluster is the envtest tier: a control plane of this process's own, and one in-process
-// operator per namespace.
-type envtestCluster struct {
-	cp     *ControlPlane
-	client client.Client
+// Attach returns the cluster that another process started, from what Start returned there.
+func Attach(attachment []byte) (Cluster, error) {
+	if attachment == nil {
+		return nil, errors.New("the e2e tier runs in one test process: run it without -p / --procs")
+	}
+	var a envtestAttachment
+	if err := json.Unmarshal(attachment, &a); err != nil {
+		return nil, fmt.Errorf("attach to the shared control plane: %w", err)
+	}
+	cfg := &rest.Config{Host: a.Host, TLSClientConfig: rest.TLSClientConfig{CAData: a.CA, CertData: a.Cert, KeyData: a.Key}, QPS: a.QPS, Burst: a.Burst}
+	return newEnvtestCluster(cfg, func() error { return nil })
 }
 
-func startEnvtestCluster() (*envtestCluster, error) {
+// envtestAttachment is how another process reaches the shared envtest control plane.
+type envtestAttachment struct {
+	Host          string
+	CA, Cert, Key []byte
+	QPS           float32
+	Burst         int
+}
+
+// envtestCluster is the envtest tier: a control plane (this process's, or shared by another) and
+// one in-process operator per namespace.
+type envtestCluster struct {
+	config *rest.Config
+	client client.Client
+	stop   func() error
+}
+
+func startEnvtestCluster() (*envtestCluster, []byte, error) {
 	cp, err := StartControlPlane("")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	c, err := client.New(cp.Config, client.Options{Scheme: controllers.NewScheme()})
+	cfg := cp.Config
+	attachment, err := json.Marshal(envtestAttachment{Host: cfg.Host, CA: cfg.CAData, Cert: cfg.CertData, Key: cfg.KeyData, QPS: cfg.QPS, Burst: cfg.Burst})
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("client for envtest: %w", err), cp.Stop())
+		return nil, nil, errors.Join(err, cp.Stop())
 	}
-	return &envtestCluster{cp: cp, client: c}, nil
+	e, err := newEnvtestCluster(cfg, cp.Stop)
+	if err != nil {
+		return nil, nil, errors.Join(err, cp.Stop())
+	}
+	return e, attachment, nil
+}
+
+func newEnvtestCluster(cfg *rest.Config, stop func() error) (*envtestCluster, error) {
+	c, err := client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
+	if err != nil {
+		return nil, fmt.Errorf("client for envtest: %w", err)
+	}
+	return &envtestCluster{config: cfg, client: c, stop: stop}, nil
 }
 
 func (e *envtestCluster) Client() client.Client { return e.client }
 
 func (e *envtestCluster) RunOperator(namespace string, wiring controllers.Wiring) (*Operator, error) {
-	return StartOperator(e.cp.Config, namespace, wiring)
+	return StartOperator(e.config, namespace, wiring)
 }
 
-func (e *envtestCluster) Stop() error { return e.cp.Stop() }
+func (e *envtestCluster) Stop() error { return e.stop() }
 
 // Labels that say what a scenario needs beyond an API server. Each tier leaves out, by label
 // filter, the scenarios it cannot run (see LabelFilter): none is skipped inside its body.

@@ -122,6 +122,12 @@ else
 		go test ./testing/deployment/ -count=1 -args -ginkgo.junit-report=$(REPORTS)/deployment.xml
 endif
 
+.PHONY: bench
+bench: setup-envtest ## Measure (not part of make test): micro-benchmarks, then writes, throughput, latency, memory on envtest.
+	go test -run '^$$' -bench . -benchmem ./controllers/
+	go build -o $(LOCALBIN)/bench ./testing/bench
+	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" $(LOCALBIN)/bench $(BENCH_FLAGS)
+
 ##@ Build
 
 .PHONY: build

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
@@ -76,7 +77,12 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		For(&demov1alpha1.Sample{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
 	if opts.Wiring == WatchSamplesAndConfigMaps {
-		b = b.Owns(&corev1.ConfigMap{})
+		// A ConfigMap's creation is the operator's own doing (or, at start, the initial list,
+		// while every Sample is reconciled anyway): reconciling the Sample again for it would only
+		// compare against a cache that may not hold the new status yet, and write it twice.
+		b = b.Owns(&corev1.ConfigMap{}, builder.WithPredicates(predicate.Funcs{
+			CreateFunc: func(event.CreateEvent) bool { return false },
+		}))
 	}
 	return b.Complete(r)
 }
@@ -119,14 +125,19 @@ func (r *SampleReconciler) syncConfigMap(ctx context.Context, sample *demov1alph
 	current := &corev1.ConfigMap{}
 	err := r.Get(ctx, key, current)
 	if apierrors.IsNotFound(err) {
-		// The cache holds only labelled ConfigMaps: ask the API server about one that lacks the label.
-		err = r.APIReader.Get(ctx, key, current)
-		if apierrors.IsNotFound(err) {
-			return r.createConfigMap(ctx, sample, desired)
+		// Not in the cache, which holds only ConfigMaps with our label: create it. When the name
+		// is taken by one the cache cannot see (someone else's, or ours with the label stripped),
+		// Create says so, and only then is the API server asked what it is.
+		if err = r.Create(ctx, desired); err == nil {
+			r.Recorder.Eventf(sample, desired, corev1.EventTypeNormal, "Created", "CreateConfigMap", "created ConfigMap %s", desired.Name)
+			return synced, nil
+		}
+		if apierrors.IsAlreadyExists(err) {
+			err = r.APIReader.Get(ctx, key, current)
 		}
 	}
 	if err != nil {
-		return synced, fmt.Errorf("get ConfigMap %s for Sample %s: %w", key, sample.Name, err)
+		return synced, fmt.Errorf("sync ConfigMap %s for Sample %s: %w", key, sample.Name, err)
 	}
 	if !metav1.IsControlledBy(current, sample) {
 		r.recordConflict(sample, current)
@@ -140,14 +151,6 @@ func (r *SampleReconciler) syncConfigMap(ctx context.Context, sample *demov1alph
 		return synced, fmt.Errorf("update ConfigMap %s for Sample %s: %w", key, sample.Name, err)
 	}
 	r.Recorder.Eventf(sample, merged, corev1.EventTypeNormal, "Updated", "UpdateConfigMap", "updated ConfigMap %s to hold spec.message", merged.Name)
-	return synced, nil
-}
-
-func (r *SampleReconciler) createConfigMap(ctx context.Context, sample *demov1alpha1.Sample, desired *corev1.ConfigMap) (outcome, error) {
-	if err := r.Create(ctx, desired); err != nil {
-		return synced, fmt.Errorf("create ConfigMap %s/%s for Sample %s: %w", desired.Namespace, desired.Name, sample.Name, err)
-	}
-	r.Recorder.Eventf(sample, desired, corev1.EventTypeNormal, "Created", "CreateConfigMap", "created ConfigMap %s", desired.Name)
 	return synced, nil
 }
 

@@ -36,7 +36,7 @@ func call(c client.Client, verb string, obj client.Object, sub string) string {
 	return fmt.Sprintf("%s %s", verb, gvk.Kind)
 }
 
-func newFakeAPI(t *testing.T, objs ...client.Object) *fakeAPI {
+func newFakeAPI(t testing.TB, objs ...client.Object) *fakeAPI {
 	t.Helper()
 	api := &fakeAPI{faults: map[string]error{}, events: events.NewFakeRecorder(10)}
 	write := func(c client.Client, verb string, obj client.Object, sub string) error {
@@ -91,7 +91,7 @@ func newFakeAPI(t *testing.T, objs ...client.Object) *fakeAPI {
 }
 
 // reconcile runs one pass over the Sample team-a/greeting, with api as the cache and the API reader.
-func (api *fakeAPI) reconcile(t *testing.T) (ctrl.Result, error) {
+func (api *fakeAPI) reconcile(t testing.TB) (ctrl.Result, error) {
 	t.Helper()
 	api.writes = nil
 	r := &SampleReconciler{Client: api, APIReader: api, Recorder: api.events}
@@ -99,7 +99,7 @@ func (api *fakeAPI) reconcile(t *testing.T) (ctrl.Result, error) {
 }
 
 // converged runs passes until one sends no write, and fails if that takes more than three.
-func (api *fakeAPI) converged(t *testing.T) {
+func (api *fakeAPI) converged(t testing.TB) {
 	t.Helper()
 	for range 3 {
 		if _, err := api.reconcile(t); err != nil {
@@ -241,6 +241,11 @@ func TestReconcileReturnsEveryFault(t *testing.T) {
 					if err != nil {
 						t.Errorf("a Sample that is gone is not an error: %v", err)
 					}
+				case c.call == "patch Sample/status" && name == "NotFound":
+					// The Sample was deleted while the pass worked: nothing to report to.
+					if err != nil {
+						t.Errorf("a Sample deleted mid-pass is not an error: %v", err)
+					}
 				case c.call == "get ConfigMap" && name == "NotFound":
 					// The cache cannot see the ConfigMap: the API reader is asked, and is answered.
 					if err != nil {
@@ -268,5 +273,65 @@ func driftAndStale(api *fakeAPI, t *testing.T) {
 	cm.Data[demov1alpha1.MessageKey] = "drifted"
 	if err := api.Client.Update(context.Background(), cm); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// cacheBlind is a cache that holds no ConfigMap, as the operator's label-selected cache holds
+// none without the managed-by label; everything else it reads from the fake API server.
+type cacheBlind struct{ client.Client }
+
+func (c cacheBlind) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if _, ok := obj.(*corev1.ConfigMap); ok {
+		return apierrors.NewNotFound(schema.GroupResource{Resource: "configmaps"}, key.Name)
+	}
+	return c.Client.Get(ctx, key, obj, opts...)
+}
+
+// countingReader counts the reads that reach the API server past the cache.
+type countingReader struct {
+	client.Reader
+	reads int
+}
+
+func (r *countingReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	r.reads++
+	return r.Reader.Get(ctx, key, obj, opts...)
+}
+
+func TestReconcileCreatesWithoutAskingTheAPIServerFirst(t *testing.T) {
+	api := newFakeAPI(t, newSample("greeting", "hello world"))
+	reader := &countingReader{Reader: api}
+	r := &SampleReconciler{Client: cacheBlind{api}, APIReader: reader, Recorder: api.events}
+
+	if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team-a", Name: "greeting"}}); err != nil {
+		t.Fatalf("reconcile: %v", err)
+	}
+	wantWrites(t, api, "create ConfigMap", "patch Sample/status")
+	if reader.reads != 0 {
+		t.Errorf("%d reads past the cache for a ConfigMap that did not exist; a create that succeeds needs none", reader.reads)
+	}
+}
+
+func TestReconcileRestoresTheLabelTheCacheSelectsOn(t *testing.T) {
+	api := newFakeAPI(t, newSample("greeting", "hello world"))
+	api.converged(t)
+	cm := api.configMap(t)
+	delete(cm.Labels, ManagedByLabel)
+	if err := api.Client.Update(context.Background(), cm); err != nil {
+		t.Fatal(err)
+	}
+	reader := &countingReader{Reader: api}
+	api.writes = nil
+	r := &SampleReconciler{Client: cacheBlind{api}, APIReader: reader, Recorder: api.events}
+
+	if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team-a", Name: "greeting"}}); err != nil {
+		t.Fatalf("reconcile: %v", err)
+	}
+	wantWrites(t, api, "create ConfigMap", "patch ConfigMap")
+	if reader.reads != 1 {
+		t.Errorf("%d reads past the cache; want 1, after the create found the name taken", reader.reads)
+	}
+	if got := api.configMap(t).Labels[ManagedByLabel]; got != ManagedByValue {
+		t.Errorf("managed-by label = %q, want it restored", got)
 	}
 }

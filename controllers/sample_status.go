@@ -58,7 +58,8 @@ func (r *SampleReconciler) writeStatus(ctx context.Context, sample *demov1alpha1
 	}
 	before := sample.DeepCopy()
 	sample.Status = status
-	if err := r.Status().Patch(ctx, sample, client.MergeFrom(before)); err != nil {
+	// NotFound: the Sample was deleted while this pass worked; there is no one left to tell.
+	if err := r.Status().Patch(ctx, sample, client.MergeFrom(before)); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("write status of Sample %s/%s: %w", sample.Namespace, sample.Name, err)
 	}
 	return nil

@@ -30,6 +30,8 @@ var _ = Describe("Sample", Label("create"), func() {
 	Context("when it is created", func() {
 		It("creates <name>-config holding spec.message, controlled by the Sample, and reports Ready", func(ctx SpecContext) {
 			f := harness.NewFixture(ctx, cluster)
+			before, err := f.Operator.Counts()
+			Expect(err).NotTo(HaveOccurred())
 
 			By("creating a Sample with message \"hello world\"")
 			sample := f.CreateSample(ctx, "greeting", "hello world")
@@ -60,6 +62,10 @@ var _ = Describe("Sample", Label("create"), func() {
 					HaveField("Reason", demov1alpha1.ReasonSynced),
 				))),
 			))
+
+			By("checking that it took two writes, the ConfigMap's create and one status write, and no more")
+			Consistently(f.Operator.Counts).WithTimeout(harness.AtRest).WithPolling(harness.Poll).
+				Should(HaveField("Writes", before.Writes+2))
 		})
 	})
 })

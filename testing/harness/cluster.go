@@ -103,7 +103,7 @@ func newEnvtestCluster(cfg *rest.Config, stop func() error) (*envtestCluster, er
 func (e *envtestCluster) Client() client.Client { return e.client }
 
 func (e *envtestCluster) RunOperator(namespace string, wiring controllers.Wiring) (*Operator, error) {
-	return StartOperator(e.config, namespace, wiring)
+	return StartOperator(e.config, namespace, controllers.Options{Wiring: wiring})
 }
 
 func (e *envtestCluster) Stop() error { return e.stop() }
@@ -140,7 +140,7 @@ func CurrentTier() Tier {
 	switch {
 	case os.Getenv(TierEnv) != "e2e":
 		return Tiers[0]
-	case os.Getenv(ProviderEnv) == "kind":
+	case os.Getenv(ProviderEnv) == ProviderKind:
 		return Tiers[2]
 	default:
 		return Tiers[1]

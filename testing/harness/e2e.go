@@ -39,6 +39,12 @@ import (
 // $KUBECONFIG, the operator deployed into it by `make test-e2e`, metrics at $E2E_METRICS_URL).
 const ProviderEnv = "E2E_PROVIDER"
 
+// The e2e tier's providers.
+const (
+	ProviderLocal = "local"
+	ProviderKind  = "kind"
+)
+
 // Names in config/default, as kustomize renders them.
 const (
 	operatorNamespace = "operator-demo-system"
@@ -56,9 +62,9 @@ type e2eCluster struct {
 
 func connectE2E(ctx context.Context) (*e2eCluster, error) {
 	switch provider := os.Getenv(ProviderEnv); provider {
-	case "", "local":
+	case "", ProviderLocal:
 		return startLocalE2E(ctx)
-	case "kind":
+	case ProviderKind:
 		return connectKind(ctx)
 	default:
 		return nil, fmt.Errorf("%s=%q: want local or kind", ProviderEnv, provider)
@@ -186,7 +192,7 @@ func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string) 
 		return nil, err
 	}
 	kubeconfig := filepath.Join(lc.Dir, "operator.kubeconfig")
-	if err := writeTokenKubeconfig(kubeconfig, lc.Config, operatorToken); err != nil {
+	if err := WriteKubeconfig(kubeconfig, tokenConfig(lc.Config, operatorToken)); err != nil {
 		return nil, err
 	}
 	metricsToken, err := metricsReaderToken(ctx, c, lc.Config)
@@ -326,12 +332,14 @@ func tokenConfig(cfg *rest.Config, token string) *rest.Config {
 	return &rest.Config{Host: cfg.Host, TLSClientConfig: rest.TLSClientConfig{CAData: cfg.CAData}, BearerToken: token}
 }
 
-func writeTokenKubeconfig(path string, cfg *rest.Config, token string) error {
+// WriteKubeconfig writes a kubeconfig file for cfg: its server and CA, and its bearer token or
+// client certificate.
+func WriteKubeconfig(path string, cfg *rest.Config) error {
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters["local"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["operator"] = &clientcmdapi.AuthInfo{Token: token}
-	kc.Contexts["operator"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "operator"}
-	kc.CurrentContext = "operator"
+	kc.AuthInfos["user"] = &clientcmdapi.AuthInfo{Token: cfg.BearerToken, ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData}
+	kc.Contexts["local"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "user"}
+	kc.CurrentContext = "local"
 	return clientcmd.WriteToFile(*kc, path)
 }
 

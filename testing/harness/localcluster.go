@@ -35,6 +35,10 @@ func StartLocalCluster(dir string) (*LocalCluster, error) {
 	if _, err := os.Stat(kcmBinary); err != nil {
 		return nil, fmt.Errorf("no kube-controller-manager in %s: run `make setup-controlplane`", assets)
 	}
+	// The directory is this cluster's alone: logs of an earlier run would only mislead.
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}

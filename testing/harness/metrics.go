@@ -1,9 +1,12 @@
 package harness
 
 import (
-	"errors"
+	"context"
+	"fmt"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"example.com/operator-demo/controllers"
 )
@@ -48,6 +51,15 @@ func (o *Operator) Up() error {
 		return err
 	}
 	o.running = true
+	// Ready is not yet serving metrics: the metrics server may start a moment after the probes.
+	var last error
+	err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		_, last = o.raw()
+		return last == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the operator serves no metrics 30s after it was ready: %w", last)
+	}
 	return nil
 }
 
@@ -84,16 +96,15 @@ func (o *Operator) raw() (Counts, error) {
 	if err != nil {
 		return Counts{}, err
 	}
-	r := sum(families, "controller_runtime_reconcile_total", "controller", controllers.ControllerName)
-	w := sum(families, controllers.WritesMetric, "", "")
-	if r == nil {
-		return Counts{}, errors.New("the operator's metrics have no controller_runtime_reconcile_total for the sample controller")
+	// A counter that has not counted yet may not be exported yet: it reads as zero.
+	var c Counts
+	if r := sum(families, "controller_runtime_reconcile_total", "controller", controllers.ControllerName); r != nil {
+		c.Reconciles = *r
 	}
-	writes := 0.0
-	if w != nil {
-		writes = *w
+	if w := sum(families, controllers.WritesMetric, "", ""); w != nil {
+		c.Writes = *w
 	}
-	return Counts{Reconciles: *r, Writes: writes}, nil
+	return c, nil
 }
 
 // sum adds up the counter (or gauge) samples of family name whose label key is value (all when key is "");

@@ -16,15 +16,15 @@ import (
 )
 
 // StartOperator runs the Sample controller in this process, in a manager of its own that sees
-// only namespace, wired as wiring says. It is the envtest tier's operator: the same manager
+// only namespace, configured by opts. It is the envtest tier's operator: the same manager
 // options and controller as cmd/, minus the metrics server, probes and leader election.
-func StartOperator(cfg *rest.Config, namespace string, wiring controllers.Wiring) (*Operator, error) {
+func StartOperator(cfg *rest.Config, namespace string, opts controllers.Options) (*Operator, error) {
 	var stop func() error
 	op := &Operator{
 		metrics: metrics.Registry.Gather,
 		up: func() error {
 			var err error
-			stop, err = startManager(cfg, namespace, wiring)
+			stop, err = startManager(cfg, namespace, opts)
 			return err
 		},
 		down: func() error { return stop() },
@@ -35,7 +35,7 @@ func StartOperator(cfg *rest.Config, namespace string, wiring controllers.Wiring
 }
 
 // startManager starts a manager and returns a func that stops it and waits until it has stopped.
-func startManager(cfg *rest.Config, namespace string, wiring controllers.Wiring) (func() error, error) {
+func startManager(cfg *rest.Config, namespace string, opts controllers.Options) (func() error, error) {
 	mgr, err := ctrl.NewManager(cfg, controllers.ManagerOptions(ctrl.Options{
 		Scheme:                 controllers.NewScheme(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -47,7 +47,7 @@ func startManager(cfg *rest.Config, namespace string, wiring controllers.Wiring)
 	if err != nil {
 		return nil, fmt.Errorf("new manager for namespace %s: %w", namespace, err)
 	}
-	if err := controllers.SetupWithManager(mgr, controllers.Options{Wiring: wiring}); err != nil {
+	if err := controllers.SetupWithManager(mgr, opts); err != nil {
 		return nil, fmt.Errorf("set up the Sample controller for namespace %s: %w", namespace, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

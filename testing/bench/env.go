@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	"example.com/operator-demo/controllers"
+	"example.com/operator-demo/testing/harness"
+)
+
+// env is the control plane the bench measures on, and an administrator's client that is not
+// itself the bottleneck (QPS 2000).
+type env struct {
+	cp    *harness.ControlPlane
+	admin client.WithWatch
+}
+
+func startEnv() (*env, error) {
+	cp, err := harness.StartControlPlane("")
+	if err != nil {
+		return nil, err
+	}
+	admin, err := client.NewWithWatch(limited(cp.Config, 2000, 4000), client.Options{Scheme: controllers.NewScheme()})
+	if err != nil {
+		return nil, errors.Join(err, cp.Stop())
+	}
+	return &env{cp: cp, admin: admin}, nil
+}
+
+func (e *env) stop() error { return e.cp.Stop() }
+
+// limited is cfg with client-side rate limits qps and burst.
+func limited(cfg *rest.Config, qps float32, burst int) *rest.Config {
+	c := rest.CopyConfig(cfg)
+	c.QPS, c.Burst = qps, burst
+	return c
+}
+
+func (e *env) namespace(ctx context.Context, prefix string) (string, error) {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
+	if err := e.admin.Create(ctx, ns); err != nil {
+		return "", err
+	}
+	return ns.Name, nil
+}
+
+func sampleName(i int) string { return fmt.Sprintf("s%05d", i) }
+
+// createSamples creates n Samples in namespace, 16 at a time.
+func (e *env) createSamples(ctx context.Context, namespace string, n int) error {
+	return parallel(n, 16, func(i int) error {
+		return e.admin.Create(ctx, &demov1alpha1.Sample{
+			ObjectMeta: metav1.ObjectMeta{Name: sampleName(i), Namespace: namespace},
+			Spec:       demov1alpha1.SampleSpec{Message: "hello world"},
+		})
+	})
+}
+
+// waitConverged waits until n Samples in namespace report Ready for their generation and their
+// ConfigMaps hold their messages; it checks every 200ms.
+func (e *env) waitConverged(ctx context.Context, namespace string, n int, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		ready, err := e.converged(ctx, namespace)
+		if err != nil {
+			return err
+		}
+		if ready == n {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("namespace %s: %d of %d Samples converged after %s", namespace, ready, n, timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// converged counts the Samples in namespace that are Ready for their generation with their
+// ConfigMap holding their message.
+func (e *env) converged(ctx context.Context, namespace string) (int, error) {
+	samples := &demov1alpha1.SampleList{}
+	cms := &corev1.ConfigMapList{}
+	if err := e.admin.List(ctx, samples, client.InNamespace(namespace)); err != nil {
+		return 0, err
+	}
+	if err := e.admin.List(ctx, cms, client.InNamespace(namespace)); err != nil {
+		return 0, err
+	}
+	messages := map[string]string{}
+	for _, cm := range cms.Items {
+		messages[cm.Name] = cm.Data[demov1alpha1.MessageKey]
+	}
+	n := 0
+	for _, s := range samples.Items {
+		message, ok := messages[s.Name+demov1alpha1.ConfigMapSuffix]
+		if ok && message == s.Spec.Message && s.Status.ObservedGeneration == s.Generation && isReady(&s) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+func isReady(s *demov1alpha1.Sample) bool {
+	for _, c := range s.Status.Conditions {
+		if c.Type == demov1alpha1.ConditionReady {
+			return c.Status == metav1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// parallel runs do(0) … do(n-1) on workers goroutines and joins their errors.
+func parallel(n, workers int, do func(i int) error) error {
+	next := make(chan int)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				errs[i] = do(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return errors.Join(errs...)
+}

@@ -1,0 +1,96 @@
+// Command bench measures the operator on an envtest control plane and prints a Markdown table:
+// API writes at rest, throughput against a bare client doing the same writes, spec-to-ConfigMap
+// latency, and memory with many ConfigMaps it does not own (scoped cache against a naive one).
+// `make bench` runs it; BENCHMARKS.md keeps its output with the machine and the command.
+//
+// Measuring memory needs the operator in a process of its own: the bench runs itself again
+// with -operator=scoped|naive as that process.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap/zapcore"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+)
+
+func main() {
+	operator := flag.String("operator", "", "run as the operator under measurement: scoped (as cmd/) or naive (caches every ConfigMap)")
+	metricsAddr := flag.String("metrics-bind-address", "", "with -operator: where to serve metrics (plain HTTP)")
+	samples := flag.Int("samples", 1000, "Samples for the throughput run")
+	noise := flag.Int("noise", 10000, "ConfigMaps the operator does not own, for the memory run")
+	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	if *operator != "" {
+		// The cluster comes from controller-runtime's own -kubeconfig flag.
+		err = runOperator(ctx, *operator, *metricsAddr)
+	} else {
+		err = run(ctx, *samples, *noise)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// result is one row of the table.
+type result struct {
+	measure, value, goal string
+	ok                   bool
+}
+
+func run(ctx context.Context, samples, noise int) error {
+	started := time.Now()
+	e, err := startEnv()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = e.stop() }()
+	boot := time.Since(started)
+	progress("envtest started in %s", boot.Round(10*time.Millisecond))
+
+	var rows []result
+	add := func(r ...result) { rows = append(rows, r...) }
+	add(result{measure: "envtest boot (etcd + kube-apiserver + CRD)", value: boot.Round(10 * time.Millisecond).String(), goal: "—", ok: true})
+
+	// Memory first: its operator watches the whole cluster, which is still empty then.
+	for _, measure := range []func(context.Context, *env) ([]result, error){
+		func(ctx context.Context, e *env) ([]result, error) { return memory(ctx, e, noise) },
+		writesAtRest,
+		func(ctx context.Context, e *env) ([]result, error) { return throughput(ctx, e, samples) },
+		latency,
+	} {
+		r, err := measure(ctx, e)
+		if err != nil {
+			return err
+		}
+		add(r...)
+	}
+
+	fmt.Printf("\n| Measure | Result | Limit or goal | |\n|---|---|---|---|\n")
+	for _, r := range rows {
+		verdict := "ok"
+		if !r.ok {
+			verdict = "**over**"
+		}
+		fmt.Printf("| %s | %s | %s | %s |\n", r.measure, r.value, r.goal, verdict)
+	}
+	fmt.Printf("\n%d cores (GOMAXPROCS %d), %s/%s, %s; total %s\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version(), time.Since(started).Round(time.Second))
+	return nil
+}
+
+func progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+}

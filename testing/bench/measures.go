@@ -1,0 +1,256 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	"example.com/operator-demo/controllers"
+	"example.com/operator-demo/testing/harness"
+)
+
+// The operator's client limits in the in-process measurements: cmd/'s defaults.
+const (
+	operatorQPS   = 50
+	operatorBurst = 100
+)
+
+// writesAtRest: API writes per reconcile that finds nothing to do, and during 30 s at rest.
+func writesAtRest(ctx context.Context, e *env) ([]result, error) {
+	const n = 100
+	ns, err := e.namespace(ctx, "writes")
+	if err != nil {
+		return nil, err
+	}
+	op, err := harness.StartOperator(limited(e.cp.Config, operatorQPS, operatorBurst), ns, controllers.Options{MaxConcurrentReconciles: 2})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = op.Down() }()
+	if err := e.createSamples(ctx, ns, n); err != nil {
+		return nil, err
+	}
+	if err := e.waitConverged(ctx, ns, n, time.Minute); err != nil {
+		return nil, err
+	}
+
+	progress("writes: %d no-op reconciles (an unmanaged annotation on every ConfigMap)", n)
+	before, err := op.Counts()
+	if err != nil {
+		return nil, err
+	}
+	if err := parallel(n, 16, func(i int) error {
+		return harness.MergePatch(ctx, e.admin, &corev1.ConfigMap{}, ns, sampleName(i)+demov1alpha1.ConfigMapSuffix, `{"metadata":{"annotations":{"bench/touched":"yes"}}}`)
+	}); err != nil {
+		return nil, err
+	}
+	after, err := waitCounts(ctx, op, func(c harness.Counts) bool { return c.Reconciles >= before.Reconciles+n })
+	if err != nil {
+		return nil, err
+	}
+	reconciles, writes := after.Reconciles-before.Reconciles, after.Writes-before.Writes
+
+	progress("writes: 30 s at rest with %d converged Samples", n)
+	rest, err := op.Counts()
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-time.After(30 * time.Second):
+	}
+	end, err := op.Counts()
+	if err != nil {
+		return nil, err
+	}
+	return []result{
+		{
+			measure: fmt.Sprintf("API writes per no-op reconcile (%d Samples, each reconciled after an unmanaged edit)", n),
+			value:   fmt.Sprintf("%.2f (%.0f writes in %.0f reconciles)", writes/reconciles, writes, reconciles),
+			goal:    "0", ok: writes == 0,
+		},
+		{
+			measure: fmt.Sprintf("API writes during 30 s at rest, %d converged Samples", n),
+			value:   fmt.Sprintf("%.0f (and %.0f reconciles)", end.Writes-rest.Writes, end.Reconciles-rest.Reconciles),
+			goal:    "0", ok: end.Writes == rest.Writes,
+		},
+	}, nil
+}
+
+// waitCounts polls the operator's counters until done says so, for at most a minute.
+func waitCounts(ctx context.Context, op *harness.Operator, done func(harness.Counts) bool) (harness.Counts, error) {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		c, err := op.Counts()
+		if err != nil {
+			return c, err
+		}
+		if done(c) {
+			return c, nil
+		}
+		if time.Now().After(deadline) {
+			return c, fmt.Errorf("counters stuck at %+v", c)
+		}
+		select {
+		case <-ctx.Done():
+			return c, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// throughput: n Samples exist and the operator starts; the time until all have converged,
+// against a bare client doing the same writes (n ConfigMap creates and n status updates) with
+// the same client limits and concurrency.
+func throughput(ctx context.Context, e *env, n int) ([]result, error) {
+	var out []result
+	for _, workers := range []int{1, 2, 4, 8} {
+		bare, err := bareClient(ctx, e, n, workers)
+		if err != nil {
+			return nil, err
+		}
+		ns, err := e.namespace(ctx, "throughput")
+		if err != nil {
+			return nil, err
+		}
+		if err := e.createSamples(ctx, ns, n); err != nil {
+			return nil, err
+		}
+		started := time.Now()
+		op, err := harness.StartOperator(limited(e.cp.Config, operatorQPS, operatorBurst), ns, controllers.Options{MaxConcurrentReconciles: workers})
+		if err != nil {
+			return nil, err
+		}
+		err = e.waitConverged(ctx, ns, n, 5*time.Minute)
+		took := time.Since(started)
+		counts, countErr := op.Counts()
+		if err := errors.Join(err, countErr, op.Down()); err != nil {
+			return nil, err
+		}
+		ratio := took.Seconds() / bare.Seconds()
+		progress("throughput: %d workers: operator %s, bare client %s (%.2f×)", workers, took.Round(10*time.Millisecond), bare.Round(10*time.Millisecond), ratio)
+		out = append(out, result{
+			measure: fmt.Sprintf("Throughput: %d Samples to Ready, MaxConcurrentReconciles %d, QPS %d/burst %d", n, workers, operatorQPS, operatorBurst),
+			value: fmt.Sprintf("%s vs bare client %s: **%.2f×** (%.2f writes per Sample)", took.Round(10*time.Millisecond), bare.Round(10*time.Millisecond), ratio,
+				counts.Writes/float64(n)),
+			goal: "≤ 1.2×", ok: ratio <= 1.2,
+		})
+	}
+	return out, nil
+}
+
+// bareClient times a plain client, with the operator's limits and workers goroutines, making the
+// writes the operator makes for n new Samples: create each ConfigMap, then update each status.
+func bareClient(ctx context.Context, e *env, n, workers int) (time.Duration, error) {
+	ns, err := e.namespace(ctx, "bare")
+	if err != nil {
+		return 0, err
+	}
+	if err := e.createSamples(ctx, ns, n); err != nil {
+		return 0, err
+	}
+	samples := &demov1alpha1.SampleList{}
+	if err := e.admin.List(ctx, samples, client.InNamespace(ns)); err != nil {
+		return 0, err
+	}
+	c, err := client.New(limited(e.cp.Config, operatorQPS, operatorBurst), client.Options{Scheme: controllers.NewScheme()})
+	if err != nil {
+		return 0, err
+	}
+	started := time.Now()
+	err = parallel(len(samples.Items), workers, func(i int) error {
+		s := &samples.Items[i]
+		cm := &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{
+				Name: s.Name + demov1alpha1.ConfigMapSuffix, Namespace: ns,
+				Labels:          map[string]string{controllers.ManagedByLabel: controllers.ManagedByValue},
+				OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(s, demov1alpha1.GroupVersion.WithKind("Sample"))},
+			},
+			Data: map[string]string{demov1alpha1.MessageKey: s.Spec.Message},
+		}
+		if err := c.Create(ctx, cm); err != nil {
+			return err
+		}
+		before := s.DeepCopy()
+		s.Status = demov1alpha1.SampleStatus{ObservedGeneration: s.Generation, ConfigMapName: cm.Name, Conditions: []metav1.Condition{{
+			Type: demov1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: demov1alpha1.ReasonSynced,
+			Message: "ConfigMap holds spec.message", ObservedGeneration: s.Generation, LastTransitionTime: metav1.Now(),
+		}}}
+		return c.Status().Patch(ctx, s, client.MergeFrom(before))
+	})
+	return time.Since(started), err
+}
+
+// latency: spec.message changed, then the time until a watch sees the ConfigMap hold it.
+func latency(ctx context.Context, e *env) ([]result, error) {
+	const changes = 200
+	ns, err := e.namespace(ctx, "latency")
+	if err != nil {
+		return nil, err
+	}
+	op, err := harness.StartOperator(limited(e.cp.Config, operatorQPS, operatorBurst), ns, controllers.Options{MaxConcurrentReconciles: 2})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = op.Down() }()
+	if err := e.createSamples(ctx, ns, 1); err != nil {
+		return nil, err
+	}
+	if err := e.waitConverged(ctx, ns, 1, time.Minute); err != nil {
+		return nil, err
+	}
+	w, err := e.admin.Watch(ctx, &corev1.ConfigMapList{}, client.InNamespace(ns))
+	if err != nil {
+		return nil, err
+	}
+	defer w.Stop()
+
+	progress("latency: %d spec changes", changes)
+	took := make([]time.Duration, 0, changes)
+	for i := range changes {
+		message := fmt.Sprintf("change %d", i)
+		started := time.Now()
+		if err := harness.MergePatch(ctx, e.admin, &demov1alpha1.Sample{}, ns, sampleName(0), `{"spec":{"message":"`+message+`"}}`); err != nil {
+			return nil, err
+		}
+		if err := waitForMessage(ctx, w, message); err != nil {
+			return nil, err
+		}
+		took = append(took, time.Since(started))
+	}
+	slices.Sort(took)
+	p := func(q float64) time.Duration { return took[int(q*float64(len(took)-1))].Round(100 * time.Microsecond) }
+	return []result{{
+		measure: fmt.Sprintf("Latency: spec.message changed → ConfigMap updated (%d changes, one at a time)", changes),
+		value:   fmt.Sprintf("p50 %s, p99 %s, max %s", p(0.50), p(0.99), took[len(took)-1].Round(100*time.Microsecond)),
+		goal:    "—", ok: true,
+	}}, nil
+}
+
+func waitForMessage(ctx context.Context, w watch.Interface, message string) error {
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				return fmt.Errorf("watch closed before the ConfigMap held %q", message)
+			}
+			if cm, isCM := ev.Object.(*corev1.ConfigMap); isCM && cm.Data[demov1alpha1.MessageKey] == message {
+				return nil
+			}
+		case <-timeout:
+			return fmt.Errorf("the ConfigMap did not hold %q within 10s", message)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"example.com/operator-demo/controllers"
+	"example.com/operator-demo/testing/harness"
+)
+
+// The operator's cache of ConfigMaps, in the memory measurement.
+const (
+	scoped = "scoped" // as cmd/ has it: only ConfigMaps with the managed-by label
+	naive  = "naive"  // every ConfigMap in the cluster, as a plain Owns(&ConfigMap{}) has it
+)
+
+// runOperator is the operator under memory measurement: cmd/'s manager ("scoped"), or the same
+// with the ConfigMap cache left unscoped ("naive"), as a plain Owns(&ConfigMap{}) has it.
+func runOperator(ctx context.Context, mode, metricsAddr string) error {
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return err
+	}
+	cfg.QPS, cfg.Burst = operatorQPS, operatorBurst
+	opts := controllers.ManagerOptions(ctrl.Options{
+		Scheme:                 controllers.NewScheme(),
+		Metrics:                metricsserver.Options{BindAddress: metricsAddr},
+		HealthProbeBindAddress: "0",
+	})
+	switch mode {
+	case scoped:
+	case naive:
+		opts.Cache.ByObject = nil
+	default:
+		return fmt.Errorf("-operator=%q: want scoped or naive", mode)
+	}
+	mgr, err := ctrl.NewManager(cfg, opts)
+	if err != nil {
+		return err
+	}
+	// The live heap, after a collection: what the operator holds, not what it has yet to free.
+	if err := mgr.AddMetricsServerExtraHandler("/live-heap", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		_, _ = fmt.Fprintf(w, "%d", m.HeapAlloc)
+	})); err != nil {
+		return err
+	}
+	if err := controllers.SetupWithManager(mgr, controllers.Options{MaxConcurrentReconciles: 2}); err != nil {
+		return err
+	}
+	return mgr.Start(ctx)
+}
+
+// memory: the operator's heap and RSS once converged over 100 Samples, with no other ConfigMaps
+// in the cluster and with `noise` ConfigMaps it does not own; scoped cache against naive.
+func memory(ctx context.Context, e *env, noise int) ([]result, error) {
+	const n = 100
+	dir, err := os.MkdirTemp("", "bench-memory-")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := harness.WriteKubeconfig(kubeconfig, e.cp.Config); err != nil {
+		return nil, err
+	}
+	ns, err := e.namespace(ctx, "memory")
+	if err != nil {
+		return nil, err
+	}
+	if err := e.createSamples(ctx, ns, n); err != nil {
+		return nil, err
+	}
+
+	type reading struct{ heap, rss float64 }
+	measure := func(mode string) (reading, error) {
+		heap, rss, err := operatorMemory(ctx, e, mode, kubeconfig, ns, n)
+		progress("memory: %s: heap %s, RSS %s", mode, mib(heap), mib(rss))
+		return reading{heap, rss}, err
+	}
+	quiet := map[string]reading{}
+	for _, mode := range []string{scoped, naive} {
+		if quiet[mode], err = measure(mode); err != nil {
+			return nil, err
+		}
+	}
+	progress("memory: creating %d ConfigMaps of 1 KiB that the operator does not own", noise)
+	noisy, err := e.namespace(ctx, "noise")
+	if err != nil {
+		return nil, err
+	}
+	payload := strings.Repeat("x", 1024)
+	if err := parallel(noise, 32, func(i int) error {
+		return e.admin.Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("noise-%05d", i), Namespace: noisy},
+			Data:       map[string]string{"payload": payload},
+		})
+	}); err != nil {
+		return nil, err
+	}
+	var out []result
+	for _, mode := range []string{scoped, naive} {
+		loud, err := measure(mode)
+		if err != nil {
+			return nil, err
+		}
+		ratio := loud.heap / quiet[mode].heap
+		r := result{
+			measure: fmt.Sprintf("Memory, %s cache: heap (RSS) with 0 → %d ConfigMaps it does not own", mode, noise),
+			value: fmt.Sprintf("%s → %s: **%.2f×** (RSS %s → %s, %.2f×)", mib(quiet[mode].heap), mib(loud.heap), ratio,
+				mib(quiet[mode].rss), mib(loud.rss), loud.rss/quiet[mode].rss),
+			goal: "≤ 1.2×", ok: ratio <= 1.2,
+		}
+		if mode == naive {
+			r.measure = fmt.Sprintf("Memory, naive Owns(&ConfigMap{}) (for comparison): heap (RSS) with 0 → %d unowned ConfigMaps", noise)
+			r.goal, r.ok = "—", true
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// operatorMemory runs the operator as a process of its own until the n Samples in ns have
+// converged and its memory has settled, and returns its heap in use and its RSS, in bytes.
+func operatorMemory(ctx context.Context, e *env, mode, kubeconfig, ns string, n int) (heap, rss float64, err error) {
+	self, err := os.Executable()
+	if err != nil {
+		return 0, 0, err
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return 0, 0, err
+	}
+	cmd := exec.CommandContext(ctx, self, "-operator="+mode, "-kubeconfig="+kubeconfig, "-metrics-bind-address="+addr)
+	cmd.Stderr = nil
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return 0, 0, err
+	}
+	defer func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	}()
+	if err := e.waitConverged(ctx, ns, n, 2*time.Minute); err != nil {
+		return 0, 0, err
+	}
+	// Let the informers' initial lists go: the steady state is what stays.
+	select {
+	case <-ctx.Done():
+		return 0, 0, ctx.Err()
+	case <-time.After(3 * time.Second):
+	}
+	heap, err = liveHeap("http://" + addr + "/live-heap")
+	if err != nil {
+		return 0, 0, err
+	}
+	rss, err = residentBytes(cmd.Process.Pid)
+	return heap, rss, err
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().String(), nil
+}
+
+// liveHeap reads the operator's live heap, in bytes, from its /live-heap endpoint.
+func liveHeap(url string) (float64, error) {
+	resp, err := http.Get(url) //nolint:gosec,noctx // the bench's own operator, on loopback
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseFloat(string(body), 64)
+}
+
+// residentBytes is a process's resident set size, from /proc.
+func residentBytes(pid int) (float64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = f.Close() }()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if rest, ok := strings.CutPrefix(s.Text(), "VmRSS:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return kb * 1024, err
+		}
+	}
+	return 0, errors.Join(errors.New("no VmRSS in /proc status"), s.Err())
+}
+
+func mib(bytes float64) string { return fmt.Sprintf("%.1f MiB", bytes/(1<<20)) }

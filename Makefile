@@ -94,7 +94,7 @@ k8sbin-sync: $(SETUP_ENVTEST) ## Re-pin testing/k8sbin (the control-plane build 
 ##@ Test
 
 .PHONY: test
-test: manifests generate fmt vet test-unit test-envtest ## Unit and envtest tiers, with the race detector (the command CI runs).
+test: manifests generate catalogue fmt vet test-unit test-envtest ## Unit and envtest tiers, with the race detector (the command CI runs).
 
 .PHONY: test-unit
 test-unit: ## Unit tier: pure functions and Reconcile against a fake client. No control plane.
@@ -103,10 +103,14 @@ test-unit: ## Unit tier: pure functions and Reconcile against a fake client. No 
 .PHONY: test-envtest
 test-envtest: setup-envtest ## Envtest tier: the harness and every scenario on a real kube-apiserver + etcd, in parallel.
 	@mkdir -p $(REPORTS)
-	assets="$$($(K8SBIN) envtest 2>/dev/null)"; \
-	KUBEBUILDER_ASSETS="$$assets" go test $(GO_TEST_FLAGS) ./testing/harness/... && \
+	@# The control-plane test runs beside the scenarios (both mostly wait); its output follows theirs.
+	assets="$$($(K8SBIN) envtest 2>/dev/null)"; rc=0; \
+	KUBEBUILDER_ASSETS="$$assets" go test $(GO_TEST_FLAGS) ./testing/harness/... >$(REPORTS)/harness.log 2>&1 & pid=$$!; \
 	KUBEBUILDER_ASSETS="$$assets" go tool ginkgo $(GINKGO_FLAGS) --procs=$(SCENARIO_PROCS) \
-		--output-dir=$(REPORTS) --junit-report=envtest.xml ./scenarios
+		--output-dir=$(REPORTS) --junit-report=envtest.xml ./scenarios || rc=1; \
+	wait $$pid || rc=1; \
+	cat $(REPORTS)/harness.log; \
+	exit $$rc
 
 .PHONY: test-e2e
 test-e2e: build setup-controlplane $(if $(filter kind,$(E2E_PROVIDER)),$(KIND)) ## E2e tier: the scenarios on a real cluster (E2E_PROVIDER=kind or local); local adds testing/deployment.

@@ -26,7 +26,7 @@ const (
 	// killed: the old one's lease must expire first (LeaseDuration 15 s, RetryPeriod 2 s).
 	Failover = 30 * time.Second
 	// AtRest is how long a scenario watches for something that must not happen.
-	AtRest = 3 * time.Second
+	AtRest = 2 * time.Second
 	// Poll is how often Eventually and Consistently look.
 	Poll = 100 * time.Millisecond
 )

@@ -39,7 +39,14 @@ func StartControlPlane(logDir string) (*ControlPlane, error) {
 	var logs []*os.File
 	if logDir != "" {
 		env.ControlPlane.Etcd = &envtest.Etcd{}
-		env.ControlPlane.APIServer = &envtest.APIServer{}
+		// A certificate directory of its own, kept across a restart: the API server then comes
+		// back with the same serving certificate and service-account keys, and every client and
+		// token keeps working (RestartAPIServer).
+		pki := filepath.Join(logDir, "pki")
+		if err := os.MkdirAll(pki, 0o700); err != nil {
+			return nil, err
+		}
+		env.ControlPlane.APIServer = &envtest.APIServer{CertDir: pki}
 		for name, out := range map[string]*io.Writer{"etcd": &env.ControlPlane.Etcd.Out, "kube-apiserver": &env.ControlPlane.APIServer.Out} {
 			f, err := os.Create(filepath.Join(logDir, name+".log"))
 			if err != nil {

@@ -1,12 +1,18 @@
 package harness
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
@@ -83,4 +89,49 @@ func (lc *LocalCluster) Logs() []string {
 // Kubectl is the path of the kubectl that came with the control plane's binaries.
 func (lc *LocalCluster) Kubectl() string {
 	return filepath.Join(lc.env.BinaryAssetsDirectory, "kubectl")
+}
+
+// RestartAPIServer kills kube-apiserver (kill -9: a graceful stop waits out every open watch)
+// and starts it again on the same address, with the same certificates and keys; etcd keeps the
+// cluster's state meanwhile. It returns how long the API server was away.
+func (lc *LocalCluster) RestartAPIServer() (time.Duration, error) {
+	api := lc.env.ControlPlane.GetAPIServer()
+	pid, err := pidOf("kube-apiserver", "--cert-dir="+api.CertDir)
+	if err != nil {
+		return 0, err
+	}
+	stopped := time.Now()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		return 0, fmt.Errorf("kill kube-apiserver (pid %d): %w", pid, err)
+	}
+	// Gone once /proc no longer lists it (its parent, this process, reaps it).
+	if err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		_, err := os.Stat(fmt.Sprintf("/proc/%d/cmdline", pid))
+		return os.IsNotExist(err), nil
+	}); err != nil {
+		return 0, fmt.Errorf("kube-apiserver (pid %d) still there 10s after kill -9", pid)
+	}
+	if err := api.Start(); err != nil {
+		return 0, fmt.Errorf("start kube-apiserver again: %w", err)
+	}
+	return time.Since(stopped), nil
+}
+
+// pidOf finds the process named name whose command line holds arg.
+func pidOf(name, arg string) (int, error) {
+	cmdlines, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	if err != nil {
+		return 0, err
+	}
+	for _, path := range cmdlines {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			continue // exited meanwhile
+		}
+		args := strings.Split(string(raw), "\x00")
+		if filepath.Base(args[0]) == name && slices.Contains(args, arg) {
+			return strconv.Atoi(filepath.Base(filepath.Dir(path)))
+		}
+	}
+	return 0, fmt.Errorf("no %s process with %s", name, arg)
 }

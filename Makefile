@@ -24,7 +24,7 @@ E2E_PROVIDER ?= $(shell docker info >/dev/null 2>&1 && echo kind || echo local)
 GO_TEST_FLAGS ?= -race
 # The envtest scenarios run in SCENARIO_PROCS Ginkgo processes sharing one control plane: their
 # specs mostly wait on the operator, so more processes than cores pay off (measured: BENCHMARKS.md).
-GINKGO_FLAGS ?= --race
+GINKGO_FLAGS ?= --race $(if $(CI),--no-color)
 SCENARIO_PROCS ?= 4
 REPORTS ?= $(CURDIR)/reports
 

@@ -1,0 +1,48 @@
+package deployment
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	"example.com/operator-demo/testing/harness"
+)
+
+var _ = Describe("The operator, when the API server restarts", func() {
+	It("reconnects, and corrects drift made after the restart", func(ctx SpecContext) {
+		By("creating a Sample and waiting for its ConfigMap")
+		sample := &demov1alpha1.Sample{
+			ObjectMeta: metav1.ObjectMeta{Name: "outage", Namespace: "default"},
+			Spec:       demov1alpha1.SampleSpec{Message: "hello world"},
+		}
+		Expect(d.Client.Create(ctx, sample)).To(Succeed())
+		cm := &corev1.ConfigMap{}
+		key := client.ObjectKey{Namespace: "default", Name: "outage-config"}
+		Eventually(func(g Gomega) {
+			g.Expect(d.Client.Get(ctx, key, cm)).To(Succeed())
+		}).WithContext(ctx).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(Succeed())
+
+		By("stopping kube-apiserver and starting it again")
+		away, err := d.RestartAPIServer()
+		Expect(err).NotTo(HaveOccurred())
+		AddReportEntry("API server away", away.Round(100*time.Millisecond).String())
+
+		By("editing the ConfigMap once the API server is back")
+		Eventually(func(g Gomega) {
+			g.Expect(d.Client.Get(ctx, key, cm)).To(Succeed())
+			cm.Data[demov1alpha1.MessageKey] = "drifted after the restart"
+			g.Expect(d.Client.Update(ctx, cm)).To(Succeed())
+		}).WithContext(ctx).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(Succeed())
+
+		By("waiting for the operator, its watches re-established, to restore the message")
+		Eventually(func(g Gomega) {
+			g.Expect(d.Client.Get(ctx, key, cm)).To(Succeed())
+			g.Expect(cm.Data).To(HaveKeyWithValue(demov1alpha1.MessageKey, "hello world"))
+		}).WithContext(ctx).WithTimeout(harness.Failover).WithPolling(harness.Poll).Should(Succeed())
+	})
+})

@@ -14,17 +14,23 @@ KIND_NODE_IMAGE          ?= kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c
 # K8S_VERSION is the Kubernetes release that matches go.mod's k8s.io/api (v0.37.2 -> 1.37.2): the
 # control plane built from source. ENVTEST_K8S_VERSION (1.37) is what setup-envtest selects: any
 # installed or downloadable 1.37.x.
-K8S_VERSION         ?= $(shell go list -m -f '{{.Version}}' k8s.io/api | sed -E 's/^v0\.([0-9]+)\.([0-9]+).*/1.\1.\2/')
+ifndef K8S_VERSION
+K8S_VERSION := $(shell go list -m -f '{{.Version}}' k8s.io/api | sed -E 's/^v0\.([0-9]+)\.([0-9]+).*/1.\1.\2/')
+endif
 ENVTEST_K8S_VERSION ?= $(shell echo $(K8S_VERSION) | cut -d. -f1,2)
 
 # The manager image; config/manager deploys operator-demo:dev.
 IMG ?= operator-demo:dev
 # The e2e tier's cluster: kind where a Docker engine answers, else a local control plane.
-E2E_PROVIDER ?= $(shell docker info >/dev/null 2>&1 && echo kind || echo local)
+ifndef E2E_PROVIDER
+E2E_PROVIDER := $(shell docker info >/dev/null 2>&1 && echo kind || echo local)
+endif
 GO_TEST_FLAGS ?= -race
 # The envtest scenarios run in SCENARIO_PROCS Ginkgo processes sharing one control plane: their
 # specs mostly wait on the operator, so more processes than cores pay off (measured: BENCHMARKS.md).
-GINKGO_FLAGS ?= --race $(if $(CI),--no-color)
+GINKGO_FLAGS ?= --race
+# Extra flags for make bench's envtest measurements, e.g. BENCH_FLAGS="-samples 200 -noise 2000".
+BENCH_FLAGS ?=
 SCENARIO_PROCS ?= 4
 REPORTS ?= $(CURDIR)/reports
 
@@ -106,7 +112,7 @@ test-envtest: setup-envtest ## Envtest tier: the harness and every scenario on a
 	@# The control-plane test runs beside the scenarios (both mostly wait); its output follows theirs.
 	assets="$$($(K8SBIN) envtest 2>/dev/null)"; rc=0; \
 	KUBEBUILDER_ASSETS="$$assets" go test $(GO_TEST_FLAGS) ./testing/harness/... >$(REPORTS)/harness.log 2>&1 & pid=$$!; \
-	KUBEBUILDER_ASSETS="$$assets" go tool ginkgo $(GINKGO_FLAGS) --procs=$(SCENARIO_PROCS) \
+	KUBEBUILDER_ASSETS="$$assets" go tool ginkgo $(GINKGO_FLAGS) $(if $(CI),--no-color) --procs=$(SCENARIO_PROCS) \
 		--output-dir=$(REPORTS) --junit-report=envtest.xml ./scenarios || rc=1; \
 	wait $$pid || rc=1; \
 	cat $(REPORTS)/harness.log; \

@@ -45,7 +45,7 @@ func run() error {
 	flag.BoolVar(&leaderElect, "leader-elect", false, "Elect a leader, so that of several replicas only one reconciles.")
 	flag.StringVar(&leaderElectionNS, "leader-election-namespace", "", "Namespace of the leader election Lease (default: the one the manager runs in).")
 	flag.BoolVar(&enableHTTP2, "enable-http2", false, "Serve metrics over HTTP/2 too (off: HTTP/2 Rapid Reset, CVE-2023-44487).")
-	flag.IntVar(&concurrency, "max-concurrent-reconciles", 8, "How many Samples are reconciled at once (8: measured in BENCHMARKS.md).")
+	flag.IntVar(&concurrency, "max-concurrent-reconciles", controllers.DefaultMaxConcurrentReconciles, "How many Samples are reconciled at once (the default is measured in BENCHMARKS.md).")
 	flag.Float64Var(&qps, "kube-api-qps", 50, "Steady queries per second to the API server.")
 	flag.IntVar(&burst, "kube-api-burst", 100, "Burst of queries to the API server above kube-api-qps.")
 	flag.DurationVar(&shutdownTimeout, "graceful-shutdown-timeout", 30*time.Second, "How long in-flight reconciles may take to finish on SIGTERM.")
@@ -64,7 +64,10 @@ func run() error {
 		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization
 	}
 
-	cfg := ctrl.GetConfigOrDie()
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("find the cluster (--kubeconfig, in-cluster config or ~/.kube/config): %w", err)
+	}
 	cfg.QPS, cfg.Burst = float32(qps), burst
 	mgr, err := ctrl.NewManager(cfg, controllers.ManagerOptions(ctrl.Options{
 		Scheme:                        controllers.NewScheme(),

@@ -20,7 +20,7 @@ const (
 func desiredConfigMap(sample *demov1alpha1.Sample) *corev1.ConfigMap {
 	return &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:            sample.Name + demov1alpha1.ConfigMapSuffix,
+			Name:            demov1alpha1.ConfigMapName(sample.Name),
 			Namespace:       sample.Namespace,
 			Labels:          map[string]string{ManagedByLabel: ManagedByValue},
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(sample, demov1alpha1.GroupVersion.WithKind("Sample"))},

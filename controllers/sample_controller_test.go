@@ -247,9 +247,9 @@ func TestReconcileReturnsEveryFault(t *testing.T) {
 						t.Errorf("a Sample deleted mid-pass is not an error: %v", err)
 					}
 				case c.call == "get ConfigMap" && name == "NotFound":
-					// The cache cannot see the ConfigMap: the API reader is asked, and is answered.
+					// Not in the cache: the ConfigMap is created, and the create succeeds.
 					if err != nil {
-						t.Errorf("the API reader should have answered: %v", err)
+						t.Errorf("a ConfigMap missing from the cache is created: %v", err)
 					}
 				case !errors.Is(err, fault):
 					t.Errorf("Reconcile returned %v, want the injected %v wrapped", err, fault)

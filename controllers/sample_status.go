@@ -30,7 +30,7 @@ const (
 func desiredStatus(sample *demov1alpha1.Sample, o outcome, now metav1.Time) demov1alpha1.SampleStatus {
 	status := *sample.Status.DeepCopy()
 	status.ObservedGeneration = sample.Generation
-	status.ConfigMapName = sample.Name + demov1alpha1.ConfigMapSuffix
+	status.ConfigMapName = demov1alpha1.ConfigMapName(sample.Name)
 	ready := metav1.Condition{
 		Type:               demov1alpha1.ConditionReady,
 		ObservedGeneration: sample.Generation,

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -46,8 +47,9 @@ var _ = Describe("Sample", Label("concurrency"), func() {
 				})
 			})).To(Succeed())
 
-			By("changing every message twice, at once, while another writer adds a key to every ConfigMap")
+			By("changing every message to v2 and then to v3, 100 at a time, while another writer adds a key to every ConfigMap")
 			var wg sync.WaitGroup
+			DeferCleanup(wg.Wait)
 			wg.Go(func() {
 				defer GinkgoRecover()
 				for _, message := range []string{"v2", "v3"} {
@@ -81,6 +83,7 @@ var _ = Describe("Sample", Label("concurrency"), func() {
 				g.Expect(f.Client.List(ctx, samples, client.InNamespace(f.Namespace))).To(Succeed())
 				for _, s := range samples.Items {
 					g.Expect(s.Status.ObservedGeneration).To(Equal(s.Generation), s.Name)
+					g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, demov1alpha1.ConditionReady)).To(BeTrue(), s.Name)
 				}
 			}).WithContext(ctx).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(Succeed())
 		})

@@ -20,7 +20,7 @@ import (
 // Article: §10, the restart after adding Owns: the ConfigMap deleted while `make run` was stopped
 // is back when it starts, with its owner reference.
 //
-// By hand (on the demo cluster):
+// By hand (on a cluster where `make deploy` ran):
 //
 //	kubectl -n operator-demo-system rollout restart deployment operator-demo-controller-manager
 //	kubectl get configmap sample-sample-config -o jsonpath='{.metadata.resourceVersion}'   # unchanged

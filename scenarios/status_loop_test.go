@@ -23,7 +23,7 @@ import (
 //
 //	kubectl get sample sample-sample -o jsonpath='{.metadata.resourceVersion}'; sleep 10
 //	kubectl get sample sample-sample -o jsonpath='{.metadata.resourceVersion}'   # the same
-//	kubectl get --raw /metrics | grep controller_runtime_reconcile_total          # (operator's metrics) flat
+//	curl -sk -H "Authorization: Bearer $TOKEN" $METRICS | grep 'reconcile_total{controller="sample"'  # flat (see Metrics)
 var _ = Describe("Sample", Label("status-loop"), func() {
 	Context("when it has converged", func() {
 		It("stays at rest: no reconciles, no writes, no resourceVersion moves, observedGeneration current", func(ctx SpecContext) {

@@ -33,12 +33,18 @@ mkdir -p "$REPORTS"
 "$KIND" create cluster --name "$cluster" --image "$KIND_NODE_IMAGE" --kubeconfig "$kubeconfig" --wait 120s
 docker build -t "$IMG" .
 "$KIND" load docker-image "$IMG" --name "$cluster"
-# config/manager names the image operator-demo:dev; IMG must be that (the Makefile's default).
-"$KUBECTL" --kubeconfig "$kubeconfig" apply -k config/default
+# config/manager deploys operator-demo:dev; the image built here is $IMG.
+"$KUBECTL" kustomize config/default | sed "s|image: operator-demo:dev|image: $IMG|" |
+  "$KUBECTL" --kubeconfig "$kubeconfig" apply -f -
 "$KUBECTL" --kubeconfig "$kubeconfig" -n "$namespace" rollout status "deployment/$deployment" --timeout=120s
 
 "$KUBECTL" --kubeconfig "$kubeconfig" -n "$namespace" port-forward "service/$deployment-metrics-service" "$metrics_port:8443" >/dev/null &
 pf_pid=$!
+# Ready once the forwarded port answers (401: no token, which is as it should be).
+for _ in $(seq 60); do
+  curl -sk -o /dev/null "https://127.0.0.1:$metrics_port/metrics" && break
+  sleep 0.5
+done
 
 if ! KUBECONFIG="$kubeconfig" SCENARIOS_TIER=e2e E2E_PROVIDER=kind E2E_METRICS_URL="https://127.0.0.1:$metrics_port/metrics" \
   go test ./scenarios/ -count=1 -timeout 20m -args -ginkgo.junit-report="$REPORTS/e2e.xml"; then

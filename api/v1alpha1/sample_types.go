@@ -15,6 +15,11 @@ const MaxNameLength = 253 - len(ConfigMapSuffix)
 // ConfigMapSuffix is appended to a Sample's name to name its ConfigMap.
 const ConfigMapSuffix = "-config"
 
+// ConfigMapName is the name of the ConfigMap that the Sample called sampleName keeps its message in.
+func ConfigMapName(sampleName string) string {
+	return sampleName + ConfigMapSuffix
+}
+
 // MessageKey is the ConfigMap data key that holds spec.message.
 const MessageKey = "message"
 
@@ -90,6 +95,9 @@ type Sample struct {
 // +kubebuilder:object:root=true
 type SampleList struct {
 	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard list metadata.
+	// +optional
 	metav1.ListMeta `json:"metadata,omitzero"`
-	Items           []Sample `json:"items"`
+	// items are the Samples.
+	Items []Sample `json:"items"`
 }

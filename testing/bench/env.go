@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -105,21 +106,12 @@ func (e *env) converged(ctx context.Context, namespace string) (int, error) {
 	}
 	n := 0
 	for _, s := range samples.Items {
-		message, ok := messages[s.Name+demov1alpha1.ConfigMapSuffix]
-		if ok && message == s.Spec.Message && s.Status.ObservedGeneration == s.Generation && isReady(&s) {
+		message, ok := messages[demov1alpha1.ConfigMapName(s.Name)]
+		if ok && message == s.Spec.Message && s.Status.ObservedGeneration == s.Generation && meta.IsStatusConditionTrue(s.Status.Conditions, demov1alpha1.ConditionReady) {
 			n++
 		}
 	}
 	return n, nil
-}
-
-func isReady(s *demov1alpha1.Sample) bool {
-	for _, c := range s.Status.Conditions {
-		if c.Type == demov1alpha1.ConditionReady {
-			return c.Status == metav1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // parallel runs do(0) … do(n-1) on workers goroutines and joins their errors.

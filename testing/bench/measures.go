@@ -30,7 +30,7 @@ func (e *env) convergedOperator(ctx context.Context, prefix string, n int) (stri
 	if err != nil {
 		return "", nil, err
 	}
-	op, err := harness.StartOperator(limited(e.cp.Config, operatorQPS, operatorBurst), ns, controllers.Options{MaxConcurrentReconciles: 2})
+	op, err := harness.StartOperator(limited(e.cp.Config, operatorQPS, operatorBurst), ns, controllers.Options{})
 	if err != nil {
 		return "", nil, err
 	}
@@ -59,7 +59,7 @@ func writesAtRest(ctx context.Context, e *env) ([]result, error) {
 		return nil, err
 	}
 	if err := parallel(n, 16, func(i int) error {
-		return harness.MergePatch(ctx, e.admin, &corev1.ConfigMap{}, ns, sampleName(i)+demov1alpha1.ConfigMapSuffix, `{"metadata":{"annotations":{"bench/touched":"yes"}}}`)
+		return harness.MergePatch(ctx, e.admin, &corev1.ConfigMap{}, ns, demov1alpha1.ConfigMapName(sampleName(i)), `{"metadata":{"annotations":{"bench/touched":"yes"}}}`)
 	}); err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func bareClient(ctx context.Context, e *env, n, workers int, qps float32, burst 
 		s := &samples.Items[i]
 		cm := &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{
-				Name: s.Name + demov1alpha1.ConfigMapSuffix, Namespace: ns,
+				Name: demov1alpha1.ConfigMapName(s.Name), Namespace: ns,
 				Labels:          map[string]string{controllers.ManagedByLabel: controllers.ManagedByValue},
 				OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(s, demov1alpha1.GroupVersion.WithKind("Sample"))},
 			},

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -65,7 +64,7 @@ func runOperator(ctx context.Context, mode, metricsAddr string) error {
 	})); err != nil {
 		return err
 	}
-	if err := controllers.SetupWithManager(mgr, controllers.Options{MaxConcurrentReconciles: 2}); err != nil {
+	if err := controllers.SetupWithManager(mgr, controllers.Options{}); err != nil {
 		return err
 	}
 	return mgr.Start(ctx)
@@ -95,8 +94,11 @@ func memory(ctx context.Context, e *env, noise int) ([]result, error) {
 	type reading struct{ heap, rss float64 }
 	measure := func(mode string) (reading, error) {
 		heap, rss, err := operatorMemory(ctx, e, mode, kubeconfig, ns, n)
+		if err != nil {
+			return reading{}, fmt.Errorf("memory of the %s operator: %w", mode, err)
+		}
 		progress("memory: %s: heap %s, RSS %s", mode, mib(heap), mib(rss))
-		return reading{heap, rss}, err
+		return reading{heap, rss}, nil
 	}
 	quiet := map[string]reading{}
 	for _, mode := range []string{scoped, naive} {
@@ -147,10 +149,11 @@ func operatorMemory(ctx context.Context, e *env, mode, kubeconfig, ns string, n 
 	if err != nil {
 		return 0, 0, err
 	}
-	addr, err := freeAddr()
+	port, err := harness.FreePort()
 	if err != nil {
 		return 0, 0, err
 	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	cmd := exec.CommandContext(ctx, self, "-operator="+mode, "-kubeconfig="+kubeconfig, "-metrics-bind-address="+addr)
 	cmd.Stderr = nil
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -176,15 +179,6 @@ func operatorMemory(ctx context.Context, e *env, mode, kubeconfig, ns string, n 
 	}
 	rss, err = residentBytes(cmd.Process.Pid)
 	return heap, rss, err
-}
-
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().String(), nil
 }
 
 // liveHeap reads the operator's live heap, in bytes, from its /live-heap endpoint.

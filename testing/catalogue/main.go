@@ -49,6 +49,9 @@ func main() {
 		os.Exit(2)
 	}
 	scenarios, err := read(os.Args[1])
+	if err == nil && len(problems) > 0 {
+		err = errors.New(strings.Join(problems, "; "))
+	}
 	if err == nil {
 		err = os.WriteFile(os.Args[2], render(scenarios), 0o644)
 	}
@@ -95,9 +98,9 @@ func read(dir string) ([]scenario, error) {
 }
 
 // order puts the scenarios in the order a newcomer should read them: the seven behaviours in the
-// seed article's order, then the rest by title.
+// seed article's order, then the rest.
 func order(s scenario) int {
-	for i, l := range []string{"create", "skip-when-equal", "update", "unwatched-drift", "owned-drift", "gc", "status-loop", "conflict", "validation", "operator-restart", "metrics"} {
+	for i, l := range []string{"create", "skip-when-equal", "update", "unwatched-drift", "owned-drift", "gc", "status-loop", "conflict", "validation", "concurrency", "operator-restart", "killed", "metrics"} {
 		if slices.Contains(s.labels, l) {
 			return i
 		}
@@ -209,16 +212,19 @@ func steps(call *ast.CallExpr) []string {
 	return out
 }
 
+// problems are what the catalogue cannot render truthfully: a text that is not a string literal,
+// a label it does not know. main fails on any.
+var problems []string
+
 func stringArg(c *ast.CallExpr) string {
-	if len(c.Args) == 0 {
-		return ""
-	}
-	if lit, ok := c.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-		s, err := strconv.Unquote(lit.Value)
-		if err == nil {
-			return s
+	if len(c.Args) > 0 {
+		if lit, ok := c.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+			if s, err := strconv.Unquote(lit.Value); err == nil {
+				return s
+			}
 		}
 	}
+	problems = append(problems, funcName(c)+"(...): its text is not a string literal")
 	return "?"
 }
 
@@ -226,6 +232,7 @@ func stringArg(c *ast.CallExpr) string {
 var needs = map[string]string{
 	"NeedsInProcessOperator": harness.NeedsInProcessOperator,
 	"NeedsOperatorProcess":   harness.NeedsOperatorProcess,
+	"NeedsKill":              harness.NeedsKill,
 	"NeedsGarbageCollector":  harness.NeedsGarbageCollector,
 }
 
@@ -244,7 +251,11 @@ func labelsOf(args []ast.Expr) []string {
 					out = append(out, s)
 				}
 			case *ast.SelectorExpr:
-				out = append(out, needs[v.Sel.Name])
+				l, ok := needs[v.Sel.Name]
+				if !ok {
+					problems = append(problems, "unknown label "+v.Sel.Name)
+				}
+				out = append(out, l)
 			}
 		}
 	}

@@ -17,6 +17,9 @@ func TestCatalogueIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(problems) > 0 {
+		t.Errorf("specs the catalogue cannot render: %v", problems)
+	}
 	if string(render(scenarios)) != string(committed) {
 		t.Error("scenarios/README.md is stale: run `make catalogue` and commit it")
 	}

@@ -83,7 +83,8 @@ func run(ctx context.Context, dir, binary string, keep bool) (err error) {
 	say("\nThe cluster is yours, with sample-sample applied again. In another shell:\n")
 	fmt.Printf("   export KUBECONFIG=%s\n   export PATH=%s:$PATH   # kubectl %s\n",
 		d.AdminKubeconfig, filepath.Dir(d.Kubectl()), "of the cluster's version")
-	fmt.Printf("   kubectl get samples,configmaps\n   kubectl edit configmap sample-sample-config   # and watch it revert\n\n")
+	fmt.Printf("   kubectl get samples,configmaps\n   kubectl edit configmap sample-sample-config   # and watch it revert\n")
+	fmt.Printf("   METRICS=%s TOKEN=%s   # the operator's metrics, as a metrics-reader\n\n", d.MetricsURL(), d.MetricsToken)
 	say("Operator log: %s. Ctrl-C stops everything.", d.Operator.Logs()[len(d.Operator.Logs())-1])
 	<-ctx.Done()
 	return nil
@@ -106,7 +107,7 @@ type step struct {
 }
 
 func (w *walkthrough) steps() []step {
-	cmKey := client.ObjectKey{Namespace: w.key.Namespace, Name: w.key.Name + demov1alpha1.ConfigMapSuffix}
+	cmKey := client.ObjectKey{Namespace: w.key.Namespace, Name: demov1alpha1.ConfigMapName(w.key.Name)}
 	return []step{
 		{
 			title:   "Apply a Sample: its ConfigMap is created",

@@ -26,6 +26,8 @@ var _ = Describe("Two replicas of the operator", func() {
 		By("starting a second replica: it waits as a standby")
 		standby, err := d.StartReplica()
 		Expect(err).NotTo(HaveOccurred())
+		// The standby leads by the end: stopping it hands the lease back (it releases on exit).
+		DeferCleanup(standby.Down)
 		Eventually(leading(d.Operator)).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(BeNumerically("==", 1))
 		Eventually(leading(standby)).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(BeZero())
 		Consistently(leading(standby)).WithTimeout(harness.AtRest).WithPolling(harness.Poll).Should(BeZero())
@@ -43,7 +45,7 @@ var _ = Describe("Two replicas of the operator", func() {
 		}).WithContext(ctx).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(Succeed())
 
 		By("killing the leader (kill -9: it cannot release its lease) and editing the ConfigMap in the gap")
-		d.Operator.Kill()
+		Expect(d.Operator.Kill()).To(Succeed())
 		killed := time.Now()
 		cm.Data[demov1alpha1.MessageKey] = "drifted while nobody leads"
 		Expect(d.Client.Update(ctx, cm)).To(Succeed())

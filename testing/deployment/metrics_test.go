@@ -1,8 +1,6 @@
 package deployment
 
 import (
-	"context"
-	"crypto/tls"
 	"net/http"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -12,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
+
+	"example.com/operator-demo/testing/harness"
 )
 
 var _ = Describe("The operator's metrics endpoint", func() {
@@ -25,28 +25,8 @@ var _ = Describe("The operator's metrics endpoint", func() {
 			&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(600))}}, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 
-		Expect(scrapeStatus(ctx, "")).To(Equal(http.StatusUnauthorized))
-		Expect(scrapeStatus(ctx, tr.Status.Token)).To(Equal(http.StatusForbidden))
-		Expect(scrapeStatus(ctx, d.MetricsToken)).To(Equal(http.StatusOK))
+		Expect(harness.MetricsStatus(ctx, d.MetricsURL(), "")).To(Equal(http.StatusUnauthorized))
+		Expect(harness.MetricsStatus(ctx, d.MetricsURL(), tr.Status.Token)).To(Equal(http.StatusForbidden))
+		Expect(harness.MetricsStatus(ctx, d.MetricsURL(), d.MetricsToken)).To(Equal(http.StatusOK))
 	})
 })
-
-// scrapeStatus is the HTTP status of GET /metrics with token (none when empty).
-func scrapeStatus(ctx context.Context, token string) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.MetricsURL(), nil)
-	if err != nil {
-		return 0, err
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	c := &http.Client{Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the operator's self-signed certificate, on loopback
-	}}
-	resp, err := c.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	_ = resp.Body.Close()
-	return resp.StatusCode, nil
-}

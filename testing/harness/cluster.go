@@ -114,9 +114,13 @@ const (
 	// NeedsInProcessOperator marks a scenario that wires the operator itself (WithoutConfigMapWatch):
 	// only the envtest tier runs the operator in the test process.
 	NeedsInProcessOperator = "in-process"
-	// NeedsOperatorProcess marks a scenario that stops, kills or restarts the operator process: the
-	// envtest tier and the e2e tier's local provider can, kind's port-forwarded operator cannot.
+	// NeedsOperatorProcess marks a scenario that stops and starts the operator: the envtest tier
+	// (its in-process manager) and the e2e tier's local provider (its process) can; the kind
+	// provider, whose operator is reached through a port-forward, does not.
 	NeedsOperatorProcess = "operator-process"
+	// NeedsKill marks a scenario that kills the operator with kill -9: only the e2e tier's local
+	// provider runs it as a process of the suite's own.
+	NeedsKill = "kill"
 	// NeedsGarbageCollector marks a scenario that watches the garbage collector delete a
 	// dependent: envtest runs no kube-controller-manager, the e2e tier does.
 	NeedsGarbageCollector = "garbage-collector"
@@ -130,9 +134,9 @@ type Tier struct {
 
 // Tiers are the places the scenarios run, cheapest first.
 var Tiers = []Tier{
-	{Name: "envtest", Excludes: []string{NeedsGarbageCollector}},
+	{Name: "envtest", Excludes: []string{NeedsGarbageCollector, NeedsKill}},
 	{Name: "e2e local", Excludes: []string{NeedsInProcessOperator}},
-	{Name: "e2e kind", Excludes: []string{NeedsInProcessOperator, NeedsOperatorProcess}},
+	{Name: "e2e kind", Excludes: []string{NeedsInProcessOperator, NeedsOperatorProcess, NeedsKill}},
 }
 
 // CurrentTier is the tier that $SCENARIOS_TIER and $E2E_PROVIDER name.

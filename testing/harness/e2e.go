@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
@@ -134,6 +135,7 @@ func StartLocalDeployment(ctx context.Context, dir, binary string) (*LocalDeploy
 	}
 	d, err := deploy(ctx, lc, filepath.Join(root, "config", "default"), binary)
 	if err != nil {
+		// deploy stops the operator process it started when it fails.
 		return nil, errors.Join(err, lc.Stop())
 	}
 	return d, nil
@@ -159,10 +161,10 @@ func (d *LocalDeployment) StartReplica() (*Operator, error) {
 	n := len(d.replicas) + 2
 	proc := &operatorProcess{binary: d.proc.binary, kubeconfig: d.proc.kubeconfig, log: filepath.Join(d.Dir, fmt.Sprintf("operator-%d.log", n))}
 	op := d.operator(proc)
+	d.replicas = append(d.replicas, proc) // stopped with the deployment, whether it came up or not
 	if err := op.Up(); err != nil {
 		return nil, err
 	}
-	d.replicas = append(d.replicas, proc)
 	return op, nil
 }
 
@@ -209,7 +211,7 @@ func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string) 
 	}
 	d.Operator = d.operator(d.proc)
 	if err := d.Operator.Up(); err != nil {
-		return nil, err
+		return nil, errors.Join(err, d.proc.down())
 	}
 	return d, nil
 }
@@ -234,13 +236,13 @@ func connectKind(ctx context.Context) (*e2eCluster, error) {
 		return nil, err
 	}
 	unsupported := func() error {
-		return errors.New("the kind provider does not stop the operator; label the scenario " + NeedsOperatorProcess)
+		return errors.New("the kind provider does not stop the operator; label the scenario " + NeedsOperatorProcess + " or " + NeedsKill)
 	}
 	return &e2eCluster{
 		client: c,
 		operator: &Operator{
 			metrics: func() ([]*dto.MetricFamily, error) { return scrape(url, token) },
-			down:    unsupported, up: unsupported, kill: func() {},
+			down:    unsupported, up: unsupported, kill: unsupported,
 			logs:    func() []string { return nil },
 			shared:  true,
 			running: true,
@@ -317,15 +319,13 @@ func serviceAccountToken(ctx context.Context, cfg *rest.Config, namespace, name 
 		return "", err
 	}
 	tr, err := cs.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name, &authenticationv1.TokenRequest{
-		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptrTo(int64(4 * 3600))},
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(4 * 3600))},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		return "", fmt.Errorf("token for ServiceAccount %s/%s: %w", namespace, name, err)
 	}
 	return tr.Status.Token, nil
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 // tokenConfig reaches cfg's API server, trusting its CA, as the bearer of token.
 func tokenConfig(cfg *rest.Config, token string) *rest.Config {
@@ -360,10 +360,10 @@ func (o *operatorProcess) metricsURL() string {
 func (o *operatorProcess) up() error {
 	if o.metricsPort == 0 {
 		var err error
-		if o.metricsPort, err = freePort(); err != nil {
+		if o.metricsPort, err = FreePort(); err != nil {
 			return err
 		}
-		if o.probePort, err = freePort(); err != nil {
+		if o.probePort, err = FreePort(); err != nil {
 			return err
 		}
 	}
@@ -384,9 +384,10 @@ func (o *operatorProcess) up() error {
 		return err
 	}
 	ready := fmt.Sprintf("http://127.0.0.1:%d/readyz", o.probePort)
+	probe := &http.Client{Timeout: time.Second}
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		if resp, err := http.Get(ready); err == nil {
+		if resp, err := probe.Get(ready); err == nil {
 			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return nil
@@ -394,11 +395,12 @@ func (o *operatorProcess) up() error {
 		}
 		select {
 		case <-o.proc.done:
-			return fmt.Errorf("operator exited before it was ready, see %s: %w", logFile, o.proc.err)
+			return fmt.Errorf("operator exited before it was ready (%v), see %s", o.proc.err, logFile) //nolint:errorlint // an exit status, maybe nil
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("operator not ready within 30s; see %s", logFile)
+	o.proc.kill()
+	return fmt.Errorf("operator not ready within 30s, killed; see %s", logFile)
 }
 
 func (o *operatorProcess) down() error {
@@ -408,9 +410,13 @@ func (o *operatorProcess) down() error {
 	return o.proc.stop(30 * time.Second)
 }
 
-func (o *operatorProcess) kill() { o.proc.kill() }
+func (o *operatorProcess) kill() error {
+	o.proc.kill()
+	return nil
+}
 
-func freePort() (int, error) {
+// FreePort is a TCP port on 127.0.0.1 that nothing listens on, for now.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
@@ -423,18 +429,36 @@ func freePort() (int, error) {
 	return addr.Port, nil
 }
 
-// scrape reads a metrics endpoint served over HTTPS with a self-signed certificate (the
-// operator's own) that authenticates callers by bearer token.
-func scrape(url, token string) ([]*dto.MetricFamily, error) {
-	req, err := http.NewRequest(http.MethodGet, url, nil)
+// metricsClient reads the operators' metrics endpoints, served over HTTPS with the operator's
+// self-signed certificate, on loopback. One client for every scrape: its connections are reused.
+var metricsClient = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+	TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the operator's self-signed certificate, on loopback
+}}
+
+// MetricsStatus is the HTTP status of GET url with token as bearer (none when empty).
+func MetricsStatus(ctx context.Context, url, token string) (int, error) {
+	resp, err := getMetrics(ctx, url, token)
+	if err != nil {
+		return 0, err
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+func getMetrics(ctx context.Context, url, token string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	httpClient := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the operator's self-signed serving certificate, on loopback
-	}}
-	resp, err := httpClient.Do(req)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return metricsClient.Do(req)
+}
+
+// scrape reads a metrics endpoint that authenticates callers by bearer token.
+func scrape(url, token string) ([]*dto.MetricFamily, error) {
+	resp, err := getMetrics(context.Background(), url, token)
 	if err != nil {
 		return nil, err
 	}

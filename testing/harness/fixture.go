@@ -98,7 +98,7 @@ func (f *Fixture) CreateSample(ctx context.Context, name, message string) *demov
 // ConfigMapOf is the (empty) ConfigMap object that sample keeps its message in, for komega to fill.
 func ConfigMapOf(sample *demov1alpha1.Sample) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
-		Name:      sample.Name + demov1alpha1.ConfigMapSuffix,
+		Name:      demov1alpha1.ConfigMapName(sample.Name),
 		Namespace: sample.Namespace,
 	}}
 }

@@ -13,10 +13,9 @@ import (
 
 // Operator is a running operator, seen through its metrics, that a scenario can stop and start.
 type Operator struct {
-	metrics  func() ([]*dto.MetricFamily, error)
-	up, down func() error
-	kill     func()
-	logs     func() []string
+	metrics        func() ([]*dto.MetricFamily, error)
+	up, down, kill func() error
+	logs           func() []string
 	// shared: one operator serves every spec (e2e); a spec's cleanup leaves it running.
 	shared  bool
 	running bool
@@ -64,15 +63,22 @@ func (o *Operator) Up() error {
 }
 
 // Down stops the operator gracefully (SIGTERM, or the manager's context cancelled) and waits.
+// An operator that is not running is left as it is.
 func (o *Operator) Down() error {
+	if !o.running {
+		return nil
+	}
 	o.running = false
 	return o.down()
 }
 
-// Kill stops the operator without warning (kill -9), where it is a process of its own.
-func (o *Operator) Kill() {
+// Kill stops the operator process without warning (kill -9).
+func (o *Operator) Kill() error {
+	if !o.running {
+		return nil
+	}
 	o.running = false
-	o.kill()
+	return o.kill()
 }
 
 // Logs names the files where the operator and the cluster's components log, where there are any.

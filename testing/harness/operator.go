@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"k8s.io/client-go/rest"
@@ -17,18 +18,24 @@ import (
 
 // StartOperator runs the Sample controller in this process, in a manager of its own that sees
 // only namespace, configured by opts. It is the envtest tier's operator: the same manager
-// options and controller as cmd/, minus the metrics server, probes and leader election.
+// options and controller as cmd/, minus the metrics server, probes and leader election; its client
+// limits are cfg's.
 func StartOperator(cfg *rest.Config, namespace string, opts controllers.Options) (*Operator, error) {
 	var stop func() error
 	op := &Operator{
 		metrics: metrics.Registry.Gather,
 		up: func() error {
-			var err error
-			stop, err = startManager(cfg, namespace, opts)
-			return err
+			started, err := startManager(cfg, namespace, opts)
+			if err != nil {
+				return err
+			}
+			stop = started
+			return nil
 		},
 		down: func() error { return stop() },
-		kill: func() { _ = stop() },
+		kill: func() error {
+			return errors.New("the envtest tier runs the operator in this process: it cannot be killed, only stopped; label the scenario " + NeedsKill)
+		},
 		logs: func() []string { return nil },
 	}
 	return op, op.Up()
@@ -55,7 +62,7 @@ func startManager(cfg *rest.Config, namespace string, opts controllers.Options) 
 	go func() { done <- mgr.Start(ctx) }()
 	if !mgr.GetCache().WaitForCacheSync(ctx) {
 		cancel()
-		return nil, fmt.Errorf("manager for namespace %s: cache did not sync: %w", namespace, <-done)
+		return nil, errors.Join(fmt.Errorf("manager for namespace %s: cache did not sync", namespace), <-done)
 	}
 	return func() error {
 		cancel()

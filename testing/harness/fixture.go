@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,15 +63,22 @@ func NewFixture(ctx context.Context, cluster Cluster, opts ...FixtureOption) *Fi
 	DeferCleanup(func(ctx SpecContext) {
 		Expect(client.IgnoreNotFound(c.Delete(ctx, ns))).To(Succeed())
 	})
-	// Samples go before their namespace, and the spec waits for them: a shared operator then has
-	// nothing of this spec's left to reconcile while the next spec measures it.
+	// Samples go before their namespace, and the spec waits for them and, where a garbage
+	// collector runs, for their ConfigMaps: a shared operator then has nothing of this spec's left
+	// to reconcile while the next spec measures it.
+	collected := !slices.Contains(CurrentTier().Excludes, NeedsGarbageCollector)
 	DeferCleanup(func(ctx SpecContext) {
 		Expect(c.DeleteAllOf(ctx, &demov1alpha1.Sample{}, client.InNamespace(ns.Name))).To(Succeed())
 		Eventually(func(g Gomega) {
 			samples := &demov1alpha1.SampleList{}
 			g.Expect(c.List(ctx, samples, client.InNamespace(ns.Name))).To(Succeed())
 			g.Expect(samples.Items).To(BeEmpty())
-		}).WithContext(ctx).WithTimeout(Converge).WithPolling(Poll).Should(Succeed())
+			if collected {
+				cms := &corev1.ConfigMapList{}
+				g.Expect(c.List(ctx, cms, client.InNamespace(ns.Name), client.MatchingLabels{controllers.ManagedByLabel: controllers.ManagedByValue})).To(Succeed())
+				g.Expect(cms.Items).To(BeEmpty())
+			}
+		}).WithContext(ctx).WithTimeout(Failover).WithPolling(Poll).Should(Succeed())
 	})
 	op, err := cluster.RunOperator(ns.Name, wiring)
 	Expect(err).NotTo(HaveOccurred())

@@ -5,9 +5,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/testing/harness"
@@ -16,16 +13,7 @@ import (
 var _ = Describe("The operator, when the API server restarts", func() {
 	It("reconnects, and corrects drift made after the restart", func(ctx SpecContext) {
 		By("creating a Sample and waiting for its ConfigMap")
-		sample := &demov1alpha1.Sample{
-			ObjectMeta: metav1.ObjectMeta{Name: "outage", Namespace: "default"},
-			Spec:       demov1alpha1.SampleSpec{Message: "hello world"},
-		}
-		Expect(d.Client.Create(ctx, sample)).To(Succeed())
-		cm := &corev1.ConfigMap{}
-		key := client.ObjectKey{Namespace: "default", Name: "outage-config"}
-		Eventually(func(g Gomega) {
-			g.Expect(d.Client.Get(ctx, key, cm)).To(Succeed())
-		}).WithContext(ctx).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(Succeed())
+		cm, key := syncedConfigMap(ctx, "outage")
 
 		By("stopping kube-apiserver and starting it again")
 		away, err := d.RestartAPIServer()

@@ -5,9 +5,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/testing/harness"
@@ -33,16 +30,7 @@ var _ = Describe("Two replicas of the operator", func() {
 		Consistently(leading(standby)).WithTimeout(harness.AtRest).WithPolling(harness.Poll).Should(BeZero())
 
 		By("creating a Sample and waiting for its ConfigMap")
-		sample := &demov1alpha1.Sample{
-			ObjectMeta: metav1.ObjectMeta{Name: "failover", Namespace: "default"},
-			Spec:       demov1alpha1.SampleSpec{Message: "hello world"},
-		}
-		Expect(d.Client.Create(ctx, sample)).To(Succeed())
-		cm := &corev1.ConfigMap{}
-		key := client.ObjectKey{Namespace: "default", Name: "failover-config"}
-		Eventually(func(g Gomega) {
-			g.Expect(d.Client.Get(ctx, key, cm)).To(Succeed())
-		}).WithContext(ctx).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(Succeed())
+		cm, key := syncedConfigMap(ctx, "failover")
 
 		By("killing the leader (kill -9: it cannot release its lease) and editing the ConfigMap in the gap")
 		Expect(d.Operator.Kill()).To(Succeed())

@@ -4,11 +4,17 @@
 package deployment
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 
 	"example.com/operator-demo/testing/harness"
 )
@@ -28,3 +34,20 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(d.Stop)
 })
+
+// syncedConfigMap creates a Sample called name in the default namespace and returns its
+// ConfigMap, once the operator has created it, with the ConfigMap's key.
+func syncedConfigMap(ctx context.Context, name string) (*corev1.ConfigMap, client.ObjectKey) {
+	GinkgoHelper()
+	sample := &demov1alpha1.Sample{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec:       demov1alpha1.SampleSpec{Message: "hello world"},
+	}
+	Expect(d.Client.Create(ctx, sample)).To(Succeed())
+	cm := &corev1.ConfigMap{}
+	key := client.ObjectKey{Namespace: "default", Name: demov1alpha1.ConfigMapName(name)}
+	Eventually(func(g Gomega) {
+		g.Expect(d.Client.Get(ctx, key, cm)).To(Succeed())
+	}).WithContext(ctx).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(Succeed())
+	return cm, key
+}

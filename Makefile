@@ -119,7 +119,7 @@ test-envtest: setup-envtest ## Envtest tier: the harness and every scenario on a
 	exit $$rc
 
 .PHONY: test-e2e
-test-e2e: build setup-controlplane $(if $(filter kind,$(E2E_PROVIDER)),$(KIND)) ## E2e tier: the scenarios on a real cluster (E2E_PROVIDER=kind or local); local adds testing/deployment.
+test-e2e: build $(if $(filter kind,$(E2E_PROVIDER)),$(KIND) setup-envtest,setup-controlplane) ## E2e tier: the scenarios on a real cluster (E2E_PROVIDER=kind or local); local adds testing/deployment.
 	@mkdir -p $(REPORTS)
 ifeq ($(E2E_PROVIDER),kind)
 	KIND=$(KIND) KIND_NODE_IMAGE=$(KIND_NODE_IMAGE) IMG=$(IMG) REPORTS=$(REPORTS) \

@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 
@@ -40,7 +39,7 @@ var _ = Describe("Sample", Label("concurrency"), func() {
 			name := func(i int) string { return fmt.Sprintf("c%03d", i) }
 
 			By("creating 100 Samples at once")
-			Expect(concurrently(n, func(i int) error {
+			Expect(harness.Parallel(n, n, func(i int) error {
 				return f.Client.Create(ctx, &demov1alpha1.Sample{
 					ObjectMeta: metav1.ObjectMeta{Name: name(i), Namespace: f.Namespace},
 					Spec:       demov1alpha1.SampleSpec{Message: "v1"},
@@ -53,7 +52,7 @@ var _ = Describe("Sample", Label("concurrency"), func() {
 			wg.Go(func() {
 				defer GinkgoRecover()
 				for _, message := range []string{"v2", "v3"} {
-					Expect(concurrently(n, func(i int) error {
+					Expect(harness.Parallel(n, n, func(i int) error {
 						return harness.MergePatch(ctx, f.Client, &demov1alpha1.Sample{}, f.Namespace, name(i), `{"spec":{"message":"`+message+`"}}`)
 					})).To(Succeed())
 				}
@@ -89,14 +88,3 @@ var _ = Describe("Sample", Label("concurrency"), func() {
 		})
 	})
 })
-
-// concurrently runs do(0) … do(n-1) at once and joins their errors.
-func concurrently(n int, do func(i int) error) error {
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() { errs[i] = do(i) })
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,7 +13,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
-	"example.com/operator-demo/controllers"
 	"example.com/operator-demo/testing/harness"
 )
 
@@ -30,7 +28,7 @@ func startEnv() (*env, error) {
 	if err != nil {
 		return nil, err
 	}
-	admin, err := client.NewWithWatch(limited(cp.Config, 2000, 4000), client.Options{Scheme: controllers.NewScheme()})
+	admin, err := harness.NewClient(limited(cp.Config, 2000, 4000))
 	if err != nil {
 		return nil, errors.Join(err, cp.Stop())
 	}
@@ -58,7 +56,7 @@ func sampleName(i int) string { return fmt.Sprintf("s%05d", i) }
 
 // createSamples creates n Samples in namespace, 16 at a time.
 func (e *env) createSamples(ctx context.Context, namespace string, n int) error {
-	return parallel(n, 16, func(i int) error {
+	return harness.Parallel(n, 16, func(i int) error {
 		return e.admin.Create(ctx, &demov1alpha1.Sample{
 			ObjectMeta: metav1.ObjectMeta{Name: sampleName(i), Namespace: namespace},
 			Spec:       demov1alpha1.SampleSpec{Message: "hello world"},
@@ -69,24 +67,13 @@ func (e *env) createSamples(ctx context.Context, namespace string, n int) error 
 // waitConverged waits until n Samples in namespace report Ready for their generation and their
 // ConfigMaps hold their messages; it checks every 200ms.
 func (e *env) waitConverged(ctx context.Context, namespace string, n int, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
+	return harness.WaitFor(ctx, 200*time.Millisecond, timeout, func(ctx context.Context) error {
 		ready, err := e.converged(ctx, namespace)
-		if err != nil {
-			return err
+		if err == nil && ready != n {
+			err = fmt.Errorf("namespace %s: %d of %d Samples converged", namespace, ready, n)
 		}
-		if ready == n {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("namespace %s: %d of %d Samples converged after %s", namespace, ready, n, timeout)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+		return err
+	})
 }
 
 // converged counts the Samples in namespace that are Ready for their generation with their
@@ -112,24 +99,4 @@ func (e *env) converged(ctx context.Context, namespace string) (int, error) {
 		}
 	}
 	return n, nil
-}
-
-// parallel runs do(0) … do(n-1) on workers goroutines and joins their errors.
-func parallel(n, workers int, do func(i int) error) error {
-	next := make(chan int)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := range next {
-				errs[i] = do(i)
-			}
-		})
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return errors.Join(errs...)
 }

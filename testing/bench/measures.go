@@ -58,7 +58,7 @@ func writesAtRest(ctx context.Context, e *env) ([]result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := parallel(n, 16, func(i int) error {
+	if err := harness.Parallel(n, 16, func(i int) error {
 		return harness.MergePatch(ctx, e.admin, &corev1.ConfigMap{}, ns, demov1alpha1.ConfigMapName(sampleName(i)), `{"metadata":{"annotations":{"bench/touched":"yes"}}}`)
 	}); err != nil {
 		return nil, err
@@ -99,24 +99,15 @@ func writesAtRest(ctx context.Context, e *env) ([]result, error) {
 
 // waitCounts polls the operator's counters until done says so, for at most a minute.
 func waitCounts(ctx context.Context, op *harness.Operator, done func(harness.Counts) bool) (harness.Counts, error) {
-	deadline := time.Now().Add(time.Minute)
-	for {
-		c, err := op.Counts()
-		if err != nil {
-			return c, err
+	var c harness.Counts
+	err := harness.WaitFor(ctx, 50*time.Millisecond, time.Minute, func(context.Context) error {
+		var err error
+		if c, err = op.Counts(); err == nil && !done(c) {
+			err = fmt.Errorf("counters at %+v", c)
 		}
-		if done(c) {
-			return c, nil
-		}
-		if time.Now().After(deadline) {
-			return c, fmt.Errorf("counters stuck at %+v", c)
-		}
-		select {
-		case <-ctx.Done():
-			return c, ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+		return err
+	})
+	return c, err
 }
 
 // throughput: n Samples exist and the operator starts; the time until all have converged,
@@ -186,12 +177,12 @@ func bareClient(ctx context.Context, e *env, n, workers int, qps float32, burst 
 	if err := e.admin.List(ctx, samples, client.InNamespace(ns)); err != nil {
 		return 0, err
 	}
-	c, err := client.New(limited(e.cp.Config, qps, burst), client.Options{Scheme: controllers.NewScheme()})
+	c, err := harness.NewClient(limited(e.cp.Config, qps, burst))
 	if err != nil {
 		return 0, err
 	}
 	started := time.Now()
-	err = parallel(len(samples.Items), workers, func(i int) error {
+	err = harness.Parallel(len(samples.Items), workers, func(i int) error {
 		s := &samples.Items[i]
 		cm := &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{

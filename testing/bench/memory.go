@@ -112,7 +112,7 @@ func memory(ctx context.Context, e *env, noise int) ([]result, error) {
 		return nil, err
 	}
 	payload := strings.Repeat("x", 1024)
-	if err := parallel(noise, 32, func(i int) error {
+	if err := harness.Parallel(noise, 32, func(i int) error {
 		return e.admin.Create(ctx, &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("noise-%05d", i), Namespace: noisy},
 			Data:       map[string]string{"payload": payload},

@@ -206,17 +206,5 @@ func (w *walkthrough) messageIs(key client.ObjectKey, want string) func(context.
 
 // poll calls check every 100ms until it returns nil, and fails with its last error after timeout.
 func poll(ctx context.Context, check func() error) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	for {
-		err := check()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("not within %s: %w", timeout, err)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	return harness.WaitFor(ctx, 100*time.Millisecond, timeout, func(context.Context) error { return check() })
 }

@@ -93,9 +93,9 @@ func startEnvtestCluster() (*envtestCluster, []byte, error) {
 }
 
 func newEnvtestCluster(cfg *rest.Config, stop func() error) (*envtestCluster, error) {
-	c, err := client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
+	c, err := NewClient(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("client for envtest: %w", err)
+		return nil, err
 	}
 	return &envtestCluster{config: cfg, client: c, stop: stop}, nil
 }

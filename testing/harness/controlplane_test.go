@@ -16,7 +16,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
-	"example.com/operator-demo/controllers"
 )
 
 // TestControlPlane starts envtest with the binaries that `make setup-envtest` provides and proves
@@ -32,7 +31,7 @@ func TestControlPlane(t *testing.T) {
 			t.Errorf("stop control plane: %v", err)
 		}
 	})
-	c, err := client.New(cp.Config, client.Options{Scheme: controllers.NewScheme()})
+	c, err := NewClient(cp.Config)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -181,7 +181,7 @@ func (d *LocalDeployment) operator(proc *operatorProcess) *Operator {
 }
 
 func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string) (*LocalDeployment, error) {
-	c, err := client.New(lc.Config, client.Options{Scheme: controllers.NewScheme()})
+	c, err := NewClient(lc.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +227,7 @@ func connectKind(ctx context.Context) (*e2eCluster, error) {
 	if url == "" {
 		return nil, errors.New("E2E_METRICS_URL is not set: `make test-e2e` port-forwards the metrics service and sets it")
 	}
-	c, err := client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
+	c, err := NewClient(cfg)
 	if err != nil {
 		return nil, err
 	}

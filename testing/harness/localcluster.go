@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
@@ -105,11 +104,13 @@ func (lc *LocalCluster) RestartAPIServer() (time.Duration, error) {
 		return 0, fmt.Errorf("kill kube-apiserver (pid %d): %w", pid, err)
 	}
 	// Gone once /proc no longer lists it (its parent, this process, reaps it).
-	if err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-		_, err := os.Stat(fmt.Sprintf("/proc/%d/cmdline", pid))
-		return os.IsNotExist(err), nil
+	if err := WaitFor(context.Background(), 20*time.Millisecond, 10*time.Second, func(context.Context) error {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d/cmdline", pid)); !os.IsNotExist(err) {
+			return fmt.Errorf("kube-apiserver (pid %d) still there after kill -9", pid)
+		}
+		return nil
 	}); err != nil {
-		return 0, fmt.Errorf("kube-apiserver (pid %d) still there 10s after kill -9", pid)
+		return 0, err
 	}
 	if err := api.Start(); err != nil {
 		return 0, fmt.Errorf("start kube-apiserver again: %w", err)

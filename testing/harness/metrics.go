@@ -6,7 +6,6 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	"example.com/operator-demo/controllers"
 )
@@ -51,13 +50,11 @@ func (o *Operator) Up() error {
 	}
 	o.running = true
 	// Ready is not yet serving metrics: the metrics server may start a moment after the probes.
-	var last error
-	err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		_, last = o.raw()
-		return last == nil, nil
-	})
-	if err != nil {
-		return fmt.Errorf("the operator serves no metrics 30s after it was ready: %w", last)
+	if err := WaitFor(context.Background(), 50*time.Millisecond, 30*time.Second, func(context.Context) error {
+		_, err := o.raw()
+		return err
+	}); err != nil {
+		return fmt.Errorf("the operator serves no metrics once ready: %w", err)
 	}
 	return nil
 }

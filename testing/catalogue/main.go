@@ -90,6 +90,9 @@ func read(dir string) ([]scenario, error) {
 			s.line = fset.Position(gen.Pos()).Line
 			s.labels = labelsOf(call.Args)
 			walk(fset, call, nil, &s.specs)
+			if order(s) == len(readingOrder) {
+				problems = append(problems, fmt.Sprintf("%s: scenario %q has no label in the catalogue's reading order", s.file, s.title))
+			}
 			out = append(out, s)
 		}
 	}
@@ -97,15 +100,18 @@ func read(dir string) ([]scenario, error) {
 	return out, nil
 }
 
-// order puts the scenarios in the order a newcomer should read them: the seven behaviours in the
-// seed article's order, then the rest.
+// readingOrder is the order a newcomer should read the scenarios in, by their first label: the
+// seven behaviours in the seed article's order, then the rest. A scenario missing here is a
+// problem, not a silent last place.
+var readingOrder = []string{"create", "skip-when-equal", "update", "unwatched-drift", "owned-drift", "gc", "status-loop", "conflict", "validation", "concurrency", "operator-restart", "killed", "metrics"}
+
 func order(s scenario) int {
-	for i, l := range []string{"create", "skip-when-equal", "update", "unwatched-drift", "owned-drift", "gc", "status-loop", "conflict", "validation", "concurrency", "operator-restart", "killed", "metrics"} {
+	for i, l := range readingOrder {
 		if slices.Contains(s.labels, l) {
 			return i
 		}
 	}
-	return 100
+	return len(readingOrder)
 }
 
 // describeCall is the Describe(...) call of `var _ = Describe(...)`, or nil.

@@ -13,18 +13,19 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	"example.com/operator-demo/testing/controlplane"
 	"example.com/operator-demo/testing/harness"
 )
 
 // env is the control plane the bench measures on, and an administrator's client that is not
 // itself the bottleneck (QPS 2000).
 type env struct {
-	cp    *harness.ControlPlane
+	cp    *controlplane.ControlPlane
 	admin client.WithWatch
 }
 
 func startEnv() (*env, error) {
-	cp, err := harness.StartControlPlane("")
+	cp, err := controlplane.Start("")
 	if err != nil {
 		return nil, err
 	}

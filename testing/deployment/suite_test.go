@@ -16,6 +16,7 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 
+	"example.com/operator-demo/testing/controlplane"
 	"example.com/operator-demo/testing/harness"
 )
 
@@ -28,7 +29,7 @@ func TestDeployment(t *testing.T) {
 }
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	root, err := harness.RepoRoot()
+	root, err := controlplane.RepoRoot()
 	Expect(err).NotTo(HaveOccurred())
 	d, err = harness.StartLocalDeployment(ctx, filepath.Join(root, "reports", "deployment"), filepath.Join(root, "bin", "manager"))
 	Expect(err).NotTo(HaveOccurred())

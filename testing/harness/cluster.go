@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/operator-demo/controllers"
+	"example.com/operator-demo/testing/controlplane"
 )
 
 // TierEnv names the environment variable that chooses where the scenarios run: "envtest" (the
@@ -76,7 +77,7 @@ type envtestCluster struct {
 }
 
 func startEnvtestCluster() (*envtestCluster, []byte, error) {
-	cp, err := StartControlPlane("")
+	cp, err := controlplane.Start("")
 	if err != nil {
 		return nil, nil, err
 	}

@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	"example.com/operator-demo/controllers"
+	"example.com/operator-demo/testing/controlplane"
 )
 
 // ProviderEnv names the environment variable that chooses the e2e tier's cluster: "local" (a
@@ -86,7 +87,7 @@ func (e *e2eCluster) Stop() error { return e.stop() }
 
 // startLocalE2E runs the e2e tier on a LocalDeployment of bin/manager (or $E2E_OPERATOR_BINARY).
 func startLocalE2E(ctx context.Context) (*e2eCluster, error) {
-	root, err := RepoRoot()
+	root, err := controlplane.RepoRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +126,7 @@ func StartLocalDeployment(ctx context.Context, dir, binary string) (*LocalDeploy
 	if _, err := os.Stat(binary); err != nil {
 		return nil, fmt.Errorf("no operator binary at %s: run `make build`", binary)
 	}
-	root, err := RepoRoot()
+	root, err := controlplane.RepoRoot()
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"example.com/operator-demo/testing/controlplane"
 )
 
 // LocalCluster is a control plane on loopback that does what a real cluster does for this
@@ -20,7 +20,7 @@ import (
 // garbage collector and the namespace, service-account, deployment and replicaset controllers.
 // It is the e2e tier where Docker is absent, and what `make demo` runs.
 type LocalCluster struct {
-	*ControlPlane
+	*controlplane.ControlPlane
 	// Dir holds the kubeconfigs and every component's log.
 	Dir string
 	// AdminKubeconfig is a kubeconfig file for a cluster administrator (group system:masters).
@@ -32,7 +32,7 @@ type LocalCluster struct {
 // kube-controller-manager: its garbage collector learns the CRDs at start (a type installed later
 // waits for its periodic discovery resync, about 30 s).
 func StartLocalCluster(dir string) (*LocalCluster, error) {
-	assets, err := BinaryAssets()
+	assets, err := controlplane.BinaryAssets()
 	if err != nil {
 		return nil, err
 	}
@@ -47,12 +47,12 @@ func StartLocalCluster(dir string) (*LocalCluster, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	cp, err := StartControlPlane(dir)
+	cp, err := controlplane.Start(dir)
 	if err != nil {
 		return nil, err
 	}
 	lc := &LocalCluster{ControlPlane: cp, Dir: dir, AdminKubeconfig: filepath.Join(dir, "admin.kubeconfig")}
-	admin, err := cp.env.AddUser(envtest.User{Name: "local-admin", Groups: []string{"system:masters"}}, nil)
+	admin, err := cp.AddAdmin("local-admin")
 	if err == nil {
 		var kubeconfig []byte
 		if kubeconfig, err = admin.KubeConfig(); err == nil {
@@ -87,14 +87,14 @@ func (lc *LocalCluster) Logs() []string {
 
 // Kubectl is the path of the kubectl that came with the control plane's binaries.
 func (lc *LocalCluster) Kubectl() string {
-	return filepath.Join(lc.env.BinaryAssetsDirectory, "kubectl")
+	return filepath.Join(lc.BinaryDir(), "kubectl")
 }
 
 // RestartAPIServer kills kube-apiserver (kill -9: a graceful stop waits out every open watch)
 // and starts it again on the same address, with the same certificates and keys; etcd keeps the
 // cluster's state meanwhile. It returns how long the API server was away.
 func (lc *LocalCluster) RestartAPIServer() (time.Duration, error) {
-	api := lc.env.ControlPlane.GetAPIServer()
+	api := lc.APIServer()
 	pid, err := pidOf("kube-apiserver", "--cert-dir="+api.CertDir)
 	if err != nil {
 		return 0, err

@@ -1,4 +1,4 @@
-package harness
+package controlplane
 
 import (
 	"context"
@@ -11,9 +11,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 )
@@ -22,7 +23,7 @@ import (
 // they make a working control plane of the version go.mod asks for: the API server reports it,
 // kubectl parses it, and objects (built-in and Sample) round-trip through the API server.
 func TestControlPlane(t *testing.T) {
-	cp, err := StartControlPlane("")
+	cp, err := Start("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,14 @@ func TestControlPlane(t *testing.T) {
 			t.Errorf("stop control plane: %v", err)
 		}
 	})
-	c, err := NewClient(cp.Config)
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := demov1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(cp.Config, client.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +97,7 @@ func roundTrip(t *testing.T, c client.Client, obj, got client.Object) {
 // kubectlServerVersion is the server's gitVersion as `kubectl version` parses it.
 func kubectlServerVersion(t *testing.T, cp *ControlPlane) string {
 	t.Helper()
-	user, err := cp.env.AddUser(envtest.User{Name: "kubectl", Groups: []string{"system:masters"}}, nil)
+	user, err := cp.AddAdmin("kubectl")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,8 @@
-package harness
+// Package controlplane starts the envtest control plane (etcd and kube-apiserver) that every
+// test tier above the unit tests stands on, with the project's CRDs installed, from the binaries
+// `make setup-envtest` provides. It knows nothing of the operator, so its own test, which proves
+// the binaries, reruns only when they, the API or go.mod change.
+package controlplane
 
 import (
 	"fmt"
@@ -20,9 +24,9 @@ type ControlPlane struct {
 	Config *rest.Config
 }
 
-// StartControlPlane starts etcd and kube-apiserver and installs the CRDs. With a logDir, their
+// Start starts etcd and kube-apiserver and installs the CRDs. With a logDir, their
 // output goes to etcd.log and kube-apiserver.log there; without, it is discarded.
-func StartControlPlane(logDir string) (*ControlPlane, error) {
+func Start(logDir string) (*ControlPlane, error) {
 	assets, err := BinaryAssets()
 	if err != nil {
 		return nil, err
@@ -41,7 +45,7 @@ func StartControlPlane(logDir string) (*ControlPlane, error) {
 		env.ControlPlane.Etcd = &envtest.Etcd{}
 		// A certificate directory of its own, kept across a restart: the API server then comes
 		// back with the same serving certificate and service-account keys, and every client and
-		// token keeps working (RestartAPIServer).
+		// token keeps working (harness.LocalCluster.RestartAPIServer).
 		pki := filepath.Join(logDir, "pki")
 		if err := os.MkdirAll(pki, 0o700); err != nil {
 			return nil, err
@@ -66,6 +70,21 @@ func StartControlPlane(logDir string) (*ControlPlane, error) {
 	}
 	return &ControlPlane{env: env, logs: logs, Config: cfg}, nil
 }
+
+// AddAdmin adds a user in the group system:masters, for a kubeconfig or kubectl.
+func (cp *ControlPlane) AddAdmin(name string) (*envtest.AuthenticatedUser, error) {
+	user, err := cp.env.AddUser(envtest.User{Name: name, Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("add user %s: %w", name, err)
+	}
+	return user, nil
+}
+
+// BinaryDir is the directory the control plane's binaries came from; kubectl is there too.
+func (cp *ControlPlane) BinaryDir() string { return cp.env.BinaryAssetsDirectory }
+
+// APIServer is the running kube-apiserver, for tests that stop and start it.
+func (cp *ControlPlane) APIServer() *envtest.APIServer { return cp.env.ControlPlane.GetAPIServer() }
 
 // Stop stops kube-apiserver and etcd. Stop every manager using them first: a manager still
 // watching makes the API server's shutdown wait for its watches.

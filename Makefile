@@ -19,6 +19,16 @@ K8S_VERSION := $(shell go list -m -f '{{.Version}}' k8s.io/api | sed -E 's/^v0\.
 endif
 ENVTEST_K8S_VERSION ?= $(shell echo $(K8S_VERSION) | cut -d. -f1,2)
 
+# Where the tools go, each file named with its version. Defined before any rule names one as a
+# prerequisite: make expands a prerequisite when it reads the rule.
+LOCALBIN ?= $(CURDIR)/bin
+CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
+SETUP_ENVTEST  ?= $(LOCALBIN)/setup-envtest-$(SETUP_ENVTEST_VERSION)
+GOLANGCI_LINT  ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+ACTIONLINT     ?= $(LOCALBIN)/actionlint-$(ACTIONLINT_VERSION)
+KUSTOMIZE      ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
+KIND           ?= $(LOCALBIN)/kind-$(KIND_VERSION)
+
 # The manager image; config/manager deploys operator-demo:dev.
 IMG ?= operator-demo:dev
 # The e2e tier's cluster: kind where a Docker engine answers, else a local control plane.
@@ -178,16 +188,8 @@ undeploy: kustomize ## Remove the operator from the cluster.
 
 ##@ Dependencies
 
-LOCALBIN ?= $(CURDIR)/bin
 $(LOCALBIN):
 	mkdir -p $(LOCALBIN)
-
-CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
-SETUP_ENVTEST  ?= $(LOCALBIN)/setup-envtest-$(SETUP_ENVTEST_VERSION)
-GOLANGCI_LINT  ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
-ACTIONLINT     ?= $(LOCALBIN)/actionlint-$(ACTIONLINT_VERSION)
-KUSTOMIZE      ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
-KIND           ?= $(LOCALBIN)/kind-$(KIND_VERSION)
 
 # The control-plane installer: download where it can, build from Go module sources where it cannot.
 K8SBIN = K8S_VERSION=$(K8S_VERSION) ENVTEST_K8S_VERSION=$(ENVTEST_K8S_VERSION) \

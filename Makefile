@@ -134,6 +134,10 @@ test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then 
 	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" go tool ginkgo $(GINKGO_RUN_FLAGS) $(if $(CI),--no-color) --procs=$(SCENARIO_PROCS) \
 		--output-dir=$(REPORTS) --junit-report=envtest.xml $(LOCALBIN)/scenarios.test
 
+.PHONY: mutate
+mutate: setup-envtest ## Prove the scenarios can fail: break the controller as each one exists to catch, and see it fail.
+	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" go run ./testing/mutate
+
 .PHONY: test-e2e
 test-e2e: build $(if $(filter kind,$(E2E_PROVIDER)),$(KIND) setup-envtest,setup-controlplane) ## E2e tier: the scenarios on a real cluster (E2E_PROVIDER=kind or local); local adds testing/deployment.
 	@mkdir -p $(REPORTS)

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# testing/bench/suite-speed.sh: how long `make test` takes warm, measured beside a kubebuilder
+# scaffold's `make test` on the same machine, and what running the scenarios in parallel buys.
+# The goal it checks: `make test` within 1.5x of the scaffold's. `make bench-suite` runs it; its
+# output goes into BENCHMARKS.md.
+#
+# The scaffold (kubebuilder init + create api for one Sample kind, nothing else) is generated
+# once into $BIN_DIR/scaffold and uses this project's control-plane binaries. Both make tests
+# run once to warm up, then alternately RUNS times; the table shows each one's median.
+set -euo pipefail
+: "${BIN_DIR:?}" "${ASSETS:?the directory of the control-plane binaries (make setup-envtest)}"
+: "${KUBEBUILDER:?the kubebuilder binary}"
+RUNS=${RUNS:-3}
+PROCS=${PROCS:-1 2 4 6 8}
+cd "$(dirname "$0")/../.."
+
+scaffold="$BIN_DIR/scaffold"
+
+# seconds CMD...: runs CMD quietly and prints its wall time in seconds; fails with its output.
+seconds() {
+	local log start
+	log=$(mktemp)
+	start=$(date +%s.%N)
+	if ! "$@" >"$log" 2>&1; then
+		cat "$log" >&2
+		rm -f "$log"
+		return 1
+	fi
+	rm -f "$log"
+	awk -v start="$start" -v end="$(date +%s.%N)" 'BEGIN {printf "%.1f", end - start}'
+}
+
+median() { printf '%s\n' "$@" | sort -n | awk '{v[NR] = $1} END {printf "%.1f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+if [ ! -f "$scaffold/PROJECT" ]; then
+	echo "generating the $(basename "$KUBEBUILDER") scaffold in $scaffold (once)"
+	rm -rf "$scaffold-new" && mkdir -p "$scaffold-new"
+	(cd "$scaffold-new" &&
+		"$KUBEBUILDER" init --domain example.com --repo example.com/scaffold --project-name scaffold &&
+		"$KUBEBUILDER" create api --group demo --version v1alpha1 --kind Sample --resource --controller) >/dev/null
+	mv "$scaffold-new" "$scaffold"
+fi
+# The scaffold's setup-envtest finds binaries in its bin/k8s/<version>-<os>-<arch>; offline it
+# must not look further (ENVTEST_INSTALLED_ONLY). It skips a symlink: hard-link the files instead.
+if [ ! -d "$scaffold/bin/k8s/$(basename "$ASSETS")" ]; then
+	mkdir -p "$scaffold/bin/k8s"
+	cp -al "$ASSETS" "$scaffold/bin/k8s/" 2>/dev/null || cp -a "$ASSETS" "$scaffold/bin/k8s/"
+fi
+scaffold_test() { (cd "$scaffold" && ENVTEST_INSTALLED_ONLY=true make test); }
+
+echo "warming up both (one make test each)"
+seconds scaffold_test >/dev/null
+seconds make test >/dev/null
+
+ours=() theirs=()
+for i in $(seq "$RUNS"); do
+	theirs+=("$(seconds scaffold_test)")
+	ours+=("$(seconds make test)")
+	echo "run $i/$RUNS: scaffold ${theirs[-1]} s, operator-demo ${ours[-1]} s"
+done
+m_ours=$(median "${ours[@]}")
+m_theirs=$(median "${theirs[@]}")
+ratio=$(awk -v a="$m_ours" -v b="$m_theirs" 'BEGIN {printf "%.2f", a / b}')
+verdict=$(awk -v r="$ratio" 'BEGIN {print (r <= 1.5) ? "ok" : "**over**"}')
+
+# The scenario suite alone, from the binary make test built, at each process count.
+suite=()
+for p in $PROCS; do
+	suite+=("$(KUBEBUILDER_ASSETS="$ASSETS" seconds go tool ginkgo --procs="$p" "$BIN_DIR/scenarios.test")")
+done
+
+echo
+echo "| What (warm, median of $RUNS) | Time | Goal | |"
+echo "|---|---|---|---|"
+echo "| \`make test\` (manifests, generate, catalogue, fmt, vet, unit, envtest) | ${m_ours} s | ≤ 1.5× the scaffold's | ${ratio}× $verdict |"
+echo "| $(basename "$KUBEBUILDER") scaffold, \`make test\` (one kind, its one trivial spec) | ${m_theirs} s | — | |"
+set -- $PROCS
+for t in "${suite[@]}"; do
+	echo "| the scenario suite, $1 Ginkgo process(es) sharing one control plane | $t s | — | $(awk -v a="${suite[0]}" -v b="$t" 'BEGIN {printf "%.1f", a / b}')× the 1-process time |"
+	shift
+done

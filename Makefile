@@ -129,7 +129,7 @@ test: manifests generate catalogue fmt vet test-unit test-envtest ## Unit and en
 
 .PHONY: test-unit
 test-unit: ## Unit tier: pure functions and Reconcile against a fake client. No control plane.
-	go test $(GO_TEST_FLAGS) ./api/... ./controllers/... ./testing/catalogue/...
+	go test $(GO_TEST_FLAGS) ./api/... ./controllers/... ./testing/catalogue/... ./testing/mutate/...
 
 .PHONY: test-envtest
 test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then every scenario on a real kube-apiserver + etcd, in parallel.

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/mutate/mutants"
 )
 
 // scenario is one scenario file: its doc comment and its specs.
@@ -106,6 +107,11 @@ func read(dir string) ([]scenario, error) {
 		}
 	}
 	slices.SortFunc(out, func(a, b scenario) int { return order(a) - order(b) })
+	for _, m := range mutants.All {
+		if !slices.ContainsFunc(out, func(s scenario) bool { return slices.Contains(s.labels, m.Scenario) }) {
+			problems = append(problems, fmt.Sprintf("mutant %q names scenario %q, which no scenario is labelled", m.Break, m.Scenario))
+		}
+	}
 	return out, nil
 }
 
@@ -299,7 +305,9 @@ func render(scenarios []scenario) []byte {
 	p("# Scenario catalogue\n\n")
 	p("Every behaviour of the Sample operator, as the executable scenario that proves it. Each entry is\n")
 	p("generated from the spec itself: the sentence and lesson from its doc comment, the steps from its\n")
-	p("`By(...)` calls, the tiers from its labels. If it is written here, a test checks it.\n\n")
+	p("`By(...)` calls, the tiers from its labels. If it is written here, a test checks it; and each\n")
+	p("break listed under a scenario is built into the operator by `make mutate`, which checks that the\n")
+	p("scenario fails against it.\n\n")
 	p("Run them: `make test-envtest` (envtest tier), `make test-e2e` (e2e tier), or one scenario with\n")
 	p("`go test ./scenarios/ -ginkgo.label-filter=owned-drift`. Try them by hand on `make demo KEEP=1`.\n\n")
 	p("## Who watches what\n\n")
@@ -333,9 +341,26 @@ func render(scenarios []scenario) []byte {
 				p("  1. %s\n", st)
 			}
 		}
+		if breaks := breaksCaught(s); len(breaks) > 0 {
+			p("\n**Breaks it catches** (`make mutate` builds each into the operator and checks that this scenario fails):\n\n")
+			for _, b := range breaks {
+				p("- %s\n", b)
+			}
+		}
 		p("\n%s", byHand(s.byHand))
 	}
 	return b.Bytes()
+}
+
+// breaksCaught are the mutants that s must fail against.
+func breaksCaught(s scenario) []string {
+	var out []string
+	for _, m := range mutants.All {
+		if slices.Contains(s.labels, m.Scenario) {
+			out = append(out, m.Break)
+		}
+	}
+	return out
 }
 
 // scenarioTiers are the tiers that run at least one of s's specs.

@@ -31,8 +31,7 @@ var _ = Describe("Sample", Label("create"), func() {
 	Context("when it is created", func() {
 		It("creates <name>-config holding spec.message, controlled by the Sample, and reports Ready", func(ctx SpecContext) {
 			f := harness.NewFixture(ctx, cluster)
-			before, err := f.Operator.Counts()
-			Expect(err).NotTo(HaveOccurred())
+			before := f.EventuallySettled(ctx)
 
 			By("creating a Sample with message \"hello world\"")
 			sample := f.CreateSample(ctx, "greeting", "hello world")
@@ -65,8 +64,11 @@ var _ = Describe("Sample", Label("create"), func() {
 			))
 
 			By("checking that it took one reconcile and two writes, the ConfigMap's create and the status, and no more")
-			Consistently(f.Operator.Counts).WithTimeout(harness.AtRest).WithPolling(harness.Poll).
-				Should(Equal(harness.Counts{Reconciles: before.Reconciles + 1, Writes: before.Writes + 2}))
+			// The reconcile is counted when Reconcile returns, a moment after the status it wrote
+			// is visible: wait for the count, then watch it stay.
+			want := harness.Counts{Reconciles: before.Reconciles + 1, Writes: before.Writes + 2}
+			Eventually(f.Operator.Counts).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(Equal(want))
+			Consistently(f.Operator.Counts).WithTimeout(harness.AtRest).WithPolling(harness.Poll).Should(Equal(want))
 		})
 	})
 })

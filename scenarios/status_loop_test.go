@@ -33,14 +33,7 @@ var _ = Describe("Sample", Label("status-loop"), func() {
 			Expect(sample.Status.ObservedGeneration).To(Equal(sample.Generation))
 
 			By("waiting until the reconcile count stops moving")
-			var settled harness.Counts
-			Eventually(func(g Gomega) {
-				previous := settled
-				var err error
-				settled, err = f.Operator.Counts()
-				g.Expect(err).NotTo(HaveOccurred())
-				g.Expect(settled).To(Equal(previous))
-			}).WithTimeout(harness.Converge).WithPolling(harness.AtRest / 3).Should(Succeed())
+			settled := f.EventuallySettled(ctx)
 			Expect(komega.Get(cm)()).To(Succeed())
 			Expect(komega.Get(sample)()).To(Succeed())
 			cmVersion, sampleVersion := cm.ResourceVersion, sample.ResourceVersion

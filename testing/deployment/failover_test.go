@@ -27,7 +27,7 @@ var _ = Describe("Two replicas of the operator", func() {
 		DeferCleanup(standby.Down)
 		Eventually(leading(d.Operator)).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(BeNumerically("==", 1))
 		Eventually(leading(standby)).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(BeZero())
-		Consistently(leading(standby)).WithTimeout(harness.AtRest).WithPolling(harness.Poll).Should(BeZero())
+		Consistently(leading(standby)).WithTimeout(harness.Standby).WithPolling(harness.Poll).Should(BeZero())
 
 		By("creating a Sample and waiting for its ConfigMap")
 		cm, key := syncedConfigMap(ctx, "failover")
@@ -51,6 +51,6 @@ var _ = Describe("Two replicas of the operator", func() {
 		By("bringing the killed replica back, as a standby now")
 		Expect(d.Operator.Up()).To(Succeed())
 		Eventually(leading(d.Operator)).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(BeZero())
-		Consistently(leading(d.Operator)).WithTimeout(harness.AtRest).WithPolling(harness.Poll).Should(BeZero())
+		Consistently(leading(d.Operator)).WithTimeout(harness.Standby).WithPolling(harness.Poll).Should(BeZero())
 	})
 })

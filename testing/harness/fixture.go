@@ -26,6 +26,9 @@ const (
 	// Failover bounds how long a new operator may take to become leader after the old one was
 	// killed: the old one's lease must expire first (LeaseDuration 15 s, RetryPeriod 2 s).
 	Failover = 30 * time.Second
+	// Standby is how long a test watches a standby replica not take the lease: two of leader
+	// election's 2 s retry periods and a margin, so that it sees the standby try at least once.
+	Standby = 5 * time.Second
 	// AtRest is how long a scenario watches for something that must not happen. What it catches
 	// (a reconcile loop, a write on a no-op pass, a revert the operator should not make) shows
 	// within a few hundred milliseconds: a status loop runs ~30 reconciles a second here, and
@@ -131,6 +134,22 @@ func (f *Fixture) EventuallySynced(ctx context.Context, sample *demov1alpha1.Sam
 		)))
 	}).WithContext(ctx).WithTimeout(Converge).WithPolling(Poll).Should(Succeed())
 	return cm
+}
+
+// EventuallySettled waits until the operator's counts stop moving (the same across AtRest/3) and
+// returns them: the baseline a spec counts from. On e2e one operator serves every spec, and its
+// reconciles of the previous spec's deleted objects may still be arriving.
+func (f *Fixture) EventuallySettled(ctx context.Context) Counts {
+	GinkgoHelper()
+	var settled Counts
+	Eventually(func(g Gomega) {
+		previous := settled
+		var err error
+		settled, err = f.Operator.Counts()
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(settled).To(Equal(previous))
+	}).WithContext(ctx).WithTimeout(Converge).WithPolling(AtRest / 3).Should(Succeed())
+	return settled
 }
 
 // printDiagnostics writes what a failed spec leaves to look at: the namespace's events and the

@@ -51,6 +51,8 @@ BENCH_FLAGS ?=
 # specs mostly wait on the operator, so more processes than cores pay off (measured: BENCHMARKS.md).
 SCENARIO_PROCS ?= 4
 REPORTS ?= $(CURDIR)/reports
+# The scenario binary: inside the repository whatever LOCALBIN is (see test-envtest).
+SCENARIOS_TEST = $(CURDIR)/bin/scenarios.test
 
 SHELL = /usr/bin/env bash -o pipefail
 .SHELLFLAGS = -ec
@@ -136,13 +138,15 @@ test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then 
 	@mkdir -p $(REPORTS)
 	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" go test $(GO_TEST_FLAGS) ./testing/controlplane/...
 	@# Built into bin/, not scenarios/: a file appearing there would rerun the catalogue's test.
-	go tool ginkgo build $(GINKGO_FLAGS) -o $(LOCALBIN)/scenarios.test ./scenarios
+	@# Ginkgo runs it in bin/, from where the harness finds the repository's go.mod.
+	go tool ginkgo build $(GINKGO_FLAGS) -o $(SCENARIOS_TEST) ./scenarios
 	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" go tool ginkgo $(GINKGO_RUN_FLAGS) $(if $(CI),--no-color) --procs=$(SCENARIO_PROCS) \
-		--output-dir=$(REPORTS) --junit-report=envtest.xml $(LOCALBIN)/scenarios.test
+		--output-dir=$(REPORTS) --junit-report=envtest.xml $(SCENARIOS_TEST)
 
 .PHONY: mutate
-mutate: setup-envtest ## Prove the scenarios can fail: break the controller as each one exists to catch, and see it fail.
-	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" go run ./testing/mutate
+mutate: setup-envtest ## Prove the scenarios can fail: build each break of testing/mutate/mutants into the operator; its scenario must fail.
+	@mkdir -p $(REPORTS)
+	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" go run ./testing/mutate | tee $(REPORTS)/mutate.md
 
 .PHONY: test-e2e
 test-e2e: build $(if $(filter kind,$(E2E_PROVIDER)),$(KIND) setup-envtest,setup-controlplane) ## E2e tier: the scenarios on a real cluster (E2E_PROVIDER=kind or local); local adds testing/deployment.
@@ -246,6 +250,8 @@ kind: $(KIND) ## Install kind into bin/.
 $(KIND): | $(LOCALBIN)
 	$(call go-install-tool,$(KIND),sigs.k8s.io/kind,$(KIND_VERSION))
 
+.PHONY: kubebuilder
+kubebuilder: $(KUBEBUILDER) ## Install kubebuilder into bin/ (make bench-suite's yardstick).
 $(KUBEBUILDER): | $(LOCALBIN)
 	$(call go-install-tool,$(KUBEBUILDER),sigs.k8s.io/kubebuilder/v4,$(KUBEBUILDER_VERSION))
 

@@ -10,7 +10,8 @@ import (
 )
 
 // RepoRoot is the directory holding the project's go.mod, found upwards from the working
-// directory (go test runs a package's tests in the package's directory).
+// directory: go test runs a package's tests in the package's directory, and Ginkgo runs a
+// precompiled suite in its binary's directory (bin/).
 func RepoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,7 +27,7 @@ import (
 
 // verdict is what one test run said about a mutant.
 type verdict struct {
-	killed bool
+	failed bool
 	detail string // the first failed spec or test
 }
 
@@ -41,37 +42,61 @@ type result struct {
 }
 
 func main() {
+	if err := mutate(); err != nil {
+		fmt.Fprintln(os.Stderr, "mutate:", err)
+		os.Exit(1)
+	}
+}
+
+func mutate() error {
 	root, err := controlplane.RepoRoot()
 	if err != nil {
-		fail(err)
+		return err
 	}
 	work, err := os.MkdirTemp("", "mutate-")
 	if err != nil {
-		fail(err)
+		return err
 	}
 	defer func() { _ = os.RemoveAll(work) }()
+
+	// Against the controller as it is, every scenario named here and the unit tests must pass:
+	// otherwise a failure against a mutant would prove nothing.
+	var labels []string
+	for _, m := range mutants.All {
+		if !slices.Contains(labels, m.Scenario) {
+			labels = append(labels, m.Scenario)
+		}
+	}
+	for _, args := range [][]string{scenarioArgs(strings.Join(labels, " || ")), unitArgs} {
+		v, err := goTest(root, "", args)
+		if err != nil {
+			return fmt.Errorf("without any mutant, go test %s: %w", strings.Join(args, " "), err)
+		}
+		if v.failed {
+			return fmt.Errorf("without any mutant, %s fails: fix that first", v.detail)
+		}
+	}
 
 	results := make([]result, len(mutants.All))
 	err = harness.Parallel(len(mutants.All), workers, func(i int) error {
 		m := mutants.All[i]
 		overlay, err := writeOverlay(root, filepath.Join(work, fmt.Sprint(i)), m)
 		if err != nil {
-			return err
+			return fmt.Errorf("mutant %q: %w", m.Break, err)
 		}
 		start := time.Now()
-		if results[i].scenario, err = run(root, "go", "test", "-overlay="+overlay, "-count=1", "-timeout=5m", "./scenarios/",
-			"-ginkgo.no-color", "-ginkgo.label-filter="+m.Scenario); err != nil {
+		if results[i].scenario, err = goTest(root, overlay, scenarioArgs(m.Scenario)); err != nil {
 			return fmt.Errorf("mutant %q, scenario %s: %w", m.Break, m.Scenario, err)
 		}
 		results[i].took = time.Since(start)
-		if results[i].unit, err = run(root, "go", "test", "-overlay="+overlay, "-count=1", "./controllers/"); err != nil {
+		if results[i].unit, err = goTest(root, overlay, unitArgs); err != nil {
 			return fmt.Errorf("mutant %q, unit tests: %w", m.Break, err)
 		}
 		fmt.Fprintf(os.Stderr, "mutant %d/%d: %s: %s\n", i+1, len(mutants.All), m.Break, results[i].scenario)
 		return nil
 	})
 	if err != nil {
-		fail(err)
+		return err
 	}
 
 	var survivors []string
@@ -80,15 +105,24 @@ func main() {
 	for i, m := range mutants.All {
 		r := results[i]
 		fmt.Printf("| %s | %s | %s (%.0f s) | %s |\n", m.Break, m.Scenario, r.scenario, r.took.Seconds(), r.unit)
-		if !r.scenario.killed {
+		if !r.scenario.failed {
 			survivors = append(survivors, fmt.Sprintf("%q survived %s", m.Break, m.Scenario))
 		}
 	}
 	if len(survivors) > 0 {
-		fail(fmt.Errorf("a scenario passed against the break it exists to catch: %s", strings.Join(survivors, "; ")))
+		return fmt.Errorf("a scenario passed against the break it exists to catch: %s", strings.Join(survivors, "; "))
 	}
-	fmt.Printf("\nEvery scenario failed against the break it exists to catch (%d mutants).\n", len(mutants.All))
+	fmt.Printf("\nEvery break failed the scenario that exists to catch it (%d mutants).\n", len(mutants.All))
+	return nil
 }
+
+// scenarioArgs runs the scenarios labelled by filter on envtest; unitArgs runs the controller's
+// unit tests.
+func scenarioArgs(filter string) []string {
+	return []string{"-count=1", "-timeout=5m", "./scenarios/", "-ginkgo.no-color", "-ginkgo.label-filter=" + filter}
+}
+
+var unitArgs = []string{"-count=1", "./controllers/"}
 
 // writeOverlay writes m's mutated files into dir, and the overlay file that `go test -overlay`
 // reads, and returns the overlay file's path.
@@ -102,7 +136,7 @@ func writeOverlay(root, dir string, m mutants.Mutant) (string, error) {
 	}
 	replace := map[string]string{}
 	for file, content := range mutated {
-		path := filepath.Join(dir, filepath.Base(file))
+		path := filepath.Join(dir, strings.ReplaceAll(file, "/", "_"))
 		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 			return "", err
 		}
@@ -116,16 +150,21 @@ func writeOverlay(root, dir string, m mutants.Mutant) (string, error) {
 	return path, os.WriteFile(path, overlay, 0o644)
 }
 
-// run runs a go test command in root and says whether it failed on a test. A mutant that does not
-// build, or a run that fails before any test, is an error: it proves nothing about the tests.
-func run(root string, name string, args ...string) (verdict, error) {
-	cmd := exec.Command(name, args...)
+// goTest runs go test with args in root, with the overlay unless it is empty, and says whether a
+// test failed. Only a failing test counts: a mutant that does not build, or a run that fails
+// outside any test (a suite that cannot start its control plane, say), is an error, since it
+// proves nothing about the tests.
+func goTest(root, overlay string, args []string) (verdict, error) {
+	if overlay != "" {
+		args = append([]string{"-overlay=" + overlay}, args...)
+	}
+	cmd := exec.Command("go", append([]string{"test"}, args...)...)
 	cmd.Dir = root
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	if err == nil {
-		return verdict{}, nil // every test passed: the mutant survived
+		return verdict{}, nil
 	}
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) {
@@ -133,27 +172,33 @@ func run(root string, name string, args ...string) (verdict, error) {
 	}
 	text := out.String()
 	if strings.Contains(text, "[build failed]") || strings.Contains(text, "[setup failed]") {
-		return verdict{}, fmt.Errorf("the mutant does not build:\n%s", text)
+		return verdict{}, fmt.Errorf("does not build:\n%s", text)
 	}
 	if failed := firstFailure(text); failed != "" {
-		return verdict{killed: true, detail: failed}, nil
+		return verdict{failed: true, detail: failed}, nil
 	}
-	return verdict{}, fmt.Errorf("failed without a failing test:\n%s", text)
+	return verdict{}, fmt.Errorf("failed outside any test:\n%s", text)
 }
 
-// firstFailure names the first failing Ginkgo spec or Go test in go test's output.
+// firstFailure names the first failing Ginkgo spec (an It: a failure in a suite node proves
+// nothing about a scenario) or Go test in go test's output.
 func firstFailure(out string) string {
 	lines := strings.Split(out, "\n")
 	for i, line := range lines {
-		// Ginkgo's summary: "Summarizing 1 Failure:" then "  [FAIL] Sample when … [It] …".
-		if strings.HasPrefix(line, "Summarizing ") && i+1 < len(lines) {
-			spec := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[i+1]), "[FAIL]"))
-			if cut := strings.LastIndex(spec, " ["); cut > 0 {
-				spec = spec[:cut] // the labels
-			}
-			spec = strings.Replace(spec, " [It] ", " ", 1)
-			return spec
+		// Ginkgo's summary: "Summarizing 1 Failure:" then "  [FAIL] Sample when … [It] … [labels]",
+		// [TIMEDOUT] or [PANICKED] in place of [FAIL].
+		if !strings.HasPrefix(line, "Summarizing ") || i+1 >= len(lines) {
+			continue
 		}
+		spec := strings.TrimSpace(lines[i+1])
+		if !strings.Contains(spec, " [It] ") {
+			return ""
+		}
+		_, spec, _ = strings.Cut(spec, "] ") // the state
+		if cut := strings.LastIndex(spec, " ["); cut > 0 {
+			spec = spec[:cut] // the labels
+		}
+		return strings.Replace(spec, " [It] ", " ", 1)
 	}
 	for _, line := range lines {
 		if t := strings.TrimSpace(line); strings.HasPrefix(t, "--- FAIL: ") {
@@ -164,13 +209,8 @@ func firstFailure(out string) string {
 }
 
 func (v verdict) String() string {
-	if v.killed {
+	if v.failed {
 		return "failed: " + v.detail
 	}
 	return "**passed**"
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "mutate:", err)
-	os.Exit(1)
 }

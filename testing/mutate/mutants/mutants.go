@@ -38,7 +38,7 @@ func (m Mutant) Apply(root string) (map[string]string, error) {
 			content = string(b)
 		}
 		if n := strings.Count(content, e.From); n != 1 {
-			return nil, fmt.Errorf("mutant %q: %s holds %q %d times, not once: update the mutant to follow the code", m.Break, e.File, e.From, n)
+			return nil, fmt.Errorf("%s holds %q %d times, not once: update the mutant to follow the code", e.File, e.From, n)
 		}
 		mutated[e.File] = strings.Replace(content, e.From, e.To, 1)
 	}

@@ -12,7 +12,7 @@ func TestEveryMutantStillApplies(t *testing.T) {
 	for _, m := range All {
 		mutated, err := m.Apply(root)
 		if err != nil {
-			t.Error(err)
+			t.Errorf("mutant %q: %v", m.Break, err)
 			continue
 		}
 		if len(mutated) == 0 {

@@ -77,4 +77,6 @@ var All = []Mutant{
 		}},
 	{"a ConfigMap the Sample does not control is written anyway", "conflict",
 		[]Edit{{controllerGo, "if !metav1.IsControlledBy(current, sample) {", "if !metav1.IsControlledBy(current, sample) && false {"}}},
+	{"a ConfigMap that status records as created is never created again (status trusted over the cluster)", "operator-restart",
+		[]Edit{{controllerGo, "	if apierrors.IsNotFound(err) {", "	if apierrors.IsNotFound(err) && sample.Status.ConfigMapName != \"\" {\n\t\treturn synced, nil\n\t}\n\tif apierrors.IsNotFound(err) {"}}},
 }

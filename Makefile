@@ -127,14 +127,14 @@ k8sbin-sync: $(SETUP_ENVTEST) ## Re-pin testing/k8sbin (the control-plane build 
 ##@ Test
 
 .PHONY: test
-test: manifests generate catalogue fmt vet test-unit test-envtest ## Unit and envtest tiers, with the race detector (the command CI runs).
+test: manifests generate catalogue fmt vet test-unit test-envtest ## Regenerate and vet, then the unit and envtest tiers, with the race detector.
 
 .PHONY: test-unit
 test-unit: ## Unit tier: pure functions and Reconcile against a fake client. No control plane.
 	go test $(GO_TEST_FLAGS) ./api/... ./controllers/... ./testing/catalogue/... ./testing/mutate/...
 
 .PHONY: test-envtest
-test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then every scenario on a real kube-apiserver + etcd, in parallel.
+test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then the scenarios on a real kube-apiserver + etcd, in parallel.
 	@mkdir -p $(REPORTS)
 	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" go test $(GO_TEST_FLAGS) ./testing/controlplane/...
 	@# Built into bin/, not scenarios/: a file appearing there would rerun the catalogue's test.

@@ -1,5 +1,5 @@
-// Command manager runs the Sample operator: one controller, behind leader election, with health
-// probes and an authenticated metrics endpoint.
+// Command manager runs the Sample operator: one controller, with health probes, an authenticated
+// metrics endpoint, and leader election when asked (--leader-elect, as config/manager does).
 package main
 
 import (

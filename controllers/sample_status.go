@@ -44,7 +44,7 @@ func desiredStatus(sample *demov1alpha1.Sample, o outcome, now metav1.Time) demo
 	case conflict:
 		ready.Status = metav1.ConditionFalse
 		ready.Reason = demov1alpha1.ReasonConfigMapConflict
-		ready.Message = fmt.Sprintf("ConfigMap %s exists and is not controlled by this Sample; it is left untouched: delete or rename it to let this Sample create its own", status.ConfigMapName)
+		ready.Message = fmt.Sprintf("ConfigMap %s exists and is not controlled by this Sample; it is left untouched: delete it to let this Sample create its own, or give the Sample another name", status.ConfigMapName)
 	}
 	meta.SetStatusCondition(&status.Conditions, ready)
 	return status

@@ -15,7 +15,7 @@ func TestDesiredStatus(t *testing.T) {
 	now := metav1.NewTime(earlier.Add(time.Hour))
 	const (
 		syncedMessage   = "ConfigMap greeting-config holds spec.message"
-		conflictMessage = "ConfigMap greeting-config exists and is not controlled by this Sample; it is left untouched: delete or rename it to let this Sample create its own"
+		conflictMessage = "ConfigMap greeting-config exists and is not controlled by this Sample; it is left untouched: delete it to let this Sample create its own, or give the Sample another name"
 	)
 	ready := func(status metav1.ConditionStatus, reason string, generation int64, at metav1.Time) metav1.Condition {
 		message := syncedMessage

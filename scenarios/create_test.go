@@ -17,7 +17,8 @@ import (
 // blockOwnerDeletion: true) is what lets the operator recognise its own ConfigMap later, lets
 // Owns() map the ConfigMap's events back to the Sample, and lets the garbage collector delete it
 // with the Sample. A child created without one leaks. Creating it takes one reconcile and two
-// writes: the ConfigMap's own Create event is the operator's doing and starts no second pass.
+// writes, its create and the status (and a Created event): the ConfigMap's own Create event is
+// the operator's doing and starts no second pass.
 //
 // Article: §10, `kubectl apply -f config/samples/demo_v1alpha1_sample.yaml`: the ConfigMap
 // sample-sample-config appears, holding the message.

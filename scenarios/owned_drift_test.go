@@ -14,7 +14,8 @@ import (
 // Lesson: Owns(&ConfigMap{}) watches ConfigMaps and maps each event, through the controller
 // reference, to the Sample that controls it. Drift is then one event away from being corrected.
 // Correcting it means rewriting only what the operator manages: keys, labels and annotations that
-// others add stay.
+// others add stay. The operator caches only ConfigMaps with its managed-by label; one stripped of
+// it leaves that selection, which the watch reports as a deletion, so it too is corrected at once.
 //
 // Article: §10, after `Owns(&corev1.ConfigMap{})` and `SetControllerReference`: the second
 // `kubectl edit configmap` is reverted at once.
@@ -25,6 +26,8 @@ import (
 //	kubectl get configmap sample-sample-config -o jsonpath='{.data}'   # message back to hello world, extra kept
 //	kubectl delete configmap sample-sample-config
 //	kubectl get configmap sample-sample-config                          # back, with a new uid
+//	kubectl label configmap sample-sample-config app.kubernetes.io/managed-by-
+//	kubectl get configmap sample-sample-config --show-labels            # the label is back
 var _ = Describe("Sample", Label("owned-drift"), func() {
 	Context("when someone edits its ConfigMap", func() {
 		It("restores data.message and keeps the keys it does not manage", func(ctx SpecContext) {
@@ -44,6 +47,24 @@ var _ = Describe("Sample", Label("owned-drift"), func() {
 					demov1alpha1.MessageKey: "hello world",
 					"extra":                 "someone else's",
 				})))
+		})
+	})
+
+	Context("when someone strips the managed-by label that the operator's cache selects on", func() {
+		It("puts the label back and restores data.message: leaving the selection is a deletion to the watch", func(ctx SpecContext) {
+			f := harness.NewFixture(ctx, cluster)
+			sample := f.CreateSample(ctx, "unlabelled", "hello world")
+			cm := f.EventuallySynced(ctx, sample)
+
+			By("removing the label app.kubernetes.io/managed-by and overwriting data.message in one patch")
+			Expect(harness.MergePatch(ctx, f.Client, cm, cm.Namespace, cm.Name,
+				`{"metadata":{"labels":{"app.kubernetes.io/managed-by":null}},"data":{"message":"drifted"}}`)).To(Succeed())
+
+			By("waiting for the label and the message to be back")
+			Eventually(komega.Object(cm)).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(And(
+				HaveField("Labels", HaveKeyWithValue("app.kubernetes.io/managed-by", "operator-demo")),
+				HaveField("Data", HaveKeyWithValue(demov1alpha1.MessageKey, "hello world")),
+			))
 		})
 	})
 

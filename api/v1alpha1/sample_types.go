@@ -32,7 +32,7 @@ const (
 	// spec.message.
 	ReasonSynced = "Synced"
 	// ReasonConfigMapConflict (Ready=False): a ConfigMap of that name exists and is not controlled
-	// by this Sample. It is left exactly as it is; delete or rename it to let the Sample take the name.
+	// by this Sample. It is left exactly as it is; delete it to let the Sample take the name, or give the Sample another name.
 	ReasonConfigMapConflict = "ConfigMapConflict"
 )
 

@@ -52,6 +52,8 @@ const (
 )
 
 // All are the mutants, in the catalogue's reading order of their scenarios.
+//
+//nolint:goconst // scenario labels, written as the scenarios write them
 var All = []Mutant{
 	{"the ConfigMap's own Create event reconciles the Sample again", "create",
 		[]Edit{{controllerGo, "CreateFunc: func(event.CreateEvent) bool { return false },", "CreateFunc: func(event.CreateEvent) bool { return true },"}}},
@@ -67,6 +69,8 @@ var All = []Mutant{
 		[]Edit{{controllerGo, "if opts.Wiring == WatchSamplesAndConfigMaps {", "if false {"}}},
 	{"the whole data map is replaced, dropping others' keys", "owned-drift",
 		[]Edit{{configMapGo, "dataChanged := overlay(&merged.Data, desired.Data)", "dataChanged := merged.Data[demov1alpha1.MessageKey] != desired.Data[demov1alpha1.MessageKey]; merged.Data = desired.Data"}}},
+	{"the managed-by label is not put back: a ConfigMap stripped of it leaves the cache for good", "owned-drift",
+		[]Edit{{configMapGo, "labelsChanged := overlay(&merged.Labels, desired.Labels)", "labelsChanged := false"}}},
 	{"no owner reference on the ConfigMap", "gc",
 		[]Edit{{configMapGo, `OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(sample, demov1alpha1.GroupVersion.WithKind("Sample"))},`, ""}}},
 	{"status carries the time of the pass, and status changes start a reconcile", "status-loop",

@@ -24,6 +24,10 @@ func TestDesiredStatus(t *testing.T) {
 		}
 		return metav1.Condition{Type: "Ready", Status: status, Reason: reason, Message: message, ObservedGeneration: generation, LastTransitionTime: at}
 	}
+	// status is what a pass leaves: the generation it observed, the ConfigMap's name, one condition.
+	status := func(generation int64, condition metav1.Condition) demov1alpha1.SampleStatus {
+		return demov1alpha1.SampleStatus{ObservedGeneration: generation, ConfigMapName: "greeting-config", Conditions: []metav1.Condition{condition}}
+	}
 	tests := []struct {
 		name       string
 		generation int64
@@ -35,35 +39,28 @@ func TestDesiredStatus(t *testing.T) {
 			name:       "first pass, synced: Ready=True since now",
 			generation: 1,
 			outcome:    synced,
-			want: demov1alpha1.SampleStatus{ObservedGeneration: 1, ConfigMapName: "greeting-config",
-				Conditions: []metav1.Condition{ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 1, now)}},
+			want:       status(1, ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 1, now)),
 		},
 		{
 			name:       "synced again: identical to what is stored, so nothing to write",
 			generation: 1,
-			stored: demov1alpha1.SampleStatus{ObservedGeneration: 1, ConfigMapName: "greeting-config",
-				Conditions: []metav1.Condition{ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 1, earlier)}},
-			outcome: synced,
-			want: demov1alpha1.SampleStatus{ObservedGeneration: 1, ConfigMapName: "greeting-config",
-				Conditions: []metav1.Condition{ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 1, earlier)}},
+			stored:     status(1, ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 1, earlier)),
+			outcome:    synced,
+			want:       status(1, ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 1, earlier)),
 		},
 		{
 			name:       "new generation synced: generation moves, transition time stays",
 			generation: 2,
-			stored: demov1alpha1.SampleStatus{ObservedGeneration: 1, ConfigMapName: "greeting-config",
-				Conditions: []metav1.Condition{ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 1, earlier)}},
-			outcome: synced,
-			want: demov1alpha1.SampleStatus{ObservedGeneration: 2, ConfigMapName: "greeting-config",
-				Conditions: []metav1.Condition{ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 2, earlier)}},
+			stored:     status(1, ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 1, earlier)),
+			outcome:    synced,
+			want:       status(2, ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 2, earlier)),
 		},
 		{
 			name:       "synced, then a conflict: Ready=False since now",
 			generation: 1,
-			stored: demov1alpha1.SampleStatus{ObservedGeneration: 1, ConfigMapName: "greeting-config",
-				Conditions: []metav1.Condition{ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 1, earlier)}},
-			outcome: conflict,
-			want: demov1alpha1.SampleStatus{ObservedGeneration: 1, ConfigMapName: "greeting-config",
-				Conditions: []metav1.Condition{ready(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapConflict, 1, now)}},
+			stored:     status(1, ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 1, earlier)),
+			outcome:    conflict,
+			want:       status(1, ready(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapConflict, 1, now)),
 		},
 	}
 	for _, tt := range tests {

@@ -81,9 +81,11 @@ demo: build setup-controlplane ## Walk through the seed article on a local clust
 manifests: controller-gen ## Generate the CRD and RBAC manifests under config/ from the Go markers.
 	@rm -rf $(LOCALBIN)/generated
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./api/...;./controllers/..." output:crd:artifacts:config=$(LOCALBIN)/generated/crd output:rbac:artifacts:config=$(LOCALBIN)/generated/rbac
-	@for dir in crd:config/crd/bases rbac:config/rbac; do \
-		for f in $(LOCALBIN)/generated/$${dir%%:*}/*; do cmp -s "$$f" "$${dir#*:}/$${f##*/}" || cp "$$f" "$${dir#*:}/"; done; \
-	done
+	@$(call copy-changed,$(LOCALBIN)/generated/crd,config/crd/bases)
+	@$(call copy-changed,$(LOCALBIN)/generated/rbac,config/rbac)
+
+# copy-changed copies each file of directory $(1) into directory $(2), unless $(2) holds the same bytes.
+copy-changed = for f in $(1)/*; do cmp -s "$$f" "$(2)/$$(basename "$$f")" || cp "$$f" "$(2)/"; done
 
 .PHONY: generate
 generate: controller-gen ## Generate the DeepCopy methods of the API types.
@@ -136,11 +138,12 @@ test-unit: ## Unit tier: pure functions and Reconcile against a fake client. No 
 .PHONY: test-envtest
 test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then the scenarios on a real kube-apiserver + etcd, in parallel.
 	@mkdir -p $(REPORTS)
-	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" go test $(GO_TEST_FLAGS) ./testing/controlplane/...
-	@# Built into bin/, not scenarios/: a file appearing there would rerun the catalogue's test.
-	@# Ginkgo runs it in bin/, from where the harness finds the repository's go.mod.
-	go tool ginkgo build $(GINKGO_FLAGS) -o $(SCENARIOS_TEST) ./scenarios
-	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" go tool ginkgo $(GINKGO_RUN_FLAGS) $(if $(CI),--no-color) --procs=$(SCENARIO_PROCS) \
+	@# The scenario binary goes into bin/, not scenarios/: a file appearing there would rerun the
+	@# catalogue's test. Ginkgo runs it in bin/, from where the harness finds the repository's go.mod.
+	export KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)"; \
+	go test $(GO_TEST_FLAGS) ./testing/controlplane/... && \
+	go tool ginkgo build $(GINKGO_FLAGS) -o $(SCENARIOS_TEST) ./scenarios && \
+	go tool ginkgo $(GINKGO_RUN_FLAGS) $(if $(CI),--no-color) --procs=$(SCENARIO_PROCS) \
 		--output-dir=$(REPORTS) --junit-report=envtest.xml $(SCENARIOS_TEST)
 
 .PHONY: mutate

@@ -15,7 +15,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
-
 	"example.com/operator-demo/testing/controlplane"
 	"example.com/operator-demo/testing/harness"
 )

@@ -11,7 +11,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,6 +18,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
 
 	"example.com/operator-demo/testing/controlplane"
 	"example.com/operator-demo/testing/harness"
@@ -59,37 +60,24 @@ func mutate() error {
 	}
 	defer func() { _ = os.RemoveAll(work) }()
 
-	// Against the controller as it is, every scenario named here and the unit tests must pass:
-	// otherwise a failure against a mutant would prove nothing.
-	var labels []string
-	for _, m := range mutants.All {
-		if !slices.Contains(labels, m.Scenario) {
-			labels = append(labels, m.Scenario)
-		}
-	}
-	for _, args := range [][]string{scenarioArgs(strings.Join(labels, " || ")), unitArgs} {
-		v, err := goTest(root, "", args)
-		if err != nil {
-			return fmt.Errorf("without any mutant, go test %s: %w", strings.Join(args, " "), err)
-		}
-		if v.failed {
-			return fmt.Errorf("without any mutant, %s fails: fix that first", v.detail)
-		}
+	if err := baseline(root, work); err != nil {
+		return err
 	}
 
 	results := make([]result, len(mutants.All))
 	err = harness.Parallel(len(mutants.All), workers, func(i int) error {
 		m := mutants.All[i]
-		overlay, err := writeOverlay(root, filepath.Join(work, fmt.Sprint(i)), m)
+		dir := filepath.Join(work, fmt.Sprint(i))
+		overlay, err := writeOverlay(root, dir, m)
 		if err != nil {
 			return fmt.Errorf("mutant %q: %w", m.Break, err)
 		}
 		start := time.Now()
-		if results[i].scenario, err = goTest(root, overlay, scenarioArgs(m.Scenario)); err != nil {
+		if results[i].scenario, err = scenarios(root, overlay, m.Scenario, dir); err != nil {
 			return fmt.Errorf("mutant %q, scenario %s: %w", m.Break, m.Scenario, err)
 		}
 		results[i].took = time.Since(start)
-		if results[i].unit, err = goTest(root, overlay, unitArgs); err != nil {
+		if results[i].unit, err = unitTests(root, overlay); err != nil {
 			return fmt.Errorf("mutant %q, unit tests: %w", m.Break, err)
 		}
 		fmt.Fprintf(os.Stderr, "mutant %d/%d: %s: %s\n", i+1, len(mutants.All), m.Break, results[i].scenario)
@@ -99,6 +87,33 @@ func mutate() error {
 		return err
 	}
 
+	return report(results)
+}
+
+// baseline runs every scenario that a mutant names, and the unit tests, against the controller
+// as it is: they must pass, or a failure against a mutant would prove nothing.
+func baseline(root, dir string) error {
+	var labels []string
+	for _, m := range mutants.All {
+		if !slices.Contains(labels, m.Scenario) {
+			labels = append(labels, m.Scenario)
+		}
+	}
+	v, err := scenarios(root, "", strings.Join(labels, " || "), dir)
+	if err == nil && !v.failed {
+		v, err = unitTests(root, "")
+	}
+	if err != nil {
+		return fmt.Errorf("without any mutant: %w", err)
+	}
+	if v.failed {
+		return fmt.Errorf("without any mutant, %s fails: fix that first", v.detail)
+	}
+	return nil
+}
+
+// report prints the table of results and fails if a scenario passed against its mutant.
+func report(results []result) error {
 	var survivors []string
 	fmt.Println("| Mutant | Scenario | Scenario run | Unit tests |")
 	fmt.Println("|---|---|---|---|")
@@ -115,14 +130,6 @@ func mutate() error {
 	fmt.Printf("\nEvery break failed the scenario that exists to catch it (%d mutants).\n", len(mutants.All))
 	return nil
 }
-
-// scenarioArgs runs the scenarios labelled by filter on envtest; unitArgs runs the controller's
-// unit tests.
-func scenarioArgs(filter string) []string {
-	return []string{"-count=1", "-timeout=5m", "./scenarios/", "-ginkgo.no-color", "-ginkgo.label-filter=" + filter}
-}
-
-var unitArgs = []string{"-count=1", "./controllers/"}
 
 // writeOverlay writes m's mutated files into dir, and the overlay file that `go test -overlay`
 // reads, and returns the overlay file's path.
@@ -150,62 +157,67 @@ func writeOverlay(root, dir string, m mutants.Mutant) (string, error) {
 	return path, os.WriteFile(path, overlay, 0o644)
 }
 
-// goTest runs go test with args in root, with the overlay unless it is empty, and says whether a
-// test failed. Only a failing test counts: a mutant that does not build, or a run that fails
-// outside any test (a suite that cannot start its control plane, say), is an error, since it
-// proves nothing about the tests.
-func goTest(root, overlay string, args []string) (verdict, error) {
-	if overlay != "" {
-		args = append([]string{"-overlay=" + overlay}, args...)
-	}
-	cmd := exec.Command("go", append([]string{"test"}, args...)...)
-	cmd.Dir = root
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
+// scenarios runs the scenarios labelled by filter on envtest, with the overlay unless it is
+// empty, and reads Ginkgo's JSON report (written into dir) for the first spec that failed. Only
+// a failed It counts: a run that fails in a suite node (a control plane that cannot start, say)
+// or does not build is an error, since it proves nothing about the scenarios.
+func scenarios(root, overlay, filter, dir string) (verdict, error) {
+	report := filepath.Join(dir, "scenarios.json")
+	out, err := goTest(root, overlay, "-timeout=5m", "./scenarios/", "-ginkgo.no-color", "-ginkgo.label-filter="+filter, "-ginkgo.json-report="+report)
 	if err == nil {
 		return verdict{}, nil
 	}
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) {
-		return verdict{}, err
+	raw, readErr := os.ReadFile(report)
+	if readErr != nil {
+		return verdict{}, fmt.Errorf("%w, and no Ginkgo report (%w):\n%s", err, readErr, out)
 	}
-	text := out.String()
-	if strings.Contains(text, "[build failed]") || strings.Contains(text, "[setup failed]") {
-		return verdict{}, fmt.Errorf("does not build:\n%s", text)
+	var reports []types.Report
+	if err := json.Unmarshal(raw, &reports); err != nil {
+		return verdict{}, fmt.Errorf("read %s: %w", report, err)
 	}
-	if failed := firstFailure(text); failed != "" {
-		return verdict{failed: true, detail: failed}, nil
+	for _, r := range reports {
+		for _, spec := range r.SpecReports {
+			if spec.Failed() {
+				if spec.LeafNodeType != types.NodeTypeIt {
+					return verdict{}, fmt.Errorf("%s failed, not a spec:\n%s", spec.LeafNodeType, spec.Failure.Message)
+				}
+				return verdict{failed: true, detail: spec.FullText()}, nil
+			}
+		}
 	}
-	return verdict{}, fmt.Errorf("failed outside any test:\n%s", text)
+	return verdict{}, fmt.Errorf("%w, with no failed spec in the report:\n%s", err, out)
 }
 
-// firstFailure names the first failing Ginkgo spec (an It: a failure in a suite node proves
-// nothing about a scenario) or Go test in go test's output.
-func firstFailure(out string) string {
-	lines := strings.Split(out, "\n")
-	for i, line := range lines {
-		// Ginkgo's summary: "Summarizing 1 Failure:" then "  [FAIL] Sample when … [It] … [labels]",
-		// [TIMEDOUT] or [PANICKED] in place of [FAIL].
-		if !strings.HasPrefix(line, "Summarizing ") || i+1 >= len(lines) {
-			continue
-		}
-		spec := strings.TrimSpace(lines[i+1])
-		if !strings.Contains(spec, " [It] ") {
-			return ""
-		}
-		_, spec, _ = strings.Cut(spec, "] ") // the state
-		if cut := strings.LastIndex(spec, " ["); cut > 0 {
-			spec = spec[:cut] // the labels
-		}
-		return strings.Replace(spec, " [It] ", " ", 1)
+// unitTests runs the controller's unit tests, with the overlay unless it is empty, and reads
+// `go test -json`'s events for the first test that failed.
+func unitTests(root, overlay string) (verdict, error) {
+	out, err := goTest(root, overlay, "-json", "./controllers/")
+	if err == nil {
+		return verdict{}, nil
 	}
-	for _, line := range lines {
-		if t := strings.TrimSpace(line); strings.HasPrefix(t, "--- FAIL: ") {
-			return strings.Fields(strings.TrimPrefix(t, "--- FAIL: "))[0]
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var event struct{ Action, Test string }
+		if dec.Decode(&event) != nil {
+			break
+		}
+		if event.Action == "fail" && event.Test != "" {
+			return verdict{failed: true, detail: strings.SplitN(event.Test, "/", 2)[0]}, nil
 		}
 	}
-	return ""
+	return verdict{}, fmt.Errorf("%w, with no failed test:\n%s", err, out)
+}
+
+// goTest runs go test -count=1 with args in root, with the overlay unless it is empty, and
+// returns its combined output.
+func goTest(root, overlay string, args ...string) ([]byte, error) {
+	flags := []string{"test", "-count=1"}
+	if overlay != "" {
+		flags = append(flags, "-overlay="+overlay)
+	}
+	cmd := exec.Command("go", append(flags, args...)...)
+	cmd.Dir = root
+	return cmd.CombinedOutput()
 }
 
 func (v verdict) String() string {

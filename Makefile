@@ -133,7 +133,7 @@ test: manifests generate catalogue fmt vet test-unit test-envtest ## Regenerate 
 
 .PHONY: test-unit
 test-unit: ## Unit tier: pure functions and Reconcile against a fake client. No control plane.
-	go test $(GO_TEST_FLAGS) ./api/... ./controllers/... ./testing/catalogue/... ./testing/mutate/...
+	go test $(GO_TEST_FLAGS) ./api/... ./controllers/... ./testing/catalogue/... ./testing/mutate/... ./testing/specreport/... ./testing/testfirst/
 
 .PHONY: test-envtest
 test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then the scenarios on a real kube-apiserver + etcd, in parallel.
@@ -150,6 +150,17 @@ test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then 
 mutate: setup-envtest ## Prove the scenarios can fail: build each break of testing/mutate/mutants into the operator; its scenario must fail.
 	@mkdir -p $(REPORTS)
 	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" go run ./testing/mutate | tee $(REPORTS)/mutate.md
+
+# BASE: the revision a change starts from (default: the merge-base with origin/main, else main).
+.PHONY: test-first
+test-first: setup-controlplane ## Prove the change BASE..HEAD test-first: each new or changed spec fails against BASE's code and passes at HEAD.
+	@mkdir -p $(REPORTS)
+	KUBEBUILDER_ASSETS="$$($(K8SBIN) controlplane 2>/dev/null)" \
+		go run ./testing/testfirst $(if $(BASE),-base $(BASE)) $(if $(HEAD),-head $(HEAD)) -report $(REPORTS)/test-first.md
+
+.PHONY: test-first-selftest
+test-first-selftest: setup-controlplane ## Test make test-first on throwaway git histories: red then green, green at the base, characterization, red at the head.
+	KUBEBUILDER_ASSETS="$$($(K8SBIN) controlplane 2>/dev/null)" go test -count=1 -timeout=30m ./testing/testfirst/history/
 
 .PHONY: test-e2e
 test-e2e: build $(if $(filter kind,$(E2E_PROVIDER)),$(KIND) setup-envtest,setup-controlplane) ## E2e tier: the scenarios on a real cluster (E2E_PROVIDER=kind or local); local adds testing/deployment.

@@ -9,8 +9,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,17 +19,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/onsi/ginkgo/v2/types"
-
 	"example.com/operator-demo/testing/controlplane"
 	"example.com/operator-demo/testing/harness"
 	"example.com/operator-demo/testing/mutate/mutants"
+	"example.com/operator-demo/testing/specreport"
 )
 
 // verdict is what one test run said about a mutant.
 type verdict struct {
 	failed bool
-	detail string // the first failed spec or test
+	// spec is the first spec or test that failed, and where says where: its step and the line
+	// of the failed assertion.
+	spec, where string
 }
 
 // workers is how many mutants are tried at once. A killed mutant mostly waits out a scenario's
@@ -107,7 +108,7 @@ func baseline(root, dir string) error {
 		return fmt.Errorf("without any mutant: %w", err)
 	}
 	if v.failed {
-		return fmt.Errorf("without any mutant, %s fails: fix that first", v.detail)
+		return fmt.Errorf("without any mutant, %s fails (%s): fix that first", v.spec, v.where)
 	}
 	return nil
 }
@@ -159,7 +160,7 @@ func writeOverlay(root, dir string, m mutants.Mutant) (string, error) {
 
 // scenarios runs the scenarios labelled by filter on envtest, with the overlay unless it is
 // empty, and reads Ginkgo's JSON report (written into dir) for the first spec that failed. Only
-// a failed It counts: a run that fails in a suite node (a control plane that cannot start, say)
+// a failed spec counts: a run that fails in a suite node (a control plane that cannot start, say)
 // or does not build is an error, since it proves nothing about the scenarios.
 func scenarios(root, overlay, filter, dir string) (verdict, error) {
 	report := filepath.Join(dir, "scenarios.json")
@@ -167,22 +168,19 @@ func scenarios(root, overlay, filter, dir string) (verdict, error) {
 	if err == nil {
 		return verdict{}, nil
 	}
-	raw, readErr := os.ReadFile(report)
+	suite, readErr := specreport.Ginkgo(report, root)
 	if readErr != nil {
 		return verdict{}, fmt.Errorf("%w, and no Ginkgo report (%w):\n%s", err, readErr, out)
 	}
-	var reports []types.Report
-	if err := json.Unmarshal(raw, &reports); err != nil {
-		return verdict{}, fmt.Errorf("read %s: %w", report, err)
+	if suite.Setup != nil {
+		return verdict{}, fmt.Errorf("%s failed, not a spec: %s", suite.Setup.Name, suite.Setup.Where())
 	}
-	for _, r := range reports {
-		for _, spec := range r.SpecReports {
-			if spec.Failed() {
-				if spec.LeafNodeType != types.NodeTypeIt {
-					return verdict{}, fmt.Errorf("%s failed, not a spec:\n%s", spec.LeafNodeType, spec.Failure.Message)
-				}
-				return verdict{failed: true, detail: spec.FullText()}, nil
+	for _, spec := range suite.Specs {
+		if spec.Failed() {
+			if !spec.InSpec {
+				return verdict{}, fmt.Errorf("%q failed outside its body: %s", spec.Name, spec.Where())
 			}
+			return verdict{failed: true, spec: spec.Name, where: spec.Where()}, nil
 		}
 	}
 	return verdict{}, fmt.Errorf("%w, with no failed spec in the report:\n%s", err, out)
@@ -195,14 +193,16 @@ func unitTests(root, overlay string) (verdict, error) {
 	if err == nil {
 		return verdict{}, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(out))
-	for {
-		var event struct{ Action, Test string }
-		if dec.Decode(&event) != nil {
-			break
-		}
-		if event.Action == "fail" && event.Test != "" {
-			return verdict{failed: true, detail: strings.SplitN(event.Test, "/", 2)[0]}, nil
+	results, buildErrors, readErr := specreport.GoTest(out)
+	if readErr != nil {
+		return verdict{}, errors.Join(err, readErr)
+	}
+	for _, why := range buildErrors {
+		return verdict{}, fmt.Errorf("the unit tests do not build: %s", why)
+	}
+	for _, r := range results {
+		if r.Failed() {
+			return verdict{failed: true, spec: r.Name, where: r.Where()}, nil
 		}
 	}
 	return verdict{}, fmt.Errorf("%w, with no failed test:\n%s", err, out)
@@ -222,7 +222,7 @@ func goTest(root, overlay string, args ...string) ([]byte, error) {
 
 func (v verdict) String() string {
 	if v.failed {
-		return "failed: " + v.detail
+		return fmt.Sprintf("failed: %s, at %s", v.spec, v.where)
 	}
 	return "**passed**"
 }

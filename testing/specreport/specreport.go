@@ -1,0 +1,296 @@
+// Package specreport reads what a test run left behind, Ginkgo's JSON report (--json-report) or
+// the events of `go test -json`, and says of each spec or test function whether it passed or
+// failed, and where it failed: the step it was in (its last By), the line of the failed
+// assertion, and the first line of the failure. make mutate and make test-first read their runs
+// through it, so both name a failure the same way.
+package specreport
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// Result is what one run said of one spec or test function.
+type Result struct {
+	// Name is the spec's full text (containers and It, joined by spaces), or the test function's name.
+	Name string
+	// File and Line are where the spec's It (or Entry) is written, File relative to the tree.
+	File string
+	Line int
+	// Labels are the spec's Ginkgo labels, its containers' included.
+	Labels []string
+	// Passed: it ran and passed. Skipped: it did not run (a label filter left it out).
+	Passed, Skipped bool
+	// InSpec: it failed in its own body or setup (It, BeforeEach, a test function), not in suite
+	// setup or cleanup. Only such a failure says something about the behaviour under test.
+	InSpec bool
+	// Where it failed: the first line of the failure, the step it was in (the last By before it),
+	// and the file:line of the failed assertion, relative to the tree the run was in.
+	Message, Step, Location string
+}
+
+// Failed says that it ran and failed.
+func (r Result) Failed() bool { return !r.Passed && !r.Skipped }
+
+// Where says where the failure happened, in one line: "step: message (file:line)".
+func (r Result) Where() string {
+	var b strings.Builder
+	if r.Step != "" {
+		b.WriteString(r.Step + ": ")
+	}
+	b.WriteString(r.Message)
+	if r.Location != "" {
+		fmt.Fprintf(&b, " (%s)", r.Location)
+	}
+	return b.String()
+}
+
+// Suite is what one run of a Ginkgo suite reported.
+type Suite struct {
+	// Description is the suite's, as RunSpecs names it; Ginkgo's --focus matches it and a spec's
+	// full text joined by a space.
+	Description string
+	Specs       []Result
+	// Setup is the first failure outside any spec (a failed BeforeSuite, say), which makes every
+	// spec's result meaningless; nil when there is none.
+	Setup *Result
+}
+
+// Ginkgo reads the JSON report at path, written by a suite run in the tree at root.
+func Ginkgo(path, root string) (Suite, error) {
+	var suite Suite
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return suite, err
+	}
+	var reports []types.Report
+	if err := json.Unmarshal(raw, &reports); err != nil {
+		return suite, fmt.Errorf("read Ginkgo report %s: %w", path, err)
+	}
+	for _, report := range reports {
+		suite.Description = report.SuiteDescription
+		for _, spec := range report.SpecReports {
+			r := ginkgoResult(spec, root)
+			if !spec.LeafNodeType.Is(types.NodeTypeIt) {
+				if r.Failed() && suite.Setup == nil {
+					r.Name = spec.LeafNodeType.String()
+					suite.Setup = &r
+				}
+				continue
+			}
+			suite.Specs = append(suite.Specs, r)
+		}
+	}
+	return suite, nil
+}
+
+func ginkgoResult(spec types.SpecReport, root string) Result {
+	r := Result{
+		Name:    spec.FullText(),
+		Labels:  spec.Labels(),
+		Passed:  spec.State.Is(types.SpecStatePassed),
+		Skipped: spec.State.Is(types.SpecStateSkipped | types.SpecStatePending),
+		File:    relativeFile(root, spec.LeafNodeLocation.FileName),
+		Line:    spec.LeafNodeLocation.LineNumber,
+	}
+	if !r.Failed() {
+		return r
+	}
+	f := spec.Failure
+	node := f.FailureNodeType
+	if f.FailureNodeContext == types.FailureNodeIsLeafNode {
+		node = spec.LeafNodeType
+	}
+	r.InSpec = node.Is(types.NodeTypeIt | types.NodeTypeBeforeEach | types.NodeTypeJustBeforeEach)
+	r.Message = Gist(f.Message)
+	if f.ForwardedPanic != "" {
+		r.Message = "panic: " + Gist(f.ForwardedPanic)
+	}
+	r.Location = relative(root, f.Location.FileName, f.Location.LineNumber)
+	for _, e := range spec.SpecEvents {
+		if e.SpecEventType == types.SpecEventByStart && e.TimelineLocation.Order <= f.TimelineLocation.Order {
+			r.Step = e.Message
+		}
+	}
+	return r
+}
+
+// GoTest reads the events of `go test -json`: one Result per top-level test function that ran,
+// and, for a package that did not build, its first compiler error.
+func GoTest(events []byte) (results []Result, buildErrors map[string]string, err error) {
+	run := goTestRun{byTest: map[string]*Result{}, buildErrors: map[string]string{}}
+	dec := json.NewDecoder(bytes.NewReader(events))
+	for dec.More() {
+		var e testEvent
+		if err := dec.Decode(&e); err != nil {
+			return nil, nil, fmt.Errorf("read go test -json: %w", err)
+		}
+		run.add(e)
+	}
+	for _, name := range run.order {
+		results = append(results, *run.byTest[name])
+	}
+	return results, run.buildErrors, nil
+}
+
+// testEvent is one event of `go test -json` (cmd/test2json).
+type testEvent struct {
+	Action, Test, Package, ImportPath, Output, FailedBuild string
+}
+
+// goTestRun gathers the events of one `go test -json` run.
+type goTestRun struct {
+	byTest      map[string]*Result
+	order       []string
+	buildErrors map[string]string
+}
+
+func (run *goTestRun) add(e testEvent) {
+	if run.buildFailure(e) || e.Test == "" {
+		return
+	}
+	// A subtest's output tells where its test failed; its verdict is its test's.
+	name, subtest, _ := strings.Cut(e.Test, "/")
+	r, ok := run.byTest[name]
+	if !ok {
+		r = &Result{Name: name}
+		run.byTest[name] = r
+		run.order = append(run.order, name)
+	}
+	switch {
+	case e.Action == "output":
+		if m := testLogLine.FindStringSubmatch(strings.TrimRight(e.Output, "\n")); m != nil && r.Location == "" {
+			r.Location, r.Message = m[1], strings.TrimSpace(m[2])
+		}
+	case subtest != "":
+	case e.Action == "pass":
+		r.Passed = true
+	case e.Action == "skip":
+		r.Skipped = true
+	case e.Action == "fail":
+		r.InSpec = true
+		if r.Message == "" {
+			r.Message = "failed"
+		}
+	}
+}
+
+// buildFailure records the first compiler error of a package that did not build, and says
+// whether e was about the build.
+func (run *goTestRun) buildFailure(e testEvent) bool {
+	switch {
+	case e.Action == "build-output":
+		if line := compilerLine(e.Output); line != "" && run.buildErrors[e.ImportPath] == "" {
+			run.buildErrors[e.ImportPath] = line
+		}
+		return true
+	case e.FailedBuild != "" && run.buildErrors[e.Package] == "":
+		run.buildErrors[e.Package] = "does not build"
+	}
+	return false
+}
+
+// testLogLine is a line that t.Error or t.Fatal printed: "    file_test.go:42: message".
+var testLogLine = regexp.MustCompile(`^\s+(\S+_test\.go:\d+): (.*)$`)
+
+// compilerLine is an error line of the compiler's output ("file.go:3:2: undefined: x"), or "".
+func compilerLine(output string) string {
+	line := strings.TrimSpace(output)
+	if line == "" || strings.HasPrefix(line, "#") {
+		return ""
+	}
+	return line
+}
+
+// FirstCompilerError is the first error line in the output of a failed `go build` or `go test -c`.
+func FirstCompilerError(output string) string {
+	for line := range strings.SplitSeq(output, "\n") {
+		if l := compilerLine(line); l != "" {
+			return l
+		}
+	}
+	return "does not build"
+}
+
+// Gist is a failure message in one line of at most about 200 characters: Gomega's own words
+// ("Timed out after 10s: configmaps "x" not found"), without the lines that only frame them and
+// without the dump of the object that follows.
+func Gist(message string) string {
+	var words []string
+	for line := range strings.SplitSeq(message, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "" || frame.MatchString(line):
+			continue
+		case strings.HasPrefix(line, "{"):
+			return clip(strings.Join(words, " "))
+		}
+		if len(words) == 1 && elapsed.MatchString(words[0]) {
+			words[0] = strings.TrimSuffix(words[0], ".") + ":"
+		}
+		// A line that opens a dump ("<[]v1.Condition | len:1>: [") ends the gist.
+		if opened := strings.TrimRight(line, "[{ "); opened != line {
+			return clip(strings.Join(append(words, opened), " "))
+		}
+		if words = append(words, line); len(words) == 6 {
+			break
+		}
+	}
+	return clip(strings.Join(words, " "))
+}
+
+var (
+	// elapsed opens an Eventually or Consistently failure.
+	elapsed = regexp.MustCompile(`^(Timed out|Failed) after [0-9.]+m?s\.$`)
+	// frame matches lines that only frame what failed: which function, and a pointer's type.
+	frame = regexp.MustCompile(`^(The function passed to (Eventually|Consistently) (failed at .* with:|returned the following error:)|Expected success, but got an error:|<[^>]*\| 0x[0-9a-f]+>: ?)$`)
+)
+
+func clip(s string) string {
+	if r := []rune(s); len(r) > 200 {
+		return string(r[:199]) + "…"
+	}
+	return s
+}
+
+func relative(root, file string, line int) string {
+	if file == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d", relativeFile(root, file), line)
+}
+
+// relativeFile is file relative to root. A binary built with -trimpath names its files by
+// module path ("example.com/operator-demo/scenarios/x_test.go"): the module's own lose that prefix.
+func relativeFile(root, file string) string {
+	if !filepath.IsAbs(file) {
+		if module := modulePath(root); module != "" {
+			return strings.TrimPrefix(file, module+"/")
+		}
+		return file
+	}
+	if rel, err := filepath.Rel(root, file); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return file
+}
+
+// modulePath is the module path in root's go.mod, or "".
+func modulePath(root string) string {
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return ""
+	}
+	m := regexp.MustCompile(`(?m)^module\s+(\S+)`).FindSubmatch(gomod)
+	if m == nil {
+		return ""
+	}
+	return string(m[1])
+}

@@ -1,0 +1,60 @@
+package specreport
+
+import "testing"
+
+func TestGist(t *testing.T) {
+	for message, want := range map[string]string{
+		"Timed out after 10.000s.\nThe function passed to Eventually failed at example.com/operator-demo/testing/harness/fixture.go:90 with:\nExpected success, but got an error:\n    <*errors.StatusError | 0xa95f6d42fa0>: \n    configmaps \"edited-config\" not found\n    {\n        ErrStatus: {": `Timed out after 10.000s: configmaps "edited-config" not found`,
+		"Timed out after 10.001s.\nValue for field 'Status.ObservedGeneration' failed to satisfy matcher.\nExpected\n    <int64>: 0\nto equal\n    <int64>: 1":                                                                                                                                           "Timed out after 10.001s: Value for field 'Status.ObservedGeneration' failed to satisfy matcher. Expected <int64>: 0 to equal <int64>: 1",
+		"Failed after 0.215s.\nExpected\n    <float64>: 3\nto equal\n    <float64>: 2": "Failed after 0.215s: Expected <float64>: 3 to equal <float64>: 2",
+		"Expected\n    <bool>: false\nto be true":                                      "Expected <bool>: false to be true",
+	} {
+		if got := Gist(message); got != want {
+			t.Errorf("Gist(%q)\n got %q\nwant %q", message, got, want)
+		}
+	}
+}
+
+func TestGoTestReadsResultsAndBuildErrors(t *testing.T) {
+	events := `{"Action":"run","Test":"TestA"}
+{"Action":"output","Test":"TestA","Output":"    a_test.go:12: data.message = \"drifted\"\n"}
+{"Action":"fail","Test":"TestA"}
+{"Action":"run","Test":"TestB"}
+{"Action":"run","Test":"TestB/sub"}
+{"Action":"pass","Test":"TestB/sub"}
+{"Action":"run","Test":"TestC"}
+{"Action":"run","Test":"TestC/first_row"}
+{"Action":"output","Test":"TestC/first_row","Output":"    c_test.go:7: status (-want +got): ...\n"}
+{"Action":"fail","Test":"TestC/first_row"}
+{"Action":"fail","Test":"TestC"}
+{"Action":"pass","Test":"TestB"}
+`
+	results, buildErrors, err := GoTest([]byte(events))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(buildErrors) != 0 || len(results) != 3 {
+		t.Fatalf("results %+v, build errors %v", results, buildErrors)
+	}
+	if a := results[0]; a.Name != "TestA" || !a.Failed() || !a.InSpec || a.Where() != `data.message = "drifted" (a_test.go:12)` {
+		t.Errorf("TestA read as %+v (%s)", a, a.Where())
+	}
+	if b := results[1]; b.Name != "TestB" || !b.Passed {
+		t.Errorf("TestB read as %+v", b)
+	}
+	if c := results[2]; c.Name != "TestC" || !c.Failed() || c.Where() != "status (-want +got): ... (c_test.go:7)" {
+		t.Errorf("TestC, failed in a subtest, read as %+v (%s)", c, c.Where())
+	}
+
+	broken := `{"ImportPath":"example.com/x/controllers [example.com/x/controllers.test]","Action":"build-output","Output":"# example.com/x/controllers\n"}
+{"ImportPath":"example.com/x/controllers [example.com/x/controllers.test]","Action":"build-output","Output":"controllers/a_test.go:3:2: undefined: desiredConfigMap\n"}
+{"Action":"fail","Package":"example.com/x/controllers","FailedBuild":"example.com/x/controllers [example.com/x/controllers.test]"}
+`
+	_, buildErrors, err = GoTest([]byte(broken))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := buildErrors["example.com/x/controllers [example.com/x/controllers.test]"]; got != "controllers/a_test.go:3:2: undefined: desiredConfigMap" {
+		t.Errorf("build errors %v", buildErrors)
+	}
+}

@@ -1,0 +1,278 @@
+// Command testfirst proves, for the change from a base revision to a head revision, that each
+// spec it adds or changes was written before the code that makes it pass. It finds those specs
+// (the scenarios' Ginkgo specs by full text, from the suite's own dry runs at both revisions, plus
+// any whose body changed; the unit tests under api/ and controllers/ by function), runs each as
+// the head has it against the base's production code, where it must fail inside the spec or not
+// compile, and against the head, where it must pass. A spec labelled "characterization" (written
+// for behaviour the base already has) may pass against the base; the table says so.
+//
+// It works in checkouts of its own (git archive into a temporary directory): the repository's
+// work tree, index and refs are never touched. It prints one table, writes it to -report and, on
+// GitHub Actions, to the job summary, and exits 1 naming every spec that passed against the base
+// or fails at the head. `make test-first BASE=<rev>` runs it.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+func main() {
+	base := flag.String("base", "", "the revision the change starts from (default: the merge-base of the head with origin/main, else with main)")
+	head := flag.String("head", "HEAD", "the revision the change ends at")
+	reportPath := flag.String("report", filepath.Join("reports", "test-first.md"), "where to write the table")
+	keep := flag.Bool("keep", false, "keep the checkouts, binaries and logs (their directory is printed)")
+	flag.Parse()
+
+	rp, err := run(*base, *head, *keep)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "test-first:", err)
+		os.Exit(2)
+	}
+	md := rp.markdown()
+	fmt.Print(md)
+	if err := publish(md, *reportPath); err != nil {
+		fmt.Fprintln(os.Stderr, "test-first:", err)
+		os.Exit(2)
+	}
+	if failures := rp.failures(); len(failures) > 0 {
+		fmt.Fprintf(os.Stderr, "\ntest-first: %d spec(s) do not show test-first:\n  %s\n", len(failures), strings.Join(failures, "\n  "))
+		os.Exit(1)
+	}
+}
+
+// publish writes the table to path and, when GitHub Actions gives one, to the job summary.
+func publish(md, path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
+		return err
+	}
+	summary := os.Getenv("GITHUB_STEP_SUMMARY")
+	if summary == "" {
+		return nil
+	}
+	f, err := os.OpenFile(summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(md)
+	return errors.Join(err, f.Close())
+}
+
+func run(baseRev, headRev string, keep bool) (report, error) {
+	started := time.Now()
+	repo, base, head, err := revisions(baseRev, headRev)
+	if err != nil {
+		return report{}, err
+	}
+	rp := report{base: short(baseRev, base), head: short(headRev, head)}
+	if rp.production, err = productionChanges(repo, base, head); err != nil {
+		return rp, err
+	}
+	work, err := os.MkdirTemp("", "test-first-")
+	if err != nil {
+		return rp, err
+	}
+	if keep {
+		progress("checkouts, binaries and logs are kept in %s", work)
+	} else {
+		defer func() { _ = os.RemoveAll(work) }()
+	}
+	progress("checking out %s (base), %s (head), and the head's specs on the base's production code", rp.base, rp.head)
+	baseTree, headTree, mixedTree, err := prepare(repo, base, head, work)
+	if err != nil {
+		return rp, err
+	}
+	specs, description, err := changedSpecs(baseTree, headTree)
+	if err != nil {
+		return rp, err
+	}
+	progress("%d spec(s) new or changed; running them against the base's production code", len(specs))
+	atBase, err := runAll(mixedTree, description, specs)
+	if err != nil {
+		return rp, fmt.Errorf("against the base: %w", err)
+	}
+	progress("running them at the head")
+	atHead, err := runAll(headTree, description, specs)
+	if err != nil {
+		return rp, fmt.Errorf("at the head: %w", err)
+	}
+	for _, s := range specs {
+		rp.rows = append(rp.rows, judge(s, atBase[key(s)], atHead[key(s)]))
+	}
+	rp.took = time.Since(started)
+	return rp, nil
+}
+
+// revisions finds the repository and the commits of the base (its default when "") and the head.
+func revisions(baseRev, headRev string) (repo, base, head string, err error) {
+	if repo, err = git("", "rev-parse", "--show-toplevel"); err != nil {
+		return "", "", "", err
+	}
+	if baseRev == "" {
+		if baseRev, err = defaultBase(repo, headRev); err != nil {
+			return "", "", "", err
+		}
+	}
+	if base, err = commit(repo, baseRev); err != nil {
+		return "", "", "", err
+	}
+	head, err = commit(repo, headRev)
+	return repo, base, head, err
+}
+
+// prepare checks out the base, the head, and the head's specs on the base's production code
+// under work, and compiles the scenarios of each.
+func prepare(repo, base, head, work string) (baseTree, headTree, mixedTree *tree, err error) {
+	t, err := checkOut(repo, base, head, filepath.Join(work, "src"))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	progress("compiling the scenarios in each checkout")
+	if baseTree, err = newTree(t.base, filepath.Join(work, "base")); err != nil {
+		return nil, nil, nil, err
+	}
+	if headTree, err = newTree(t.head, filepath.Join(work, "head")); err != nil {
+		return nil, nil, nil, err
+	}
+	mixedTree, err = newTree(t.mixed, filepath.Join(work, "against-base"))
+	return baseTree, headTree, mixedTree, err
+}
+
+// changedSpecs are the specs that head adds or changes: scenarios and unit tests. description
+// is the scenario suite's, which Ginkgo's focus matches.
+func changedSpecs(base, head *tree) ([]spec, string, error) {
+	baseListed, _, err := base.listScenarios()
+	if err != nil {
+		return nil, "", fmt.Errorf("the base's scenarios: %w", err)
+	}
+	headListed, description, err := head.listScenarios()
+	if err != nil {
+		return nil, "", fmt.Errorf("the head's scenarios: %w", err)
+	}
+	baseScenarios, err := readScenarioSpecs(base.dir, baseListed)
+	if err != nil {
+		return nil, "", err
+	}
+	headScenarios, err := readScenarioSpecs(head.dir, headListed)
+	if err != nil {
+		return nil, "", err
+	}
+	baseUnits, err := unitTests(base.dir, "api", "controllers")
+	if err != nil {
+		return nil, "", err
+	}
+	headUnits, err := unitTests(head.dir, "api", "controllers")
+	if err != nil {
+		return nil, "", err
+	}
+	return append(changedScenarios(baseScenarios, headScenarios), changedUnitTests(baseUnits, headUnits)...), description, nil
+}
+
+// key names a spec uniquely across kinds and packages.
+func key(s spec) string { return s.pkg + " " + s.name }
+
+// runAll runs specs in t, the scenarios of each tier together and the unit tests of each package
+// together, and says how each ended, by key.
+func runAll(t *tree, description string, specs []spec) (map[string]outcome, error) {
+	groups := map[string][]string{} // "scenario envtest", "unit ./controllers" -> names
+	var order []string
+	for _, s := range specs {
+		if s.tier == "" {
+			continue
+		}
+		g := string(s.kind) + " " + s.tier
+		if s.kind == unit {
+			g = string(s.kind) + " " + s.pkg
+		}
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], s.name)
+	}
+	out := map[string]outcome{}
+	for _, g := range order {
+		kindOf, where, _ := strings.Cut(g, " ")
+		var got map[string]outcome
+		var err error
+		pkg := where
+		if kind(kindOf) == scenario {
+			pkg = "./scenarios"
+			got, err = t.runScenarios(where, description, groups[g])
+		} else {
+			got, err = t.runUnitTests(where, groups[g])
+		}
+		if err != nil {
+			return nil, err
+		}
+		for name, o := range got {
+			out[pkg+" "+name] = o
+		}
+	}
+	return out, nil
+}
+
+// productionChanges are the production files that differ between base and head.
+func productionChanges(repo, base, head string) ([]string, error) {
+	out, err := git(repo, "diff", "--name-only", base, head)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for f := range strings.FieldsSeq(out) {
+		if isProduction(filepath.FromSlash(f)) {
+			files = append(files, f)
+		}
+	}
+	slices.Sort(files)
+	return files, nil
+}
+
+// defaultBase is where a change to head starts: its merge-base with origin/main, else with main.
+func defaultBase(repo, head string) (string, error) {
+	for _, main := range []string{"origin/main", "main"} {
+		if base, err := git(repo, "merge-base", main, head); err == nil {
+			return base, nil
+		}
+	}
+	return "", errors.New("no merge-base with origin/main or main: give BASE=<revision>")
+}
+
+func commit(repo, rev string) (string, error) {
+	return git(repo, "rev-parse", "--verify", rev+"^{commit}")
+}
+
+// short names a revision as given, with its commit when that says more.
+func short(rev, sha string) string {
+	if strings.HasPrefix(sha, rev) {
+		return sha[:min(len(sha), 12)]
+	}
+	return fmt.Sprintf("%s (%s)", rev, sha[:min(len(sha), 12)])
+}
+
+func git(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(exit.Stderr)))
+		}
+		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "test-first: "+format+"\n", args...)
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const scenarioFile = `package scenarios
+
+var _ = Describe("Sample", func() {
+	It("creates a ConfigMap", func() {
+		By("creating")
+		Expect(1).To(Equal(1))
+	})
+	DescribeTable("rejects",
+		func(in string) { Expect(in).NotTo(BeEmpty()) },
+		Entry("a long one", "x"),
+		Entry("a short one", "y"),
+	)
+})
+`
+
+// write puts content into a file of its own under t's temporary directory and returns its path.
+func write(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestSpecBodyIgnoresCommentsAndLayoutButNotCode(t *testing.T) {
+	body := func(content string, line int) string {
+		t.Helper()
+		b, err := specBody(write(t, "x_test.go", content), line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	original := body(scenarioFile, 4)
+	if !strings.Contains(original, `It ( "creates a ConfigMap"`) || strings.Contains(original, "DescribeTable") {
+		t.Fatalf("the It at line 4 printed as %q", original)
+	}
+	commented := strings.Replace(scenarioFile, `		By("creating")`, "\t\t// a comment\n\n\t\tBy(\"creating\")", 1)
+	if got := body(commented, 4); got != original {
+		t.Errorf("a comment and a blank line changed the body:\n%s\nvs\n%s", got, original)
+	}
+	changed := strings.Replace(scenarioFile, "Equal(1)", "Equal(2)", 1)
+	if got := body(changed, 4); got == original {
+		t.Error("a changed assertion left the body the same")
+	}
+
+	entry := body(scenarioFile, 10)
+	if !strings.Contains(entry, `"a long one"`) || !strings.Contains(entry, "NotTo ( BeEmpty") || strings.Contains(entry, "a short one") {
+		t.Errorf("the Entry at line 10 printed as %q: want the entry and the table's body, not the other entries", entry)
+	}
+	tableChanged := strings.Replace(scenarioFile, "NotTo(BeEmpty())", "To(BeEmpty())", 1)
+	if got := body(tableChanged, 10); got == entry {
+		t.Error("a changed table body left the entry's body the same")
+	}
+
+	if _, err := specBody(write(t, "y_test.go", scenarioFile), 5); err == nil {
+		t.Error("line 5 holds no It, yet a body was found")
+	}
+}
+
+func TestChangedScenariosAreNewTextsAndChangedBodies(t *testing.T) {
+	base := []scenarioSpec{
+		{name: "Sample when created it creates", body: "a", tiers: []string{"envtest", "e2e"}},
+		{name: "Sample when edited it restores", body: "b", tiers: []string{"envtest", "e2e"}},
+		{name: "Sample when deleted it is collected", body: "c", tiers: []string{"e2e"}},
+	}
+	head := []scenarioSpec{
+		{name: "Sample when created it creates", body: "a", tiers: []string{"envtest", "e2e"}},
+		{name: "Sample when edited it restores", body: "b2", tiers: []string{"envtest", "e2e"}},
+		{name: "Sample when deleted it is collected", body: "c", tiers: []string{"e2e"}},
+		{name: "Sample when paused it waits", body: "d", labels: []string{"paused", Characterization}, tiers: []string{"envtest"}},
+		{name: "Sample when killed it recovers", body: "e", tiers: []string{"e2e"}},
+	}
+	got := changedScenarios(base, head)
+	want := []spec{
+		{kind: scenario, pkg: "./scenarios", name: "Sample when edited it restores", change: "changed", tier: "envtest"},
+		{kind: scenario, pkg: "./scenarios", name: "Sample when paused it waits", change: "new", tier: "envtest", characterization: true},
+		{kind: scenario, pkg: "./scenarios", name: "Sample when killed it recovers", change: "new", tier: "e2e"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("changed scenarios:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestChangedUnitTests(t *testing.T) {
+	dir := t.TempDir()
+	mustWrite := func(rel, content string) {
+		t.Helper()
+		path := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustWrite("base/controllers/a_test.go", "package controllers\n\nfunc TestKept(t *testing.T) { t.Log(1) }\n\nfunc TestEdited(t *testing.T) { t.Log(1) }\n")
+	mustWrite("head/controllers/a_test.go", "package controllers\n\n// TestKept, with a comment now.\nfunc TestKept(t *testing.T) { t.Log(1) }\n\nfunc TestEdited(t *testing.T) { t.Log(2) }\n\n"+
+		"// TestOld describes what the base does already.\n//\n// Characterization: the base has it.\nfunc TestOld(t *testing.T) {}\n\nfunc helper(t *testing.T) {}\n")
+	base, err := unitTests(filepath.Join(dir, "base"), "api", "controllers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := unitTests(filepath.Join(dir, "head"), "api", "controllers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := changedUnitTests(base, head)
+	want := []spec{
+		{kind: unit, pkg: "./controllers", name: "TestEdited", change: "changed", tier: "unit"},
+		{kind: unit, pkg: "./controllers", name: "TestOld", change: "new", tier: "unit", characterization: true},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("changed unit tests:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestJudge(t *testing.T) {
+	red := outcome{failed, "checking: Expected 1 to equal 2 (scenarios/x_test.go:3)"}
+	green := outcome{passed, "passed"}
+	tests := []struct {
+		name             string
+		characterization bool
+		tier             string
+		base, head       outcome
+		wantOK           bool
+		wantVerdict      string
+	}{
+		{"red at the base, green at the head", false, "envtest", red, green, true, "written first"},
+		{"does not compile against the base", false, "unit", outcome{uncompiled, "does not compile: x.go:1: undefined: Y"}, green, true, "did not compile"},
+		{"green at the base", false, "envtest", green, green, false, "passed at the base"},
+		{"green at the base, labelled characterization", true, "envtest", green, green, true, "characterization"},
+		{"red at the head", false, "envtest", red, red, false, "fails at the head"},
+		{"characterization does not excuse a red head", true, "envtest", green, red, false, "fails at the head"},
+		{"failed outside the spec at the base", false, "envtest", outcome{broken, "failed outside the spec"}, green, false, "proves nothing"},
+		{"no tier runs it", false, "", outcome{}, outcome{}, false, "not checked"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := judge(spec{name: "s", tier: tt.tier, characterization: tt.characterization}, tt.base, tt.head)
+			if r.ok != tt.wantOK || !strings.Contains(r.verdict, tt.wantVerdict) {
+				t.Errorf("judge = %v %q, want %v and a verdict containing %q", r.ok, r.verdict, tt.wantOK, tt.wantVerdict)
+			}
+		})
+	}
+}
+
+func TestFocusMatchesExactlyTheNamedSpecs(t *testing.T) {
+	re := regexp.MustCompile(focus("Sample scenarios", []string{"Sample when (a) it [b]", "Sample when c it d"}))
+	for text, want := range map[string]bool{
+		"Sample scenarios Sample when (a) it [b]":       true,
+		"Sample scenarios Sample when c it d":           true,
+		"Sample scenarios Sample when c it d and e":     false,
+		"Sample scenarios Sample when (a) it [b] again": false,
+		"Other Sample when c it d":                      false,
+	} {
+		if got := re.MatchString(text); got != want {
+			t.Errorf("focus matches %q: %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestIsProduction(t *testing.T) {
+	for path, want := range map[string]bool{
+		"controllers/sample_controller.go":               true,
+		"controllers/sample_controller_test.go":          false,
+		"api/v1alpha1/zz_generated.deepcopy.go":          true,
+		"config/crd/bases/demo.example.com_samples.yaml": true,
+		"config/rbac/role.yaml":                          false,
+		"cmd/main.go":                                    true,
+		"scenarios/create_test.go":                       false,
+		"apis/x.go":                                      false,
+	} {
+		if got := isProduction(filepath.FromSlash(path)); got != want {
+			t.Errorf("isProduction(%s) = %v, want %v", path, got, want)
+		}
+	}
+}
+
+func TestMarkdownShowsEveryVerdictAndAChangeWithoutSpecs(t *testing.T) {
+	rp := report{base: "abc", head: "def", production: []string{"controllers/x.go"}, rows: []row{
+		judge(spec{kind: scenario, name: "Sample when a | b it c", change: "new", tier: "envtest"}, outcome{failed, "step: boom (x_test.go:1)"}, outcome{passed, "passed"}),
+		judge(spec{kind: unit, name: "TestY", change: "changed", tier: "unit"}, outcome{passed, "passed"}, outcome{passed, "passed"}),
+	}}
+	md := rp.markdown()
+	for _, want := range []string{
+		`scenario: Sample when a \| b it c`, "failed: step: boom (x_test.go:1)", "✅ written first",
+		"unit: TestY", "❌ passed at the base", "Production code changed: `controllers/x.go`", "1 not shown test-first",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the table lacks %q:\n%s", want, md)
+		}
+	}
+	if got := rp.failures(); len(got) != 1 || !strings.Contains(got[0], "TestY") {
+		t.Errorf("failures = %q, want TestY alone", got)
+	}
+
+	empty := report{base: "abc", head: "def", production: []string{"controllers/x.go"}}.markdown()
+	if !strings.Contains(empty, "no new or changed spec") || !strings.Contains(empty, "production code changed without a new or changed spec") {
+		t.Errorf("a change with production code and no spec is not shown:\n%s", empty)
+	}
+}

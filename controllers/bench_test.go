@@ -33,13 +33,13 @@ func BenchmarkDesiredConfigMap(b *testing.B) {
 	sample := newSample("greeting", "hello world")
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = desiredConfigMap(sample)
+		_ = DesiredConfigMap(sample)
 	}
 }
 
 func BenchmarkWithManagedFields(b *testing.B) {
 	sample := newSample("greeting", "hello world")
-	desired := desiredConfigMap(sample)
+	desired := DesiredConfigMap(sample)
 	current := desired.DeepCopy()
 	current.Data["extra"] = "someone else's"
 	b.ReportAllocs()
@@ -51,9 +51,9 @@ func BenchmarkWithManagedFields(b *testing.B) {
 func BenchmarkDesiredStatus(b *testing.B) {
 	sample := newSample("greeting", "hello world")
 	now := metav1.NewTime(time.Now())
-	sample.Status = desiredStatus(sample, synced, now)
+	sample.Status = DesiredStatus(sample, nil, now)
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = desiredStatus(sample, synced, now)
+		_ = DesiredStatus(sample, nil, now)
 	}
 }

@@ -32,7 +32,7 @@ func TestDesiredConfigMap(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := desiredConfigMap(tt.sample)
+			got := DesiredConfigMap(tt.sample)
 			if got.Name != tt.wantCMN || got.Namespace != tt.sample.Namespace {
 				t.Errorf("ConfigMap %s/%s, want %s/%s", got.Namespace, got.Name, tt.sample.Namespace, tt.wantCMN)
 			}
@@ -55,7 +55,7 @@ func TestDesiredConfigMap(t *testing.T) {
 
 func TestWithManagedFields(t *testing.T) {
 	sample := newSample("greeting", "hello world")
-	desired := desiredConfigMap(sample)
+	desired := DesiredConfigMap(sample)
 	cm := func(data, labels, annotations map[string]string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Name: desired.Name, Namespace: desired.Namespace, Labels: labels, Annotations: annotations, OwnerReferences: desired.OwnerReferences},

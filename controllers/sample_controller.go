@@ -4,6 +4,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -49,8 +50,10 @@ const (
 	// WatchSamplesAndConfigMaps reconciles a Sample when its spec changes and when a ConfigMap it
 	// controls changes or is deleted, so drift of the ConfigMap is undone at once. The default.
 	WatchSamplesAndConfigMaps Wiring = iota
-	// WatchSamplesOnly reconciles a Sample only when its spec changes: the first stage of the seed
-	// article. Drift of the ConfigMap stays until the Sample next changes. For teaching and tests.
+	// WatchSamplesOnly reconciles a Sample only when its spec changes: the first stage of the
+	// walkthrough in the introductory Kubernetes Operator article (RevComm Advent Calendar 2025,
+	// day 2), before Owns. Drift of the ConfigMap stays until the Sample next changes. For
+	// teaching and tests.
 	WatchSamplesOnly
 )
 
@@ -117,28 +120,27 @@ func (r *SampleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		return ctrl.Result{}, nil
 	}
 
-	o, err := r.syncConfigMap(ctx, sample)
-	if err != nil {
-		return ctrl.Result{}, err
+	syncErr := r.syncConfigMap(ctx, sample)
+	if err := r.writeStatus(ctx, sample, syncErr); err != nil {
+		return ctrl.Result{}, errors.Join(syncErr, err)
 	}
-	if err := r.writeStatus(ctx, sample, o); err != nil {
-		return ctrl.Result{}, err
-	}
-	if o == conflict {
+	if _, ok := errors.AsType[*conflictError](syncErr); ok {
+		// Not a failure of the operator's: the name is someone else's, as status now says.
 		return ctrl.Result{RequeueAfter: conflictRecheck}, nil
 	}
-	return ctrl.Result{}, nil
+	return ctrl.Result{}, syncErr
 }
 
-// syncConfigMap makes the Sample's ConfigMap hold what desiredConfigMap says.
+// syncConfigMap makes the Sample's ConfigMap hold what DesiredConfigMap says, or says why it
+// cannot: a *conflictError when the name is someone else's, else the API server's error.
 //
 // The write strategy, the same for every write the operator makes: read from the cache; compare
 // the fields the operator manages; write only when they differ, with a JSON merge patch that
 // carries just the difference. A merge patch names no resourceVersion, so it cannot fail on a
 // stale cache, and it leaves every field it does not name, including others' keys, labels and
 // annotations, as it found them. A ConfigMap that the Sample does not control is never written.
-func (r *SampleReconciler) syncConfigMap(ctx context.Context, sample *demov1alpha1.Sample) (outcome, error) {
-	desired := desiredConfigMap(sample)
+func (r *SampleReconciler) syncConfigMap(ctx context.Context, sample *demov1alpha1.Sample) error {
+	desired := DesiredConfigMap(sample)
 	key := client.ObjectKeyFromObject(desired)
 	current := &corev1.ConfigMap{}
 	err := r.Get(ctx, key, current)
@@ -148,28 +150,28 @@ func (r *SampleReconciler) syncConfigMap(ctx context.Context, sample *demov1alph
 		// Create says so, and only then is the API server asked what it is.
 		if err = r.Create(ctx, desired); err == nil {
 			r.Recorder.Eventf(sample, desired, corev1.EventTypeNormal, EventCreated, "CreateConfigMap", "created ConfigMap %s", desired.Name)
-			return synced, nil
+			return nil
 		}
 		if apierrors.IsAlreadyExists(err) {
 			err = r.APIReader.Get(ctx, key, current)
 		}
 	}
 	if err != nil {
-		return synced, fmt.Errorf("sync ConfigMap %s for Sample %s: %w", key, sample.Name, err)
+		return fmt.Errorf("sync ConfigMap %s for Sample %s: %w", key, sample.Name, err)
 	}
 	if !metav1.IsControlledBy(current, sample) {
 		r.recordConflict(sample, current)
-		return conflict, nil
+		return &conflictError{configMap: current.Name}
 	}
 	merged, changed := withManagedFields(current, desired)
 	if !changed {
-		return synced, nil
+		return nil
 	}
 	if err := r.Patch(ctx, merged, client.MergeFrom(current)); err != nil {
-		return synced, fmt.Errorf("update ConfigMap %s for Sample %s: %w", key, sample.Name, err)
+		return fmt.Errorf("update ConfigMap %s for Sample %s: %w", key, sample.Name, err)
 	}
 	r.Recorder.Eventf(sample, merged, corev1.EventTypeNormal, EventUpdated, "UpdateConfigMap", "updated ConfigMap %s to hold spec.message", merged.Name)
-	return synced, nil
+	return nil
 }
 
 // recordConflict records a Warning event the first time a conflict is found, not on every recheck.

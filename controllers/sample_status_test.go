@@ -32,34 +32,34 @@ func TestDesiredStatus(t *testing.T) {
 		name       string
 		generation int64
 		stored     demov1alpha1.SampleStatus
-		outcome    outcome
+		syncErr    error
 		want       demov1alpha1.SampleStatus
 	}{
 		{
 			name:       "first pass, synced: Ready=True since now",
 			generation: 1,
-			outcome:    synced,
+			syncErr:    nil,
 			want:       status(1, ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 1, now)),
 		},
 		{
 			name:       "synced again: identical to what is stored, so nothing to write",
 			generation: 1,
 			stored:     status(1, ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 1, earlier)),
-			outcome:    synced,
+			syncErr:    nil,
 			want:       status(1, ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 1, earlier)),
 		},
 		{
 			name:       "new generation synced: generation moves, transition time stays",
 			generation: 2,
 			stored:     status(1, ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 1, earlier)),
-			outcome:    synced,
+			syncErr:    nil,
 			want:       status(2, ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 2, earlier)),
 		},
 		{
 			name:       "synced, then a conflict: Ready=False since now",
 			generation: 1,
 			stored:     status(1, ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 1, earlier)),
-			outcome:    conflict,
+			syncErr:    &conflictError{configMap: "greeting-config"},
 			want:       status(1, ready(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapConflict, 1, now)),
 		},
 	}
@@ -68,7 +68,7 @@ func TestDesiredStatus(t *testing.T) {
 			sample := newSample("greeting", "hello world")
 			sample.Generation = tt.generation
 			sample.Status = tt.stored
-			got := desiredStatus(sample, tt.outcome, now)
+			got := DesiredStatus(sample, tt.syncErr, now)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("status (-want +got):\n%s", diff)
 			}

@@ -76,11 +76,11 @@ var All = []Mutant{
 	{"status carries the time of the pass, and status changes start a reconcile", "status-loop",
 		[]Edit{
 			{statusGo, `"fmt"`, `"fmt"; "time"`},
-			{statusGo, `ready.Message = fmt.Sprintf("ConfigMap %s holds spec.message", status.ConfigMapName)`, `ready.Message = fmt.Sprintf("ConfigMap %s holds spec.message at %d", status.ConfigMapName, time.Now().UnixNano())`},
+			{statusGo, `ready.Message = fmt.Sprintf("ConfigMap %s holds spec.message", configMap)`, `ready.Message = fmt.Sprintf("ConfigMap %s holds spec.message at %d", configMap, time.Now().UnixNano())`},
 			{controllerGo, "builder.WithPredicates(predicate.GenerationChangedPredicate{})", "builder.WithPredicates(predicate.Funcs{})"},
 		}},
 	{"a ConfigMap the Sample does not control is written anyway", "conflict",
 		[]Edit{{controllerGo, "if !metav1.IsControlledBy(current, sample) {", "if !metav1.IsControlledBy(current, sample) && false {"}}},
 	{"a ConfigMap that status records as created is never created again (status trusted over the cluster)", "operator-restart",
-		[]Edit{{controllerGo, "	if apierrors.IsNotFound(err) {", "	if apierrors.IsNotFound(err) && sample.Status.ConfigMapName != \"\" {\n\t\treturn synced, nil\n\t}\n\tif apierrors.IsNotFound(err) {"}}},
+		[]Edit{{controllerGo, "	if apierrors.IsNotFound(err) {", "	if apierrors.IsNotFound(err) && sample.Status.ConfigMapName != \"\" {\n\t\treturn nil\n\t}\n\tif apierrors.IsNotFound(err) {"}}},
 }

@@ -1,7 +1,12 @@
 # operator-demo: a Sample operator built envtest-first. `make help` lists the targets.
 
 # Versions
-# Tool versions, pinned here and nowhere else. Kubernetes' own version comes from go.mod.
+# Tool versions, pinned here and nowhere else; Kubernetes' own version comes from go.mod. Each
+# tool is installed by `go install tool@version` into bin/ under a versioned name (go-install-tool
+# below), not as a `tool` directive of go.mod: these tools' dependencies (golangci-lint's alone
+# are some 300 modules) would otherwise join the operator's go.mod and go.sum, and a bump here
+# would then need a go.mod change too. ginkgo is the one exception: it is a test dependency of
+# the scenarios anyway, so go.mod's version is the CLI's (`go tool ginkgo`).
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
 SETUP_ENVTEST_VERSION    ?= v0.25.1
 GOLANGCI_LINT_VERSION    ?= v2.15.0
@@ -32,12 +37,12 @@ KUSTOMIZE      ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 KIND           ?= $(LOCALBIN)/kind-$(KIND_VERSION)
 KUBEBUILDER    ?= $(LOCALBIN)/kubebuilder-$(KUBEBUILDER_VERSION)
 
-# The manager image; config/manager deploys operator-demo:dev.
+# The manager image that docker-build builds and deploy, build-installer and the kind e2e tier
+# deploy; config/manager names operator-demo:dev.
 IMG ?= operator-demo:dev
-# The e2e tier's cluster: kind where a Docker engine answers, else a local control plane.
-ifndef E2E_PROVIDER
-E2E_PROVIDER := $(shell docker info >/dev/null 2>&1 && echo kind || echo local)
-endif
+# The e2e tier's cluster: kind or local. Unset, test-e2e asks `docker info` when it runs, not
+# whenever make reads this file: kind where a Docker engine answers, else a local control plane.
+E2E_PROVIDER ?=
 GO_TEST_FLAGS ?= -race
 # A race-enabled binary pauses 1 s at exit for goroutines still running to report races; the
 # tests stop theirs before exiting, so the pause only adds a second to every test process.
@@ -67,7 +72,7 @@ help: ## Show the targets and what they do.
 ##@ Getting started
 
 .PHONY: demo
-demo: build setup-controlplane ## Walk through the seed article on a local cluster (KEEP=1 leaves it running for kubectl).
+demo: build setup-controlplane ## Walk through the introductory article's kubebuilder walkthrough on a local cluster (KEEP=1 leaves it running for kubectl).
 	go build -o $(LOCALBIN)/demo ./testing/demo
 	KUBEBUILDER_ASSETS="$$($(K8SBIN) controlplane 2>/dev/null)" \
 		$(LOCALBIN)/demo $(if $(KEEP),-keep) -operator $(LOCALBIN)/manager -dir $(REPORTS)/demo
@@ -131,9 +136,12 @@ k8sbin-sync: $(SETUP_ENVTEST) ## Re-pin testing/k8sbin (the control-plane build 
 .PHONY: test
 test: manifests generate catalogue fmt vet test-unit test-envtest ## Regenerate and vet, then the unit and envtest tiers, with the race detector.
 
+# The unit tier's packages: all but those that start a control plane.
+UNIT_PACKAGES = $(shell go list ./api/... ./controllers/... ./testing/... | grep -v -e /testing/controlplane -e /testing/deployment -e /testing/testfirst/history)
+
 .PHONY: test-unit
-test-unit: ## Unit tier: pure functions and Reconcile against a fake client. No control plane.
-	go test $(GO_TEST_FLAGS) ./api/... ./controllers/... ./testing/catalogue/... ./testing/mutate/... ./testing/specreport/... ./testing/testfirst/
+test-unit: ## Unit tier: pure functions and Reconcile against a fake client; the tools' own tests. No control plane.
+	go test $(GO_TEST_FLAGS) $(UNIT_PACKAGES)
 
 .PHONY: test-envtest
 test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then the scenarios on a real kube-apiserver + etcd, in parallel.
@@ -163,18 +171,27 @@ test-first-selftest: setup-controlplane ## Test make test-first on throwaway git
 	KUBEBUILDER_ASSETS="$$($(K8SBIN) controlplane 2>/dev/null)" go test -count=1 -timeout=30m ./testing/testfirst/history/
 
 .PHONY: test-e2e
-test-e2e: build $(if $(filter kind,$(E2E_PROVIDER)),$(KIND) setup-envtest,setup-controlplane) ## E2e tier: the scenarios on a real cluster (E2E_PROVIDER=kind or local); local adds testing/deployment.
+test-e2e: ## E2e tier: the scenarios on a real cluster (E2E_PROVIDER=kind or local; unset: kind where Docker answers).
+	@provider="$(E2E_PROVIDER)"; \
+	if [ -z "$$provider" ]; then provider=$$(docker info >/dev/null 2>&1 && echo kind || echo local); fi; \
+	echo "test-e2e: on $$provider"; \
+	$(MAKE) --no-print-directory test-e2e-$$provider
+
+.PHONY: test-e2e-local
+test-e2e-local: build setup-controlplane ## E2e tier on a local control plane with a garbage collector, and testing/deployment.
 	@mkdir -p $(REPORTS)
-ifeq ($(E2E_PROVIDER),kind)
-	KIND=$(KIND) KIND_NODE_IMAGE=$(KIND_NODE_IMAGE) IMG=$(IMG) REPORTS=$(REPORTS) \
-		KUBECTL="$$($(K8SBIN) envtest 2>/dev/null)/kubectl" testing/e2e-kind.sh
-else
 	assets="$$($(K8SBIN) controlplane 2>/dev/null)"; \
 	KUBEBUILDER_ASSETS="$$assets" SCENARIOS_TIER=e2e E2E_PROVIDER=local \
 		go test ./scenarios/ -count=1 -args -ginkgo.junit-report=$(REPORTS)/e2e.xml && \
 	KUBEBUILDER_ASSETS="$$assets" \
 		go test ./testing/deployment/ -count=1 -args -ginkgo.junit-report=$(REPORTS)/deployment.xml
-endif
+
+.PHONY: test-e2e-kind
+test-e2e-kind: $(KIND) setup-envtest kustomize ## E2e tier on kind: the image $(IMG), deployed as build-installer renders it.
+	@mkdir -p $(REPORTS) $(LOCALBIN)/e2e-kind
+	$(call render,$(LOCALBIN)/e2e-kind/install.yaml)
+	KIND=$(KIND) KIND_NODE_IMAGE=$(KIND_NODE_IMAGE) IMG=$(IMG) REPORTS=$(REPORTS) MANIFESTS=$(LOCALBIN)/e2e-kind/install.yaml \
+		KUBECTL="$$($(K8SBIN) envtest 2>/dev/null)/kubectl" testing/e2e-kind.sh
 
 .PHONY: bench
 bench: setup-envtest ## Measure (not part of make test): micro-benchmarks, then writes, throughput, latency, memory on envtest.
@@ -201,10 +218,19 @@ run: manifests generate fmt vet ## Run the manager against the cluster in your k
 docker-build: ## Build the manager image $(IMG).
 	docker build -t $(IMG) .
 
+.PHONY: docker-push
+docker-push: ## Push the manager image $(IMG).
+	docker push $(IMG)
+
+.PHONY: build-installer
+build-installer: manifests kustomize ## Write dist/install.yaml: the CRD, RBAC and the Deployment of $(IMG), in one file.
+	@mkdir -p dist
+	$(call render,dist/install.yaml)
+
 ##@ Deployment
 
 .PHONY: install
-install: kustomize ## Install the CRD into the cluster in your kubeconfig.
+install: manifests kustomize ## Install the CRD into the cluster in your kubeconfig.
 	$(KUSTOMIZE) build config/crd | kubectl apply -f -
 
 .PHONY: uninstall
@@ -212,12 +238,26 @@ uninstall: kustomize ## Remove the CRD (and with it every Sample) from the clust
 	$(KUSTOMIZE) build config/crd | kubectl delete --ignore-not-found -f -
 
 .PHONY: deploy
-deploy: kustomize ## Deploy the operator (config/default) into the cluster in your kubeconfig.
-	$(KUSTOMIZE) build config/default | kubectl apply -f -
+deploy: manifests kustomize ## Deploy the operator (config/default) with the image $(IMG) into the cluster in your kubeconfig.
+	$(call render,$(LOCALBIN)/deploy/install.yaml)
+	kubectl apply -f $(LOCALBIN)/deploy/install.yaml
 
 .PHONY: undeploy
 undeploy: kustomize ## Remove the operator from the cluster.
 	$(KUSTOMIZE) build config/default | kubectl delete --ignore-not-found -f -
+
+# render writes config/default, with the manager's image set to $(IMG), to the file $(1). The image
+# is set in a kustomization of its own, made afresh under bin/ (kustomize takes a relative path to
+# the base), so that the tree stays as it is whatever IMG says (kubebuilder's `kustomize edit set
+# image` rewrites config/manager instead).
+define render
+@mkdir -p $(CURDIR)/bin; overlay=$$(mktemp -d "$(CURDIR)/bin/render.XXXXXX"); trap 'rm -rf "$$overlay"' EXIT; \
+	printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- ../../config/default\n' > "$$overlay/kustomization.yaml"; \
+	(cd "$$overlay" && $(KUSTOMIZE) edit set image operator-demo=$(IMG)); \
+	mkdir -p "$$(dirname $(1))"; \
+	$(KUSTOMIZE) build "$$overlay" > $(1); \
+	echo "rendered config/default with image $(IMG) into $(1)"
+endef
 
 ##@ Dependencies
 

@@ -49,7 +49,7 @@ func run() error {
 	flag.Float64Var(&qps, "kube-api-qps", 50, "Steady queries per second to the API server.")
 	flag.IntVar(&burst, "kube-api-burst", 100, "Burst of queries to the API server above kube-api-qps.")
 	flag.DurationVar(&shutdownTimeout, "graceful-shutdown-timeout", 30*time.Second, "How long in-flight reconciles may take to finish on SIGTERM.")
-	flag.BoolVar(&withoutConfigMapWatch, "without-configmap-watch", false, "Wire the controller as the seed article's first stage: ConfigMap drift is not corrected until the Sample changes. For teaching only.")
+	flag.BoolVar(&withoutConfigMapWatch, "without-configmap-watch", false, "Wire the controller as the first stage of the introductory article's walkthrough (no ConfigMap watch): ConfigMap drift is not corrected until the Sample changes. For teaching only.")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()

@@ -6,13 +6,14 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/samples"
 )
 
 // Concurrency: many Samples changing at once, with another writer editing their ConfigMaps, all
@@ -23,7 +24,8 @@ import (
 // fields it manages, as a merge patch, is what lets each writer's change survive the others';
 // reading the cluster afresh on every pass is what makes the last spec win.
 //
-// Article: §4, the reconcile loop: desired state in, observed state out, however many changes
+// Source: the introductory Kubernetes Operator article (RevComm Advent Calendar 2025, day 2, in
+// Japanese), §4, the reconcile loop: desired state in, observed state out, however many changes
 // arrive while it runs.
 //
 // By hand (on the demo cluster):
@@ -35,16 +37,15 @@ var _ = Describe("Sample", Label("concurrency"), func() {
 	Context("when 100 Samples are created and changed at once while another writer edits their ConfigMaps", func() {
 		It("converges every ConfigMap to its Sample's last message and keeps the other writer's key", func(ctx SpecContext) {
 			const n = 100
-			f := harness.NewFixture(ctx, cluster)
+			f := harness.NewFixture(ctx, suiteCluster)
 			name := func(i int) string { return fmt.Sprintf("c%03d", i) }
 
 			By("creating 100 Samples at once")
-			Expect(harness.Parallel(n, n, func(i int) error {
-				return f.Client.Create(ctx, &demov1alpha1.Sample{
-					ObjectMeta: metav1.ObjectMeta{Name: name(i), Namespace: f.Namespace},
-					Spec:       demov1alpha1.SampleSpec{Message: "v1"},
-				})
-			})).To(Succeed())
+			var creates errgroup.Group
+			for i := range n {
+				creates.Go(func() error { return f.Client.Create(ctx, samples.New(f.Namespace, name(i), "v1")) })
+			}
+			Expect(creates.Wait()).To(Succeed())
 
 			By("changing every message to v2 and then to v3, 100 at a time, while another writer adds a key to every ConfigMap")
 			var wg sync.WaitGroup
@@ -52,12 +53,16 @@ var _ = Describe("Sample", Label("concurrency"), func() {
 			wg.Go(func() {
 				defer GinkgoRecover()
 				for _, message := range []string{"v2", "v3"} {
-					Expect(harness.Parallel(n, n, func(i int) error {
-						return harness.MergePatch(ctx, f.Client, &demov1alpha1.Sample{}, f.Namespace, name(i), `{"spec":{"message":"`+message+`"}}`)
-					})).To(Succeed())
+					var patches errgroup.Group
+					for i := range n {
+						patches.Go(func() error {
+							return samples.MergePatch(ctx, f.Client, &demov1alpha1.Sample{}, f.Namespace, name(i), `{"spec":{"message":"`+message+`"}}`)
+						})
+					}
+					Expect(patches.Wait()).To(Succeed())
 				}
 			})
-			Eventually(func(g Gomega) {
+			Eventually(ctx, func(g Gomega) {
 				cms := &corev1.ConfigMapList{}
 				g.Expect(f.Client.List(ctx, cms, client.InNamespace(f.Namespace))).To(Succeed())
 				edited := 0
@@ -66,14 +71,14 @@ var _ = Describe("Sample", Label("concurrency"), func() {
 						edited++
 						continue
 					}
-					g.Expect(harness.MergePatch(ctx, f.Client, &corev1.ConfigMap{}, f.Namespace, cm.Name, `{"data":{"extra":"other writer"}}`)).To(Succeed())
+					g.Expect(samples.MergePatch(ctx, f.Client, &corev1.ConfigMap{}, f.Namespace, cm.Name, `{"data":{"extra":"other writer"}}`)).To(Succeed())
 				}
 				g.Expect(edited).To(Equal(n))
-			}).WithContext(ctx).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(Succeed())
+			}).Should(Succeed())
 			wg.Wait()
 
 			By("waiting for every ConfigMap to hold v3 and the other writer's key, and every Sample to be Ready")
-			Eventually(func(g Gomega) {
+			Eventually(ctx, func(g Gomega) {
 				cms := &corev1.ConfigMapList{}
 				g.Expect(f.Client.List(ctx, cms, client.InNamespace(f.Namespace))).To(Succeed())
 				g.Expect(cms.Items).To(HaveLen(n))
@@ -84,7 +89,7 @@ var _ = Describe("Sample", Label("concurrency"), func() {
 					g.Expect(s.Status.ObservedGeneration).To(Equal(s.Generation), s.Name)
 					g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, demov1alpha1.ConditionReady)).To(BeTrue(), s.Name)
 				}
-			}).WithContext(ctx).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(Succeed())
+			}).Should(Succeed())
 		})
 	})
 })

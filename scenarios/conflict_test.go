@@ -12,6 +12,7 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/tiers"
 )
 
 // Conflict: a ConfigMap of the Sample's name that the Sample does not control is never touched.
@@ -21,8 +22,8 @@ import (
 // before every write, leaves a foreign ConfigMap exactly as it is, and says why: Ready=False with
 // reason ConfigMapConflict, and a Warning event.
 //
-// Article: Beyond the article, whose Reconcile would overwrite any ConfigMap of that name: a name
-// already taken is left alone and reported.
+// Source: beyond both sources: the article's Reconcile would overwrite any ConfigMap of that name;
+// here a name already taken is left alone and reported.
 //
 // By hand:
 //
@@ -33,7 +34,7 @@ import (
 var _ = Describe("Sample", Label("conflict"), func() {
 	Context("when a ConfigMap of its name exists that it does not control", func() {
 		It("leaves that ConfigMap untouched and reports Ready=False, reason ConfigMapConflict", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, cluster)
+			f := harness.NewFixture(ctx, suiteCluster)
 
 			By("creating a ConfigMap taken-config of someone else's")
 			theirs := &corev1.ConfigMap{
@@ -47,7 +48,7 @@ var _ = Describe("Sample", Label("conflict"), func() {
 			sample := f.CreateSample(ctx, "taken", "hello world")
 
 			By("waiting for the Sample to report the conflict")
-			Eventually(komega.Object(sample)).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(And(
+			Eventually(komega.Object(sample)).Should(And(
 				HaveField("Status.ObservedGeneration", sample.Generation),
 				HaveField("Status.Conditions", ContainElement(And(
 					HaveField("Type", demov1alpha1.ConditionReady),
@@ -58,7 +59,7 @@ var _ = Describe("Sample", Label("conflict"), func() {
 			))
 
 			By("finding a Warning event that names the conflict")
-			Eventually(func(g Gomega) {
+			Eventually(ctx, func(g Gomega) {
 				events := &eventsv1.EventList{}
 				g.Expect(f.Client.List(ctx, events, client.InNamespace(f.Namespace))).To(Succeed())
 				g.Expect(events.Items).To(ContainElement(And(
@@ -66,34 +67,34 @@ var _ = Describe("Sample", Label("conflict"), func() {
 					HaveField("Reason", demov1alpha1.ReasonConfigMapConflict),
 					HaveField("Regarding.Name", "taken"),
 				)))
-			}).WithContext(ctx).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(Succeed())
+			}).Should(Succeed())
 
 			By("checking that the ConfigMap was never written: same resourceVersion, same data, no owner")
-			Consistently(komega.Object(theirs)).WithTimeout(harness.AtRest).WithPolling(harness.Poll).Should(And(
+			Consistently(komega.Object(theirs)).Should(And(
 				HaveField("ResourceVersion", theirsVersion),
 				HaveField("Data", Equal(map[string]string{demov1alpha1.MessageKey: "theirs"})),
 				HaveField("OwnerReferences", BeEmpty()),
 			))
 		})
 
-		It("leaves that ConfigMap in place when the Sample is deleted", Label(harness.NeedsGarbageCollector), func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, cluster)
+		It("leaves that ConfigMap in place when the Sample is deleted", Label(tiers.NeedsGarbageCollector), func(ctx SpecContext) {
+			f := harness.NewFixture(ctx, suiteCluster)
 			theirs := &corev1.ConfigMap{
 				ObjectMeta: metav1.ObjectMeta{Name: "kept-config", Namespace: f.Namespace},
 				Data:       map[string]string{demov1alpha1.MessageKey: "theirs"},
 			}
 			Expect(f.Client.Create(ctx, theirs)).To(Succeed())
 			sample := f.CreateSample(ctx, "kept", "hello world")
-			Eventually(komega.Object(sample)).WithTimeout(harness.Converge).WithPolling(harness.Poll).
+			Eventually(komega.Object(sample)).
 				Should(HaveField("Status.Conditions", ContainElement(HaveField("Reason", demov1alpha1.ReasonConfigMapConflict))))
 
 			By("deleting the Sample in the foreground and waiting for it to be gone")
 			Expect(f.Client.Delete(ctx, sample, client.PropagationPolicy("Foreground"))).To(Succeed())
-			Eventually(komega.Get(sample)).WithTimeout(harness.Converge).WithPolling(harness.Poll).
+			Eventually(komega.Get(sample)).
 				Should(Satisfy(apierrors.IsNotFound))
 
 			By("checking that the ConfigMap, which the Sample never owned, is still there and unchanged")
-			Consistently(komega.Object(theirs)).WithTimeout(harness.AtRest).WithPolling(harness.Poll).Should(And(
+			Consistently(komega.Object(theirs)).Should(And(
 				HaveField("ResourceVersion", theirs.ResourceVersion),
 				HaveField("Data", HaveKeyWithValue(demov1alpha1.MessageKey, "theirs")),
 			))

@@ -9,6 +9,8 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/operator"
+	"example.com/operator-demo/testing/samples"
 )
 
 // Create: a new Sample gets a ConfigMap "<name>-config" holding its message.
@@ -20,7 +22,8 @@ import (
 // writes, its create and the status (and a Created event): the ConfigMap's own Create event is
 // the operator's doing and starts no second pass.
 //
-// Article: §10, `kubectl apply -f config/samples/demo_v1alpha1_sample.yaml`: the ConfigMap
+// Source: the introductory Kubernetes Operator article (RevComm Advent Calendar 2025, day 2, in
+// Japanese), §10, `kubectl apply -f config/samples/demo_v1alpha1_sample.yaml`: the ConfigMap
 // sample-sample-config appears, holding the message.
 //
 // By hand:
@@ -31,15 +34,15 @@ import (
 var _ = Describe("Sample", Label("create"), func() {
 	Context("when it is created", func() {
 		It("creates <name>-config holding spec.message, controlled by the Sample, and reports Ready", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, cluster)
+			f := harness.NewFixture(ctx, suiteCluster)
 			before := f.EventuallySettled(ctx)
 
 			By("creating a Sample with message \"hello world\"")
 			sample := f.CreateSample(ctx, "greeting", "hello world")
 
 			By("waiting for the ConfigMap greeting-config to hold the message")
-			cm := harness.ConfigMapOf(sample)
-			Eventually(komega.Object(cm)).WithTimeout(harness.Converge).WithPolling(harness.Poll).
+			cm := samples.ConfigMapOf(sample)
+			Eventually(komega.Object(cm)).
 				Should(HaveField("Data", HaveKeyWithValue(demov1alpha1.MessageKey, "hello world")))
 
 			By("checking that the Sample is the ConfigMap's controller, blocking its owner's deletion")
@@ -54,7 +57,7 @@ var _ = Describe("Sample", Label("create"), func() {
 			)))
 
 			By("checking that the Sample reports Ready for its current generation")
-			Eventually(komega.Object(sample)).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(And(
+			Eventually(komega.Object(sample)).Should(And(
 				HaveField("Status.ObservedGeneration", sample.Generation),
 				HaveField("Status.ConfigMapName", "greeting-config"),
 				HaveField("Status.Conditions", ContainElement(And(
@@ -67,9 +70,9 @@ var _ = Describe("Sample", Label("create"), func() {
 			By("checking that it took one reconcile and two writes, the ConfigMap's create and the status, and no more")
 			// The reconcile is counted when Reconcile returns, a moment after the status it wrote
 			// is visible: wait for the count, then watch it stay.
-			want := harness.Counts{Reconciles: before.Reconciles + 1, Writes: before.Writes + 2}
-			Eventually(f.Operator.Counts).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(Equal(want))
-			Consistently(f.Operator.Counts).WithTimeout(harness.AtRest).WithPolling(harness.Poll).Should(Equal(want))
+			want := operator.Counts{Reconciles: before.Reconciles + 1, Writes: before.Writes + 2}
+			Eventually(f.Operator.Counts).Should(Equal(want))
+			Consistently(f.Operator.Counts).Should(Equal(want))
 		})
 	})
 })

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
 	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/tiers"
 )
 
 // GC on delete: deleting a Sample deletes its ConfigMap.
@@ -18,7 +19,8 @@ import (
 // creation is all it needs. envtest runs no kube-controller-manager, so the envtest tier proves the
 // reference and the e2e tier, which runs one, proves the deletion.
 //
-// Article: §10, closing remark: `kubectl delete sample/sample-sample` takes the ConfigMap with it
+// Source: the introductory Kubernetes Operator article (RevComm Advent Calendar 2025, day 2, in
+// Japanese), §10, closing remark: `kubectl delete sample/sample-sample` takes the ConfigMap with it
 // (owner reference, garbage collection).
 //
 // By hand:
@@ -28,7 +30,7 @@ import (
 var _ = Describe("Sample", Label("gc"), func() {
 	Context("when it is deleted", func() {
 		It("has given its ConfigMap the controller reference that garbage collection follows (envtest has no garbage collector; e2e proves the deletion)", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, cluster)
+			f := harness.NewFixture(ctx, suiteCluster)
 			sample := f.CreateSample(ctx, "owner", "hello world")
 			cm := f.EventuallySynced(ctx, sample)
 
@@ -40,8 +42,8 @@ var _ = Describe("Sample", Label("gc"), func() {
 			)))
 		})
 
-		It("loses its ConfigMap to the garbage collector", Label(harness.NeedsGarbageCollector), func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, cluster)
+		It("loses its ConfigMap to the garbage collector", Label(tiers.NeedsGarbageCollector), func(ctx SpecContext) {
+			f := harness.NewFixture(ctx, suiteCluster)
 			sample := f.CreateSample(ctx, "owner", "hello world")
 			cm := f.EventuallySynced(ctx, sample)
 
@@ -49,9 +51,9 @@ var _ = Describe("Sample", Label("gc"), func() {
 			Expect(f.Client.Delete(ctx, sample, client.PropagationPolicy("Foreground"))).To(Succeed())
 
 			By("waiting for the ConfigMap and then the Sample to be gone")
-			Eventually(komega.Get(cm)).WithTimeout(harness.Converge).WithPolling(harness.Poll).
+			Eventually(komega.Get(cm)).
 				Should(Satisfy(apierrors.IsNotFound))
-			Eventually(komega.Get(sample)).WithTimeout(harness.Converge).WithPolling(harness.Poll).
+			Eventually(komega.Get(sample)).
 				Should(Satisfy(apierrors.IsNotFound))
 		})
 	})

@@ -12,6 +12,7 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/tiers"
 )
 
 // Killed mid-run: an operator killed without warning while it works leaves nothing that its
@@ -23,20 +24,22 @@ import (
 // once (the name is the Sample's, and Create of an existing name fails) and losing none. With
 // leader election it first waits for the dead leader's lease to expire.
 //
-// Article: §4.2, idempotency, pushed to its limit: any prefix of a reconcile, then the whole of it.
+// Source: the introductory Kubernetes Operator article (RevComm Advent Calendar 2025, day 2, in
+// Japanese), §4.2, idempotency, pushed to its limit: any prefix of a reconcile, then the whole of
+// it.
 //
 // By hand (on a cluster where `make deploy` ran):
 //
 //	for i in $(seq 300); do kubectl create -f - <<< "{\"apiVersion\":\"demo.example.com/v1alpha1\",\"kind\":\"Sample\",\"metadata\":{\"name\":\"s$i\"},\"spec\":{\"message\":\"m$i\"}}"; done
 //	kubectl -n operator-demo-system delete pod -l control-plane=controller-manager --grace-period=0 --force
 //	kubectl get configmaps -l app.kubernetes.io/managed-by=operator-demo --no-headers | wc -l   # 300, once the new Pod leads
-var _ = Describe("Sample", Label("killed", harness.NeedsKill), func() {
+var _ = Describe("Sample", Label("killed-mid-run", tiers.NeedsKill), func() {
 	Context("when the operator is killed in the middle of creating ConfigMaps", func() {
 		It("lets its successor create every ConfigMap exactly once", func(ctx SpecContext) {
 			// More than the operator's client burst (100 per resource) lets through at once: its
 			// rate limiter then spreads the rest over seconds, and the kill lands mid-run.
 			const n = 300
-			f := harness.NewFixture(ctx, cluster)
+			f := harness.NewFixture(ctx, suiteCluster)
 
 			By("stopping the operator and creating 300 Samples")
 			Expect(f.Operator.Down()).To(Succeed())
@@ -46,11 +49,12 @@ var _ = Describe("Sample", Label("killed", harness.NeedsKill), func() {
 
 			By("starting the operator and killing it (kill -9) once it has created some of their ConfigMaps, not all")
 			Expect(f.Operator.Up()).To(Succeed())
-			Eventually(func(g Gomega) {
+			// Polled every 10 ms, not every Poll: the kill must land while the operator is still creating.
+			Eventually(ctx, func(g Gomega) {
 				cms := &corev1.ConfigMapList{}
 				g.Expect(f.Client.List(ctx, cms, client.InNamespace(f.Namespace))).To(Succeed())
 				g.Expect(cms.Items).NotTo(BeEmpty())
-			}).WithContext(ctx).WithTimeout(harness.Converge).WithPolling(10 * time.Millisecond).Should(Succeed())
+			}).WithPolling(10 * time.Millisecond).Should(Succeed())
 			Expect(f.Operator.Kill()).To(Succeed())
 			cms := &corev1.ConfigMapList{}
 			Expect(f.Client.List(ctx, cms, client.InNamespace(f.Namespace))).To(Succeed())
@@ -60,7 +64,8 @@ var _ = Describe("Sample", Label("killed", harness.NeedsKill), func() {
 			Expect(f.Operator.Up()).To(Succeed())
 
 			By("waiting for every Sample's ConfigMap, each controlled by its Sample and holding its message")
-			Eventually(func(g Gomega) {
+			// Failover, not Converge: the new operator first waits for the killed one's lease to expire.
+			Eventually(ctx, func(g Gomega) {
 				cms := &corev1.ConfigMapList{}
 				g.Expect(f.Client.List(ctx, cms, client.InNamespace(f.Namespace))).To(Succeed())
 				byName := map[string]corev1.ConfigMap{}
@@ -73,10 +78,10 @@ var _ = Describe("Sample", Label("killed", harness.NeedsKill), func() {
 					g.Expect(cm.Data).To(HaveKeyWithValue(demov1alpha1.MessageKey, fmt.Sprintf("message %d", i)))
 					g.Expect(metav1.GetControllerOf(&cm)).To(HaveField("Name", fmt.Sprintf("s%03d", i)))
 				}
-			}).WithContext(ctx).WithTimeout(harness.Failover).WithPolling(harness.Poll).Should(Succeed())
+			}).WithTimeout(harness.Failover).Should(Succeed())
 
 			By("checking that every Sample reports Ready")
-			Eventually(func(g Gomega) {
+			Eventually(ctx, func(g Gomega) {
 				samples := &demov1alpha1.SampleList{}
 				g.Expect(f.Client.List(ctx, samples, client.InNamespace(f.Namespace))).To(Succeed())
 				g.Expect(samples.Items).To(HaveLen(n))
@@ -84,7 +89,7 @@ var _ = Describe("Sample", Label("killed", harness.NeedsKill), func() {
 					HaveField("Type", demov1alpha1.ConditionReady),
 					HaveField("Status", metav1.ConditionTrue),
 				)))))
-			}).WithContext(ctx).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(Succeed())
+			}).Should(Succeed())
 		})
 	})
 })

@@ -15,8 +15,8 @@ import (
 // way Prometheus would: over HTTPS, with a ServiceAccount token that config/rbac's metrics-reader
 // role lets through.
 //
-// Article: Lecture notes, production concerns: an operator is observed through its metrics
-// (reconciles, errors, panics).
+// Source: the Kubernetes Operator lecture notes, production concerns: an operator is observed
+// through its metrics (reconciles, errors, panics).
 //
 // By hand (`make demo KEEP=1` prints the operator's metrics address and a metrics-reader token):
 //
@@ -24,13 +24,13 @@ import (
 var _ = Describe("Sample", Label("metrics"), func() {
 	Context("when the operator has reconciled it", func() {
 		It("reports reconcile totals for the sample controller and no panics", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, cluster)
+			f := harness.NewFixture(ctx, suiteCluster)
 			before, err := f.Operator.Counts()
 			Expect(err).NotTo(HaveOccurred())
 			f.EventuallySynced(ctx, f.CreateSample(ctx, "counted", "hello world"))
 
 			By("reading controller_runtime_reconcile_total{controller=\"sample\"}: it has counted this Sample's reconcile")
-			Eventually(f.Operator.Counts).WithTimeout(harness.Converge).WithPolling(harness.Poll).
+			Eventually(f.Operator.Counts).
 				Should(HaveField("Reconciles", BeNumerically(">", before.Reconciles)))
 
 			By("reading controller_runtime_reconcile_panics_total: exported, and zero")

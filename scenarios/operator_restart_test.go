@@ -7,6 +7,8 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/samples"
+	"example.com/operator-demo/testing/tiers"
 )
 
 // Operator restart: an operator that starts over converged state finds nothing to do, and one that
@@ -17,43 +19,37 @@ import (
 // change, an upgrade, rewrites every object in the cluster), and it is what makes the operator
 // correct drift that happened while it was down: level-triggered, not edge-triggered.
 //
-// Article: §10, the restart after adding Owns: the ConfigMap deleted while `make run` was stopped
+// Source: the introductory Kubernetes Operator article (RevComm Advent Calendar 2025, day 2, in
+// Japanese), §10, the restart after adding Owns: the ConfigMap deleted while `make run` was stopped
 // is back when it starts, with its owner reference.
 //
 // By hand (on a cluster where `make deploy` ran):
 //
 //	kubectl -n operator-demo-system rollout restart deployment operator-demo-controller-manager
 //	kubectl get configmap sample-sample-config -o jsonpath='{.metadata.resourceVersion}'   # unchanged
-var _ = Describe("Sample", Label("operator-restart", harness.NeedsOperatorProcess), func() {
+var _ = Describe("Sample", Label("operator-restart", tiers.NeedsOperatorProcess), func() {
 	Context("when the operator restarts over converged state", func() {
 		It("reconciles every Sample again and writes nothing", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, cluster)
+			f := harness.NewFixture(ctx, suiteCluster)
 			sample := f.CreateSample(ctx, "restarted", "hello world")
 			cm := f.EventuallySynced(ctx, sample)
-			cmVersion, sampleVersion := cm.ResourceVersion, sample.ResourceVersion
 
 			By("stopping the operator and starting it again")
 			Expect(f.Operator.Down()).To(Succeed())
 			Expect(f.Operator.Up()).To(Succeed())
 
 			By("waiting for the new operator's first pass over the Sample")
-			Eventually(f.Operator.Counts).WithTimeout(harness.Converge).WithPolling(harness.Poll).
+			Eventually(f.Operator.Counts).
 				Should(HaveField("Reconciles", BeNumerically(">=", 1)))
 
 			By("checking that it wrote nothing and moved no resourceVersion")
-			Consistently(func(g Gomega) {
-				g.Expect(f.Operator.Counts()).To(HaveField("Writes", BeZero()))
-				g.Expect(komega.Get(cm)()).To(Succeed())
-				g.Expect(cm.ResourceVersion).To(Equal(cmVersion))
-				g.Expect(komega.Get(sample)()).To(Succeed())
-				g.Expect(sample.ResourceVersion).To(Equal(sampleVersion))
-			}).WithTimeout(harness.AtRest).WithPolling(harness.Poll).Should(Succeed())
+			f.ExpectAtRest(ctx, HaveField("Writes", BeZero()), cm, sample)
 		})
 	})
 
 	Context("when its ConfigMap is deleted while the operator is down", func() {
 		It("recreates the ConfigMap when the operator comes back", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, cluster)
+			f := harness.NewFixture(ctx, suiteCluster)
 			sample := f.CreateSample(ctx, "caught-up", "hello world")
 			cm := f.EventuallySynced(ctx, sample)
 
@@ -62,14 +58,14 @@ var _ = Describe("Sample", Label("operator-restart", harness.NeedsOperatorProces
 
 			By("deleting the ConfigMap while nobody watches")
 			Expect(f.Client.Delete(ctx, cm)).To(Succeed())
-			Consistently(komega.Get(cm)).WithTimeout(harness.AtRest).WithPolling(harness.Poll).
+			Consistently(komega.Get(cm)).
 				ShouldNot(Succeed())
 
 			By("starting the operator again")
 			Expect(f.Operator.Up()).To(Succeed())
 
 			By("waiting for the ConfigMap to be back, holding the message")
-			Eventually(komega.Object(harness.ConfigMapOf(sample))).WithTimeout(harness.Converge).WithPolling(harness.Poll).
+			Eventually(komega.Object(samples.ConfigMapOf(sample))).
 				Should(HaveField("Data", HaveKeyWithValue(demov1alpha1.MessageKey, "hello world")))
 		})
 	})

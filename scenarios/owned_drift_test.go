@@ -7,6 +7,7 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/samples"
 )
 
 // Correct owned drift: an edit or a deletion of the ConfigMap is undone at once.
@@ -17,7 +18,8 @@ import (
 // others add stay. The operator caches only ConfigMaps with its managed-by label; one stripped of
 // it leaves that selection, which the watch reports as a deletion, so it too is corrected at once.
 //
-// Article: §10, after `Owns(&corev1.ConfigMap{})` and `SetControllerReference`: the second
+// Source: the introductory Kubernetes Operator article (RevComm Advent Calendar 2025, day 2, in
+// Japanese), §10, after `Owns(&corev1.ConfigMap{})` and `SetControllerReference`: the second
 // `kubectl edit configmap` is reverted at once.
 //
 // By hand:
@@ -31,7 +33,7 @@ import (
 var _ = Describe("Sample", Label("owned-drift"), func() {
 	Context("when someone edits its ConfigMap", func() {
 		It("restores data.message and keeps the keys it does not manage", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, cluster)
+			f := harness.NewFixture(ctx, suiteCluster)
 			sample := f.CreateSample(ctx, "edited", "hello world")
 			cm := f.EventuallySynced(ctx, sample)
 
@@ -42,7 +44,7 @@ var _ = Describe("Sample", Label("owned-drift"), func() {
 			})()).To(Succeed())
 
 			By("waiting for data.message to be restored, with the other key kept")
-			Eventually(komega.Object(cm)).WithTimeout(harness.Converge).WithPolling(harness.Poll).
+			Eventually(komega.Object(cm)).
 				Should(HaveField("Data", Equal(map[string]string{
 					demov1alpha1.MessageKey: "hello world",
 					"extra":                 "someone else's",
@@ -52,16 +54,16 @@ var _ = Describe("Sample", Label("owned-drift"), func() {
 
 	Context("when someone strips the managed-by label that the operator's cache selects on", func() {
 		It("puts the label back and restores data.message: leaving the selection is a deletion to the watch", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, cluster)
+			f := harness.NewFixture(ctx, suiteCluster)
 			sample := f.CreateSample(ctx, "unlabelled", "hello world")
 			cm := f.EventuallySynced(ctx, sample)
 
 			By("removing the label app.kubernetes.io/managed-by and overwriting data.message in one patch")
-			Expect(harness.MergePatch(ctx, f.Client, cm, cm.Namespace, cm.Name,
+			Expect(samples.MergePatch(ctx, f.Client, cm, cm.Namespace, cm.Name,
 				`{"metadata":{"labels":{"app.kubernetes.io/managed-by":null}},"data":{"message":"drifted"}}`)).To(Succeed())
 
 			By("waiting for the label and the message to be back")
-			Eventually(komega.Object(cm)).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(And(
+			Eventually(komega.Object(cm)).Should(And(
 				HaveField("Labels", HaveKeyWithValue("app.kubernetes.io/managed-by", "operator-demo")),
 				HaveField("Data", HaveKeyWithValue(demov1alpha1.MessageKey, "hello world")),
 			))
@@ -70,7 +72,7 @@ var _ = Describe("Sample", Label("owned-drift"), func() {
 
 	Context("when someone deletes its ConfigMap", func() {
 		It("creates it again", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, cluster)
+			f := harness.NewFixture(ctx, suiteCluster)
 			sample := f.CreateSample(ctx, "deleted", "hello world")
 			cm := f.EventuallySynced(ctx, sample)
 			oldUID := cm.UID
@@ -79,7 +81,7 @@ var _ = Describe("Sample", Label("owned-drift"), func() {
 			Expect(f.Client.Delete(ctx, cm)).To(Succeed())
 
 			By("waiting for a new ConfigMap of that name, holding the message")
-			Eventually(komega.Object(harness.ConfigMapOf(sample))).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(And(
+			Eventually(komega.Object(samples.ConfigMapOf(sample))).Should(And(
 				HaveField("UID", Not(Equal(oldUID))),
 				HaveField("Data", HaveKeyWithValue(demov1alpha1.MessageKey, "hello world")),
 			))

@@ -10,16 +10,19 @@ import (
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
+	"example.com/operator-demo/testing/cluster"
 	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/tiers"
 )
 
-// cluster is where every spec of this test process runs.
-var cluster harness.Cluster
+// suiteCluster is where every spec of this test process runs.
+var suiteCluster cluster.Cluster
 
 func TestScenarios(t *testing.T) {
 	RegisterFailHandler(Fail)
+	harness.SetDefaults()
 	suiteConfig, reporterConfig := GinkgoConfiguration()
-	suiteConfig.LabelFilter = harness.LabelFilter(suiteConfig.LabelFilter)
+	suiteConfig.LabelFilter = tiers.LabelFilter(suiteConfig.LabelFilter)
 	RunSpecs(t, "Sample scenarios", suiteConfig, reporterConfig)
 }
 
@@ -27,19 +30,19 @@ func TestScenarios(t *testing.T) {
 // With `ginkgo -p` the envtest tier's processes share one control plane, each spec in a
 // namespace and with an operator of its own.
 var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
-	started, attachment, err := harness.Start(ctx)
+	started, attachment, err := cluster.Start(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	// Runs once every process has finished, and after their own cleanups.
 	DeferCleanup(started.Stop)
 	if attachment == nil {
-		cluster = started
+		suiteCluster = started
 	}
 	return attachment
 }, func(attachment []byte) {
-	if cluster == nil {
+	if suiteCluster == nil {
 		var err error
-		cluster, err = harness.Attach(attachment)
+		suiteCluster, err = cluster.Attach(attachment)
 		Expect(err).NotTo(HaveOccurred())
 	}
-	komega.SetClient(cluster.Client())
+	komega.SetClient(suiteCluster.Client())
 })

@@ -7,27 +7,29 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/tiers"
 )
 
 // Ignore unwatched drift: an operator that does not watch ConfigMaps does not see them change.
 //
-// Lesson: a controller only reconciles when an event it watches arrives. Wired as in the seed
-// article's first stage, For(&Sample{}) alone, an edit of the ConfigMap starts nothing: the drift
+// Lesson: a controller only reconciles when an event it watches arrives. Wired as in the article's
+// first stage, For(&Sample{}) alone, an edit of the ConfigMap starts nothing: the drift
 // stays until the Sample itself changes. Every kind an operator manages must be watched, which
 // Owns(&ConfigMap{}) does (see "correct owned drift").
 //
-// Article: §10, the first `kubectl edit configmap sample-sample-config` (message: fixed_directly):
-// nothing happens, the controller does not watch ConfigMaps.
+// Source: the introductory Kubernetes Operator article (RevComm Advent Calendar 2025, day 2, in
+// Japanese), §10, the first `kubectl edit configmap sample-sample-config` (message:
+// fixed_directly): nothing happens, the controller does not watch ConfigMaps.
 //
 // By hand: run the operator as the article's first stage, `go run ./cmd --without-configmap-watch`
 // (this scenario wires it in-process), then
 //
 //	kubectl patch configmap sample-sample-config --type merge -p '{"data":{"message":"drifted"}}'
 //	kubectl get configmap sample-sample-config -o jsonpath='{.data.message}'   # still drifted
-var _ = Describe("Sample", Label("unwatched-drift", harness.NeedsInProcessOperator), func() {
+var _ = Describe("Sample", Label("unwatched-drift", tiers.NeedsInProcessOperator), func() {
 	Context("when the operator does not watch ConfigMaps (the article's first stage)", func() {
 		It("leaves a direct edit of the ConfigMap in place until the Sample changes", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, cluster, harness.WithoutConfigMapWatch())
+			f := harness.NewFixture(ctx, suiteCluster, harness.WithoutConfigMapWatch())
 			sample := f.CreateSample(ctx, "unwatched", "hello world")
 			cm := f.EventuallySynced(ctx, sample)
 
@@ -35,14 +37,14 @@ var _ = Describe("Sample", Label("unwatched-drift", harness.NeedsInProcessOperat
 			Expect(komega.Update(cm, func() { cm.Data[demov1alpha1.MessageKey] = "drifted" })()).To(Succeed())
 
 			By("checking that the edit stays: nothing tells the operator about it")
-			Consistently(komega.Object(cm)).WithTimeout(harness.AtRest).WithPolling(harness.Poll).
+			Consistently(komega.Object(cm)).
 				Should(HaveField("Data", HaveKeyWithValue(demov1alpha1.MessageKey, "drifted")))
 
 			By("changing the Sample, which the operator does watch")
 			Expect(komega.Update(sample, func() { sample.Spec.Message = "hello again" })()).To(Succeed())
 
 			By("waiting for the ConfigMap to be corrected on that reconcile")
-			Eventually(komega.Object(cm)).WithTimeout(harness.Converge).WithPolling(harness.Poll).
+			Eventually(komega.Object(cm)).
 				Should(HaveField("Data", HaveKeyWithValue(demov1alpha1.MessageKey, "hello again")))
 		})
 	})

@@ -15,7 +15,8 @@ import (
 // asks "what changed?". The same code that created the ConfigMap updates it, and status records
 // which generation of the spec it has acted on (observedGeneration).
 //
-// Article: §10, `kubectl patch sample/sample-sample --type merge -p
+// Source: the introductory Kubernetes Operator article (RevComm Advent Calendar 2025, day 2, in
+// Japanese), §10, `kubectl patch sample/sample-sample --type merge -p
 // '{"spec":{"message":"updated"}}'`: the ConfigMap follows.
 //
 // By hand:
@@ -25,7 +26,7 @@ import (
 var _ = Describe("Sample", Label("update"), func() {
 	Context("when spec.message changes", func() {
 		It("updates the ConfigMap and reports the new generation as observed", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, cluster)
+			f := harness.NewFixture(ctx, suiteCluster)
 			sample := f.CreateSample(ctx, "changing", "hello world")
 			f.EventuallySynced(ctx, sample)
 

@@ -20,7 +20,8 @@ import (
 // server enforces it before anything is stored. A controller that validates instead finds the bad
 // object already stored and can only report it after the fact.
 //
-// Article: §8.1, where spec.message enters the CRD: what the API server refuses, and how it says
+// Source: the introductory Kubernetes Operator article (RevComm Advent Calendar 2025, day 2, in
+// Japanese), §8.1, where spec.message enters the CRD: what the API server refuses, and how it says
 // so.
 //
 // By hand:
@@ -31,7 +32,7 @@ var _ = Describe("Sample", Label("validation"), func() {
 	Context("when its spec is invalid", func() {
 		DescribeTable("is rejected by the API server with a message naming the field",
 			func(ctx SpecContext, name string, spec map[string]any, want string) {
-				f := harness.NewFixture(ctx, cluster)
+				f := harness.NewFixture(ctx, suiteCluster)
 				sample := &unstructured.Unstructured{Object: map[string]any{
 					"apiVersion": demov1alpha1.GroupVersion.String(),
 					"kind":       "Sample",
@@ -57,7 +58,7 @@ var _ = Describe("Sample", Label("validation"), func() {
 		)
 
 		It("accepts the longest message and the longest name", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, cluster)
+			f := harness.NewFixture(ctx, suiteCluster)
 			f.CreateSample(ctx, strings.Repeat("n", demov1alpha1.MaxNameLength), strings.Repeat("x", demov1alpha1.MaxMessageLength))
 		})
 	})

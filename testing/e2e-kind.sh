@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # e2e-kind.sh runs the scenarios against the operator deployed into a kind cluster, as in
 # production: its image, its Deployment, its ServiceAccount and exactly config/rbac.
-# make test-e2e E2E_PROVIDER=kind calls it; the variables below come from the Makefile.
+# make test-e2e-kind calls it; the variables below come from the Makefile, MANIFESTS being
+# config/default rendered with the image $IMG (the Makefile's render, as build-installer writes it).
 #
 # On failure it prints the operator's log and the cluster's events and exports kind's logs to
 # $REPORTS/kind-logs. The cluster and the port-forward are removed on success, failure or Ctrl-C.
 set -euo pipefail
-: "${KIND:?}" "${KIND_NODE_IMAGE:?}" "${KUBECTL:?}" "${IMG:?}" "${REPORTS:?}"
+: "${KIND:?}" "${KIND_NODE_IMAGE:?}" "${KUBECTL:?}" "${IMG:?}" "${REPORTS:?}" "${MANIFESTS:?}"
 cluster=${KIND_CLUSTER:-operator-demo-e2e}
 namespace=operator-demo-system
 deployment=operator-demo-controller-manager
@@ -33,9 +34,7 @@ mkdir -p "$REPORTS"
 "$KIND" create cluster --name "$cluster" --image "$KIND_NODE_IMAGE" --kubeconfig "$kubeconfig" --wait 120s
 docker build -t "$IMG" .
 "$KIND" load docker-image "$IMG" --name "$cluster"
-# config/manager deploys operator-demo:dev; the image built here is $IMG.
-"$KUBECTL" kustomize config/default | sed "s|image: operator-demo:dev|image: $IMG|" |
-  "$KUBECTL" --kubeconfig "$kubeconfig" apply -f -
+"$KUBECTL" --kubeconfig "$kubeconfig" apply -f "$MANIFESTS"
 "$KUBECTL" --kubeconfig "$kubeconfig" -n "$namespace" rollout status "deployment/$deployment" --timeout=120s
 
 "$KUBECTL" --kubeconfig "$kubeconfig" -n "$namespace" port-forward "service/$deployment-metrics-service" "$metrics_port:8443" >/dev/null &

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
@@ -14,7 +15,10 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/controllers"
-	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/cluster"
+	"example.com/operator-demo/testing/operator"
+	"example.com/operator-demo/testing/poll"
+	"example.com/operator-demo/testing/samples"
 )
 
 // The operator's client limits in the in-process measurements: cmd/'s defaults.
@@ -25,12 +29,12 @@ const (
 
 // convergedOperator starts an operator (as cmd/ configures it) for a new namespace and waits
 // until the n Samples it creates there have converged. The caller stops the operator.
-func (e *env) convergedOperator(ctx context.Context, prefix string, n int) (string, *harness.Operator, error) {
+func (e *env) convergedOperator(ctx context.Context, prefix string, n int) (string, *operator.Operator, error) {
 	ns, err := e.namespace(ctx, prefix)
 	if err != nil {
 		return "", nil, err
 	}
-	op, err := harness.StartOperator(limited(e.cp.Config, operatorQPS, operatorBurst), ns, controllers.Options{})
+	op, err := operator.InProcess(limited(e.cp.Config, operatorQPS, operatorBurst), ns, controllers.Options{})
 	if err != nil {
 		return "", nil, err
 	}
@@ -58,12 +62,17 @@ func writesAtRest(ctx context.Context, e *env) ([]result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := harness.Parallel(n, 16, func(i int) error {
-		return harness.MergePatch(ctx, e.admin, &corev1.ConfigMap{}, ns, demov1alpha1.ConfigMapName(sampleName(i)), `{"metadata":{"annotations":{"bench/touched":"yes"}}}`)
-	}); err != nil {
+	var touches errgroup.Group
+	touches.SetLimit(16)
+	for i := range n {
+		touches.Go(func() error {
+			return samples.MergePatch(ctx, e.admin, &corev1.ConfigMap{}, ns, demov1alpha1.ConfigMapName(sampleName(i)), `{"metadata":{"annotations":{"bench/touched":"yes"}}}`)
+		})
+	}
+	if err := touches.Wait(); err != nil {
 		return nil, err
 	}
-	after, err := waitCounts(ctx, op, func(c harness.Counts) bool { return c.Reconciles >= before.Reconciles+n })
+	after, err := waitCounts(ctx, op, func(c operator.Counts) bool { return c.Reconciles >= before.Reconciles+n })
 	if err != nil {
 		return nil, err
 	}
@@ -98,9 +107,9 @@ func writesAtRest(ctx context.Context, e *env) ([]result, error) {
 }
 
 // waitCounts polls the operator's counters until done says so, for at most a minute.
-func waitCounts(ctx context.Context, op *harness.Operator, done func(harness.Counts) bool) (harness.Counts, error) {
-	var c harness.Counts
-	err := harness.WaitFor(ctx, 50*time.Millisecond, time.Minute, func(context.Context) error {
+func waitCounts(ctx context.Context, op *operator.Operator, done func(operator.Counts) bool) (operator.Counts, error) {
+	var c operator.Counts
+	err := poll.Until(ctx, 50*time.Millisecond, time.Minute, func(context.Context) error {
 		var err error
 		if c, err = op.Counts(); err == nil && !done(c) {
 			err = fmt.Errorf("counters at %+v", c)
@@ -143,7 +152,7 @@ func throughputOnce(ctx context.Context, e *env, n, workers int, qps float32, bu
 		return result{}, err
 	}
 	started := time.Now()
-	op, err := harness.StartOperator(limited(e.cp.Config, qps, burst), ns, controllers.Options{MaxConcurrentReconciles: workers})
+	op, err := operator.InProcess(limited(e.cp.Config, qps, burst), ns, controllers.Options{MaxConcurrentReconciles: workers})
 	if err != nil {
 		return result{}, err
 	}
@@ -164,7 +173,8 @@ func throughputOnce(ctx context.Context, e *env, n, workers int, qps float32, bu
 }
 
 // bareClient times a plain client, with the operator's limits and workers goroutines, making the
-// writes the operator makes for n new Samples: create each ConfigMap, then update each status.
+// writes the operator makes for n new Samples, built by the controller's own builders: create
+// each ConfigMap, then patch each status.
 func bareClient(ctx context.Context, e *env, n, workers int, qps float32, burst int) (time.Duration, error) {
 	ns, err := e.namespace(ctx, "bare")
 	if err != nil {
@@ -173,35 +183,29 @@ func bareClient(ctx context.Context, e *env, n, workers int, qps float32, burst 
 	if err := e.createSamples(ctx, ns, n); err != nil {
 		return 0, err
 	}
-	samples := &demov1alpha1.SampleList{}
-	if err := e.admin.List(ctx, samples, client.InNamespace(ns)); err != nil {
+	list := &demov1alpha1.SampleList{}
+	if err := e.admin.List(ctx, list, client.InNamespace(ns)); err != nil {
 		return 0, err
 	}
-	c, err := harness.NewClient(limited(e.cp.Config, qps, burst))
+	c, err := cluster.NewClient(limited(e.cp.Config, qps, burst))
 	if err != nil {
 		return 0, err
 	}
 	started := time.Now()
-	err = harness.Parallel(len(samples.Items), workers, func(i int) error {
-		s := &samples.Items[i]
-		cm := &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{
-				Name: demov1alpha1.ConfigMapName(s.Name), Namespace: ns,
-				Labels:          map[string]string{controllers.ManagedByLabel: controllers.ManagedByValue},
-				OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(s, demov1alpha1.GroupVersion.WithKind("Sample"))},
-			},
-			Data: map[string]string{demov1alpha1.MessageKey: s.Spec.Message},
-		}
-		if err := c.Create(ctx, cm); err != nil {
-			return err
-		}
-		before := s.DeepCopy()
-		s.Status = demov1alpha1.SampleStatus{ObservedGeneration: s.Generation, ConfigMapName: cm.Name, Conditions: []metav1.Condition{{
-			Type: demov1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: demov1alpha1.ReasonSynced,
-			Message: "ConfigMap holds spec.message", ObservedGeneration: s.Generation, LastTransitionTime: metav1.Now(),
-		}}}
-		return c.Status().Patch(ctx, s, client.MergeFrom(before))
-	})
+	var g errgroup.Group
+	g.SetLimit(workers)
+	for i := range list.Items {
+		s := &list.Items[i]
+		g.Go(func() error {
+			if err := c.Create(ctx, controllers.DesiredConfigMap(s)); err != nil {
+				return err
+			}
+			before := s.DeepCopy()
+			s.Status = controllers.DesiredStatus(s, nil, metav1.Now())
+			return c.Status().Patch(ctx, s, client.MergeFrom(before))
+		})
+	}
+	err = g.Wait()
 	return time.Since(started), err
 }
 
@@ -224,7 +228,7 @@ func latency(ctx context.Context, e *env) ([]result, error) {
 	for i := range changes {
 		message := fmt.Sprintf("change %d", i)
 		started := time.Now()
-		if err := harness.MergePatch(ctx, e.admin, &demov1alpha1.Sample{}, ns, sampleName(0), `{"spec":{"message":"`+message+`"}}`); err != nil {
+		if err := samples.MergePatch(ctx, e.admin, &demov1alpha1.Sample{}, ns, sampleName(0), `{"spec":{"message":"`+message+`"}}`); err != nil {
 			return nil, err
 		}
 		if err := waitForMessage(ctx, w, message); err != nil {

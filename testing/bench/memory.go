@@ -8,21 +8,21 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"example.com/operator-demo/controllers"
-	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/cluster"
+	"example.com/operator-demo/testing/process"
 )
 
 // The operator's cache of ConfigMaps, in the memory measurement.
@@ -79,8 +79,7 @@ func memory(ctx context.Context, e *env, noise int) ([]result, error) {
 		return nil, err
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := harness.WriteKubeconfig(kubeconfig, e.cp.Config); err != nil {
+	if err := cluster.WriteKubeconfig(filepath.Join(dir, "kubeconfig"), e.cp.Config); err != nil {
 		return nil, err
 	}
 	ns, err := e.namespace(ctx, "memory")
@@ -93,7 +92,7 @@ func memory(ctx context.Context, e *env, noise int) ([]result, error) {
 
 	type reading struct{ heap, rss float64 }
 	measure := func(mode string) (reading, error) {
-		heap, rss, err := operatorMemory(ctx, e, mode, kubeconfig, ns, n)
+		heap, rss, err := operatorMemory(ctx, e, mode, dir, ns, n)
 		if err != nil {
 			return reading{}, fmt.Errorf("memory of the %s operator: %w", mode, err)
 		}
@@ -112,12 +111,17 @@ func memory(ctx context.Context, e *env, noise int) ([]result, error) {
 		return nil, err
 	}
 	payload := strings.Repeat("x", 1024)
-	if err := harness.Parallel(noise, 32, func(i int) error {
-		return e.admin.Create(ctx, &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("noise-%05d", i), Namespace: noisy},
-			Data:       map[string]string{"payload": payload},
+	var creates errgroup.Group
+	creates.SetLimit(32)
+	for i := range noise {
+		creates.Go(func() error {
+			return e.admin.Create(ctx, &corev1.ConfigMap{
+				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("noise-%05d", i), Namespace: noisy},
+				Data:       map[string]string{"payload": payload},
+			})
 		})
-	}); err != nil {
+	}
+	if err := creates.Wait(); err != nil {
 		return nil, err
 	}
 	var out []result
@@ -142,28 +146,25 @@ func memory(ctx context.Context, e *env, noise int) ([]result, error) {
 	return out, nil
 }
 
-// operatorMemory runs the operator as a process of its own until the n Samples in ns have
-// converged and its memory has settled, and returns its heap in use and its RSS, in bytes.
-func operatorMemory(ctx context.Context, e *env, mode, kubeconfig, ns string, n int) (heap, rss float64, err error) {
+// operatorMemory runs the operator as a process of its own (this binary, with -operator=mode)
+// until the n Samples in ns have converged and its memory has settled, and returns its heap in
+// use and its RSS, in bytes. Its log goes into dir.
+func operatorMemory(ctx context.Context, e *env, mode, dir, ns string, n int) (heap, rss float64, err error) {
 	self, err := os.Executable()
 	if err != nil {
 		return 0, 0, err
 	}
-	port, err := harness.FreePort()
+	port, err := process.FreePort()
 	if err != nil {
 		return 0, 0, err
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	cmd := exec.CommandContext(ctx, self, "-operator="+mode, "-kubeconfig="+kubeconfig, "-metrics-bind-address="+addr)
-	cmd.Stderr = nil
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	proc, err := process.Start("the "+mode+" operator", filepath.Join(dir, mode+".log"), 30*time.Second, self,
+		"-operator="+mode, "-kubeconfig="+filepath.Join(dir, "kubeconfig"), "-metrics-bind-address="+addr)
+	if err != nil {
 		return 0, 0, err
 	}
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-	}()
+	defer func() { err = errors.Join(err, proc.Stop()) }()
 	if err := e.waitConverged(ctx, ns, n, 2*time.Minute); err != nil {
 		return 0, 0, err
 	}
@@ -177,7 +178,7 @@ func operatorMemory(ctx context.Context, e *env, mode, kubeconfig, ns string, n 
 	if err != nil {
 		return 0, 0, err
 	}
-	rss, err = residentBytes(cmd.Process.Pid)
+	rss, err = residentBytes(proc.Pid())
 	return heap, rss, err
 }
 

@@ -1,8 +1,8 @@
 // Command catalogue writes scenarios/README.md, the scenario catalogue, from the scenario specs
-// themselves: each scenario file's doc comment (behaviour, lesson, seed-article step, how to try
-// it by hand) and its Ginkgo tree (Context and It texts, By steps, table entries, labels). What the
-// catalogue says is therefore what the specs check. `make catalogue` runs it; `make verify` fails
-// when the committed catalogue differs from what it writes.
+// themselves: each scenario file's doc comment (behaviour, lesson, source, how to try it by hand)
+// and its Ginkgo tree (Context and It texts, By steps, table entries, labels). What the catalogue
+// says is therefore what the specs check. `make catalogue` runs it; `make verify` fails when the
+// committed catalogue differs from what it writes.
 package main
 
 import (
@@ -17,9 +17,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
-	"example.com/operator-demo/testing/harness"
 	"example.com/operator-demo/testing/mutate/mutants"
+	"example.com/operator-demo/testing/specsource"
+	"example.com/operator-demo/testing/tiers"
 )
 
 // scenario is one scenario file: its doc comment and its specs.
@@ -29,7 +32,8 @@ type scenario struct {
 	title     string // "Create"
 	behaviour string // "a new Sample gets ..."
 	lesson    string
-	article   string
+	source    source
+	where     string // where in the source: "§10, `kubectl apply ...`: the ConfigMap appears"
 	byHand    string
 	labels    []string
 	specs     []spec
@@ -103,6 +107,9 @@ func read(dir string) ([]scenario, error) {
 			if order(s) == len(readingOrder) {
 				problems = append(problems, fmt.Sprintf("%s: scenario %q has no label in the catalogue's reading order", s.file, s.title))
 			}
+			if want := fileOf(s.labels); s.file != want {
+				problems = append(problems, fmt.Sprintf("%s: scenario %q is labelled %v: its file should be %s, named for its first label", s.file, s.title, s.labels, want))
+			}
 			out = append(out, s)
 		}
 	}
@@ -116,9 +123,53 @@ func read(dir string) ([]scenario, error) {
 }
 
 // readingOrder is the order a newcomer should read the scenarios in, by their first label: the
-// seven behaviours in the seed article's order, then the rest. A scenario missing here is a
-// problem, not a silent last place.
-var readingOrder = []string{"create", "skip-when-equal", "update", "unwatched-drift", "owned-drift", "gc", "status-loop", "conflict", "validation", "concurrency", "operator-restart", "killed", "metrics"}
+// seven behaviours in the article's order, then the rest. A scenario missing here is a problem,
+// not a silent last place.
+var readingOrder = []string{"create", "skip-when-equal", "update", "unwatched-drift", "owned-drift", "gc", "status-loop", "conflict", "validation", "concurrency", "operator-restart", "killed-mid-run", "metrics"}
+
+// fileOf is the file a scenario with these labels is written in: its first label, with
+// underscores ("skip-when-equal" is in skip_when_equal_test.go).
+func fileOf(labels []string) string {
+	if len(labels) == 0 {
+		return "(a file named for its first label; it has none)"
+	}
+	return strings.ReplaceAll(labels[0], "-", "_") + "_test.go"
+}
+
+// source is a document the scenarios come from.
+type source struct {
+	// name is how a scenario's Source: paragraph begins; short is the catalogue's column.
+	name, short string
+	// about says what the document is and what the project takes from it.
+	about string
+}
+
+// sources are the documents a scenario may name, in the order the catalogue lists them.
+var sources = []source{
+	{
+		name:  "the introductory Kubernetes Operator article (RevComm Advent Calendar 2025, day 2, in Japanese)",
+		short: "Article",
+		about: "resources, controllers, the API server and the reconcile loop, then a kubebuilder walkthrough (§10) of this very operator on a kind cluster; `make demo` follows that walkthrough",
+	},
+	{
+		name:  "the Kubernetes Operator lecture notes",
+		short: "Lecture notes",
+		about: "operators in production (leader election, rate limiting, concurrency, cache scoping, metrics), the test pyramid (unit, envtest, kind), and the failures operators commonly have: status updates that loop, children leaked without owner references, errors swallowed, watches missing",
+	},
+	{
+		name:  "beyond both sources",
+		short: "Beyond both",
+		about: "what an operator that others rely on must do as well, which neither document shows",
+	},
+}
+
+// describe is the source's entry in the catalogue's list of sources.
+func (src source) describe() string {
+	if src.name == sources[len(sources)-1].name {
+		return src.about
+	}
+	return src.name + ": " + src.about
+}
 
 func order(s scenario) int {
 	for i, l := range readingOrder {
@@ -139,20 +190,10 @@ func describeCall(gen *ast.GenDecl) *ast.CallExpr {
 		return nil
 	}
 	call, ok := vs.Values[0].(*ast.CallExpr)
-	if !ok || funcName(call) != "Describe" {
+	if !ok || specsource.Name(call) != "Describe" {
 		return nil
 	}
 	return call
-}
-
-func funcName(call *ast.CallExpr) string {
-	switch fn := call.Fun.(type) {
-	case *ast.Ident:
-		return fn.Name
-	case *ast.SelectorExpr:
-		return fn.Sel.Name
-	}
-	return ""
 }
 
 // parseDoc reads a scenario's doc comment:
@@ -161,14 +202,14 @@ func funcName(call *ast.CallExpr) string {
 //
 //	Lesson: ...
 //
-//	Article: ...
+//	Source: <one of sources' names>, <where in it>: ...
 //
 //	By hand: ... (the rest, code indented)
 func parseDoc(doc string) (scenario, error) {
 	var s scenario
 	title, rest, ok := strings.Cut(doc, "\n\n")
 	if !ok {
-		return s, errors.New("doc comment has one paragraph; want paragraphs Title: behaviour, Lesson, Article, By hand")
+		return s, errors.New("doc comment has one paragraph; want paragraphs Title: behaviour, Lesson, Source, By hand")
 	}
 	s.title, s.behaviour, ok = strings.Cut(oneLine(title), ": ")
 	if !ok {
@@ -179,16 +220,33 @@ func parseDoc(doc string) (scenario, error) {
 		switch {
 		case strings.HasPrefix(para, "Lesson: "):
 			s.lesson = capitalise(oneLine(strings.TrimPrefix(para, "Lesson: ")))
-		case strings.HasPrefix(para, "Article: "):
-			s.article = oneLine(strings.TrimPrefix(para, "Article: "))
+		case strings.HasPrefix(para, "Source: "):
+			var err error
+			if s.source, s.where, err = parseSource(oneLine(strings.TrimPrefix(para, "Source: "))); err != nil {
+				return s, fmt.Errorf("scenario %q: %w", s.title, err)
+			}
 		case strings.HasPrefix(para, "By hand"):
 			s.byHand = strings.TrimSpace(rest[strings.Index(rest, "By hand"):])
 		}
 	}
-	if s.lesson == "" || s.article == "" || s.byHand == "" {
-		return s, fmt.Errorf("scenario %q lacks a Lesson:, Article: or By hand: paragraph", s.title)
+	if s.lesson == "" || s.source.name == "" || s.byHand == "" {
+		return s, fmt.Errorf("scenario %q lacks a Lesson:, Source: or By hand: paragraph", s.title)
 	}
 	return s, nil
+}
+
+// parseSource splits a Source: paragraph into the source it names and where in that source.
+func parseSource(text string) (source, string, error) {
+	for _, src := range sources {
+		if where, ok := strings.CutPrefix(text, src.name); ok {
+			return src, capitalise(strings.TrimLeft(where, ",: ")), nil
+		}
+	}
+	names := make([]string, len(sources))
+	for i, src := range sources {
+		names[i] = fmt.Sprintf("%q", src.name)
+	}
+	return source{}, "", fmt.Errorf("the Source: paragraph %q names none of the sources; it begins with one of %s", text, strings.Join(names, ", "))
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -200,7 +258,7 @@ func walk(fset *token.FileSet, call *ast.CallExpr, path []string, out *[]spec) {
 		if !ok || c == call {
 			return true
 		}
-		switch funcName(c) {
+		switch specsource.Name(c) {
 		case "Context", "Describe", "When":
 			walk(fset, c, append(slices.Clone(path), stringArg(c)), out)
 			return false
@@ -211,7 +269,7 @@ func walk(fset *token.FileSet, call *ast.CallExpr, path []string, out *[]spec) {
 			table := stringArg(c)
 			body := steps(c)
 			for _, arg := range c.Args {
-				if e, ok := arg.(*ast.CallExpr); ok && funcName(e) == "Entry" {
+				if e, ok := arg.(*ast.CallExpr); ok && specsource.Name(e) == "Entry" {
 					*out = append(*out, spec{path: path, text: table + ": " + stringArg(e), line: fset.Position(e.Pos()).Line, steps: body})
 				}
 			}
@@ -225,7 +283,7 @@ func walk(fset *token.FileSet, call *ast.CallExpr, path []string, out *[]spec) {
 func steps(call *ast.CallExpr) []string {
 	var out []string
 	ast.Inspect(call, func(n ast.Node) bool {
-		if c, ok := n.(*ast.CallExpr); ok && funcName(c) == "By" {
+		if c, ok := n.(*ast.CallExpr); ok && specsource.Name(c) == "By" {
 			out = append(out, stringArg(c))
 		}
 		return true
@@ -245,16 +303,16 @@ func stringArg(c *ast.CallExpr) string {
 			}
 		}
 	}
-	problems = append(problems, funcName(c)+"(...): its text is not a string literal")
+	problems = append(problems, specsource.Name(c)+"(...): its text is not a string literal")
 	return "?"
 }
 
-// needs maps the harness's label constants to their values.
+// needs maps the label constants of package tiers to their values.
 var needs = map[string]string{
-	"NeedsInProcessOperator": harness.NeedsInProcessOperator,
-	"NeedsOperatorProcess":   harness.NeedsOperatorProcess,
-	"NeedsKill":              harness.NeedsKill,
-	"NeedsGarbageCollector":  harness.NeedsGarbageCollector,
+	"NeedsInProcessOperator": tiers.NeedsInProcessOperator,
+	"NeedsOperatorProcess":   tiers.NeedsOperatorProcess,
+	"NeedsKill":              tiers.NeedsKill,
+	"NeedsGarbageCollector":  tiers.NeedsGarbageCollector,
 }
 
 // labelsOf reads the Label(...) decorators among a container's arguments.
@@ -262,7 +320,7 @@ func labelsOf(args []ast.Expr) []string {
 	var out []string
 	for _, arg := range args {
 		c, ok := arg.(*ast.CallExpr)
-		if !ok || funcName(c) != "Label" {
+		if !ok || specsource.Name(c) != "Label" {
 			continue
 		}
 		for _, a := range c.Args {
@@ -283,11 +341,11 @@ func labelsOf(args []ast.Expr) []string {
 	return out
 }
 
-// tiers are the tiers that run a spec with these labels.
-func tiers(labels []string) []string {
+// tiersOf are the tiers that run a spec with these labels.
+func tiersOf(labels []string) []string {
 	var out []string
-	for _, t := range harness.Tiers {
-		if !slices.ContainsFunc(t.Excludes, func(l string) bool { return slices.Contains(labels, l) }) {
+	for _, t := range tiers.All {
+		if t.Runs(labels...) {
 			out = append(out, t.Name)
 		}
 	}
@@ -327,16 +385,24 @@ func render(scenarios []scenario) []byte {
 	for _, s := range scenarios {
 		p("| [%s](#%s) | %s | %s |\n", s.title, anchor(s.title), s.behaviour, strings.Join(scenarioTiers(s), ", "))
 	}
-	p("\n## The seed article, step by step\n\nWhere each step of the article's walkthrough is proven.\n\n| Article | Scenario |\n|---|---|\n")
-	for _, s := range scenarios {
-		p("| %s | [%s](#%s) |\n", s.article, s.title, anchor(s.title))
+	p("\n## Where each scenario comes from\n\n")
+	for _, src := range sources {
+		p("- **%s**: %s.\n", src.short, src.describe())
+	}
+	p("\n| Scenario | Source | Where, and what it shows |\n|---|---|---|\n")
+	for _, src := range sources {
+		for _, s := range scenarios {
+			if s.source.name == src.name {
+				p("| [%s](#%s) | %s | %s |\n", s.title, anchor(s.title), src.short, s.where)
+			}
+		}
 	}
 	for _, s := range scenarios {
 		p("\n## %s\n\n%s\n\n**Lesson.** %s\n\n", s.title, capitalise(s.behaviour), s.lesson)
 		p("**Specs** ([%s](%s#L%d)):\n\n", s.file, s.file, s.line)
 		for _, sp := range s.specs {
 			p("- *%s* [%s](%s#L%d) — tiers: %s\n", strings.Join(append(slices.Clone(sp.path), "it "+sp.text), " › "), "spec", s.file, sp.line,
-				strings.Join(tiers(append(slices.Clone(s.labels), sp.labels...)), ", "))
+				strings.Join(tiersOf(append(slices.Clone(s.labels), sp.labels...)), ", "))
 			for _, st := range sp.steps {
 				p("  1. %s\n", st)
 			}
@@ -367,7 +433,7 @@ func breaksCaught(s scenario) []string {
 func scenarioTiers(s scenario) []string {
 	var out []string
 	for _, sp := range s.specs {
-		for _, t := range tiers(append(slices.Clone(s.labels), sp.labels...)) {
+		for _, t := range tiersOf(append(slices.Clone(s.labels), sp.labels...)) {
 			if !slices.Contains(out, t) {
 				out = append(out, t)
 			}
@@ -378,14 +444,12 @@ func scenarioTiers(s scenario) []string {
 }
 
 func tierIndex(name string) int {
-	return slices.IndexFunc(harness.Tiers, func(t harness.Tier) bool { return t.Name == name })
+	return slices.IndexFunc(tiers.All, func(t tiers.Tier) bool { return t.Name == name })
 }
 
 func capitalise(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
+	r, size := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[size:]
 }
 
 // byHand renders the "By hand" paragraph: its prose as text, its indented lines as a shell block.

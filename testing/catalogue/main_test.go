@@ -31,18 +31,23 @@ func TestCatalogueIsCurrent(t *testing.T) {
 }
 
 func TestParseDoc(t *testing.T) {
-	doc := "Create: a new Sample\ngets a ConfigMap.\n\nLesson: owner\nreferences.\n\nArticle: §10.\n\nBy hand:\n\n\tkubectl get samples\n"
+	doc := "Create: a new Sample\ngets a ConfigMap.\n\nLesson: owner\nreferences.\n\nSource: the Kubernetes Operator lecture notes, §3: it\nappears.\n\nBy hand:\n\n\tkubectl get samples\n"
 	s, err := parseDoc(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.title != "Create" || s.behaviour != "a new Sample gets a ConfigMap." || s.lesson != "Owner references." || s.article != "§10." {
+	if s.title != "Create" || s.behaviour != "a new Sample gets a ConfigMap." || s.lesson != "Owner references." || s.source.short != "Lecture notes" || s.where != "§3: it appears." {
 		t.Errorf("parsed %+v", s)
 	}
 	if got := byHand(s.byHand); got != "By hand:\n\n```sh\nkubectl get samples\n```\n" {
 		t.Errorf("by hand rendered as %q", got)
 	}
-	for _, bad := range []string{"Create: one paragraph only", "No title here\n\nLesson: x\n\nArticle: y\n\nBy hand:\n", "Create: x\n\nLesson: but nothing else"} {
+	for _, bad := range []string{
+		"Create: one paragraph only",
+		"No title here\n\nLesson: x\n\nSource: beyond both sources: y\n\nBy hand:\n",
+		"Create: x\n\nLesson: but nothing else",
+		"Create: x\n\nLesson: y\n\nSource: the seed article, §10\n\nBy hand:\n\n\tkubectl get samples\n",
+	} {
 		if _, err := parseDoc(bad); err == nil {
 			t.Errorf("parseDoc(%q) accepted it", bad)
 		}

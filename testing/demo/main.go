@@ -1,5 +1,6 @@
-// Command demo walks through the seed article's steps on a local cluster, with nothing installed
-// but Go: it starts a control plane with a garbage collector (the envtest binaries plus
+// Command demo walks through the kubebuilder walkthrough (§10) of the introductory Kubernetes
+// Operator article (RevComm Advent Calendar 2025, day 2, in Japanese) on a local cluster, with
+// nothing installed but Go: it starts a control plane with a garbage collector (the envtest binaries plus
 // kube-controller-manager), deploys the operator as config/default describes, and for each step
 // prints the kubectl command that does the same, does it, and checks what the operator did. It
 // exits non-zero if any step does not behave. With -keep it then leaves the cluster running for
@@ -23,7 +24,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
-	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/cluster"
+	"example.com/operator-demo/testing/poll"
+	"example.com/operator-demo/testing/samples"
 )
 
 // timeout bounds how long the operator (or the garbage collector) may take to act on a step.
@@ -50,7 +53,7 @@ func run(ctx context.Context, dir, binary string, keep bool) (err error) {
 	}
 	say("Starting a local cluster: etcd, kube-apiserver, kube-controller-manager (garbage collector), the operator")
 	started := time.Now()
-	d, err := harness.StartLocalDeployment(ctx, dir, binary)
+	d, err := cluster.StartLocalDeployment(ctx, dir, binary)
 	if err != nil {
 		return err
 	}
@@ -84,7 +87,7 @@ func run(ctx context.Context, dir, binary string, keep bool) (err error) {
 	fmt.Printf("   export KUBECONFIG=%s\n   export PATH=%s:$PATH   # kubectl %s\n",
 		d.AdminKubeconfig, filepath.Dir(d.Kubectl()), "of the cluster's version")
 	fmt.Printf("   kubectl get samples,configmaps\n   kubectl edit configmap sample-sample-config   # and watch it revert\n")
-	fmt.Printf("   METRICS=%s TOKEN=%s   # the operator's metrics, as a metrics-reader\n\n", d.MetricsURL(), d.MetricsToken)
+	fmt.Printf("   METRICS=%s TOKEN=%s   # the operator's metrics, as a metrics-reader\n\n", d.Operator.MetricsURL(), d.MetricsToken)
 	say("Operator log: %s. Ctrl-C stops everything.", d.Operator.Logs()[len(d.Operator.Logs())-1])
 	<-ctx.Done()
 	return nil
@@ -92,7 +95,7 @@ func run(ctx context.Context, dir, binary string, keep bool) (err error) {
 
 func say(format string, args ...any) { fmt.Printf(format+"\n", args...) }
 
-// walkthrough is the seed article's §10, on the Sample default/sample-sample.
+// walkthrough is the article's §10, on the Sample default/sample-sample.
 type walkthrough struct {
 	c   client.Client
 	key client.ObjectKey
@@ -113,23 +116,23 @@ func (w *walkthrough) steps() []step {
 			title:   "Apply a Sample: its ConfigMap is created",
 			kubectl: "kubectl apply -f config/samples/demo_v1alpha1_sample.yaml",
 			do:      func(ctx context.Context) error { return w.createSample(ctx, "hello world") },
-			expect:  w.messageIs(cmKey, "hello world"),
+			expect:  w.synced("hello world"),
 		},
 		{
 			title:   "Change spec.message: the ConfigMap follows",
 			kubectl: `kubectl patch sample sample-sample --type merge -p '{"spec":{"message":"updated"}}'`,
 			do: func(ctx context.Context) error {
-				return harness.MergePatch(ctx, w.c, &demov1alpha1.Sample{}, w.key.Namespace, w.key.Name, `{"spec":{"message":"updated"}}`)
+				return samples.MergePatch(ctx, w.c, &demov1alpha1.Sample{}, w.key.Namespace, w.key.Name, `{"spec":{"message":"updated"}}`)
 			},
-			expect: w.messageIs(cmKey, "updated"),
+			expect: w.synced("updated"),
 		},
 		{
 			title:   "Edit the ConfigMap directly: the operator reverts it",
 			kubectl: `kubectl patch configmap sample-sample-config --type merge -p '{"data":{"message":"fixed_directly"}}'`,
 			do: func(ctx context.Context) error {
-				return harness.MergePatch(ctx, w.c, &corev1.ConfigMap{}, cmKey.Namespace, cmKey.Name, `{"data":{"message":"fixed_directly"}}`)
+				return samples.MergePatch(ctx, w.c, &corev1.ConfigMap{}, cmKey.Namespace, cmKey.Name, `{"data":{"message":"fixed_directly"}}`)
 			},
-			expect: w.messageIs(cmKey, "updated"),
+			expect: w.synced("updated"),
 		},
 		{
 			title:   "Delete the ConfigMap: the operator creates it again",
@@ -144,7 +147,7 @@ func (w *walkthrough) steps() []step {
 			},
 			expect: func(ctx context.Context) (string, error) {
 				cm := &corev1.ConfigMap{}
-				err := poll(ctx, func() error {
+				err := waitFor(ctx, func() error {
 					if err := w.c.Get(ctx, cmKey, cm); err != nil {
 						return err
 					}
@@ -164,7 +167,7 @@ func (w *walkthrough) steps() []step {
 			},
 			expect: func(ctx context.Context) (string, error) {
 				started := time.Now()
-				err := poll(ctx, func() error {
+				err := waitFor(ctx, func() error {
 					err := w.c.Get(ctx, cmKey, &corev1.ConfigMap{})
 					switch {
 					case apierrors.IsNotFound(err):
@@ -181,30 +184,26 @@ func (w *walkthrough) steps() []step {
 }
 
 func (w *walkthrough) createSample(ctx context.Context, message string) error {
-	return w.c.Create(ctx, &demov1alpha1.Sample{
-		ObjectMeta: metav1.ObjectMeta{Namespace: w.key.Namespace, Name: w.key.Name},
-		Spec:       demov1alpha1.SampleSpec{Message: message},
-	})
+	return w.c.Create(ctx, samples.New(w.key.Namespace, w.key.Name, message))
 }
 
-// messageIs waits until the ConfigMap's data.message is want.
-func (w *walkthrough) messageIs(key client.ObjectKey, want string) func(context.Context) (string, error) {
+// synced waits until the Sample holds message and the operator has synced its ConfigMap to it
+// (samples.Synced).
+func (w *walkthrough) synced(message string) func(context.Context) (string, error) {
 	return func(ctx context.Context) (string, error) {
-		cm := &corev1.ConfigMap{}
-		err := poll(ctx, func() error {
-			if err := w.c.Get(ctx, key, cm); err != nil {
-				return err
+		sample := samples.New(w.key.Namespace, w.key.Name, "")
+		var cm *corev1.ConfigMap
+		err := waitFor(ctx, func() (err error) {
+			if cm, err = samples.Check(ctx, w.c, sample); err == nil && sample.Spec.Message != message {
+				err = fmt.Errorf("the Sample holds message %q, not %q yet", sample.Spec.Message, message)
 			}
-			if got := cm.Data[demov1alpha1.MessageKey]; got != want {
-				return fmt.Errorf("data.message is %q, want %q", got, want)
-			}
-			return nil
+			return err
 		})
-		return fmt.Sprintf("ConfigMap %s holds message %q (resourceVersion %s)", key.Name, want, cm.ResourceVersion), err
+		return fmt.Sprintf("ConfigMap %s holds message %q (resourceVersion %s); the Sample is Ready", cm.Name, message, cm.ResourceVersion), err
 	}
 }
 
-// poll calls check every 100ms until it returns nil, and fails with its last error after timeout.
-func poll(ctx context.Context, check func() error) error {
-	return harness.WaitFor(ctx, 100*time.Millisecond, timeout, func(context.Context) error { return check() })
+// waitFor calls check every 100ms until it returns nil, and fails with its last error after timeout.
+func waitFor(ctx context.Context, check func() error) error {
+	return poll.Until(ctx, 100*time.Millisecond, timeout, func(context.Context) error { return check() })
 }

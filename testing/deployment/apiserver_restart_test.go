@@ -21,16 +21,17 @@ var _ = Describe("The operator, when the API server restarts", func() {
 		AddReportEntry("API server away", away.Round(100*time.Millisecond).String())
 
 		By("editing the ConfigMap once the API server is back")
-		Eventually(func(g Gomega) {
+		Eventually(ctx, func(g Gomega) {
 			g.Expect(d.Client.Get(ctx, key, cm)).To(Succeed())
 			cm.Data[demov1alpha1.MessageKey] = "drifted after the restart"
 			g.Expect(d.Client.Update(ctx, cm)).To(Succeed())
-		}).WithContext(ctx).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(Succeed())
+		}).Should(Succeed())
 
 		By("waiting for the operator, its watches re-established, to restore the message")
-		Eventually(func(g Gomega) {
+		// Failover, not Converge: the operator's watches back off before they reconnect.
+		Eventually(ctx, func(g Gomega) {
 			g.Expect(d.Client.Get(ctx, key, cm)).To(Succeed())
 			g.Expect(cm.Data).To(HaveKeyWithValue(demov1alpha1.MessageKey, "hello world"))
-		}).WithContext(ctx).WithTimeout(harness.Failover).WithPolling(harness.Poll).Should(Succeed())
+		}).WithTimeout(harness.Failover).Should(Succeed())
 	})
 })

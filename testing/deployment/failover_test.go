@@ -8,10 +8,11 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/operator"
 )
 
 // leading is 1 when an operator holds the leader Lease, else 0 (client-go's leader election gauge).
-func leading(op *harness.Operator) func() (float64, error) {
+func leading(op *operator.Operator) func() (float64, error) {
 	return func() (float64, error) {
 		v, _, err := op.Sum("leader_election_master_status", "name", "operator-demo.demo.example.com")
 		return v, err
@@ -25,9 +26,10 @@ var _ = Describe("Two replicas of the operator", func() {
 		Expect(err).NotTo(HaveOccurred())
 		// The standby leads by the end: stopping it hands the lease back (it releases on exit).
 		DeferCleanup(standby.Down)
-		Eventually(leading(d.Operator)).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(BeNumerically("==", 1))
-		Eventually(leading(standby)).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(BeZero())
-		Consistently(leading(standby)).WithTimeout(harness.Standby).WithPolling(harness.Poll).Should(BeZero())
+		Eventually(leading(d.Operator)).Should(BeNumerically("==", 1))
+		Eventually(leading(standby)).Should(BeZero())
+		// Standby, not AtRest: long enough to see the standby try for the lease at least once.
+		Consistently(leading(standby)).WithTimeout(harness.Standby).Should(BeZero())
 
 		By("creating a Sample and waiting for its ConfigMap")
 		cm, key := syncedConfigMap(ctx, "failover")
@@ -39,18 +41,19 @@ var _ = Describe("Two replicas of the operator", func() {
 		Expect(d.Client.Update(ctx, cm)).To(Succeed())
 
 		By("waiting for the standby to lead, within the lease duration plus a retry period")
-		Eventually(leading(standby)).WithTimeout(harness.Failover).WithPolling(harness.Poll).Should(BeNumerically("==", 1))
+		// Failover, not Converge: the killed leader's lease must expire first.
+		Eventually(leading(standby)).WithTimeout(harness.Failover).Should(BeNumerically("==", 1))
 		AddReportEntry("takeover after kill -9", time.Since(killed).Round(100*time.Millisecond).String())
 
 		By("waiting for the new leader to restore the message")
-		Eventually(func(g Gomega) {
+		Eventually(ctx, func(g Gomega) {
 			g.Expect(d.Client.Get(ctx, key, cm)).To(Succeed())
 			g.Expect(cm.Data).To(HaveKeyWithValue(demov1alpha1.MessageKey, "hello world"))
-		}).WithContext(ctx).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(Succeed())
+		}).Should(Succeed())
 
 		By("bringing the killed replica back, as a standby now")
 		Expect(d.Operator.Up()).To(Succeed())
-		Eventually(leading(d.Operator)).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(BeZero())
-		Consistently(leading(d.Operator)).WithTimeout(harness.Standby).WithPolling(harness.Poll).Should(BeZero())
+		Eventually(leading(d.Operator)).Should(BeZero())
+		Consistently(leading(d.Operator)).WithTimeout(harness.Standby).Should(BeZero()) // as above
 	})
 })

@@ -7,8 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"example.com/operator-demo/testing/harness"
 )
 
 var _ = Describe("The operator's Pod", func() {
@@ -26,11 +24,11 @@ var _ = Describe("The operator's Pod", func() {
 		DeferCleanup(func(ctx SpecContext) { Expect(d.Client.Delete(ctx, deployment)).To(Succeed()) })
 
 		By("waiting for the Pod: admitted by the API server (no kubelet runs it here)")
-		Eventually(func(g Gomega) {
+		Eventually(ctx, func(g Gomega) {
 			pods := &corev1.PodList{}
 			g.Expect(d.Client.List(ctx, pods, client.InNamespace(namespace), client.MatchingLabels{"control-plane": "controller-manager"})).To(Succeed())
 			g.Expect(pods.Items).To(HaveLen(1))
-		}).WithContext(ctx).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(Succeed())
+		}).Should(Succeed())
 	})
 
 	It("would be refused if it asked for privilege: the namespace does enforce", func(ctx SpecContext) {
@@ -50,7 +48,7 @@ var _ = Describe("The operator's Pod", func() {
 		DeferCleanup(func(ctx SpecContext) { Expect(d.Client.Delete(ctx, deployment)).To(Succeed()) })
 
 		By("waiting for its ReplicaSet to report that the Pod violates the restricted standard")
-		Eventually(func(g Gomega) {
+		Eventually(ctx, func(g Gomega) {
 			sets := &appsv1.ReplicaSetList{}
 			g.Expect(d.Client.List(ctx, sets, client.InNamespace(namespace), client.MatchingLabels{"check": "privileged"})).To(Succeed())
 			g.Expect(sets.Items).To(HaveLen(1))
@@ -58,6 +56,6 @@ var _ = Describe("The operator's Pod", func() {
 				HaveField("Type", appsv1.ReplicaSetReplicaFailure),
 				HaveField("Message", ContainSubstring(`violates PodSecurity "restricted`)),
 			)))
-		}).WithContext(ctx).WithTimeout(harness.Converge).WithPolling(harness.Poll).Should(Succeed())
+		}).Should(Succeed())
 	})
 })

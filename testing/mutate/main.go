@@ -19,8 +19,9 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"example.com/operator-demo/testing/controlplane"
-	"example.com/operator-demo/testing/harness"
 	"example.com/operator-demo/testing/mutate/mutants"
 	"example.com/operator-demo/testing/specreport"
 )
@@ -66,29 +67,39 @@ func mutate() error {
 	}
 
 	results := make([]result, len(mutants.All))
-	err = harness.Parallel(len(mutants.All), workers, func(i int) error {
-		m := mutants.All[i]
-		dir := filepath.Join(work, fmt.Sprint(i))
-		overlay, err := writeOverlay(root, dir, m)
-		if err != nil {
-			return fmt.Errorf("mutant %q: %w", m.Break, err)
-		}
-		start := time.Now()
-		if results[i].scenario, err = scenarios(root, overlay, m.Scenario, dir); err != nil {
-			return fmt.Errorf("mutant %q, scenario %s: %w", m.Break, m.Scenario, err)
-		}
-		results[i].took = time.Since(start)
-		if results[i].unit, err = unitTests(root, overlay); err != nil {
-			return fmt.Errorf("mutant %q, unit tests: %w", m.Break, err)
-		}
-		fmt.Fprintf(os.Stderr, "mutant %d/%d: %s: %s\n", i+1, len(mutants.All), m.Break, results[i].scenario)
-		return nil
-	})
-	if err != nil {
+	var g errgroup.Group
+	g.SetLimit(workers)
+	for i, m := range mutants.All {
+		g.Go(func() (err error) {
+			results[i], err = try(root, filepath.Join(work, fmt.Sprint(i)), m)
+			if err == nil {
+				fmt.Fprintf(os.Stderr, "mutant %d/%d: %s: %s\n", i+1, len(mutants.All), m.Break, results[i].scenario)
+			}
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
 		return err
 	}
-
 	return report(results)
+}
+
+// try builds m into the operator, in dir, and runs its scenario and the unit tests against it.
+func try(root, dir string, m mutants.Mutant) (result, error) {
+	var r result
+	overlay, err := writeOverlay(root, dir, m)
+	if err != nil {
+		return r, fmt.Errorf("mutant %q: %w", m.Break, err)
+	}
+	start := time.Now()
+	if r.scenario, err = scenarios(root, overlay, m.Scenario, dir); err != nil {
+		return r, fmt.Errorf("mutant %q, scenario %s: %w", m.Break, m.Scenario, err)
+	}
+	r.took = time.Since(start)
+	if r.unit, err = unitTests(root, overlay); err != nil {
+		return r, fmt.Errorf("mutant %q, unit tests: %w", m.Break, err)
+	}
+	return r, nil
 }
 
 // baseline runs every scenario that a mutant names, and the unit tests, against the controller

@@ -2,16 +2,16 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"go/ast"
 	"go/parser"
-	"go/scanner"
 	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"example.com/operator-demo/testing/specsource"
 )
 
 // Characterization is the Ginkgo label of a spec written for behaviour that already exists: it
@@ -77,88 +77,6 @@ func changedScenarios(base, head []scenarioSpec) []spec {
 	return out
 }
 
-// specBody is the source of the spec written at file:line: the It (or Entry) call, and for a
-// table entry the table's body too, as tokens, so that comments and layout do not count as a change.
-func specBody(file string, line int) (string, error) {
-	src, err := os.ReadFile(file)
-	if err != nil {
-		return "", err
-	}
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, file, src, 0)
-	if err != nil {
-		return "", err
-	}
-	found, table := specCall(fset, f, line)
-	if found == nil {
-		return "", fmt.Errorf("%s:%d: no It or Entry there", file, line)
-	}
-	body := tokens(fset, src, found)
-	if table != nil {
-		for _, arg := range table.Args {
-			if e, ok := arg.(*ast.CallExpr); !ok || callName(e) != "Entry" {
-				body += " , " + tokens(fset, src, arg)
-			}
-		}
-	}
-	return body, nil
-}
-
-// tokens is the source of n as its tokens, one space apart: no comments, no layout.
-func tokens(fset *token.FileSet, src []byte, n ast.Node) string {
-	start, end := fset.Position(n.Pos()).Offset, fset.Position(n.End()).Offset
-	var s scanner.Scanner
-	s.Init(fset.AddFile("", -1, end-start), src[start:end], nil, 0)
-	var out []string
-	for {
-		_, tok, lit := s.Scan()
-		if tok == token.EOF {
-			return strings.Join(out, " ")
-		}
-		if tok == token.SEMICOLON && lit == "\n" {
-			continue // inserted at a line end: layout, not code
-		}
-		if lit == "" {
-			lit = tok.String()
-		}
-		out = append(out, lit)
-	}
-}
-
-// specCall is the It (or Entry, with its DescribeTable) written at line of f.
-func specCall(fset *token.FileSet, f *ast.File, line int) (spec, table *ast.CallExpr) {
-	at := func(n ast.Node) bool { return fset.Position(n.Pos()).Line == line }
-	ast.Inspect(f, func(n ast.Node) bool {
-		c, ok := n.(*ast.CallExpr)
-		switch {
-		case spec != nil:
-			return false
-		case !ok:
-			return true
-		case (callName(c) == "It" || callName(c) == "Specify") && at(c):
-			spec = c
-		case callName(c) == "DescribeTable" || callName(c) == "DescribeTableSubtree":
-			for _, arg := range c.Args {
-				if e, isCall := arg.(*ast.CallExpr); isCall && callName(e) == "Entry" && at(e) {
-					spec, table = e, c
-				}
-			}
-		}
-		return spec == nil
-	})
-	return spec, table
-}
-
-func callName(c *ast.CallExpr) string {
-	switch fn := c.Fun.(type) {
-	case *ast.Ident:
-		return fn.Name
-	case *ast.SelectorExpr:
-		return fn.Sel.Name
-	}
-	return ""
-}
-
 // unitTest is a test function as its source has it.
 type unitTest struct {
 	pkg, name, body  string
@@ -214,7 +132,7 @@ func testFuncs(path string) ([]unitTest, error) {
 		if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Test") || fn.Name.Name == "TestMain" {
 			continue
 		}
-		out = append(out, unitTest{name: fn.Name.Name, body: tokens(fset, src, fn.Body), characterization: isCharacterization(fn.Doc)})
+		out = append(out, unitTest{name: fn.Name.Name, body: specsource.Tokens(fset, src, fn.Body), characterization: isCharacterization(fn.Doc)})
 	}
 	return out, nil
 }
@@ -257,7 +175,7 @@ func changedUnitTests(base, head []unitTest) []spec {
 func readScenarioSpecs(tree string, listed []listedSpec) ([]scenarioSpec, error) {
 	out := make([]scenarioSpec, 0, len(listed))
 	for _, l := range listed {
-		body, err := specBody(filepath.Join(tree, l.file), l.line)
+		body, err := specsource.Body(filepath.Join(tree, l.file), l.line)
 		if err != nil {
 			return nil, err
 		}

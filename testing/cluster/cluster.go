@@ -1,0 +1,70 @@
+// Package cluster is where the scenarios run: the envtest control plane, shared by every test
+// process of a suite, with an operator in the test process for each spec; or, for the e2e tier, a
+// real cluster whose one operator runs as in production (a local control plane with
+// kube-controller-manager and the operator binary as a process, or kind). $SCENARIOS_TIER and
+// $E2E_PROVIDER choose (package tiers).
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"example.com/operator-demo/controllers"
+	"example.com/operator-demo/testing/operator"
+	"example.com/operator-demo/testing/tiers"
+)
+
+// Cluster is where the scenarios run.
+type Cluster interface {
+	// Client reads and writes straight to the API server, with no cache in between: what a
+	// scenario reads is what the server holds.
+	Client() client.Client
+	// RunOperator makes sure an operator wired as wiring reconciles namespace, and returns it.
+	RunOperator(namespace string, wiring controllers.Wiring) (*operator.Operator, error)
+	// Stop releases the cluster.
+	Stop() error
+}
+
+// Start starts (or, for kind, connects to) the cluster of the current tier, for every test
+// process of a suite to share. It returns the cluster, and what another process passes to Attach
+// to use it too; nil when the tier runs in one process. Call it in one process (Ginkgo's
+// SynchronizedBeforeSuite).
+func Start(ctx context.Context) (Cluster, []byte, error) {
+	switch tier := tiers.Current(); tier.Name {
+	case tiers.All[0].Name:
+		return startEnvtest()
+	default:
+		// One operator serves every namespace, and its counters with it: the e2e tier runs in
+		// one process, which keeps the cluster it started.
+		c, err := startE2E(ctx)
+		return c, nil, err
+	}
+}
+
+// Attach returns the cluster that another process started, from what Start returned there.
+func Attach(attachment []byte) (Cluster, error) {
+	if attachment == nil {
+		return nil, errors.New("the e2e tier runs in one test process: run it without -p / --procs")
+	}
+	var a envtestAttachment
+	if err := json.Unmarshal(attachment, &a); err != nil {
+		return nil, fmt.Errorf("attach to the shared control plane: %w", err)
+	}
+	cfg := &rest.Config{Host: a.Host, TLSClientConfig: rest.TLSClientConfig{CAData: a.CA, CertData: a.Cert, KeyData: a.Key}, QPS: a.QPS, Burst: a.Burst}
+	return newEnvtest(cfg, func() error { return nil })
+}
+
+// NewClient is a client for cfg that knows the built-in kinds and the Sample API, and reads
+// straight from the API server.
+func NewClient(cfg *rest.Config) (client.WithWatch, error) {
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: controllers.NewScheme()})
+	if err != nil {
+		return nil, fmt.Errorf("client for %s: %w", cfg.Host, err)
+	}
+	return c, nil
+}

@@ -1,0 +1,69 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// metricsReader names the ServiceAccount (and its ClusterRoleBinding) that reads the operator's
+// metrics, as a Prometheus would.
+const metricsReader = "e2e-metrics-reader"
+
+// metricsReaderToken creates a ServiceAccount bound to config/rbac's metrics-reader role and
+// returns a token for it: the credentials a Prometheus would scrape with.
+func metricsReaderToken(ctx context.Context, c client.Client, cfg *rest.Config) (string, error) {
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: metricsReader, Namespace: operatorNamespace}}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: metricsReader},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "operator-demo-metrics-reader"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: metricsReader, Namespace: operatorNamespace}},
+	}
+	for _, obj := range []client.Object{sa, binding} {
+		if err := client.IgnoreAlreadyExists(c.Create(ctx, obj)); err != nil {
+			return "", fmt.Errorf("create %s: %w", obj.GetName(), err)
+		}
+	}
+	return serviceAccountToken(ctx, cfg, operatorNamespace, metricsReader)
+}
+
+// serviceAccountToken is a token, valid for four hours, of the ServiceAccount namespace/name.
+func serviceAccountToken(ctx context.Context, cfg *rest.Config, namespace, name string) (string, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return "", err
+	}
+	tr, err := cs.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name, &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(4 * 3600))},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("token for ServiceAccount %s/%s: %w", namespace, name, err)
+	}
+	return tr.Status.Token, nil
+}
+
+// tokenConfig reaches cfg's API server, trusting its CA, as the bearer of token.
+func tokenConfig(cfg *rest.Config, token string) *rest.Config {
+	return &rest.Config{Host: cfg.Host, TLSClientConfig: rest.TLSClientConfig{CAData: cfg.CAData}, BearerToken: token}
+}
+
+// WriteKubeconfig writes a kubeconfig file for cfg: its server and CA, and its bearer token or
+// client certificate.
+func WriteKubeconfig(path string, cfg *rest.Config) error {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["local"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+	kc.AuthInfos["user"] = &clientcmdapi.AuthInfo{Token: cfg.BearerToken, ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData}
+	kc.Contexts["local"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "user"}
+	kc.CurrentContext = "local"
+	return clientcmd.WriteToFile(*kc, path)
+}

@@ -1,0 +1,121 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"example.com/operator-demo/testing/controlplane"
+	"example.com/operator-demo/testing/operator"
+)
+
+// operatorNamespace is where config/default puts the operator, as kustomize renders it.
+const operatorNamespace = "operator-demo-system"
+
+// LocalDeployment is config/default installed into a LocalCluster, with the operator binary
+// running as its Deployment would: a process of its own, authenticated as its ServiceAccount, so
+// that it can do exactly what config/rbac grants. Its metrics are read as Prometheus would read
+// them, with the token of a ServiceAccount bound to config/rbac's metrics-reader role.
+type LocalDeployment struct {
+	*LocalCluster
+	// Client is a cluster administrator's.
+	Client   client.Client
+	Operator *operator.Operator
+	// OperatorConfig authenticates as the operator's ServiceAccount.
+	OperatorConfig *rest.Config
+	// MetricsToken is the token of a ServiceAccount bound to the metrics-reader role.
+	MetricsToken string
+	// Deployment is config/default's Deployment, as rendered: not created, the process plays it.
+	Deployment *unstructured.Unstructured
+	binary     operator.Binary
+	replicas   []*operator.Operator
+}
+
+// StartLocalDeployment starts a LocalCluster in dir and deploys binary into it.
+func StartLocalDeployment(ctx context.Context, dir, binary string) (*LocalDeployment, error) {
+	if _, err := os.Stat(binary); err != nil {
+		return nil, fmt.Errorf("no operator binary at %s: run `make build`", binary)
+	}
+	root, err := controlplane.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	lc, err := StartLocalCluster(dir)
+	if err != nil {
+		return nil, err
+	}
+	d, err := deploy(ctx, lc, filepath.Join(root, "config", "default"), binary)
+	if err != nil {
+		return nil, errors.Join(err, lc.Stop())
+	}
+	return d, nil
+}
+
+func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string) (*LocalDeployment, error) {
+	c, err := NewClient(lc.Config)
+	if err != nil {
+		return nil, err
+	}
+	m, err := install(ctx, c, lc.Kubectl(), kustomizeDir)
+	if err != nil {
+		return nil, err
+	}
+	operatorToken, err := serviceAccountToken(ctx, lc.Config, operatorNamespace, m.serviceAccount)
+	if err != nil {
+		return nil, err
+	}
+	kubeconfig := filepath.Join(lc.Dir, "operator.kubeconfig")
+	if err := WriteKubeconfig(kubeconfig, tokenConfig(lc.Config, operatorToken)); err != nil {
+		return nil, err
+	}
+	metricsToken, err := metricsReaderToken(ctx, c, lc.Config)
+	if err != nil {
+		return nil, err
+	}
+	d := &LocalDeployment{
+		LocalCluster:   lc,
+		Client:         c,
+		OperatorConfig: tokenConfig(lc.Config, operatorToken),
+		MetricsToken:   metricsToken,
+		Deployment:     m.deployment,
+		binary: operator.Binary{
+			Path: binary, Kubeconfig: kubeconfig, LeaseNamespace: operatorNamespace,
+			Log: filepath.Join(lc.Dir, "operator.log"), MetricsToken: metricsToken,
+			ClusterLogs: lc.Logs(), Shared: true,
+		},
+	}
+	if d.Operator, err = d.binary.Start(); err != nil {
+		if d.Operator != nil {
+			err = errors.Join(err, d.Operator.Down())
+		}
+		return nil, err
+	}
+	return d, nil
+}
+
+// Stop stops the operator and its replicas, then the cluster.
+func (d *LocalDeployment) Stop() error {
+	errs := []error{d.Operator.Down()}
+	for _, r := range d.replicas {
+		errs = append(errs, r.Down())
+	}
+	return errors.Join(append(errs, d.LocalCluster.Stop())...)
+}
+
+// StartReplica starts one more operator process, as a Deployment with one more replica would:
+// same ServiceAccount, same flags, its own ports and log. Leader election decides which one works.
+func (d *LocalDeployment) StartReplica() (*operator.Operator, error) {
+	replica := d.binary
+	replica.Log = filepath.Join(d.Dir, fmt.Sprintf("operator-replica-%d.log", len(d.replicas)+2))
+	op, err := replica.Start()
+	if op != nil {
+		d.replicas = append(d.replicas, op) // stopped with the deployment, whether it came up or not
+	}
+	return op, err
+}

@@ -1,0 +1,62 @@
+package cluster
+
+import (
+	"encoding/json"
+	"errors"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"example.com/operator-demo/controllers"
+	"example.com/operator-demo/testing/controlplane"
+	"example.com/operator-demo/testing/operator"
+)
+
+// envtestCluster is the envtest tier: a control plane (this process's, or shared by another) and
+// an operator in this process for each namespace.
+type envtestCluster struct {
+	config *rest.Config
+	client client.Client
+	stop   func() error
+}
+
+// envtestAttachment is how another process reaches the shared envtest control plane.
+type envtestAttachment struct {
+	Host          string
+	CA, Cert, Key []byte
+	QPS           float32
+	Burst         int
+}
+
+func startEnvtest() (*envtestCluster, []byte, error) {
+	cp, err := controlplane.Start("")
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg := cp.Config
+	attachment, err := json.Marshal(envtestAttachment{Host: cfg.Host, CA: cfg.CAData, Cert: cfg.CertData, Key: cfg.KeyData, QPS: cfg.QPS, Burst: cfg.Burst})
+	if err != nil {
+		return nil, nil, errors.Join(err, cp.Stop())
+	}
+	e, err := newEnvtest(cfg, cp.Stop)
+	if err != nil {
+		return nil, nil, errors.Join(err, cp.Stop())
+	}
+	return e, attachment, nil
+}
+
+func newEnvtest(cfg *rest.Config, stop func() error) (*envtestCluster, error) {
+	c, err := NewClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &envtestCluster{config: cfg, client: c, stop: stop}, nil
+}
+
+func (e *envtestCluster) Client() client.Client { return e.client }
+
+func (e *envtestCluster) RunOperator(namespace string, wiring controllers.Wiring) (*operator.Operator, error) {
+	return operator.InProcess(e.config, namespace, controllers.Options{Wiring: wiring})
+}
+
+func (e *envtestCluster) Stop() error { return e.stop() }

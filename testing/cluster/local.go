@@ -1,0 +1,145 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"example.com/operator-demo/testing/controlplane"
+	"example.com/operator-demo/testing/poll"
+	"example.com/operator-demo/testing/process"
+)
+
+// LocalCluster is a control plane on loopback that does what a real cluster does for this
+// operator: envtest's etcd and kube-apiserver (RBAC on), plus kube-controller-manager running the
+// garbage collector and the namespace, service-account, deployment and replicaset controllers.
+// It is the e2e tier where Docker is absent, and what `make demo` runs.
+type LocalCluster struct {
+	*controlplane.ControlPlane
+	// Dir holds the kubeconfigs and every component's log.
+	Dir string
+	// AdminKubeconfig is a kubeconfig file for a cluster administrator (group system:masters).
+	AdminKubeconfig string
+	kcm             *process.Process
+}
+
+// StartLocalCluster starts the control plane, installs the CRDs, then starts
+// kube-controller-manager: its garbage collector learns the CRDs at start (a type installed later
+// waits for its periodic discovery resync, about 30 s).
+func StartLocalCluster(dir string) (*LocalCluster, error) {
+	assets, err := controlplane.BinaryAssets()
+	if err != nil {
+		return nil, err
+	}
+	kcmBinary := filepath.Join(assets, "kube-controller-manager")
+	if _, err := os.Stat(kcmBinary); err != nil {
+		return nil, fmt.Errorf("no kube-controller-manager in %s: run `make setup-controlplane`", assets)
+	}
+	// The directory is this cluster's alone: logs of an earlier run would only mislead.
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	cp, err := controlplane.Start(dir)
+	if err != nil {
+		return nil, err
+	}
+	lc := &LocalCluster{ControlPlane: cp, Dir: dir, AdminKubeconfig: filepath.Join(dir, "admin.kubeconfig")}
+	if err := lc.writeAdminKubeconfig(); err != nil {
+		return nil, errors.Join(err, cp.Stop())
+	}
+	lc.kcm, err = process.Start("kube-controller-manager", filepath.Join(dir, "kube-controller-manager.log"), 10*time.Second, kcmBinary,
+		"--kubeconfig="+lc.AdminKubeconfig,
+		"--controllers=garbagecollector,namespace,serviceaccount,deployment,replicaset",
+		"--leader-elect=false",
+		"--use-service-account-credentials=false",
+		"--secure-port=0",
+	)
+	if err != nil {
+		return nil, errors.Join(err, cp.Stop())
+	}
+	return lc, nil
+}
+
+func (lc *LocalCluster) writeAdminKubeconfig() error {
+	admin, err := lc.AddAdmin("local-admin")
+	if err != nil {
+		return err
+	}
+	kubeconfig, err := admin.KubeConfig()
+	if err != nil {
+		return fmt.Errorf("admin kubeconfig: %w", err)
+	}
+	return os.WriteFile(lc.AdminKubeconfig, kubeconfig, 0o600)
+}
+
+// Stop stops kube-controller-manager, then the control plane.
+func (lc *LocalCluster) Stop() error {
+	return errors.Join(lc.kcm.Stop(), lc.ControlPlane.Stop())
+}
+
+// Logs names the log files of the cluster's components, for printing on failure.
+func (lc *LocalCluster) Logs() []string {
+	return []string{filepath.Join(lc.Dir, "kube-apiserver.log"), lc.kcm.Log}
+}
+
+// Kubectl is the path of the kubectl that came with the control plane's binaries.
+func (lc *LocalCluster) Kubectl() string {
+	return filepath.Join(lc.BinaryDir(), "kubectl")
+}
+
+// RestartAPIServer kills kube-apiserver (kill -9: a graceful stop waits out every open watch)
+// and starts it again on the same address, with the same certificates and keys; etcd keeps the
+// cluster's state meanwhile. It returns how long the API server was away.
+func (lc *LocalCluster) RestartAPIServer() (time.Duration, error) {
+	api := lc.APIServer()
+	pid, err := pidOf("kube-apiserver", "--cert-dir="+api.CertDir)
+	if err != nil {
+		return 0, err
+	}
+	stopped := time.Now()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		return 0, fmt.Errorf("kill kube-apiserver (pid %d): %w", pid, err)
+	}
+	// Gone once /proc no longer lists it (its parent, this process, reaps it).
+	if err := poll.Until(context.Background(), 20*time.Millisecond, 10*time.Second, func(context.Context) error {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d/cmdline", pid)); !os.IsNotExist(err) {
+			return fmt.Errorf("kube-apiserver (pid %d) still there after kill -9", pid)
+		}
+		return nil
+	}); err != nil {
+		return 0, err
+	}
+	if err := api.Start(); err != nil {
+		return 0, fmt.Errorf("start kube-apiserver again: %w", err)
+	}
+	return time.Since(stopped), nil
+}
+
+// pidOf finds the process named name whose command line holds arg.
+func pidOf(name, arg string) (int, error) {
+	cmdlines, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	if err != nil {
+		return 0, err
+	}
+	for _, path := range cmdlines {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			continue // exited meanwhile
+		}
+		args := strings.Split(string(raw), "\x00")
+		if filepath.Base(args[0]) == name && slices.Contains(args, arg) {
+			return strconv.Atoi(filepath.Base(filepath.Dir(path)))
+		}
+	}
+	return 0, fmt.Errorf("no %s process with %s", name, arg)
+}

@@ -1,0 +1,48 @@
+package poll
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestUntilSaysWhyTheConditionNeverHeld(t *testing.T) {
+	calls := 0
+	err := Until(context.Background(), time.Millisecond, 50*time.Millisecond, func(context.Context) error {
+		calls++
+		return errors.New("the ConfigMap holds an old message")
+	})
+	if err == nil || !strings.Contains(err.Error(), "not within 50ms: the ConfigMap holds an old message") {
+		t.Errorf("Until = %v, want the condition's last error", err)
+	}
+	if calls < 2 {
+		t.Errorf("checked %d times, want it polled", calls)
+	}
+}
+
+func TestUntilReturnsOnceTheConditionHolds(t *testing.T) {
+	calls := 0
+	err := Until(context.Background(), time.Millisecond, time.Minute, func(context.Context) error {
+		if calls++; calls < 3 {
+			return errors.New("not yet")
+		}
+		return nil
+	})
+	if err != nil || calls != 3 {
+		t.Errorf("Until = %v after %d checks, want nil after 3", err, calls)
+	}
+}
+
+func TestStopEndsUntilAtOnce(t *testing.T) {
+	calls := 0
+	gone := errors.New("the operator exited")
+	err := Until(context.Background(), time.Millisecond, time.Minute, func(context.Context) error {
+		calls++
+		return Stop(gone)
+	})
+	if !errors.Is(err, gone) || calls != 1 {
+		t.Errorf("Until = %v after %d checks, want %v after 1", err, calls, gone)
+	}
+}

@@ -1,0 +1,106 @@
+// Package process runs the child processes the tests need (kube-controller-manager, the operator
+// binary, the bench's operator): an exec.Cmd whose output goes to a log file, stopped with SIGTERM
+// and, after a grace period, SIGKILL (the Cmd's Cancel and WaitDelay), and killed with the test
+// process (Pdeathsig), so that nothing outlives the test even when the test itself is killed.
+package process
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// Process is a running child process.
+type Process struct {
+	// Name names it in errors; Log is the file its output goes to.
+	Name, Log string
+	cmd       *exec.Cmd
+	stop      context.CancelFunc
+	grace     time.Duration
+	// done is closed when the process has exited; err is then what Wait returned.
+	done chan struct{}
+	err  error
+}
+
+// Start starts binary with args, its output going to the file log. Stop gives it grace to exit
+// after SIGTERM.
+func Start(name, log string, grace time.Duration, binary string, args ...string) (*Process, error) {
+	logFile, err := os.Create(log)
+	if err != nil {
+		return nil, err
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = grace
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		stop()
+		return nil, errors.Join(fmt.Errorf("start %s: %w", name, err), logFile.Close())
+	}
+	p := &Process{Name: name, Log: log, cmd: cmd, stop: stop, grace: grace, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		_ = logFile.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// Done is closed once the process has exited, whatever made it exit.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Err is what the process exited with, once Done is closed.
+func (p *Process) Err() error { return p.err }
+
+// Pid is the process's id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Stop sends SIGTERM and waits for the process to exit; it is killed if it has not within the
+// grace period. An exit on the SIGTERM is a clean stop.
+func (p *Process) Stop() error {
+	p.stop()
+	<-p.done
+	var exit *exec.ExitError
+	switch {
+	case p.err == nil, errors.Is(p.err, context.Canceled):
+		return nil
+	case errors.As(p.err, &exit):
+		status, ok := exit.Sys().(syscall.WaitStatus)
+		switch {
+		case ok && status.Signal() == syscall.SIGTERM:
+			return nil
+		case ok && status.Signal() == syscall.SIGKILL:
+			return fmt.Errorf("%s did not stop within %s of SIGTERM; killed (log: %s)", p.Name, p.grace, p.Log)
+		}
+	}
+	return fmt.Errorf("%s: %w (log: %s)", p.Name, p.err, p.Log)
+}
+
+// Kill is kill -9: the process gets no chance to clean up.
+func (p *Process) Kill() {
+	_ = p.cmd.Process.Kill()
+	<-p.done
+	p.stop()
+}
+
+// FreePort is a TCP port on 127.0.0.1 that nothing listens on, for now: for a child process to
+// serve on.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = l.Close() }()
+	addr, ok := l.Addr().(*net.TCPAddr)
+	if !ok {
+		return 0, fmt.Errorf("listener address %v is not TCP", l.Addr())
+	}
+	return addr.Port, nil
+}

@@ -1,0 +1,50 @@
+package samples
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+)
+
+func TestSynced(t *testing.T) {
+	synced := func() (*demov1alpha1.Sample, map[string]string) {
+		s := New("team-a", "greeting", "hello world")
+		s.Generation = 2
+		s.Status.ObservedGeneration = 2
+		meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: demov1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: demov1alpha1.ReasonSynced})
+		return s, map[string]string{demov1alpha1.MessageKey: "hello world"}
+	}
+	tests := []struct {
+		name   string
+		change func(*demov1alpha1.Sample, map[string]string)
+		want   string // in the error; "" for synced
+	}{
+		{"synced", func(*demov1alpha1.Sample, map[string]string) {}, ""},
+		{"the ConfigMap holds another message", func(_ *demov1alpha1.Sample, data map[string]string) { data[demov1alpha1.MessageKey] = "old" }, `holds message "old"`},
+		{"status describes an older generation", func(s *demov1alpha1.Sample, _ map[string]string) { s.Generation = 3 }, "describes generation 2"},
+		{"not Ready", func(s *demov1alpha1.Sample, _ map[string]string) {
+			s.Status.Conditions[0].Status = metav1.ConditionFalse
+		}, "is not True"},
+		{"Ready for another reason", func(s *demov1alpha1.Sample, _ map[string]string) { s.Status.Conditions[0].Reason = "Other" }, "is not True, reason Synced"},
+		{"no condition at all", func(s *demov1alpha1.Sample, _ map[string]string) { s.Status.Conditions = nil }, "is not True"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sample, data := synced()
+			tt.change(sample, data)
+			cm := ConfigMapOf(sample)
+			cm.Data = data
+			err := Synced(sample, cm)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("Synced: %v, want nil", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("Synced: %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}

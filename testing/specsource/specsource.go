@@ -1,0 +1,97 @@
+// Package specsource reads Ginkgo specs from their Go source: which call a node is, and the body
+// of the spec written at a line, as tokens, so that comments and layout never count as a change.
+// The catalogue reads the scenarios' tree through it, and make test-first compares spec bodies.
+package specsource
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"os"
+	"strings"
+)
+
+// Body is the source of the spec written at file:line: the It (or Entry) call, and for a
+// table entry the table's body too, as tokens, so that comments and layout do not count as a change.
+func Body(file string, line int) (string, error) {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, src, 0)
+	if err != nil {
+		return "", err
+	}
+	found, table := call(fset, f, line)
+	if found == nil {
+		return "", fmt.Errorf("%s:%d: no It or Entry there", file, line)
+	}
+	body := Tokens(fset, src, found)
+	if table != nil {
+		for _, arg := range table.Args {
+			if e, ok := arg.(*ast.CallExpr); !ok || Name(e) != "Entry" {
+				body += " , " + Tokens(fset, src, arg)
+			}
+		}
+	}
+	return body, nil
+}
+
+// Tokens is the source of n as its tokens, one space apart: no comments, no layout.
+func Tokens(fset *token.FileSet, src []byte, n ast.Node) string {
+	start, end := fset.Position(n.Pos()).Offset, fset.Position(n.End()).Offset
+	var s scanner.Scanner
+	s.Init(fset.AddFile("", -1, end-start), src[start:end], nil, 0)
+	var out []string
+	for {
+		_, tok, lit := s.Scan()
+		if tok == token.EOF {
+			return strings.Join(out, " ")
+		}
+		if tok == token.SEMICOLON && lit == "\n" {
+			continue // inserted at a line end: layout, not code
+		}
+		if lit == "" {
+			lit = tok.String()
+		}
+		out = append(out, lit)
+	}
+}
+
+// call is the It (or Entry, with its DescribeTable) written at line of f.
+func call(fset *token.FileSet, f *ast.File, line int) (spec, table *ast.CallExpr) {
+	at := func(n ast.Node) bool { return fset.Position(n.Pos()).Line == line }
+	ast.Inspect(f, func(n ast.Node) bool {
+		c, ok := n.(*ast.CallExpr)
+		switch {
+		case spec != nil:
+			return false
+		case !ok:
+			return true
+		case (Name(c) == "It" || Name(c) == "Specify") && at(c):
+			spec = c
+		case Name(c) == "DescribeTable" || Name(c) == "DescribeTableSubtree":
+			for _, arg := range c.Args {
+				if e, isCall := arg.(*ast.CallExpr); isCall && Name(e) == "Entry" && at(e) {
+					spec, table = e, c
+				}
+			}
+		}
+		return spec == nil
+	})
+	return spec, table
+}
+
+// Name is the name of the function a call calls: "It" for It(...) and for ginkgo.It(...).
+func Name(c *ast.CallExpr) string {
+	switch fn := c.Fun.(type) {
+	case *ast.Ident:
+		return fn.Name
+	case *ast.SelectorExpr:
+		return fn.Sel.Name
+	}
+	return ""
+}

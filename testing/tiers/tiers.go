@@ -1,0 +1,95 @@
+// Package tiers names the places the scenarios run, cheapest first (envtest; the e2e tier on a
+// local control plane; the e2e tier on kind), the labels that say what a scenario needs beyond an
+// API server, and which tier leaves out which label. A tier leaves a scenario out by label filter,
+// never by a skip inside its body. It imports nothing, so that the catalogue can say where each
+// scenario runs without linking a cluster.
+package tiers
+
+import (
+	"os"
+	"strings"
+)
+
+// The environment variables that choose the tier, and their values.
+const (
+	// Env chooses where the scenarios run: "envtest" (the default) or "e2e".
+	Env = "SCENARIOS_TIER"
+	// ProviderEnv chooses the e2e tier's cluster: "local" (the default: a control plane on
+	// loopback, the operator a process of the suite's) or "kind" (the cluster in $KUBECONFIG,
+	// the operator deployed into it by `make test-e2e`).
+	ProviderEnv = "E2E_PROVIDER"
+
+	Envtest       = "envtest"
+	E2E           = "e2e"
+	ProviderLocal = "local"
+	ProviderKind  = "kind"
+)
+
+// Labels that say what a scenario needs beyond an API server.
+const (
+	// NeedsInProcessOperator marks a scenario that wires the operator itself (the article's first
+	// stage, without the ConfigMap watch): only the envtest tier runs the operator in the test process.
+	NeedsInProcessOperator = "in-process"
+	// NeedsOperatorProcess marks a scenario that stops and starts the operator: the envtest tier
+	// (its in-process manager) and the local e2e tier (its process) can; on kind the operator is
+	// a Deployment that the suite does not restart.
+	NeedsOperatorProcess = "operator-process"
+	// NeedsKill marks a scenario that kills the operator with kill -9: only the local e2e tier
+	// runs it as a process of the suite's own.
+	NeedsKill = "kill"
+	// NeedsGarbageCollector marks a scenario that watches the garbage collector delete a
+	// dependent: envtest runs no kube-controller-manager, the e2e tier does.
+	NeedsGarbageCollector = "garbage-collector"
+)
+
+// Tier is a place the scenarios run, with the labels of the scenarios it cannot run.
+type Tier struct {
+	Name     string
+	Excludes []string
+}
+
+// All are the places the scenarios run, cheapest first.
+var All = []Tier{
+	{Name: "envtest", Excludes: []string{NeedsGarbageCollector, NeedsKill}},
+	{Name: "e2e local", Excludes: []string{NeedsInProcessOperator}},
+	{Name: "e2e kind", Excludes: []string{NeedsInProcessOperator, NeedsOperatorProcess, NeedsKill}},
+}
+
+// Current is the tier that $SCENARIOS_TIER and $E2E_PROVIDER name.
+func Current() Tier {
+	switch {
+	case os.Getenv(Env) != E2E:
+		return All[0]
+	case os.Getenv(ProviderEnv) == ProviderKind:
+		return All[2]
+	default:
+		return All[1]
+	}
+}
+
+// Runs says whether the tier runs a scenario with these labels.
+func (t Tier) Runs(labels ...string) bool {
+	for _, l := range t.Excludes {
+		for _, have := range labels {
+			if l == have {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// LabelFilter adds to filter (Ginkgo's --label-filter, maybe empty) the exclusions of the current
+// tier.
+func LabelFilter(filter string) string {
+	tier := Current()
+	excludes := make([]string, 0, len(tier.Excludes))
+	for _, l := range tier.Excludes {
+		excludes = append(excludes, "!"+l)
+	}
+	exclude := strings.Join(excludes, " && ")
+	if filter == "" {
+		return exclude
+	}
+	return "(" + filter + ") && " + exclude
+}

@@ -1,0 +1,30 @@
+package tiers
+
+import "testing"
+
+func TestLabelFilterLeavesOutWhatTheTierCannotRun(t *testing.T) {
+	tests := []struct {
+		tier, provider, filter, want string
+	}{
+		{"", "", "", "!garbage-collector && !kill"},
+		{"envtest", "", "create || update", "(create || update) && !garbage-collector && !kill"},
+		{"e2e", "", "", "!in-process"},
+		{"e2e", "kind", "gc", "(gc) && !in-process && !operator-process && !kill"},
+	}
+	for _, tt := range tests {
+		t.Setenv(Env, tt.tier)
+		t.Setenv(ProviderEnv, tt.provider)
+		if got := LabelFilter(tt.filter); got != tt.want {
+			t.Errorf("%s=%q %s=%q: LabelFilter(%q) = %q, want %q", Env, tt.tier, ProviderEnv, tt.provider, tt.filter, got, tt.want)
+		}
+	}
+}
+
+func TestRuns(t *testing.T) {
+	if All[0].Runs("gc", NeedsGarbageCollector) {
+		t.Error("envtest runs a scenario that needs a garbage collector")
+	}
+	if !All[1].Runs("gc", NeedsGarbageCollector) || !All[0].Runs("create") {
+		t.Error("a tier leaves out a scenario it can run")
+	}
+}

@@ -96,7 +96,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
 		For(&demov1alpha1.Sample{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers})
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers, RateLimiter: retryRateLimiter()})
 	if opts.Wiring == WatchSamplesAndConfigMaps {
 		// A ConfigMap's creation is the operator's own doing (or, at start, the initial list,
 		// while every Sample is reconciled anyway): reconciling the Sample again for it would only

@@ -4,10 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -112,6 +118,19 @@ func (api *fakeAPI) converged(t testing.TB) {
 	t.Fatalf("still writing after 3 passes: %v", api.writes)
 }
 
+// sample reads the Sample as the fake API server holds it, whatever faults are injected.
+func (api *fakeAPI) sample(t *testing.T) *demov1alpha1.Sample {
+	t.Helper()
+	faults := api.faults
+	api.faults = nil
+	defer func() { api.faults = faults }()
+	sample := &demov1alpha1.Sample{}
+	if err := api.Get(context.Background(), client.ObjectKey{Namespace: "team-a", Name: "greeting"}, sample); err != nil {
+		t.Fatalf("get Sample: %v", err)
+	}
+	return sample
+}
+
 func (api *fakeAPI) configMap(t *testing.T) *corev1.ConfigMap {
 	t.Helper()
 	cm := &corev1.ConfigMap{}
@@ -119,6 +138,19 @@ func (api *fakeAPI) configMap(t *testing.T) *corev1.ConfigMap {
 		t.Fatalf("get ConfigMap: %v", err)
 	}
 	return cm
+}
+
+// wantEvents takes the events recorded since the last call and fails unless they are want, in
+// order. It never waits: Reconcile records its events before it returns.
+func wantEvents(t *testing.T, api *fakeAPI, want ...string) {
+	t.Helper()
+	var got []string
+	for len(api.events.Events) > 0 {
+		got = append(got, <-api.events.Events)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("events = %q, want %q", got, want)
+	}
 }
 
 func wantWrites(t *testing.T, api *fakeAPI, want ...string) {
@@ -138,9 +170,7 @@ func TestReconcileCreatesTheConfigMapThenRests(t *testing.T) {
 	if got := api.configMap(t).Data[demov1alpha1.MessageKey]; got != "hello world" {
 		t.Errorf("data.message = %q", got)
 	}
-	if got := <-api.events.Events; got != "Normal Created created ConfigMap greeting-config" {
-		t.Errorf("event %q", got)
-	}
+	wantEvents(t, api, "Normal Created created ConfigMap greeting-config")
 
 	if _, err := api.reconcile(t); err != nil {
 		t.Fatalf("second reconcile: %v", err)
@@ -180,17 +210,13 @@ func TestReconcileNeverWritesAConfigMapItDoesNotControl(t *testing.T) {
 	if result.RequeueAfter == 0 {
 		t.Error("a conflict should be looked at again later")
 	}
-	if got := <-api.events.Events; got != "Warning ConfigMapConflict ConfigMap greeting-config exists and is not controlled by this Sample; left untouched" {
-		t.Errorf("event %q", got)
-	}
+	wantEvents(t, api, "Warning ConfigMapConflict "+conflictMessage)
 
 	if _, err := api.reconcile(t); err != nil {
 		t.Fatalf("second reconcile: %v", err)
 	}
 	wantWrites(t, api /* none: the status already says so */)
-	if n := len(api.events.Events); n != 0 {
-		t.Errorf("%d more events; the conflict is recorded once", n)
-	}
+	wantEvents(t, api /* none: the conflict is recorded once */)
 	if got := api.configMap(t); got.Data[demov1alpha1.MessageKey] != "theirs" || len(got.OwnerReferences) != 0 {
 		t.Errorf("their ConfigMap was changed: %+v", got)
 	}
@@ -204,17 +230,38 @@ func TestReconcileOfAGoneSampleDoesNothing(t *testing.T) {
 	wantWrites(t, api)
 }
 
+// The API server's refusals, as it words them.
+var (
+	configMaps = schema.GroupResource{Resource: "configmaps"}
+	// refusedByPolicy is how a ValidatingAdmissionPolicy refuses a write: 422 Invalid.
+	refusedByPolicy = &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusUnprocessableEntity, Reason: metav1.StatusReasonInvalid,
+		Message: `configmaps "greeting-config" is forbidden: ValidatingAdmissionPolicy 'freeze' with binding 'freeze' denied request: ConfigMaps are frozen`,
+	}}
+	refusedByQuota = apierrors.NewForbidden(configMaps, "greeting-config",
+		errors.New("exceeded quota: configmaps, requested: configmaps=1, used: configmaps=10, limited: configmaps=10"))
+	refusedByRBAC = apierrors.NewForbidden(configMaps, "greeting-config",
+		errors.New(`User "system:serviceaccount:operator-demo-system:operator-demo-controller-manager" cannot create resource "configmaps" in API group "" in the namespace "team-a"`))
+)
+
 // TestReconcileReturnsEveryFault injects each kind of API failure into each call Reconcile makes.
 // The failure must come back as the error (controller-runtime then retries with backoff), never be
-// swallowed, and leave nothing that the next pass cannot repair.
+// swallowed, and leave nothing that the next pass cannot repair. A refusal the Sample's user can
+// act on is also in the status the failed pass leaves; any other failure leaves status as it was.
 func TestReconcileReturnsEveryFault(t *testing.T) {
-	gr := schema.GroupResource{Resource: "configmaps"}
-	faults := map[string]error{
-		"Conflict":        apierrors.NewConflict(gr, "greeting-config", errors.New("changed")),
-		"ServerTimeout":   apierrors.NewServerTimeout(gr, "get", 1),
-		"TooManyRequests": apierrors.NewTooManyRequests("slow down", 1),
-		"NotFound":        apierrors.NewNotFound(gr, "greeting-config"),
-		"generic":         errors.New("connection reset by peer"),
+	faults := map[string]struct {
+		err error
+		// reason is that of the Ready=False a failed ConfigMap call leaves; "" leaves status as it was.
+		reason string
+	}{
+		"Conflict":                      {apierrors.NewConflict(configMaps, "greeting-config", errors.New("changed")), ""},
+		"ServerTimeout":                 {apierrors.NewServerTimeout(configMaps, "get", 1), ""},
+		"TooManyRequests":               {apierrors.NewTooManyRequests("slow down", 1), ""},
+		"NotFound":                      {apierrors.NewNotFound(configMaps, "greeting-config"), ""},
+		"generic":                       {errors.New("connection reset by peer"), ""},
+		"Invalid (an admission policy)": {refusedByPolicy, demov1alpha1.ReasonConfigMapRefused},
+		"Forbidden (a quota)":           {refusedByQuota, demov1alpha1.ReasonQuotaExceeded},
+		"Forbidden (RBAC)":              {refusedByRBAC, demov1alpha1.ReasonConfigMapForbidden},
 	}
 	// Each call, and a starting state in which Reconcile makes it.
 	calls := []struct {
@@ -232,7 +279,8 @@ func TestReconcileReturnsEveryFault(t *testing.T) {
 			t.Run(c.call+" fails with "+name, func(t *testing.T) {
 				api := newFakeAPI(t, newSample("greeting", "hello world"))
 				c.state(api, t)
-				api.faults[c.call] = fault
+				stored := api.sample(t).Status
+				api.faults[c.call] = fault.err
 
 				_, err := api.reconcile(t)
 				switch {
@@ -251,8 +299,16 @@ func TestReconcileReturnsEveryFault(t *testing.T) {
 					if err != nil {
 						t.Errorf("a ConfigMap missing from the cache is created: %v", err)
 					}
-				case !errors.Is(err, fault):
-					t.Errorf("Reconcile returned %v, want the injected %v wrapped", err, fault)
+				case !errors.Is(err, fault.err):
+					t.Errorf("Reconcile returned %v, want the injected %v wrapped", err, fault.err)
+				}
+
+				if strings.HasSuffix(c.call, "ConfigMap") && fault.reason != "" {
+					wantRefused(t, api.sample(t), fault.reason, fault.err.(apierrors.APIStatus).Status().Message)
+				} else if !strings.HasSuffix(c.call, "ConfigMap") || name != "NotFound" {
+					if diff := cmp.Diff(stored, api.sample(t).Status); diff != "" {
+						t.Errorf("the failed pass changed status (-before +after):\n%s", diff)
+					}
 				}
 
 				delete(api.faults, c.call)
@@ -260,8 +316,114 @@ func TestReconcileReturnsEveryFault(t *testing.T) {
 				if got := api.configMap(t).Data[demov1alpha1.MessageKey]; got != "hello world" {
 					t.Errorf("after the fault cleared, data.message = %q", got)
 				}
+				if ready := meta.FindStatusCondition(api.sample(t).Status.Conditions, demov1alpha1.ConditionReady); ready == nil || ready.Reason != demov1alpha1.ReasonSynced {
+					t.Errorf("after the fault cleared, Ready = %+v, want reason Synced", ready)
+				}
 			})
 		}
+	}
+}
+
+// wantRefused fails unless sample reports Ready=False with reason for its generation, in a message
+// that quotes the API server's refusal.
+func wantRefused(t *testing.T, sample *demov1alpha1.Sample, reason, serverMessage string) {
+	t.Helper()
+	ready := meta.FindStatusCondition(sample.Status.Conditions, demov1alpha1.ConditionReady)
+	switch {
+	case ready == nil:
+		t.Errorf("no Ready condition after the refused write; want Ready=False, reason %s", reason)
+	case ready.Status != metav1.ConditionFalse || ready.Reason != reason:
+		t.Errorf("Ready=%s, reason %s after the refused write; want Ready=False, reason %s", ready.Status, ready.Reason, reason)
+	case !strings.Contains(ready.Message, serverMessage):
+		t.Errorf("Ready's message %q does not quote the API server's %q", ready.Message, serverMessage)
+	case ready.ObservedGeneration != sample.Generation || sample.Status.ObservedGeneration != sample.Generation:
+		t.Errorf("status describes generation %d (condition %d), the Sample is at %d", sample.Status.ObservedGeneration, ready.ObservedGeneration, sample.Generation)
+	}
+}
+
+// TestARefusedWriteIsReportedOncePerDistinctFailure: status and a Warning event say what the API
+// server refused, once for each distinct refusal, however often the write is retried.
+func TestARefusedWriteIsReportedOncePerDistinctFailure(t *testing.T) {
+	api := newFakeAPI(t, newSample("greeting", "hello world"))
+	pass := func(fault error, wantStatusWrite bool, events ...string) {
+		t.Helper()
+		api.faults["create ConfigMap"] = fault
+		if _, err := api.reconcile(t); fault != nil && !errors.Is(err, fault) {
+			t.Errorf("Reconcile returned %v, want the refusal", err)
+		}
+		want := []string{"create ConfigMap"}
+		if wantStatusWrite {
+			want = append(want, "patch Sample/status")
+		}
+		wantWrites(t, api, want...)
+		wantEvents(t, api, events...)
+	}
+	policy := refusedByPolicy.ErrStatus.Message
+	quota := refusedByQuota.ErrStatus.Message
+
+	pass(refusedByPolicy, true, "Warning ConfigMapRefused the API server refused to write ConfigMap greeting-config: "+policy)
+	pass(refusedByPolicy, false /* the same refusal, retried: nothing new to say */)
+	pass(refusedByPolicy, false)
+	pass(refusedByQuota, true, "Warning QuotaExceeded the API server refused to write ConfigMap greeting-config: "+quota)
+	pass(nil, true, "Normal Created created ConfigMap greeting-config")
+	if ready := meta.FindStatusCondition(api.sample(t).Status.Conditions, demov1alpha1.ConditionReady); ready == nil || ready.Reason != demov1alpha1.ReasonSynced {
+		t.Errorf("once the write went through, Ready = %+v, want reason Synced", ready)
+	}
+}
+
+// TestAStoppingOperatorLogsNoErrorForItsOwnCancellation: a pass that the manager cancels as it
+// stops is abandoned, not failed (controller-runtime logs every returned error as "Reconciler
+// error"); the next operator reconciles every Sample when it starts. A pass that times out is
+// still an error.
+func TestAStoppingOperatorLogsNoErrorForItsOwnCancellation(t *testing.T) {
+	for _, call := range []string{"create ConfigMap", "patch Sample/status"} {
+		api := newFakeAPI(t, newSample("greeting", "hello world"))
+		ctx, cancel := context.WithCancel(context.Background())
+		api.faults[call] = fmt.Errorf("write: %w", context.Canceled)
+		cancel()
+		r := &SampleReconciler{Client: api, APIReader: api, Recorder: api.events}
+		if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team-a", Name: "greeting"}}); err != nil {
+			t.Errorf("%s cancelled as the operator stops: Reconcile returned %v, want nil", call, err)
+		}
+		if stored := api.sample(t).Status; len(stored.Conditions) != 0 {
+			t.Errorf("%s cancelled: status written anyway: %+v", call, stored)
+		}
+	}
+
+	api := newFakeAPI(t, newSample("greeting", "hello world"))
+	ctx, cancel := context.WithTimeout(context.Background(), -time.Second)
+	defer cancel()
+	api.faults["create ConfigMap"] = context.DeadlineExceeded
+	r := &SampleReconciler{Client: api, APIReader: api, Recorder: api.events}
+	if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team-a", Name: "greeting"}}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a pass that timed out: Reconcile returned %v, want the deadline", err)
+	}
+}
+
+// TestRetriesBackOffUpToMaxRetryDelay: a Sample whose write keeps failing is retried sooner at
+// first and then every MaxRetryDelay, not after minutes (controller-runtime's default grows to
+// 1000 s).
+func TestRetriesBackOffUpToMaxRetryDelay(t *testing.T) {
+	limiter := retryRateLimiter()
+	item := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team-a", Name: "greeting"}}
+	var delays []time.Duration
+	for range 40 {
+		delays = append(delays, limiter.When(item))
+	}
+	if delays[0] > 10*time.Millisecond {
+		t.Errorf("first retry after %s, want it within milliseconds", delays[0])
+	}
+	for i := 1; i < len(delays); i++ {
+		if delays[i] < delays[i-1] {
+			t.Errorf("retry %d after %s, sooner than retry %d (%s)", i, delays[i], i-1, delays[i-1])
+		}
+	}
+	if last := delays[len(delays)-1]; last != MaxRetryDelay {
+		t.Errorf("after 40 failures a retry waits %s, want the cap, MaxRetryDelay (%s)", last, MaxRetryDelay)
+	}
+	limiter.Forget(item)
+	if again := limiter.When(item); again > 10*time.Millisecond {
+		t.Errorf("after a success the next failure waits %s, want the backoff to start over", again)
 	}
 }
 

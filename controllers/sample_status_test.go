@@ -1,28 +1,37 @@
 package controllers
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 )
 
+// The messages of the Ready condition, for the Sample greeting.
+const (
+	syncedMessage   = "ConfigMap greeting-config holds spec.message"
+	conflictMessage = "ConfigMap greeting-config exists and is not controlled by this Sample; it is left untouched: delete it to let this Sample create its own, or give the Sample another name"
+	refusedMessage  = "the API server refused to write ConfigMap greeting-config: "
+)
+
 func TestDesiredStatus(t *testing.T) {
 	earlier := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	now := metav1.NewTime(earlier.Add(time.Hour))
-	const (
-		syncedMessage   = "ConfigMap greeting-config holds spec.message"
-		conflictMessage = "ConfigMap greeting-config exists and is not controlled by this Sample; it is left untouched: delete it to let this Sample create its own, or give the Sample another name"
-	)
+	messages := map[string]string{
+		demov1alpha1.ReasonSynced:             syncedMessage,
+		demov1alpha1.ReasonConfigMapConflict:  conflictMessage,
+		demov1alpha1.ReasonConfigMapRefused:   refusedMessage + refusedByPolicy.ErrStatus.Message,
+		demov1alpha1.ReasonQuotaExceeded:      refusedMessage + refusedByQuota.ErrStatus.Message,
+		demov1alpha1.ReasonConfigMapForbidden: refusedMessage + refusedByRBAC.ErrStatus.Message,
+	}
 	ready := func(status metav1.ConditionStatus, reason string, generation int64, at metav1.Time) metav1.Condition {
-		message := syncedMessage
-		if reason == demov1alpha1.ReasonConfigMapConflict {
-			message = conflictMessage
-		}
-		return metav1.Condition{Type: "Ready", Status: status, Reason: reason, Message: message, ObservedGeneration: generation, LastTransitionTime: at}
+		return metav1.Condition{Type: "Ready", Status: status, Reason: reason, Message: messages[reason], ObservedGeneration: generation, LastTransitionTime: at}
 	}
 	// status is what a pass leaves: the generation it observed, the ConfigMap's name, one condition.
 	status := func(generation int64, condition metav1.Condition) demov1alpha1.SampleStatus {
@@ -62,6 +71,41 @@ func TestDesiredStatus(t *testing.T) {
 			syncErr:    &conflictError{configMap: "greeting-config"},
 			want:       status(1, ready(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapConflict, 1, now)),
 		},
+		{
+			name:       "a new generation refused by an admission policy: Ready=False for it, in the server's words",
+			generation: 2,
+			stored:     status(1, ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 1, earlier)),
+			syncErr:    fmt.Errorf("update ConfigMap team-a/greeting-config for Sample greeting: %w", refusedByPolicy),
+			want:       status(2, ready(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapRefused, 2, now)),
+		},
+		{
+			name:       "refused by a quota, then by RBAC: still Ready=False since then, another reason",
+			generation: 1,
+			stored:     status(1, ready(metav1.ConditionFalse, demov1alpha1.ReasonQuotaExceeded, 1, earlier)),
+			syncErr:    refusedByRBAC,
+			want:       status(1, ready(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapForbidden, 1, earlier)),
+		},
+		{
+			name:       "the same refusal again: identical to what is stored, so nothing to write",
+			generation: 1,
+			stored:     status(1, ready(metav1.ConditionFalse, demov1alpha1.ReasonQuotaExceeded, 1, earlier)),
+			syncErr:    refusedByQuota,
+			want:       status(1, ready(metav1.ConditionFalse, demov1alpha1.ReasonQuotaExceeded, 1, earlier)),
+		},
+		{
+			name:       "a timeout: nothing a user can act on, status stays as it was",
+			generation: 2,
+			stored:     status(1, ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 1, earlier)),
+			syncErr:    apierrors.NewServerTimeout(configMaps, "create", 1),
+			want:       status(1, ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 1, earlier)),
+		},
+		{
+			name:       "a namespace being deleted: the Sample goes with it, status stays as it was",
+			generation: 1,
+			stored:     status(1, ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 1, earlier)),
+			syncErr:    namespaceTerminating,
+			want:       status(1, ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 1, earlier)),
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,3 +119,12 @@ func TestDesiredStatus(t *testing.T) {
 		})
 	}
 }
+
+// namespaceTerminating is how the API server refuses a create in a namespace being deleted.
+var namespaceTerminating = &apierrors.StatusError{ErrStatus: metav1.Status{
+	Status: metav1.StatusFailure, Code: 403, Reason: metav1.StatusReasonForbidden,
+	Message: `configmaps "greeting-config" is forbidden: unable to create new content in namespace team-a because it is being terminated`,
+	Details: &metav1.StatusDetails{Name: "greeting-config", Kind: "configmaps", Causes: []metav1.StatusCause{{
+		Type: corev1.NamespaceTerminatingCause, Message: "namespace team-a is being terminated", Field: "metadata.namespace",
+	}}},
+}}

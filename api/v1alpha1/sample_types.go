@@ -26,14 +26,31 @@ const MessageKey = "message"
 // ConditionReady is the condition type that says whether the ConfigMap holds spec.message.
 const ConditionReady = "Ready"
 
-// Reasons of the Ready condition.
+// Reasons of the Ready condition. Each reason of Ready=False says what to do about it; the
+// condition's message carries the details, in the API server's own words where it refused a write.
+// The operator retries every refusal with backoff, and the Sample recovers by itself once the
+// cause is gone.
 const (
 	// ReasonSynced (Ready=True): the ConfigMap exists, is controlled by the Sample and holds
 	// spec.message.
 	ReasonSynced = "Synced"
 	// ReasonConfigMapConflict (Ready=False): a ConfigMap of that name exists and is not controlled
-	// by this Sample. It is left exactly as it is; delete it to let the Sample take the name, or give the Sample another name.
+	// by this Sample. It is left exactly as it is. To do: delete it to let the Sample take the
+	// name, or give the Sample another name.
 	ReasonConfigMapConflict = "ConfigMapConflict"
+	// ReasonConfigMapRefused (Ready=False): the API server refused to create or update the
+	// ConfigMap: an admission policy or webhook denied it, or the ConfigMap would be invalid. The
+	// ConfigMap keeps what it held. To do: read the message, which quotes the refusal; change
+	// spec.message, or ask whoever owns the policy.
+	ReasonConfigMapRefused = "ConfigMapRefused"
+	// ReasonQuotaExceeded (Ready=False): a ResourceQuota of the namespace allows no more
+	// ConfigMaps (or no more of what they take). To do: raise the quota, or delete ConfigMaps the
+	// namespace no longer needs.
+	ReasonQuotaExceeded = "QuotaExceeded"
+	// ReasonConfigMapForbidden (Ready=False): the operator's own permissions (RBAC) do not let it
+	// write ConfigMaps in this namespace. To do: ask the cluster's administrator; the operator
+	// needs what config/rbac grants.
+	ReasonConfigMapForbidden = "ConfigMapForbidden"
 )
 
 // SampleSpec is the desired state of a Sample.

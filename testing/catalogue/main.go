@@ -125,7 +125,7 @@ func read(dir string) ([]scenario, error) {
 // readingOrder is the order a newcomer should read the scenarios in, by their first label: the
 // seven behaviours in the article's order, then the rest. A scenario missing here is a problem,
 // not a silent last place.
-var readingOrder = []string{"create", "skip-when-equal", "update", "unwatched-drift", "owned-drift", "gc", "status-loop", "conflict", "validation", "concurrency", "operator-restart", "killed-mid-run", "metrics"}
+var readingOrder = []string{"create", "skip-when-equal", "update", "unwatched-drift", "owned-drift", "gc", "status-loop", "conflict", "refused-write", "validation", "concurrency", "operator-restart", "killed-mid-run", "metrics"}
 
 // fileOf is the file a scenario with these labels is written in: its first label, with
 // underscores ("skip-when-equal" is in skip_when_equal_test.go).

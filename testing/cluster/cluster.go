@@ -24,6 +24,9 @@ type Cluster interface {
 	// Client reads and writes straight to the API server, with no cache in between: what a
 	// scenario reads is what the server holds.
 	Client() client.Client
+	// Config reaches the API server as an administrator, for what Client cannot ask (the table
+	// `kubectl get` prints).
+	Config() *rest.Config
 	// RunOperator makes sure an operator wired as wiring reconciles namespace, and returns it.
 	RunOperator(namespace string, wiring controllers.Wiring) (*operator.Operator, error)
 	// Stop releases the cluster.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
@@ -20,6 +21,7 @@ import (
 // its own process under its own ServiceAccount with exactly config/rbac. Scenarios see it only
 // through the API server and its metrics endpoint.
 type e2eCluster struct {
+	config   *rest.Config
 	client   client.Client
 	operator *operator.Operator
 	stop     func() error
@@ -37,6 +39,8 @@ func startE2E(ctx context.Context) (*e2eCluster, error) {
 }
 
 func (e *e2eCluster) Client() client.Client { return e.client }
+
+func (e *e2eCluster) Config() *rest.Config { return e.config }
 
 // RunOperator returns the cluster's one operator: the e2e tier cannot rewire it per namespace.
 func (e *e2eCluster) RunOperator(_ string, wiring controllers.Wiring) (*operator.Operator, error) {
@@ -62,7 +66,7 @@ func startLocalE2E(ctx context.Context) (*e2eCluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &e2eCluster{client: d.Client, operator: d.Operator, stop: d.Stop}, nil
+	return &e2eCluster{config: d.Config, client: d.Client, operator: d.Operator, stop: d.Stop}, nil
 }
 
 // connectKind attaches to the cluster in $KUBECONFIG, where `make test-e2e E2E_PROVIDER=kind` has
@@ -84,5 +88,5 @@ func connectKind(ctx context.Context) (*e2eCluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &e2eCluster{client: c, operator: operator.Deployed(url, token), stop: func() error { return nil }}, nil
+	return &e2eCluster{config: cfg, client: c, operator: operator.Deployed(url, token), stop: func() error { return nil }}, nil
 }

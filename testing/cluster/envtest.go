@@ -55,6 +55,8 @@ func newEnvtest(cfg *rest.Config, stop func() error) (*envtestCluster, error) {
 
 func (e *envtestCluster) Client() client.Client { return e.client }
 
+func (e *envtestCluster) Config() *rest.Config { return e.config }
+
 func (e *envtestCluster) RunOperator(namespace string, wiring controllers.Wiring) (*operator.Operator, error) {
 	return operator.InProcess(e.config, namespace, controllers.Options{Wiring: wiring})
 }

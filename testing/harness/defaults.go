@@ -14,6 +14,10 @@ const (
 	// Failover bounds how long a new operator may take to become leader after the old one was
 	// killed: the old one's lease must expire first (LeaseDuration 15 s, RetryPeriod 2 s).
 	Failover = 30 * time.Second
+	// Recover bounds how long a Sample whose ConfigMap write was refused takes to become Ready
+	// once the refusal is lifted: the retry's backoff, capped at 30 s by the controller's rate
+	// limiter, and then Converge.
+	Recover = 30*time.Second + Converge
 	// Standby is how long a test watches a standby replica not take the lease: two of leader
 	// election's 2 s retry periods and a margin, so that it sees the standby try at least once.
 	Standby = 5 * time.Second

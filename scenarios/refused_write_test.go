@@ -1,0 +1,125 @@
+package scenarios
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
+
+	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/samples"
+)
+
+// Refused write: when the API server refuses the operator's ConfigMap write, the Sample says so,
+// in the API server's own words, and recovers by itself once the refusal is lifted.
+//
+// Lesson: an operator's log is read by the people who run it, not by the people who use its
+// resources. An error that is returned and retried but shown nowhere a user looks is the swallowed
+// error in a quieter form: not lost, but invisible to the one who can act on it. Status carries
+// it: Ready=False, a reason the user can act on (ConfigMapRefused, QuotaExceeded,
+// ConfigMapForbidden), and the API server's message. The error is still returned, so the retry
+// with backoff, the error metric and the log stay as they are; status and a Warning event are
+// written once for each distinct failure, not on every retry, and the retries find the way clear
+// as soon as it is.
+//
+// Source: the Kubernetes Operator lecture notes, common failures: errors swallowed and never
+// retried; and production concerns: a rate limiter that bounds the retries.
+//
+// By hand (on the demo cluster; the policy refuses every ConfigMap write in the default namespace):
+//
+//	kubectl apply -f - <<< '{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy","metadata":{"name":"freeze"},"spec":{"matchConstraints":{"resourceRules":[{"apiGroups":[""],"apiVersions":["v1"],"operations":["CREATE","UPDATE"],"resources":["configmaps"]}]},"validations":[{"expression":"false","message":"ConfigMaps are frozen"}]}}'
+//	kubectl apply -f - <<< '{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicyBinding","metadata":{"name":"freeze"},"spec":{"policyName":"freeze","validationActions":["Deny"],"matchResources":{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"default"}}}}}'
+//	kubectl apply -f - <<< '{"apiVersion":"demo.example.com/v1alpha1","kind":"Sample","metadata":{"name":"frozen"},"spec":{"message":"hello"}}'
+//	kubectl get sample frozen                              # READY False, REASON ConfigMapRefused
+//	kubectl get events --field-selector reason=ConfigMapRefused   # one, with the policy's message
+//	kubectl delete validatingadmissionpolicybinding freeze
+//	kubectl get sample frozen -w                           # READY True within seconds
+var _ = Describe("Sample", Label("refused-write"), func() {
+	Context("when an admission policy refuses its ConfigMap", func() {
+		It("reports Ready=False, reason ConfigMapRefused, in the API server's words, and writes that status and its Warning event once while the write is retried", func(ctx SpecContext) {
+			f := harness.NewFixture(ctx, suiteCluster)
+			f.RefuseConfigMaps(ctx, "ConfigMaps are frozen in this namespace")
+			before := f.EventuallySettled(ctx)
+			statusWrites := func() (float64, error) {
+				n, _, err := f.Operator.Sum("operator_demo_api_writes_total", "resource", "Sample/status")
+				return n, err
+			}
+			writesBefore, err := statusWrites()
+			Expect(err).NotTo(HaveOccurred())
+
+			By("creating a Sample while the policy refuses its ConfigMap")
+			sample := f.CreateSample(ctx, "refused", "hello world")
+
+			By("waiting for Ready=False, reason ConfigMapRefused, with the policy's message")
+			Eventually(komega.Object(sample)).Should(And(
+				harness.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapRefused),
+				HaveField("Status.Conditions", ContainElement(HaveField("Message", ContainSubstring("ConfigMaps are frozen in this namespace")))),
+			))
+
+			By("checking that `kubectl get samples` shows it in its READY and REASON columns")
+			Expect(samples.Printed(ctx, suiteCluster.Config(), sample)).To(And(
+				HaveKeyWithValue("Ready", "False"),
+				HaveKeyWithValue("Reason", demov1alpha1.ReasonConfigMapRefused),
+			))
+
+			By("waiting for the operator to retry the write, twice more, each retry failing")
+			Eventually(f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">=", before.Reconciles+3)))
+			errors, _, err := f.Operator.Sum("controller_runtime_reconcile_errors_total", "controller", "sample")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(errors).To(BeNumerically(">=", 3), "the error is still returned, and counted")
+
+			By("checking that status was written once, and one Warning event recorded, for the one failure")
+			Consistently(ctx, func(g Gomega) {
+				g.Expect(statusWrites()).To(Equal(writesBefore + 1))
+				events := &eventsv1.EventList{}
+				g.Expect(f.Client.List(ctx, events, client.InNamespace(f.Namespace))).To(Succeed())
+				g.Expect(events.Items).To(ConsistOf(And(
+					HaveField("Type", "Warning"),
+					HaveField("Reason", demov1alpha1.ReasonConfigMapRefused),
+					HaveField("Regarding.Name", "refused"),
+					HaveField("Note", ContainSubstring("ConfigMaps are frozen in this namespace")),
+				)))
+			}).Should(Succeed())
+		})
+
+		It("keeps a Ready Sample's ConfigMap as it was and reports its new generation refused; both Samples recover by themselves once the refusal is lifted", func(ctx SpecContext) {
+			f := harness.NewFixture(ctx, suiteCluster)
+			ready := f.CreateSample(ctx, "ready", "hello world")
+			f.EventuallySynced(ctx, ready)
+
+			By("refusing ConfigMap writes, then creating a second Sample and changing the first one's message")
+			lift := f.RefuseConfigMaps(ctx, "ConfigMaps are frozen in this namespace")
+			refused := f.CreateSample(ctx, "refused", "hello world")
+			Expect(komega.Update(ready, func() { ready.Spec.Message = "hello again" })()).To(Succeed())
+
+			By("waiting for both to report Ready=False, reason ConfigMapRefused, each for its current generation")
+			for _, s := range []*demov1alpha1.Sample{refused, ready} {
+				Eventually(komega.Object(s)).Should(harness.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapRefused))
+			}
+			Expect(ready.Status.ObservedGeneration).To(BeNumerically("==", 2))
+
+			By("checking that the first Sample's ConfigMap keeps the message it had")
+			Consistently(komega.Object(samples.ConfigMapOf(ready))).
+				Should(HaveField("Data", HaveKeyWithValue(demov1alpha1.MessageKey, "hello world")))
+
+			By("lifting the refusal: deleting the policy's binding, and nothing else")
+			lift(ctx)
+			lifted := time.Now()
+
+			By("waiting for both Samples to be synced, the retry with backoff finding the way clear")
+			// Recover, not Converge: the retries back off, up to the rate limiter's cap.
+			for _, s := range []*demov1alpha1.Sample{refused, ready} {
+				Eventually(ctx, func() error {
+					_, err := samples.Check(ctx, f.Client, s)
+					return err
+				}).WithTimeout(harness.Recover).Should(Succeed())
+			}
+			AddReportEntry("recovered after the refusal was lifted", time.Since(lifted).Round(100*time.Millisecond).String())
+		})
+	})
+})

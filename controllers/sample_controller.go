@@ -10,7 +10,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -110,6 +109,18 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 
 // Reconcile brings one Sample's ConfigMap and status in line with its spec.
 func (r *SampleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	result, err := r.reconcile(ctx, req)
+	if err != nil && errors.Is(ctx.Err(), context.Canceled) {
+		// The manager cancelled this pass as it stops: abandoned, not failed, and no error for the
+		// log. Whichever operator runs next reconciles every Sample when it starts.
+		return ctrl.Result{}, nil
+	}
+	return result, err
+}
+
+// reconcile is one pass: fetch the Sample, sync its ConfigMap, write what happened to status. A
+// failed sync is returned too, so that it is retried with backoff, counted and logged.
+func (r *SampleReconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	sample := &demov1alpha1.Sample{}
 	if err := r.Get(ctx, req.NamespacedName, sample); err != nil {
 		// Gone: nothing to do. Its ConfigMap goes with it, by garbage collection.
@@ -160,7 +171,6 @@ func (r *SampleReconciler) syncConfigMap(ctx context.Context, sample *demov1alph
 		return fmt.Errorf("sync ConfigMap %s for Sample %s: %w", key, sample.Name, err)
 	}
 	if !metav1.IsControlledBy(current, sample) {
-		r.recordConflict(sample, current)
 		return &conflictError{configMap: current.Name}
 	}
 	merged, changed := withManagedFields(current, desired)
@@ -172,12 +182,4 @@ func (r *SampleReconciler) syncConfigMap(ctx context.Context, sample *demov1alph
 	}
 	r.Recorder.Eventf(sample, merged, corev1.EventTypeNormal, EventUpdated, "UpdateConfigMap", "updated ConfigMap %s to hold spec.message", merged.Name)
 	return nil
-}
-
-// recordConflict records a Warning event the first time a conflict is found, not on every recheck.
-func (r *SampleReconciler) recordConflict(sample *demov1alpha1.Sample, current *corev1.ConfigMap) {
-	if ready := meta.FindStatusCondition(sample.Status.Conditions, demov1alpha1.ConditionReady); ready != nil && ready.Reason == demov1alpha1.ReasonConfigMapConflict {
-		return
-	}
-	r.Recorder.Eventf(sample, current, corev1.EventTypeWarning, demov1alpha1.ReasonConfigMapConflict, "SyncConfigMap", "ConfigMap %s exists and is not controlled by this Sample; left untouched", current.Name)
 }

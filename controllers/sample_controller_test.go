@@ -240,8 +240,10 @@ var (
 	}}
 	refusedByQuota = apierrors.NewForbidden(configMaps, "greeting-config",
 		errors.New("exceeded quota: configmaps, requested: configmaps=1, used: configmaps=10, limited: configmaps=10"))
-	refusedByRBAC = apierrors.NewForbidden(configMaps, "greeting-config",
-		errors.New(`User "system:serviceaccount:operator-demo-system:operator-demo-controller-manager" cannot create resource "configmaps" in API group "" in the namespace "team-a"`))
+	refusedByRBAC = &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden,
+		Message: `configmaps "greeting-config" is forbidden: User "system:serviceaccount:operator-demo-system:operator-demo-controller-manager" cannot create resource "configmaps" in API group "" in the namespace "team-a"`,
+	}}
 )
 
 // TestReconcileReturnsEveryFault injects each kind of API failure into each call Reconcile makes.
@@ -283,28 +285,9 @@ func TestReconcileReturnsEveryFault(t *testing.T) {
 				api.faults[c.call] = fault.err
 
 				_, err := api.reconcile(t)
-				switch {
-				case c.call == "get Sample" && name == "NotFound":
-					// The one fault that is an answer: the Sample is gone, there is nothing to do.
-					if err != nil {
-						t.Errorf("a Sample that is gone is not an error: %v", err)
-					}
-				case c.call == "patch Sample/status" && name == "NotFound":
-					// The Sample was deleted while the pass worked: nothing to report to.
-					if err != nil {
-						t.Errorf("a Sample deleted mid-pass is not an error: %v", err)
-					}
-				case c.call == "get ConfigMap" && name == "NotFound":
-					// Not in the cache: the ConfigMap is created, and the create succeeds.
-					if err != nil {
-						t.Errorf("a ConfigMap missing from the cache is created: %v", err)
-					}
-				case !errors.Is(err, fault.err):
-					t.Errorf("Reconcile returned %v, want the injected %v wrapped", err, fault.err)
-				}
-
+				wantReturned(t, c.call, name, err, fault.err)
 				if strings.HasSuffix(c.call, "ConfigMap") && fault.reason != "" {
-					wantRefused(t, api.sample(t), fault.reason, fault.err.(apierrors.APIStatus).Status().Message)
+					wantRefused(t, api.sample(t), fault.reason, fault.err)
 				} else if !strings.HasSuffix(c.call, "ConfigMap") || name != "NotFound" {
 					if diff := cmp.Diff(stored, api.sample(t).Status); diff != "" {
 						t.Errorf("the failed pass changed status (-before +after):\n%s", diff)
@@ -324,10 +307,40 @@ func TestReconcileReturnsEveryFault(t *testing.T) {
 	}
 }
 
+// wantReturned fails unless Reconcile, whose call failed with the fault called name, returned err
+// as it should: the fault, wrapped, except where the fault is an answer.
+func wantReturned(t *testing.T, call, name string, err, fault error) {
+	t.Helper()
+	switch {
+	case call == "get Sample" && name == "NotFound":
+		// The one fault that is an answer: the Sample is gone, there is nothing to do.
+		if err != nil {
+			t.Errorf("a Sample that is gone is not an error: %v", err)
+		}
+	case call == "patch Sample/status" && name == "NotFound":
+		// The Sample was deleted while the pass worked: nothing to report to.
+		if err != nil {
+			t.Errorf("a Sample deleted mid-pass is not an error: %v", err)
+		}
+	case call == "get ConfigMap" && name == "NotFound":
+		// Not in the cache: the ConfigMap is created, and the create succeeds.
+		if err != nil {
+			t.Errorf("a ConfigMap missing from the cache is created: %v", err)
+		}
+	case !errors.Is(err, fault):
+		t.Errorf("Reconcile returned %v, want the injected %v wrapped", err, fault)
+	}
+}
+
 // wantRefused fails unless sample reports Ready=False with reason for its generation, in a message
 // that quotes the API server's refusal.
-func wantRefused(t *testing.T, sample *demov1alpha1.Sample, reason, serverMessage string) {
+func wantRefused(t *testing.T, sample *demov1alpha1.Sample, reason string, refusal error) {
 	t.Helper()
+	var status apierrors.APIStatus
+	if !errors.As(refusal, &status) {
+		t.Fatalf("%v is not an API server's error", refusal)
+	}
+	serverMessage := status.Status().Message
 	ready := meta.FindStatusCondition(sample.Status.Conditions, demov1alpha1.ConditionReady)
 	switch {
 	case ready == nil:
@@ -406,7 +419,7 @@ func TestAStoppingOperatorLogsNoErrorForItsOwnCancellation(t *testing.T) {
 func TestRetriesBackOffUpToMaxRetryDelay(t *testing.T) {
 	limiter := retryRateLimiter()
 	item := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team-a", Name: "greeting"}}
-	var delays []time.Duration
+	delays := make([]time.Duration, 0, 40)
 	for range 40 {
 		delays = append(delays, limiter.When(item))
 	}

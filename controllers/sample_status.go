@@ -4,6 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -23,38 +28,78 @@ func (e *conflictError) Error() string {
 
 // DesiredStatus is the status that sample should have after a pass whose ConfigMap sync ended in
 // syncErr (nil: the ConfigMap holds spec.message). It is the one place where status is computed.
-// An error that says nothing the Sample's user can act on leaves the stored status as it is. The
-// Ready condition keeps its lastTransitionTime while its status stays the same, so a pass that
+// The Ready condition keeps its lastTransitionTime while its status stays the same, so a pass that
 // changes nothing computes exactly the stored status and writes nothing: a timestamp that moved
-// on every pass would make every pass a write, and every write a new pass.
+// on every pass would make every pass a write, and every write a new pass. For the same reason a
+// refusal retried computes the status its first try wrote.
 func DesiredStatus(sample *demov1alpha1.Sample, syncErr error, now metav1.Time) demov1alpha1.SampleStatus {
 	status := *sample.Status.DeepCopy()
-	ready := metav1.Condition{
-		Type:               demov1alpha1.ConditionReady,
-		ObservedGeneration: sample.Generation,
-		LastTransitionTime: now,
-	}
 	configMap := demov1alpha1.ConfigMapName(sample.Name)
-	var conflict *conflictError
-	switch {
-	case syncErr == nil:
-		ready.Status = metav1.ConditionTrue
-		ready.Reason = demov1alpha1.ReasonSynced
-		ready.Message = fmt.Sprintf("ConfigMap %s holds spec.message", configMap)
-	case errors.As(syncErr, &conflict):
-		ready.Status = metav1.ConditionFalse
-		ready.Reason = demov1alpha1.ReasonConfigMapConflict
-		ready.Message = fmt.Sprintf("ConfigMap %s exists and is not controlled by this Sample; it is left untouched: delete it to let this Sample create its own, or give the Sample another name", configMap)
-	default:
+	ready, ok := readyCondition(configMap, syncErr)
+	if !ok {
 		return status
 	}
+	ready.ObservedGeneration = sample.Generation
+	ready.LastTransitionTime = now
 	status.ObservedGeneration = sample.Generation
 	status.ConfigMapName = configMap
 	meta.SetStatusCondition(&status.Conditions, ready)
 	return status
 }
 
-// writeStatus writes the status that syncErr calls for, and only when it differs from the stored one.
+// readyCondition is the Ready condition that a pass ending in syncErr calls for, and false for an
+// error that says nothing the Sample's user can act on (a timeout, a conflict between writes, a
+// lost connection, a namespace being deleted): those leave status as it was, since the retry will
+// most likely get through, and a status that flapped with every hiccup would only be noise.
+func readyCondition(configMap string, syncErr error) (metav1.Condition, bool) {
+	ready := metav1.Condition{Type: demov1alpha1.ConditionReady, Status: metav1.ConditionFalse}
+	if syncErr == nil {
+		ready.Status = metav1.ConditionTrue
+		ready.Reason = demov1alpha1.ReasonSynced
+		ready.Message = fmt.Sprintf("ConfigMap %s holds spec.message", configMap)
+		return ready, true
+	}
+	if _, ok := errors.AsType[*conflictError](syncErr); ok {
+		ready.Reason = demov1alpha1.ReasonConfigMapConflict
+		ready.Message = fmt.Sprintf("ConfigMap %s exists and is not controlled by this Sample; it is left untouched: delete it to let this Sample create its own, or give the Sample another name", configMap)
+		return ready, true
+	}
+	var refused apierrors.APIStatus
+	if !errors.As(syncErr, &refused) {
+		return ready, false
+	}
+	message := refused.Status().Message
+	ready.Reason = refusalReason(syncErr, message)
+	ready.Message = fmt.Sprintf("the API server refused to write ConfigMap %s: %s", configMap, message)
+	return ready, ready.Reason != ""
+}
+
+// refusalReason is the reason of the Ready=False that a refused write (the API server's err, which
+// says message) calls for, or "" when the user can do nothing about it.
+func refusalReason(err error, message string) string {
+	switch {
+	case apierrors.IsInvalid(err):
+		// An admission policy's denial, or a ConfigMap the API server finds invalid.
+		return demov1alpha1.ReasonConfigMapRefused
+	case !apierrors.IsForbidden(err), apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
+		return ""
+	case strings.Contains(message, "quota"):
+		return demov1alpha1.ReasonQuotaExceeded
+	case rbacDenial.MatchString(message):
+		return demov1alpha1.ReasonConfigMapForbidden
+	default:
+		// An admission webhook's denial.
+		return demov1alpha1.ReasonConfigMapRefused
+	}
+}
+
+// rbacDenial is how the API server words a request that RBAC does not allow:
+// `User "system:serviceaccount:…" cannot create resource "configmaps" in API group "" …`.
+var rbacDenial = regexp.MustCompile(`cannot \w+ resource "configmaps"`)
+
+// writeStatus writes the status that syncErr calls for, and only when it differs from the stored
+// one. When Ready turns False for a reason or message it did not have, a Warning event says so
+// too: once for each distinct failure, however often it is retried.
 func (r *SampleReconciler) writeStatus(ctx context.Context, sample *demov1alpha1.Sample, syncErr error) error {
 	status := DesiredStatus(sample, syncErr, metav1.Now())
 	if equality.Semantic.DeepEqual(status, sample.Status) {
@@ -62,9 +107,28 @@ func (r *SampleReconciler) writeStatus(ctx context.Context, sample *demov1alpha1
 	}
 	before := sample.DeepCopy()
 	sample.Status = status
-	// NotFound: the Sample was deleted while this pass worked; there is no one left to tell.
-	if err := r.Status().Patch(ctx, sample, client.MergeFrom(before)); client.IgnoreNotFound(err) != nil {
+	err := r.Status().Patch(ctx, sample, client.MergeFrom(before))
+	switch {
+	case apierrors.IsNotFound(err):
+		// The Sample was deleted while this pass worked: there is no one left to tell.
+		return nil
+	case err != nil:
 		return fmt.Errorf("write status of Sample %s/%s: %w", sample.Namespace, sample.Name, err)
 	}
+	r.recordFailure(before, sample)
 	return nil
+}
+
+// recordFailure records a Warning event, with the Ready condition's reason and message, when the
+// condition went from before's to a Ready=False that says something new.
+func (r *SampleReconciler) recordFailure(before, after *demov1alpha1.Sample) {
+	was := meta.FindStatusCondition(before.Status.Conditions, demov1alpha1.ConditionReady)
+	now := meta.FindStatusCondition(after.Status.Conditions, demov1alpha1.ConditionReady)
+	if now == nil || now.Status != metav1.ConditionFalse {
+		return
+	}
+	if was != nil && was.Status == now.Status && was.Reason == now.Reason && was.Message == now.Message {
+		return
+	}
+	r.Recorder.Eventf(after, nil, corev1.EventTypeWarning, now.Reason, "SyncConfigMap", "%s", now.Message)
 }

@@ -89,7 +89,7 @@ type SampleStatus struct {
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 246",message="metadata.name must be at most 246 characters, so that the ConfigMap name \"<name>-config\" is at most 253"
 // +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.spec.message`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
-// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Sample struct {
 	metav1.TypeMeta `json:",inline"`

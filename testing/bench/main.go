@@ -27,6 +27,7 @@ func main() {
 	metricsAddr := flag.String("metrics-bind-address", "", "with -operator: where to serve metrics (plain HTTP)")
 	samples := flag.Int("samples", 1000, "Samples for the throughput run")
 	noise := flag.Int("noise", 10000, "ConfigMaps the operator does not own, for the memory run")
+	outage := flag.Duration("outage", 90*time.Second, "how long ConfigMap writes are refused, for the recovery run")
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
 
@@ -37,7 +38,7 @@ func main() {
 		// The cluster comes from controller-runtime's own -kubeconfig flag.
 		err = runOperator(ctx, *operator, *metricsAddr)
 	} else {
-		err = run(ctx, *samples, *noise)
+		err = run(ctx, *samples, *noise, *outage)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -51,7 +52,7 @@ type result struct {
 	ok                   bool
 }
 
-func run(ctx context.Context, samples, noise int) error {
+func run(ctx context.Context, samples, noise int, outage time.Duration) error {
 	started := time.Now()
 	e, err := startEnv()
 	if err != nil {
@@ -71,6 +72,7 @@ func run(ctx context.Context, samples, noise int) error {
 		writesAtRest,
 		func(ctx context.Context, e *env) ([]result, error) { return throughput(ctx, e, samples) },
 		latency,
+		func(ctx context.Context, e *env) ([]result, error) { return recovery(ctx, e, outage) },
 	} {
 		r, err := measure(ctx, e)
 		if err != nil {
@@ -93,4 +95,14 @@ func run(ctx context.Context, samples, noise int) error {
 
 func progress(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+}
+
+// pause waits for d, or until ctx is done.
+func pause(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
 }

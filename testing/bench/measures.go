@@ -83,10 +83,8 @@ func writesAtRest(ctx context.Context, e *env) ([]result, error) {
 	if err != nil {
 		return nil, err
 	}
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-time.After(30 * time.Second):
+	if err := pause(ctx, 30*time.Second); err != nil {
+		return nil, err
 	}
 	end, err := op.Counts()
 	if err != nil {

@@ -169,10 +169,8 @@ func operatorMemory(ctx context.Context, e *env, mode, dir, ns string, n int) (h
 		return 0, 0, err
 	}
 	// Let the informers' initial lists go: the steady state is what stays.
-	select {
-	case <-ctx.Done():
-		return 0, 0, ctx.Err()
-	case <-time.After(3 * time.Second):
+	if err := pause(ctx, 3*time.Second); err != nil {
+		return 0, 0, err
 	}
 	heap, err = liveHeap("http://" + addr + "/live-heap")
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -20,7 +21,7 @@ func Printed(ctx context.Context, cfg *rest.Config, sample *demov1alpha1.Sample)
 	if err != nil {
 		return nil, err
 	}
-	url := fmt.Sprintf("%s/apis/%s/namespaces/%s/samples/%s", cfg.Host, demov1alpha1.GroupVersion, sample.Namespace, sample.Name)
+	url := fmt.Sprintf("%s/apis/%s/namespaces/%s/samples/%s", strings.TrimSuffix(cfg.Host, "/"), demov1alpha1.GroupVersion, sample.Namespace, sample.Name)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err

@@ -81,6 +81,10 @@ var All = []Mutant{
 		}},
 	{"a ConfigMap the Sample does not control is written anyway", "conflict",
 		[]Edit{{controllerGo, "if !metav1.IsControlledBy(current, sample) {", "if !metav1.IsControlledBy(current, sample) && false {"}}},
+	{"a refused write returns its error and leaves status as it was", "refused-write",
+		[]Edit{{controllerGo, "	syncErr := r.syncConfigMap(ctx, sample)\n", "	syncErr := r.syncConfigMap(ctx, sample)\n\tif _, conflict := errors.AsType[*conflictError](syncErr); syncErr != nil && !conflict {\n\t\treturn ctrl.Result{}, syncErr\n\t}\n"}}},
+	{"status is written again on every retry of a refused write", "refused-write",
+		[]Edit{{statusGo, "	if equality.Semantic.DeepEqual(status, sample.Status) {", "	if equality.Semantic.DeepEqual(status, sample.Status) && syncErr == nil {"}}},
 	{"a ConfigMap that status records as created is never created again (status trusted over the cluster)", "operator-restart",
 		[]Edit{{controllerGo, "	if apierrors.IsNotFound(err) {", "	if apierrors.IsNotFound(err) && sample.Status.ConfigMapName != \"\" {\n\t\treturn nil\n\t}\n\tif apierrors.IsNotFound(err) {"}}},
 }

@@ -88,26 +88,30 @@ func run(baseRev, headRev string, keep bool) (report, error) {
 		defer func() { _ = os.RemoveAll(work) }()
 	}
 	progress("checking out %s (base), %s (head), and the head's specs on the base's production code", rp.base, rp.head)
-	baseTree, headTree, mixedTree, err := prepare(repo, base, head, work)
+	c, err := prepare(repo, base, head, work)
 	if err != nil {
 		return rp, err
 	}
-	specs, description, err := changedSpecs(baseTree, headTree)
+	specs, description, err := changedSpecs(c.base, c.head)
 	if err != nil {
 		return rp, err
 	}
 	progress("%d spec(s) new or changed; running them against the base's production code", len(specs))
-	atBase, err := runAll(mixedTree, description, specs)
+	atBase, err := runAll(c.mixed, description, specs)
 	if err != nil {
 		return rp, fmt.Errorf("against the base: %w", err)
 	}
+	withAPI, err := c.againstBaseWithHeadAPI(description, specs, atBase)
+	if err != nil {
+		return rp, fmt.Errorf("against the base with the head's api/: %w", err)
+	}
 	progress("running them at the head")
-	atHead, err := runAll(headTree, description, specs)
+	atHead, err := runAll(c.head, description, specs)
 	if err != nil {
 		return rp, fmt.Errorf("at the head: %w", err)
 	}
 	for _, s := range specs {
-		rp.rows = append(rp.rows, judge(s, atBase[key(s)], atHead[key(s)]))
+		rp.rows = append(rp.rows, judge(s, atBase[key(s)], withAPI[key(s)], atHead[key(s)]))
 	}
 	rp.took = time.Since(started)
 	return rp, nil
@@ -130,22 +134,54 @@ func revisions(baseRev, headRev string) (repo, base, head string, err error) {
 	return repo, base, head, err
 }
 
+// checkouts are the trees of one run, their scenarios compiled.
+type checkouts struct {
+	repo, headCommit, work string
+	src                    trees
+	base, head, mixed      *tree
+}
+
 // prepare checks out the base, the head, and the head's specs on the base's production code
 // under work, and compiles the scenarios of each.
-func prepare(repo, base, head, work string) (baseTree, headTree, mixedTree *tree, err error) {
-	t, err := checkOut(repo, base, head, filepath.Join(work, "src"))
-	if err != nil {
-		return nil, nil, nil, err
+func prepare(repo, base, head, work string) (*checkouts, error) {
+	c := &checkouts{repo: repo, headCommit: head, work: work}
+	var err error
+	if c.src, err = checkOut(repo, base, head, filepath.Join(work, "src")); err != nil {
+		return nil, err
 	}
 	progress("compiling the scenarios in each checkout")
-	if baseTree, err = newTree(t.base, filepath.Join(work, "base")); err != nil {
-		return nil, nil, nil, err
+	if c.base, err = newTree(c.src.base, filepath.Join(work, "base")); err != nil {
+		return nil, err
 	}
-	if headTree, err = newTree(t.head, filepath.Join(work, "head")); err != nil {
-		return nil, nil, nil, err
+	if c.head, err = newTree(c.src.head, filepath.Join(work, "head")); err != nil {
+		return nil, err
 	}
-	mixedTree, err = newTree(t.mixed, filepath.Join(work, "against-base"))
-	return baseTree, headTree, mixedTree, err
+	c.mixed, err = newTree(c.src.mixed, filepath.Join(work, "against-base"))
+	return c, err
+}
+
+// againstBaseWithHeadAPI runs the specs that do not compile against the base once more, against
+// the base's behaviour with the head's api/: the names a new spec uses (a reason, a field) come
+// with the change, and this run shows whether the spec then fails for the reason it should.
+func (c *checkouts) againstBaseWithHeadAPI(description string, specs []spec, atBase map[string]outcome) (map[string]outcome, error) {
+	var uncompiledSpecs []spec
+	for _, s := range specs {
+		if atBase[key(s)].state == uncompiled {
+			uncompiledSpecs = append(uncompiledSpecs, s)
+		}
+	}
+	if len(uncompiledSpecs) == 0 {
+		return nil, nil
+	}
+	progress("%d spec(s) do not compile against the base: running them against it with the head's api/", len(uncompiledSpecs))
+	if err := c.src.checkOutMixedAPI(c.repo, c.headCommit); err != nil {
+		return nil, err
+	}
+	t, err := newTree(c.src.mixedAPI, filepath.Join(c.work, "against-base-with-head-api"))
+	if err != nil {
+		return nil, err
+	}
+	return runAll(t, description, uncompiledSpecs)
 }
 
 // changedSpecs are the specs that head adds or changes: scenarios and unit tests. description

@@ -6,18 +6,21 @@ import (
 	"time"
 )
 
-// row is one spec, how it ended against the base and at the head, and what that makes it.
+// row is one spec, how it ended against the base (and, when it did not compile there, against the
+// base with the head's api/) and at the head, and what that makes it.
 type row struct {
-	spec       spec
-	base, head outcome
-	verdict    string
-	ok         bool
+	spec                spec
+	base, withAPI, head outcome
+	verdict             string
+	ok                  bool
+	// warn: ok, but a reviewer should look.
+	warn bool
 }
 
-// judge says what a spec's two runs make it. Test-first means: it fails against the base's
+// judge says what a spec's runs make it. Test-first means: it fails against the base's
 // production code, inside the spec (or does not compile against it), and passes at the head.
-func judge(s spec, base, head outcome) row {
-	r := row{spec: s, base: base, head: head}
+func judge(s spec, base, withAPI, head outcome) row {
+	r := row{spec: s, base: base, withAPI: withAPI, head: head}
 	switch {
 	case s.tier == "":
 		r.verdict = "not checked: no tier here runs it"
@@ -27,6 +30,8 @@ func judge(s spec, base, head outcome) row {
 		r.verdict = "fails at the head"
 	case base.state == failed:
 		r.verdict, r.ok = "written first", true
+	case base.state == uncompiled && withAPI.state == passed:
+		r.verdict, r.ok, r.warn = "did not compile against the base, but passes against it once given the head's api/: does it test the new behaviour?", true, true
 	case base.state == uncompiled:
 		r.verdict, r.ok = "written first (did not compile against the base)", true
 	case base.state == broken:
@@ -68,8 +73,12 @@ func (rp report) markdown() string {
 	p("compile, and at the head, where it must pass.\n\n")
 	p("| Spec | Change | Tier | Against the base | At the head | Verdict |\n|---|---|---|---|---|---|\n")
 	for _, r := range rp.rows {
+		against := mark(r.base)
+		if r.base.state == uncompiled && r.withAPI != (outcome{}) {
+			against += "; with the head's api/: " + mark(r.withAPI)
+		}
 		p("| %s | %s | %s | %s | %s | %s %s |\n", cell(string(r.spec.kind)+": "+r.spec.name), r.spec.change, orDash(r.spec.tier),
-			mark(r.base), mark(r.head), tick(r.ok), cell(r.verdict))
+			against, mark(r.head), tick(r), cell(r.verdict))
 	}
 	if len(rp.rows) == 0 {
 		verdict := "no production code changed either"
@@ -110,8 +119,11 @@ func mark(o outcome) string {
 	}
 }
 
-func tick(ok bool) string {
-	if ok {
+func tick(r row) string {
+	switch {
+	case r.warn:
+		return "⚠️"
+	case r.ok:
 		return "✅"
 	}
 	return "❌"

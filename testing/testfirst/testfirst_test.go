@@ -69,26 +69,30 @@ func TestChangedUnitTests(t *testing.T) {
 func TestJudge(t *testing.T) {
 	red := outcome{failed, "checking: Expected 1 to equal 2 (scenarios/x_test.go:3)"}
 	green := outcome{passed, "passed"}
+	uncompiledBase := outcome{uncompiled, "does not compile: x.go:1: undefined: Y"}
+	none := outcome{}
 	tests := []struct {
 		name             string
 		characterization bool
 		tier             string
-		base, head       outcome
+		base, withAPI    outcome
+		head             outcome
 		wantOK           bool
 		wantVerdict      string
 	}{
-		{"red at the base, green at the head", false, "envtest", red, green, true, "written first"},
-		{"does not compile against the base", false, "unit", outcome{uncompiled, "does not compile: x.go:1: undefined: Y"}, green, true, "did not compile"},
-		{"green at the base", false, "envtest", green, green, false, "passed at the base"},
-		{"green at the base, labelled characterization", true, "envtest", green, green, true, "characterization"},
-		{"red at the head", false, "envtest", red, red, false, "fails at the head"},
-		{"characterization does not excuse a red head", true, "envtest", green, red, false, "fails at the head"},
-		{"failed outside the spec at the base", false, "envtest", outcome{broken, "failed outside the spec"}, green, false, "proves nothing"},
-		{"no tier runs it", false, "", outcome{}, outcome{}, false, "not checked"},
+		{"red at the base, green at the head", false, "envtest", red, none, green, true, "written first"},
+		{"does not compile against the base, red with the head's api/", false, "unit", uncompiledBase, red, green, true, "written first (did not compile"},
+		{"does not compile against the base, green with the head's api/", false, "envtest", uncompiledBase, green, green, true, "does it test the new behaviour?"},
+		{"green at the base", false, "envtest", green, none, green, false, "passed at the base"},
+		{"green at the base, labelled characterization", true, "envtest", green, none, green, true, "characterization"},
+		{"red at the head", false, "envtest", red, none, red, false, "fails at the head"},
+		{"characterization does not excuse a red head", true, "envtest", green, none, red, false, "fails at the head"},
+		{"failed outside the spec at the base", false, "envtest", outcome{broken, "failed outside the spec"}, none, green, false, "proves nothing"},
+		{"no tier runs it", false, "", none, none, none, false, "not checked"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := judge(spec{name: "s", tier: tt.tier, characterization: tt.characterization}, tt.base, tt.head)
+			r := judge(spec{name: "s", tier: tt.tier, characterization: tt.characterization}, tt.base, tt.withAPI, tt.head)
 			if r.ok != tt.wantOK || !strings.Contains(r.verdict, tt.wantVerdict) {
 				t.Errorf("judge = %v %q, want %v and a verdict containing %q", r.ok, r.verdict, tt.wantOK, tt.wantVerdict)
 			}
@@ -130,13 +134,15 @@ func TestIsProduction(t *testing.T) {
 
 func TestMarkdownShowsEveryVerdictAndAChangeWithoutSpecs(t *testing.T) {
 	rp := report{base: "abc", head: "def", production: []string{"controllers/x.go"}, rows: []row{
-		judge(spec{kind: scenario, name: "Sample when a | b it c", change: "new", tier: "envtest"}, outcome{failed, "step: boom (x_test.go:1)"}, outcome{passed, "passed"}),
-		judge(spec{kind: unit, name: "TestY", change: "changed", tier: "unit"}, outcome{passed, "passed"}, outcome{passed, "passed"}),
+		judge(spec{kind: scenario, name: "Sample when a | b it c", change: "new", tier: "envtest"}, outcome{failed, "step: boom (x_test.go:1)"}, outcome{}, outcome{passed, "passed"}),
+		judge(spec{kind: unit, name: "TestY", change: "changed", tier: "unit"}, outcome{passed, "passed"}, outcome{}, outcome{passed, "passed"}),
+		judge(spec{kind: unit, name: "TestZ", change: "new", tier: "unit"}, outcome{uncompiled, "does not compile: undefined: R"}, outcome{failed, "want R (z_test.go:9)"}, outcome{passed, "passed"}),
 	}}
 	md := rp.markdown()
 	for _, want := range []string{
 		`scenario: Sample when a \| b it c`, "failed: step: boom (x_test.go:1)", "✅ written first",
 		"unit: TestY", "❌ passed at the base", "Production code changed: `controllers/x.go`", "1 not shown test-first",
+		"does not compile: undefined: R; with the head's api/: failed: want R (z_test.go:9)",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the table lacks %q:\n%s", want, md)

@@ -14,7 +14,8 @@ import (
 )
 
 // production are the paths whose files, other than tests, make up the operator: what a spec
-// proves something about. The base tree's are laid under the head's specs.
+// proves something about. The base tree's are laid under the head's specs. The first, api/,
+// holds the API's names (types, fields, reasons), which a new spec may need just to compile.
 var production = []string{"api", "controllers", "cmd", filepath.Join("config", "crd")}
 
 // isProduction says whether the file at path (relative to the tree) is production code.
@@ -30,27 +31,36 @@ func isProduction(path string) bool {
 	return false
 }
 
-// trees are the three checkouts a run works in, none of them the repository's own work tree.
+// trees are the checkouts a run works in, none of them the repository's own work tree.
 type trees struct {
 	// base and head are the two revisions as committed.
 	base, head string
 	// mixed is the head with the base's production code: the head's specs against the code
 	// that came before them.
 	mixed string
+	// mixedAPI is mixed with the head's api/: the head's specs, with the names they use, against
+	// the base's behaviour. Made only when a spec does not compile against mixed.
+	mixedAPI string
 }
 
-// checkOut writes the three trees under dir.
+// checkOut writes the base, the head and mixed under dir.
 func checkOut(repo, base, head, dir string) (trees, error) {
-	t := trees{base: filepath.Join(dir, "base"), head: filepath.Join(dir, "head"), mixed: filepath.Join(dir, "mixed")}
-	for rev, into := range map[string]string{base: t.base, head: t.head} {
-		if err := materialize(repo, rev, into); err != nil {
+	t := trees{base: filepath.Join(dir, "base"), head: filepath.Join(dir, "head"), mixed: filepath.Join(dir, "mixed"), mixedAPI: filepath.Join(dir, "mixed-api")}
+	for _, c := range []struct{ rev, into string }{{base, t.base}, {head, t.head}, {head, t.mixed}} {
+		if err := materialize(repo, c.rev, c.into); err != nil {
 			return t, err
 		}
 	}
-	if err := materialize(repo, head, t.mixed); err != nil {
-		return t, err
+	return t, layProduction(t.base, t.mixed, production...)
+}
+
+// checkOutMixedAPI writes mixedAPI: the head with the base's production code but for api/
+// (production[0]).
+func (t trees) checkOutMixedAPI(repo, head string) error {
+	if err := materialize(repo, head, t.mixedAPI); err != nil {
+		return err
 	}
-	return t, layProduction(t.base, t.mixed)
+	return layProduction(t.base, t.mixedAPI, production[1:]...)
 }
 
 // materialize writes the files of rev into dir, through `git archive`: no work tree is added, no
@@ -100,12 +110,12 @@ func writeFile(path string, content io.Reader, mode fs.FileMode) error {
 	return errors.Join(err, f.Close())
 }
 
-// layProduction replaces the production code in tree with from's: files only the tree has go,
-// files from has come in, and the tree's tests stay as they are.
-func layProduction(from, tree string) error {
+// layProduction replaces the production code under paths in tree with from's: files only the tree
+// has go, files from has come in, and the tree's tests stay as they are.
+func layProduction(from, tree string, paths ...string) error {
 	for _, root := range []string{tree, from} {
 		removing := root == tree
-		err := walkProduction(root, func(rel string) error {
+		err := walkProduction(root, paths, func(rel string) error {
 			if removing {
 				return os.Remove(filepath.Join(tree, rel))
 			}
@@ -127,9 +137,9 @@ func layProduction(from, tree string) error {
 	return nil
 }
 
-// walkProduction calls do with the path, relative to root, of every production file under root.
-func walkProduction(root string, do func(rel string) error) error {
-	for _, p := range production {
+// walkProduction calls do with the path, relative to root, of every production file under paths.
+func walkProduction(root string, paths []string, do func(rel string) error) error {
+	for _, p := range paths {
 		err := filepath.WalkDir(filepath.Join(root, p), func(path string, d fs.DirEntry, err error) error {
 			if errors.Is(err, fs.ErrNotExist) {
 				return fs.SkipDir

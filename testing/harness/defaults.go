@@ -31,8 +31,11 @@ const (
 )
 
 // SetDefaults makes Eventually wait up to Converge and Consistently watch for AtRest, both
-// looking every Poll. Each suite calls it once, before RunSpecs.
+// looking every Poll, also when they are given the spec's context: by default Gomega gives an
+// Eventually with a context no timeout but the context's, and a failing spec would wait until
+// the suite's. Each suite calls it once, before RunSpecs.
 func SetDefaults() {
+	EnforceDefaultTimeoutsWhenUsingContexts()
 	SetDefaultEventuallyTimeout(Converge)
 	SetDefaultEventuallyPollingInterval(Poll)
 	SetDefaultConsistentlyDuration(AtRest)

@@ -15,16 +15,21 @@ KUSTOMIZE_VERSION        ?= v5.8.1
 KIND_VERSION             ?= v0.33.0
 # The yardstick of make bench-suite: a kubebuilder scaffold's make test.
 KUBEBUILDER_VERSION      ?= v4.16.0
-# kind v0.33.0's node image for Kubernetes 1.37, pinned by digest.
-KIND_NODE_IMAGE          ?= kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5
 
-# K8S_VERSION is the Kubernetes release that matches go.mod's k8s.io/api (v0.37.2 -> 1.37.2): the
-# control plane built from source. ENVTEST_K8S_VERSION (1.37) is what setup-envtest selects: any
-# installed or downloadable 1.37.x.
-ifndef K8S_VERSION
-K8S_VERSION := $(shell go list -m -f '{{.Version}}' k8s.io/api | sed -E 's/^v0\.([0-9]+)\.([0-9]+).*/1.\1.\2/')
-endif
-ENVTEST_K8S_VERSION ?= $(shell echo $(K8S_VERSION) | cut -d. -f1,2)
+# The Kubernetes versions the operator supports, one minor a line, the default first: for each,
+# the release to build from source and kind's node image. `make kubernetes-versions` prints them.
+KUBERNETES_VERSIONS_FILE := testing/k8sbin/kubernetes-versions.txt
+# kubernetes-version MINOR,FIELD: field 2 (the source release) or 3 (kind's node image) of MINOR.
+kubernetes-version = $(shell awk '$$1 == "$(1)" {print $$$(2)}' $(KUBERNETES_VERSIONS_FILE))
+
+# ENVTEST_K8S_VERSION is the minor the tests run on: by default go.mod's k8s.io/api minor (v0.37.2
+# -> 1.37), else any of the file's, e.g. `make test-envtest ENVTEST_K8S_VERSION=1.35`.
+# setup-envtest selects any installed or downloadable release of it; K8S_VERSION is the release
+# built from source where none can be downloaded, and KIND_NODE_IMAGE the kind tier's node.
+GO_MOD_K8S_MINOR := $(shell go list -m -f '{{.Version}}' k8s.io/api | sed -E 's/^v0\.([0-9]+)\..*/1.\1/')
+ENVTEST_K8S_VERSION ?= $(GO_MOD_K8S_MINOR)
+K8S_VERSION ?= $(call kubernetes-version,$(ENVTEST_K8S_VERSION),2)
+KIND_NODE_IMAGE ?= $(call kubernetes-version,$(ENVTEST_K8S_VERSION),3)
 
 # Where the tools go, each file named with its version. Defined before any rule names one as a
 # prerequisite: make expands a prerequisite when it reads the rule.
@@ -105,8 +110,14 @@ vet: ## go vet the code.
 	go vet ./...
 
 .PHONY: catalogue
-catalogue: ## Generate scenarios/README.md, the scenario catalogue, from the scenario specs.
+catalogue: ## Generate scenarios/README.md, the scenario catalogue, from the specs, the mutants, the controller and the API.
 	go run ./testing/catalogue scenarios scenarios/README.md
+
+.PHONY: scenario
+scenario: ## Write the skeleton of a new scenario NAME=<label>: every doc field, in the reading order, failing until written.
+	@test -n "$(NAME)" || { echo "usage: make scenario NAME=<label>, e.g. make scenario NAME=paused"; exit 2; }
+	go run ./testing/catalogue new '$(NAME)'
+	@$(MAKE) --no-print-directory catalogue
 
 .PHONY: lint
 lint: golangci-lint actionlint ## golangci-lint on the Go code, actionlint on the GitHub workflows.
@@ -118,18 +129,19 @@ lint-fix: golangci-lint ## golangci-lint, fixing what it can.
 	$(GOLANGCI_LINT) run --fix ./...
 
 .PHONY: verify
-verify: manifests generate catalogue $(SETUP_ENVTEST) ## Regenerate everything generated and tidy go.mod; fail if that changed any file.
-	go mod tidy
-	@$(K8SBIN) sync
-	@if [ -n "$$(git status --porcelain -- api config go.mod go.sum testing/k8sbin scenarios/README.md)" ]; then \
-		git status --porcelain -- api config go.mod go.sum testing/k8sbin scenarios/README.md; \
-		echo "verify: generated files are stale. Run: make manifests generate catalogue k8sbin-sync && go mod tidy; then commit."; \
-		exit 1; \
-	fi
+verify: $(CONTROLLER_GEN) $(SETUP_ENVTEST) ## Regenerate everything generated and tidy go.mod; fail if the tree then differs from git, saying per file whether it was stale or is uncommitted work.
+	@testing/verify.sh
 
+# testing/k8sbin pins the default version, go.mod's, whatever ENVTEST_K8S_VERSION says.
 .PHONY: k8sbin-sync
-k8sbin-sync: $(SETUP_ENVTEST) ## Re-pin testing/k8sbin (the control-plane build module) to go.mod's Kubernetes version.
+k8sbin-sync: override ENVTEST_K8S_VERSION = $(GO_MOD_K8S_MINOR)
+k8sbin-sync: override K8S_VERSION = $(call kubernetes-version,$(GO_MOD_K8S_MINOR),2)
+k8sbin-sync: $(SETUP_ENVTEST) ## Re-pin testing/k8sbin (the control-plane build module) to the default Kubernetes version, go.mod's.
 	@$(K8SBIN) sync
+
+.PHONY: kubernetes-versions
+kubernetes-versions: ## Print the supported Kubernetes minors, the default first, as JSON (the GitHub workflow's matrices).
+	@awk '!/^#/ && NF {printf "%s\"%s\"", (n++ ? "," : "["), $$1} END {print "]"}' $(KUBERNETES_VERSIONS_FILE)
 
 ##@ Test
 
@@ -137,7 +149,7 @@ k8sbin-sync: $(SETUP_ENVTEST) ## Re-pin testing/k8sbin (the control-plane build 
 test: manifests generate catalogue fmt vet test-unit test-envtest ## Regenerate and vet, then the unit and envtest tiers, with the race detector.
 
 # The unit tier's packages: all but those that start a control plane.
-UNIT_PACKAGES = $(shell go list ./api/... ./controllers/... ./testing/... | grep -v -e /testing/controlplane -e /testing/deployment -e /testing/testfirst/history)
+UNIT_PACKAGES = $(shell go list ./api/... ./controllers/... ./testing/... | grep -v -e /testing/controlplane -e /testing/deployment -e /testing/testfirst/history -e /testing/freshclone)
 
 .PHONY: test-unit
 test-unit: ## Unit tier: pure functions and Reconcile against a fake client; the tools' own tests. No control plane.
@@ -154,10 +166,12 @@ test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then 
 	go tool ginkgo $(GINKGO_RUN_FLAGS) $(if $(CI),--no-color) --procs=$(SCENARIO_PROCS) \
 		--output-dir=$(REPORTS) --junit-report=envtest.xml $(SCENARIOS_TEST)
 
+# SCENARIO=<label> tries only the breaks of that scenario; MUTANT=<text> only the breaks that mention text.
 .PHONY: mutate
 mutate: setup-envtest ## Prove the scenarios can fail: build each break of testing/mutate/mutants into the operator; its scenario must fail.
 	@mkdir -p $(REPORTS)
-	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" go run ./testing/mutate | tee $(REPORTS)/mutate.md
+	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" \
+		go run ./testing/mutate $(if $(SCENARIO),-scenario '$(SCENARIO)') $(if $(MUTANT),-mutant '$(MUTANT)') | tee $(REPORTS)/mutate.md
 
 # BASE: the revision a change starts from (default: the merge-base with origin/main, else main).
 .PHONY: test-first
@@ -165,6 +179,10 @@ test-first: setup-controlplane ## Prove the change BASE..HEAD test-first: each n
 	@mkdir -p $(REPORTS)
 	KUBEBUILDER_ASSETS="$$($(K8SBIN) controlplane 2>/dev/null)" \
 		go run ./testing/testfirst $(if $(BASE),-base $(BASE)) $(if $(HEAD),-head $(HEAD)) -report $(REPORTS)/test-first.md
+
+.PHONY: test-fresh-clone
+test-fresh-clone: setup-envtest ## Run the README's one-scenario command in a fresh clone, with only setup-envtest's store populated.
+	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" go test -count=1 -timeout=15m ./testing/freshclone/
 
 .PHONY: test-first-selftest
 test-first-selftest: setup-controlplane ## Test make test-first on throwaway git histories: red then green, green at the base, characterization, red at the head.

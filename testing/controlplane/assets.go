@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
+	"strings"
 )
 
 // RepoRoot is the directory holding the project's go.mod, found upwards from the working
@@ -29,9 +31,10 @@ func RepoRoot() (string, error) {
 	}
 }
 
-// BinaryAssets is the directory holding etcd, kube-apiserver and kubectl: $KUBEBUILDER_ASSETS
-// when set (make sets it), else the newest bin/k8s/<version>-<os>-<arch> of the project, so that a
-// test started from an IDE finds what `make setup-envtest` put there.
+// BinaryAssets is the directory holding etcd, kube-apiserver and kubectl, found where make and
+// setup-envtest look, so that `go test` (and an IDE) run the tests with what `make` installed:
+// $KUBEBUILDER_ASSETS when set; else the newest release of the Kubernetes minor the tests run on
+// (KubernetesMinor) in the project's bin/k8s/, else in setup-envtest's user-level store.
 func BinaryAssets() (string, error) {
 	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
 		return dir, nil
@@ -40,16 +43,76 @@ func BinaryAssets() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	dirs, err := filepath.Glob(filepath.Join(root, "bin", "k8s", fmt.Sprintf("*-%s-%s", runtime.GOOS, runtime.GOARCH)))
-	if err != nil || len(dirs) == 0 {
-		return "", errors.New("no control-plane binaries: run `make setup-envtest`, or set KUBEBUILDER_ASSETS")
+	minor, err := KubernetesMinor(root)
+	if err != nil {
+		return "", err
 	}
-	// Names are <version>-<os>-<arch>; the newest version sorts last when compared as versions.
-	slices.SortFunc(dirs, func(a, b string) int { return compareVersions(filepath.Base(a), filepath.Base(b)) })
-	return dirs[len(dirs)-1], nil
+	places := []string{filepath.Join(root, "bin", "k8s")}
+	if store, err := envtestStore(); err == nil {
+		places = append(places, filepath.Join(store, "k8s"))
+	}
+	for _, place := range places {
+		if dir := newest(place, minor); dir != "" {
+			return dir, nil
+		}
+	}
+	return "", fmt.Errorf("no control-plane binaries for Kubernetes %s in %s: run `make setup-envtest`, or set KUBEBUILDER_ASSETS", minor, strings.Join(places, " or "))
 }
 
-// compareVersions orders "1.9.0-linux-amd64" before "1.37.2-linux-amd64".
+// KubernetesMinor is the Kubernetes minor the tests run on: $ENVTEST_K8S_VERSION when set (as make
+// sets it, e.g. 1.35), else go.mod's k8s.io/api minor (v0.37.2 -> 1.37).
+func KubernetesMinor(root string) (string, error) {
+	if v := os.Getenv("ENVTEST_K8S_VERSION"); v != "" {
+		return v, nil
+	}
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return "", err
+	}
+	m := regexp.MustCompile(`(?m)^\s*k8s\.io/api v0\.(\d+)\.`).FindSubmatch(gomod)
+	if m == nil {
+		return "", errors.New("go.mod does not require k8s.io/api v0.x.y")
+	}
+	return "1." + string(m[1]), nil
+}
+
+// envtestStore is setup-envtest's user-level store, where `setup-envtest use` and
+// `make setup-envtest` keep the binaries of every version.
+func envtestStore() (string, error) {
+	if runtime.GOOS == "darwin" {
+		home, err := os.UserHomeDir()
+		return filepath.Join(home, "Library", "Application Support", "io.kubebuilder.envtest"), err
+	}
+	if dir := os.Getenv("XDG_DATA_HOME"); dir != "" {
+		return filepath.Join(dir, "kubebuilder-envtest"), nil
+	}
+	home, err := os.UserHomeDir()
+	return filepath.Join(home, ".local", "share", "kubebuilder-envtest"), err
+}
+
+// newest is the directory of the newest release of minor in place (named
+// <version>-<os>-<arch>, as setup-envtest names them) that holds the three binaries, or "".
+func newest(place, minor string) string {
+	dirs, err := filepath.Glob(filepath.Join(place, fmt.Sprintf("%s.*-%s-%s", minor, runtime.GOOS, runtime.GOARCH)))
+	if err != nil {
+		return ""
+	}
+	dirs = slices.DeleteFunc(dirs, func(dir string) bool {
+		for _, b := range []string{"etcd", "kube-apiserver", "kubectl"} {
+			if info, err := os.Stat(filepath.Join(dir, b)); err != nil || info.IsDir() {
+				return true
+			}
+		}
+		return false
+	})
+	if len(dirs) == 0 {
+		return ""
+	}
+	slices.SortFunc(dirs, func(a, b string) int { return compareVersions(filepath.Base(a), filepath.Base(b)) })
+	return dirs[len(dirs)-1]
+}
+
+// compareVersions orders "1.37.9-linux-amd64" before "1.37.10-linux-amd64".
 func compareVersions(a, b string) int {
 	var am, an, ap, bm, bn, bp int
 	_, _ = fmt.Sscanf(a, "%d.%d.%d", &am, &an, &ap)

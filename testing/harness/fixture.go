@@ -119,3 +119,12 @@ func tail(path string, n int) string {
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
+
+// PatchSample sends sample a JSON merge patch, as `kubectl patch sample --type merge` does, and
+// reads the result into it: metadata, spec, anything but status.
+//
+//	f.PatchSample(ctx, sample, `{"metadata":{"annotations":{"demo.example.com/paused":"true"}}}`)
+func (f *Fixture) PatchSample(ctx context.Context, sample *demov1alpha1.Sample, patch string) {
+	GinkgoHelper()
+	Expect(samples.MergePatch(ctx, f.Client, sample, sample.Namespace, sample.Name, patch)).To(Succeed())
+}

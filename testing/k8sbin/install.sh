@@ -13,12 +13,14 @@
 #   2. setup-envtest's user-level store has them (linked into $BIN_DIR, which survives a fresh clone);
 #   3. a download: setup-envtest's (etcd, kube-apiserver, kubectl) and dl.k8s.io (kube-controller-manager);
 #      skipped when ENVTEST_INSTALLED_ONLY=true;
-#   4. a build from Go module sources, in this directory's own Go module, so that k8s.io/kubernetes
-#      never enters the project's go.mod. The result goes into the user-level store first.
+#   4. a build from Go module sources, in a Go module of its own, so that k8s.io/kubernetes never
+#      enters the project's go.mod: this directory's, committed with its go.sum, for the default
+#      version (the first of kubernetes-versions.txt); for another supported version, one written
+#      into $BIN_DIR/k8sbin/<version> the same way. The result goes into the user-level store first.
 # A directory appears under a store only complete: binaries are written elsewhere, then renamed in.
 #
 # Environment (the Makefile sets all but the last two):
-#   K8S_VERSION            exact Kubernetes version to build, e.g. 1.37.2 (from go.mod's k8s.io/api)
+#   K8S_VERSION            exact Kubernetes version to build, e.g. 1.37.2 (kubernetes-versions.txt's, for the minor)
 #   ENVTEST_K8S_VERSION    what setup-envtest selects, e.g. 1.37 (any installed 1.37.x will do)
 #   SETUP_ENVTEST          path to the setup-envtest binary
 #   BIN_DIR                the project's bin directory
@@ -27,8 +29,12 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-: "${K8S_VERSION:?K8S_VERSION is not set (e.g. 1.37.2)}"
 : "${ENVTEST_K8S_VERSION:?ENVTEST_K8S_VERSION is not set (e.g. 1.37)}"
+if [ -z "${K8S_VERSION:-}" ]; then
+  printf 'control plane: error: Kubernetes %s is not supported: the supported minors are %s (testing/k8sbin/kubernetes-versions.txt)\n' \
+    "$ENVTEST_K8S_VERSION" "$(awk '!/^#/ && NF {printf "%s ", $1}' "$(dirname "${BASH_SOURCE[0]}")/kubernetes-versions.txt")" >&2
+  exit 1
+fi
 : "${SETUP_ENVTEST:?SETUP_ENVTEST is not set}"
 : "${BIN_DIR:?BIN_DIR is not set}"
 ENVTEST_INSTALLED_ONLY=${ENVTEST_INSTALLED_ONLY:-false}
@@ -75,11 +81,12 @@ publish() {
 # k8s_of DIR: the Kubernetes version in a store directory's name (1.37.2-linux-amd64 -> 1.37.2).
 k8s_of() { basename "$1" | sed "s/-$os-$arch\$//"; }
 
-# sync: pin this module to k8s.io/kubernetes v$K8S_VERSION, with every staging module that
-# Kubernetes replaces locally replaced by its published v0.x.y, and etcd at the version Kubernetes
-# itself requires.
+# sync_module DIR: pin the Go module in DIR to k8s.io/kubernetes v$K8S_VERSION, with every staging
+# module that Kubernetes replaces locally replaced by its published v0.x.y, and etcd at the version
+# Kubernetes itself requires.
 sync_module() {
-  local kv=v$K8S_VERSION sv=v0.${K8S_VERSION#1.} mod etcd args=()
+  local dir=$1 kv=v$K8S_VERSION sv=v0.${K8S_VERSION#1.} mod etcd args=()
+  mkdir -p "$dir"
   mod=$(cd "$here" && go mod download -json "k8s.io/kubernetes@$kv" | sed -n 's/^\t"GoMod": "\(.*\)",$/\1/p')
   [ -f "$mod" ] || die "cannot read k8s.io/kubernetes@$kv's go.mod from the module proxy"
   etcd=$(awk '$1 == "go.etcd.io/etcd/server/v3" {print $2}' "$mod")
@@ -88,7 +95,7 @@ sync_module() {
     args+=("-replace=$p=$p@$sv")
   done
   (
-    cd "$here"
+    cd "$dir"
     printf 'module example.com/operator-demo/testing/k8sbin\n\ngo %s\n' "$(awk '$1 == "go" {print $2}' "$mod")" >go.mod
     rm -f go.sum
     go mod edit "${args[@]}" \
@@ -97,19 +104,32 @@ sync_module() {
       -tool=k8s.io/kubernetes/cmd/kubectl -tool=go.etcd.io/etcd/server/v3
     go mod tidy
   )
-  say "testing/k8sbin pinned to Kubernetes $kv, etcd $etcd (${#args[@]} staging modules replaced)"
+  say "${dir#"$PWD"/} pinned to Kubernetes $kv, etcd $etcd (${#args[@]} staging modules replaced)"
 }
 
-pinned() { (cd "$here" && go list -m -f '{{.Version}}' "$1"); }
+# pinned DIR MODULE: the version of MODULE that the Go module in DIR requires.
+pinned() { (cd "$1" && go list -m -f '{{.Version}}' "$2"); }
+
+# module_dir: the Go module that builds K8S_VERSION: this directory's for the version it pins (the
+# default), else one of its own under $BIN_DIR/k8sbin, pinned the same way on first use.
+module_dir() {
+  local dir=$BIN_DIR/k8sbin/$K8S_VERSION
+  if [ "$(pinned "$here" k8s.io/kubernetes)" = "v$K8S_VERSION" ]; then
+    printf '%s\n' "$here"
+    return
+  fi
+  if [ ! -f "$dir/go.sum" ] || [ "$(pinned "$dir" k8s.io/kubernetes)" != "v$K8S_VERSION" ]; then
+    say "Kubernetes $K8S_VERSION is not the version testing/k8sbin pins: writing a module for it in $dir"
+    sync_module "$dir" >&2
+  fi
+  printf '%s\n' "$dir"
+}
 
 # build OUT BIN...: build the named binaries from Go module sources into OUT.
 build() {
   local out=$1; shift
-  local pkgs=() b v start
-  if [ "$(pinned k8s.io/kubernetes)" != "v$K8S_VERSION" ]; then
-    say "testing/k8sbin pins k8s.io/kubernetes $(pinned k8s.io/kubernetes), go.mod wants v$K8S_VERSION: re-pinning (commit the change)"
-    sync_module
-  fi
+  local pkgs=() b v start dir
+  dir=$(module_dir)
   for b in "$@"; do
     case $b in
       etcd) pkgs+=(go.etcd.io/etcd/server/v3) ;;
@@ -122,11 +142,11 @@ build() {
   for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     ldflags+=" -X $p.gitVersion=$v -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
   done
-  say "building $* from Go module sources (Kubernetes $v, etcd $(pinned go.etcd.io/etcd/server/v3))"
+  say "building $* from Go module sources (Kubernetes $v, etcd $(pinned "$dir" go.etcd.io/etcd/server/v3))"
   say "about 8 minutes on 2 cores the first time, seconds once the Go build cache holds it"
   start=$SECONDS
   # -v names each package as it is compiled: count them so a long build shows it is moving.
-  if ! (cd "$here" && CGO_ENABLED=0 go build -v -trimpath -ldflags "$ldflags" -o "$out/" "${pkgs[@]}") 2>&1 |
+  if ! (cd "$dir" && CGO_ENABLED=0 go build -v -trimpath -ldflags "$ldflags" -o "$out/" "${pkgs[@]}") 2>&1 |
     awk '/^#|: |^go: / { print > "/dev/stderr"; next }
          { if (++n % 250 == 0) printf "control plane: %d packages compiled\n", n > "/dev/stderr" }'; then
     return 1
@@ -207,7 +227,7 @@ main() {
   case ${1:-} in
     envtest) want=("${envtest_bins[@]}") ;;
     controlplane) want=("${envtest_bins[@]}" kube-controller-manager) ;;
-    sync) sync_module; return ;;
+    sync) sync_module "$here"; return ;;
     *) die "usage: install.sh envtest|controlplane|sync" ;;
   esac
 

@@ -11,6 +11,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -45,13 +46,38 @@ type result struct {
 }
 
 func main() {
-	if err := mutate(); err != nil {
+	scenario := flag.String("scenario", "", "try only the breaks that this scenario (its label) exists to catch")
+	mutant := flag.String("mutant", "", "try only the breaks whose description contains this text")
+	flag.Parse()
+	chosen, err := choose(*scenario, *mutant)
+	if err == nil {
+		err = mutate(chosen)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
 		os.Exit(1)
 	}
 }
 
-func mutate() error {
+// choose is the mutants of scenario (all when "") whose break mentions text.
+func choose(scenario, text string) ([]mutants.Mutant, error) {
+	var out []mutants.Mutant
+	var scenarios []string
+	for _, m := range mutants.All {
+		if !slices.Contains(scenarios, m.Scenario) {
+			scenarios = append(scenarios, m.Scenario)
+		}
+		if (scenario == "" || m.Scenario == scenario) && strings.Contains(m.Break, text) {
+			out = append(out, m)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no break of scenario %q mentions %q; scenarios with breaks: %s", scenario, text, strings.Join(scenarios, ", "))
+	}
+	return out, nil
+}
+
+func mutate(chosen []mutants.Mutant) error {
 	root, err := controlplane.RepoRoot()
 	if err != nil {
 		return err
@@ -62,18 +88,18 @@ func mutate() error {
 	}
 	defer func() { _ = os.RemoveAll(work) }()
 
-	if err := baseline(root, work); err != nil {
+	if err := baseline(root, work, chosen); err != nil {
 		return err
 	}
 
-	results := make([]result, len(mutants.All))
+	results := make([]result, len(chosen))
 	var g errgroup.Group
 	g.SetLimit(workers)
-	for i, m := range mutants.All {
+	for i, m := range chosen {
 		g.Go(func() (err error) {
 			results[i], err = try(root, filepath.Join(work, fmt.Sprint(i)), m)
 			if err == nil {
-				fmt.Fprintf(os.Stderr, "mutant %d/%d: %s: %s\n", i+1, len(mutants.All), m.Break, results[i].scenario)
+				fmt.Fprintf(os.Stderr, "mutant %d/%d: %s: %s\n", i+1, len(chosen), m.Break, results[i].scenario)
 			}
 			return err
 		})
@@ -81,7 +107,7 @@ func mutate() error {
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	return report(results)
+	return report(chosen, results)
 }
 
 // try builds m into the operator, in dir, and runs its scenario and the unit tests against it.
@@ -104,9 +130,9 @@ func try(root, dir string, m mutants.Mutant) (result, error) {
 
 // baseline runs every scenario that a mutant names, and the unit tests, against the controller
 // as it is: they must pass, or a failure against a mutant would prove nothing.
-func baseline(root, dir string) error {
+func baseline(root, dir string, chosen []mutants.Mutant) error {
 	var labels []string
-	for _, m := range mutants.All {
+	for _, m := range chosen {
 		if !slices.Contains(labels, m.Scenario) {
 			labels = append(labels, m.Scenario)
 		}
@@ -125,13 +151,13 @@ func baseline(root, dir string) error {
 }
 
 // report prints the table of results and fails if a scenario passed against its mutant.
-func report(results []result) error {
+func report(chosen []mutants.Mutant, results []result) error {
 	var survivors []string
-	fmt.Println("| Mutant | Scenario | Scenario run | Unit tests |")
+	fmt.Println("| Mutant | Scenario | Scenario run: the spec that failed, at its step and line | Unit tests |")
 	fmt.Println("|---|---|---|---|")
-	for i, m := range mutants.All {
+	for i, m := range chosen {
 		r := results[i]
-		fmt.Printf("| %s | %s | %s (%.0f s) | %s |\n", m.Break, m.Scenario, r.scenario, r.took.Seconds(), r.unit)
+		fmt.Printf("| %s | %s | %s (%.0f s) | %s |\n", m.Break, m.Scenario, cell(r.scenario.String()), r.took.Seconds(), cell(r.unit.String()))
 		if !r.scenario.failed {
 			survivors = append(survivors, fmt.Sprintf("%q survived %s", m.Break, m.Scenario))
 		}
@@ -139,8 +165,13 @@ func report(results []result) error {
 	if len(survivors) > 0 {
 		return fmt.Errorf("a scenario passed against the break it exists to catch: %s", strings.Join(survivors, "; "))
 	}
-	fmt.Printf("\nEvery break failed the scenario that exists to catch it (%d mutants).\n", len(mutants.All))
+	fmt.Printf("\nEvery break failed the scenario that exists to catch it (%d of the %d mutants).\n", len(chosen), len(mutants.All))
 	return nil
+}
+
+// cell makes s safe inside a Markdown table cell.
+func cell(s string) string {
+	return strings.ReplaceAll(s, "|", `\|`)
 }
 
 // writeOverlay writes m's mutated files into dir, and the overlay file that `go test -overlay`

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -11,8 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"example.com/operator-demo/testing/mutate/mutants"
 	"example.com/operator-demo/testing/specsource"
@@ -169,52 +166,6 @@ func describeCall(gen *ast.GenDecl) *ast.CallExpr {
 		return nil
 	}
 	return call
-}
-
-// parseDoc reads a scenario's doc comment, whose paragraphs are:
-//
-//	Title: behaviour.
-//
-//	Lesson: ...
-//
-//	Source: <one of sources' names>, <where in it>: ...
-//
-//	By hand: ... (the rest, code indented)
-func parseDoc(doc string) (scenario, error) {
-	var s scenario
-	title, rest, ok := strings.Cut(doc, "\n\n")
-	if !ok {
-		return s, errors.New("doc comment has one paragraph; want paragraphs Title: behaviour, Lesson, Source, By hand")
-	}
-	s.title, s.behaviour, ok = strings.Cut(oneLine(title), ": ")
-	if !ok {
-		return s, fmt.Errorf("first line %q is not \"Title: behaviour\"", title)
-	}
-	for para := range strings.SplitSeq(rest, "\n\n") {
-		para = strings.TrimSpace(para)
-		switch {
-		case strings.HasPrefix(para, "Lesson: "):
-			s.lesson = capitalise(oneLine(strings.TrimPrefix(para, "Lesson: ")))
-		case strings.HasPrefix(para, "Source: "):
-			var err error
-			if s.source, s.where, err = parseSource(oneLine(strings.TrimPrefix(para, "Source: "))); err != nil {
-				return s, fmt.Errorf("scenario %q: %w", s.title, err)
-			}
-		case strings.HasPrefix(para, "By hand"):
-			s.byHand = strings.TrimSpace(rest[strings.Index(rest, "By hand"):])
-		}
-	}
-	if s.lesson == "" || s.source.name == "" || s.byHand == "" {
-		return s, fmt.Errorf("scenario %q lacks a Lesson:, Source: or By hand: paragraph", s.title)
-	}
-	return s, nil
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func capitalise(s string) string {
-	r, size := utf8.DecodeRuneInString(s)
-	return string(unicode.ToUpper(r)) + s[size:]
 }
 
 // walk collects the specs under a Ginkgo container call.

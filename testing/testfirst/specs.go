@@ -19,6 +19,12 @@ import (
 // "Characterization:".
 const Characterization = "characterization"
 
+// What a change did to a spec.
+const (
+	added   = "new"
+	changed = "changed"
+)
+
 // kind is what a spec is: a scenario (a Ginkgo spec of scenarios/) or a unit test.
 type kind string
 
@@ -34,11 +40,14 @@ type spec struct {
 	pkg string
 	// name is the scenario's full text, or the test function's name.
 	name string
-	// change is "new" or "changed".
+	// change is added (a spec the base lacks) or changed (its body differs from the base's).
 	change string
 	// tier is where it can run here: "envtest", "e2e" (the local e2e tier), or "" when neither runs it.
 	tier             string
 	characterization bool
+	// rewriteAllowed: the change says it only rewrites specs (-allow-rewrites); a changed spec
+	// may then pass against the base.
+	rewriteAllowed bool
 }
 
 // scenarioSpec is one Ginkgo spec as a dry run lists it, with the source of its body.
@@ -65,9 +74,9 @@ func changedScenarios(base, head []scenarioSpec) []spec {
 		if existed && body == s.body {
 			continue
 		}
-		sp := spec{kind: scenario, pkg: "./scenarios", name: s.name, change: "new", characterization: slices.Contains(s.labels, Characterization)}
+		sp := spec{kind: scenario, pkg: "./scenarios", name: s.name, change: added, characterization: slices.Contains(s.labels, Characterization)}
 		if existed {
-			sp.change = "changed"
+			sp.change = changed
 		}
 		if len(s.tiers) > 0 {
 			sp.tier = s.tiers[0]
@@ -162,9 +171,9 @@ func changedUnitTests(base, head []unitTest) []spec {
 		if existed && body == t.body {
 			continue
 		}
-		s := spec{kind: unit, pkg: t.pkg, name: t.name, change: "new", tier: "unit", characterization: t.characterization}
+		s := spec{kind: unit, pkg: t.pkg, name: t.name, change: added, tier: "unit", characterization: t.characterization}
 		if existed {
-			s.change = "changed"
+			s.change = changed
 		}
 		out = append(out, s)
 	}

@@ -38,6 +38,8 @@ func judge(s spec, base, withAPI, head outcome) row {
 		r.verdict = "the run against the base proves nothing"
 	case s.characterization:
 		r.verdict, r.ok = "characterization: passed at the base, as its label says", true
+	case s.change == changed && s.rewriteAllowed:
+		r.verdict, r.ok, r.warn = "rewritten: passes against the base as before, which the change says is all it does (-allow-rewrites)", true, true
 	default:
 		r.verdict = "passed at the base: not written first (if it describes behaviour the base already has, label it " + Characterization + ")"
 	}

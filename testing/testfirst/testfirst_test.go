@@ -98,6 +98,16 @@ func TestJudge(t *testing.T) {
 			}
 		})
 	}
+
+	// -allow-rewrites: a changed spec may pass against the base; a new one still may not.
+	rewritten := judge(spec{name: "s", tier: "envtest", change: "changed", rewriteAllowed: true}, green, none, green)
+	if !rewritten.ok || !rewritten.warn || !strings.Contains(rewritten.verdict, "rewritten") {
+		t.Errorf("a rewritten spec with -allow-rewrites: %+v, want it shown and allowed", rewritten)
+	}
+	added := judge(spec{name: "s", tier: "envtest", change: "new", rewriteAllowed: true}, green, none, green)
+	if added.ok {
+		t.Errorf("a new spec green at the base with -allow-rewrites: %+v, want it failed", added)
+	}
 }
 
 func TestFocusMatchesExactlyTheNamedSpecs(t *testing.T) {

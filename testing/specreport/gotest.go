@@ -1,0 +1,87 @@
+package specreport
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// GoTest reads the events of `go test -json`: one Result per top-level test function that ran,
+// and, for a package that did not build, its first compiler error.
+func GoTest(events []byte) (results []Result, buildErrors map[string]string, err error) {
+	run := goTestRun{byTest: map[string]*Result{}, buildErrors: map[string]string{}}
+	dec := json.NewDecoder(bytes.NewReader(events))
+	for dec.More() {
+		var e testEvent
+		if err := dec.Decode(&e); err != nil {
+			return nil, nil, fmt.Errorf("read go test -json: %w", err)
+		}
+		run.add(e)
+	}
+	for _, name := range run.order {
+		results = append(results, *run.byTest[name])
+	}
+	return results, run.buildErrors, nil
+}
+
+// testEvent is one event of `go test -json` (cmd/test2json).
+type testEvent struct {
+	Action, Test, Package, ImportPath, Output, FailedBuild string
+}
+
+// goTestRun gathers the events of one `go test -json` run.
+type goTestRun struct {
+	byTest      map[string]*Result
+	order       []string
+	buildErrors map[string]string
+}
+
+func (run *goTestRun) add(e testEvent) {
+	if run.buildFailure(e) || e.Test == "" {
+		return
+	}
+	// A subtest's output tells where its test failed; its verdict is its test's.
+	name, subtest, _ := strings.Cut(e.Test, "/")
+	r, ok := run.byTest[name]
+	if !ok {
+		r = &Result{Name: name}
+		run.byTest[name] = r
+		run.order = append(run.order, name)
+	}
+	switch {
+	case e.Action == "output":
+		if m := testLogLine.FindStringSubmatch(strings.TrimRight(e.Output, "\n")); m != nil && r.Location == "" {
+			r.Location, r.Message = m[1], strings.TrimSpace(m[2])
+		}
+	case subtest != "":
+	case e.Action == "pass":
+		r.Passed = true
+	case e.Action == "skip":
+		r.Skipped = true
+	case e.Action == "fail":
+		r.InSpec = true
+		if r.Message == "" {
+			r.Message = "failed"
+		}
+	}
+}
+
+// buildFailure records the first compiler error of a package that did not build, and says
+// whether e was about the build.
+func (run *goTestRun) buildFailure(e testEvent) bool {
+	switch {
+	case e.Action == "build-output":
+		if line := compilerLine(e.Output); line != "" && run.buildErrors[e.ImportPath] == "" {
+			run.buildErrors[e.ImportPath] = line
+		}
+		return true
+	case e.FailedBuild != "" && run.buildErrors[e.Package] == "":
+		run.buildErrors[e.Package] = "does not build"
+	}
+	return false
+}
+
+// testLogLine is a line that t.Error or t.Fatal printed: "    file_test.go:42: message".
+var testLogLine = regexp.MustCompile(`^\s+(\S+_test\.go:\d+): (.*)$`)

@@ -59,7 +59,7 @@ GINKGO_RUN_FLAGS ?=
 BENCH_FLAGS ?=
 # The envtest scenarios run in SCENARIO_PROCS Ginkgo processes sharing one control plane: their
 # specs mostly wait on the operator, so more processes than cores pay off (measured: BENCHMARKS.md).
-SCENARIO_PROCS ?= 4
+SCENARIO_PROCS ?= 6
 REPORTS ?= $(CURDIR)/reports
 # The scenario binary: inside the repository whatever LOCALBIN is (see test-envtest).
 SCENARIOS_TEST = $(CURDIR)/bin/scenarios.test

@@ -1,7 +1,8 @@
 # operator-demo: a Sample operator built envtest-first. `make help` lists the targets.
 
 # Versions
-# Tool versions, pinned here and nowhere else; Kubernetes' own version comes from go.mod. Each
+# Tool versions, pinned here and nowhere else; the Kubernetes versions (the default, go.mod's, and
+# the others supported, with the kind node image of each) are in kubernetes-versions.txt below. Each
 # tool is installed by `go install tool@version` into bin/ under a versioned name (go-install-tool
 # below), not as a `tool` directive of go.mod: these tools' dependencies (golangci-lint's alone
 # are some 300 modules) would otherwise join the operator's go.mod and go.sum, and a bump here
@@ -156,7 +157,7 @@ test-unit: ## Unit tier: pure functions and Reconcile against a fake client; the
 	go test $(GO_TEST_FLAGS) $(UNIT_PACKAGES)
 
 .PHONY: test-envtest
-test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then the scenarios on a real kube-apiserver + etcd, in parallel.
+test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then the scenarios on a real kube-apiserver + etcd, in parallel (ENVTEST_K8S_VERSION=1.35: another minor).
 	@mkdir -p $(REPORTS)
 	@# The scenario binary goes into bin/, not scenarios/: a file appearing there would rerun the
 	@# catalogue's test. Ginkgo runs it in bin/, from where the harness finds the repository's go.mod.
@@ -168,7 +169,7 @@ test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then 
 
 # SCENARIO=<label> tries only the breaks of that scenario; MUTANT=<text> only the breaks that mention text.
 .PHONY: mutate
-mutate: setup-envtest ## Prove the scenarios can fail: build each break of testing/mutate/mutants into the operator; its scenario must fail.
+mutate: setup-envtest ## Prove the scenarios can fail: build each break of testing/mutate/mutants into the operator; its scenario must fail (SCENARIO=<label>, MUTANT=<text>: some).
 	@mkdir -p $(REPORTS)
 	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" \
 		go run ./testing/mutate $(if $(SCENARIO),-scenario '$(SCENARIO)') $(if $(MUTANT),-mutant '$(MUTANT)') | tee $(REPORTS)/mutate.md
@@ -176,7 +177,7 @@ mutate: setup-envtest ## Prove the scenarios can fail: build each break of testi
 # BASE: the revision a change starts from (default: the merge-base with origin/main, else main).
 # ALLOW_REWRITES=1: the change only rewrites specs; a changed spec may pass against BASE (shown).
 .PHONY: test-first
-test-first: setup-controlplane ## Prove the change BASE..HEAD test-first: each new or changed spec fails against BASE's code and passes at HEAD.
+test-first: setup-controlplane ## Prove the change BASE..HEAD test-first: each new or changed spec fails against BASE's code and passes at HEAD (ALLOW_REWRITES=1: rewrites).
 	@mkdir -p $(REPORTS)
 	KUBEBUILDER_ASSETS="$$($(K8SBIN) controlplane 2>/dev/null)" \
 		go run ./testing/testfirst $(if $(BASE),-base $(BASE)) $(if $(HEAD),-head $(HEAD)) $(if $(ALLOW_REWRITES),-allow-rewrites) -report $(REPORTS)/test-first.md
@@ -206,7 +207,7 @@ test-e2e-local: build setup-controlplane ## E2e tier on a local control plane wi
 		go test ./testing/deployment/ -count=1 -args -ginkgo.junit-report=$(REPORTS)/deployment.xml
 
 .PHONY: test-e2e-kind
-test-e2e-kind: $(KIND) setup-envtest kustomize ## E2e tier on kind: the image $(IMG), deployed as build-installer renders it.
+test-e2e-kind: $(KIND) setup-envtest kustomize ## E2e tier on kind: the image IMG, deployed as build-installer renders it.
 	@mkdir -p $(REPORTS) $(LOCALBIN)/e2e-kind
 	$(call render,$(LOCALBIN)/e2e-kind/install.yaml)
 	KIND=$(KIND) KIND_NODE_IMAGE=$(KIND_NODE_IMAGE) IMG=$(IMG) REPORTS=$(REPORTS) MANIFESTS=$(LOCALBIN)/e2e-kind/install.yaml \
@@ -234,15 +235,15 @@ run: manifests generate fmt vet ## Run the manager against the cluster in your k
 	go run ./cmd --metrics-bind-address=0 --health-probe-bind-address=0
 
 .PHONY: docker-build
-docker-build: ## Build the manager image $(IMG).
+docker-build: ## Build the manager image IMG (default operator-demo:dev).
 	docker build -t $(IMG) .
 
 .PHONY: docker-push
-docker-push: ## Push the manager image $(IMG).
+docker-push: ## Push the manager image IMG.
 	docker push $(IMG)
 
 .PHONY: build-installer
-build-installer: manifests kustomize ## Write dist/install.yaml: the CRD, RBAC and the Deployment of $(IMG), in one file.
+build-installer: manifests kustomize ## Write dist/install.yaml: the CRD, RBAC and the Deployment of the image IMG, in one file.
 	@mkdir -p dist
 	$(call render,dist/install.yaml)
 
@@ -257,7 +258,7 @@ uninstall: kustomize ## Remove the CRD (and with it every Sample) from the clust
 	$(KUSTOMIZE) build config/crd | kubectl delete --ignore-not-found -f -
 
 .PHONY: deploy
-deploy: manifests kustomize ## Deploy the operator (config/default) with the image $(IMG) into the cluster in your kubeconfig.
+deploy: manifests kustomize ## Deploy the operator (config/default) with the image IMG into the cluster in your kubeconfig.
 	$(call render,$(LOCALBIN)/deploy/install.yaml)
 	kubectl apply -f $(LOCALBIN)/deploy/install.yaml
 

@@ -1,6 +1,7 @@
 // Command bench measures the operator on an envtest control plane and prints a Markdown table:
 // API writes at rest, throughput against a bare client doing the same writes, spec-to-ConfigMap
-// latency, and memory with many ConfigMaps it does not own (scoped cache against a naive one).
+// latency, memory with many ConfigMaps it does not own (scoped cache against a naive one), and
+// how soon Samples recover once a refusal of their writes is lifted.
 // `make bench` runs it; BENCHMARKS.md keeps its output with the machine and the command.
 //
 // Measuring memory needs the operator in a process of its own: the bench runs itself again

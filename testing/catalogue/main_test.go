@@ -45,7 +45,7 @@ func TestParseDoc(t *testing.T) {
 		"Create: one paragraph only",
 		"No title here\n\nLesson: x\n\nSource: beyond both sources: y\n\nBy hand:\n",
 		"Create: x\n\nLesson: but nothing else",
-		"Create: x\n\nLesson: y\n\nSource: the seed article, §10\n\nBy hand:\n\n\tkubectl get samples\n",
+		"Create: x\n\nLesson: y\n\nSource: an unknown article, §10\n\nBy hand:\n\n\tkubectl get samples\n",
 	} {
 		if _, err := parseDoc(bad); err == nil {
 			t.Errorf("parseDoc(%q) accepted it", bad)

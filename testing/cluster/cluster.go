@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -38,14 +39,16 @@ type Cluster interface {
 // to use it too; nil when the tier runs in one process. Call it in one process (Ginkgo's
 // SynchronizedBeforeSuite).
 func Start(ctx context.Context) (Cluster, []byte, error) {
-	switch tier := tiers.Current(); tier.Name {
-	case tiers.All[0].Name:
+	switch tier := os.Getenv(tiers.Env); tier {
+	case "", tiers.Envtest:
 		return startEnvtest()
-	default:
+	case tiers.E2E:
 		// One operator serves every namespace, and its counters with it: the e2e tier runs in
 		// one process, which keeps the cluster it started.
 		c, err := startE2E(ctx)
 		return c, nil, err
+	default:
+		return nil, nil, fmt.Errorf("%s=%q: want %s or %s", tiers.Env, tier, tiers.Envtest, tiers.E2E)
 	}
 }
 

@@ -45,7 +45,7 @@ func Start(logDir string) (*ControlPlane, error) {
 		env.ControlPlane.Etcd = &envtest.Etcd{}
 		// A certificate directory of its own, kept across a restart: the API server then comes
 		// back with the same serving certificate and service-account keys, and every client and
-		// token keeps working (harness.LocalCluster.RestartAPIServer).
+		// token keeps working (cluster.LocalCluster.RestartAPIServer).
 		pki := filepath.Join(logDir, "pki")
 		if err := os.MkdirAll(pki, 0o700); err != nil {
 			return nil, err

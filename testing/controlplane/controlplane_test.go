@@ -17,7 +17,7 @@ import (
 )
 
 // TestControlPlane starts envtest with the binaries that `make setup-envtest` provides and proves
-// they make a working control plane of the version go.mod asks for: the API server reports it,
+// they make a working control plane of the Kubernetes minor the tests run on (KubernetesMinor): the API server reports it,
 // kubectl parses it, and objects (built-in and Sample) round-trip through the API server.
 func TestControlPlane(t *testing.T) {
 	cp, err := Start("")

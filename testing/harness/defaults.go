@@ -23,7 +23,7 @@ const (
 	Standby = 5 * time.Second
 	// AtRest is how long a spec watches for something that must not happen. What it catches
 	// (a reconcile loop, a write on a no-op pass, a revert the operator should not make) shows
-	// within a few hundred milliseconds: a status loop runs ~30 reconciles a second here, and
+	// within a few hundred milliseconds: a status loop runs hundreds of reconciles a second here, and
 	// every spec watches only after the reconcile under test has been seen to happen.
 	AtRest = 1 * time.Second
 	// Poll is how often Eventually and Consistently look.

@@ -143,7 +143,7 @@ build() {
     ldflags+=" -X $p.gitVersion=$v -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
   done
   say "building $* from Go module sources (Kubernetes $v, etcd $(pinned "$dir" go.etcd.io/etcd/server/v3))"
-  say "about 8 minutes on 2 cores the first time, seconds once the Go build cache holds it"
+  say "5 to 8 minutes on 2 cores the first time, seconds once the Go build cache holds it"
   start=$SECONDS
   # -v names each package as it is compiled: count them so a long build shows it is moving.
   if ! (cd "$dir" && CGO_ENABLED=0 go build -v -trimpath -ldflags "$ldflags" -o "$out/" "${pkgs[@]}") 2>&1 |

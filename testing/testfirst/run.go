@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"example.com/operator-demo/testing/specreport"
+	"example.com/operator-demo/testing/tiers"
 )
 
 // state is how a spec ended in one tree.
@@ -40,11 +41,11 @@ type tierEnv struct {
 	env  []string
 }
 
-// tiers are the tiers a scenario can run on here, cheapest first: a spec runs on the first that
-// its labels allow.
-var tiers = []tierEnv{
-	{"envtest", []string{"SCENARIOS_TIER=envtest"}},
-	{"e2e", []string{"SCENARIOS_TIER=e2e", "E2E_PROVIDER=local"}},
+// runnable are the tiers a scenario can run on here, cheapest first: a spec runs on the first
+// that its labels allow.
+var runnable = []tierEnv{
+	{tiers.Envtest, []string{tiers.Env + "=" + tiers.Envtest}},
+	{tiers.E2E, []string{tiers.Env + "=" + tiers.E2E, tiers.ProviderEnv + "=" + tiers.ProviderLocal}},
 }
 
 // tree is one checkout that specs run in; work is where its binaries and reports go.
@@ -92,7 +93,7 @@ func (t *tree) listScenarios() ([]listedSpec, string, error) {
 	byName := map[string]*listedSpec{}
 	var order []string
 	var description string
-	for _, tier := range tiers {
+	for _, tier := range runnable {
 		suite, err := t.runSuite(tier.env, "dry-run-"+tier.name, "-ginkgo.dry-run")
 		if err != nil {
 			return nil, "", err
@@ -122,12 +123,12 @@ func (t *tree) runScenarios(tier, description string, names []string) (map[strin
 	if t.uncompiled != "" {
 		return all(names, outcome{uncompiled, "does not compile: " + t.uncompiled}), nil
 	}
-	i := slices.IndexFunc(tiers, func(x tierEnv) bool { return x.name == tier })
+	i := slices.IndexFunc(runnable, func(x tierEnv) bool { return x.name == tier })
 	if i < 0 {
 		return nil, fmt.Errorf("no tier %q", tier)
 	}
-	env := slices.Clone(tiers[i].env)
-	if tier == "e2e" {
+	env := slices.Clone(runnable[i].env)
+	if tier == tiers.E2E {
 		manager, none := t.operatorBinary()
 		if manager == "" {
 			return all(names, none), nil

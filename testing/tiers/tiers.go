@@ -1,8 +1,8 @@
 // Package tiers names the places the scenarios run, cheapest first (envtest; the e2e tier on a
 // local control plane; the e2e tier on kind), the labels that say what a scenario needs beyond an
 // API server, and which tier leaves out which label. A tier leaves a scenario out by label filter,
-// never by a skip inside its body. It imports nothing, so that the catalogue can say where each
-// scenario runs without linking a cluster.
+// never by a skip inside its body. It imports nothing of this project's, so that the catalogue
+// can say where each scenario runs without linking a cluster.
 package tiers
 
 import (
@@ -10,19 +10,26 @@ import (
 	"strings"
 )
 
-// The environment variables that choose the tier, and their values.
+// The environment variables that choose the tier.
 const (
-	// Env chooses where the scenarios run: "envtest" (the default) or "e2e".
+	// Env chooses where the scenarios run: Envtest (the default) or E2E.
 	Env = "SCENARIOS_TIER"
-	// ProviderEnv chooses the e2e tier's cluster: "local" (the default: a control plane on
-	// loopback, the operator a process of the suite's) or "kind" (the cluster in $KUBECONFIG,
-	// the operator deployed into it by `make test-e2e`).
+	// ProviderEnv chooses the e2e tier's cluster: ProviderLocal (the default) or ProviderKind.
 	ProviderEnv = "E2E_PROVIDER"
+)
 
-	Envtest       = "envtest"
-	E2E           = "e2e"
+// Their values.
+const (
+	// Envtest: etcd and kube-apiserver started for the suite, an operator in the test process for
+	// each spec.
+	Envtest = "envtest"
+	// E2E: a real cluster, whose one operator runs as in production.
+	E2E = "e2e"
+	// ProviderLocal: a control plane on loopback with kube-controller-manager, the operator a
+	// process of the suite's.
 	ProviderLocal = "local"
-	ProviderKind  = "kind"
+	// ProviderKind: the cluster in $KUBECONFIG, the operator deployed into it by `make test-e2e`.
+	ProviderKind = "kind"
 )
 
 // Labels that say what a scenario needs beyond an API server.
@@ -42,9 +49,11 @@ const (
 	NeedsGarbageCollector = "garbage-collector"
 )
 
-// Tier is a place the scenarios run, with the labels of the scenarios it cannot run.
+// Tier is a place the scenarios run.
 type Tier struct {
-	Name     string
+	// Name is how the catalogue names it: "envtest", "e2e local", "e2e kind".
+	Name string
+	// Excludes are the labels of the scenarios it cannot run.
 	Excludes []string
 }
 

@@ -49,13 +49,8 @@ var _ = Describe("Sample", Label("conflict"), func() {
 
 			By("waiting for the Sample to report the conflict")
 			Eventually(komega.Object(sample)).Should(And(
-				HaveField("Status.ObservedGeneration", sample.Generation),
-				HaveField("Status.Conditions", ContainElement(And(
-					HaveField("Type", demov1alpha1.ConditionReady),
-					HaveField("Status", metav1.ConditionFalse),
-					HaveField("Reason", demov1alpha1.ReasonConfigMapConflict),
-					HaveField("Message", ContainSubstring("taken-config")),
-				))),
+				harness.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapConflict),
+				HaveField("Status.Conditions", ContainElement(HaveField("Message", ContainSubstring("taken-config")))),
 			))
 
 			By("finding a Warning event that names the conflict")
@@ -86,7 +81,7 @@ var _ = Describe("Sample", Label("conflict"), func() {
 			Expect(f.Client.Create(ctx, theirs)).To(Succeed())
 			sample := f.CreateSample(ctx, "kept", "hello world")
 			Eventually(komega.Object(sample)).
-				Should(HaveField("Status.Conditions", ContainElement(HaveField("Reason", demov1alpha1.ReasonConfigMapConflict))))
+				Should(harness.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapConflict))
 
 			By("deleting the Sample in the foreground and waiting for it to be gone")
 			Expect(f.Client.Delete(ctx, sample, client.PropagationPolicy("Foreground"))).To(Succeed())

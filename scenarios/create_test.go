@@ -58,13 +58,8 @@ var _ = Describe("Sample", Label("create"), func() {
 
 			By("checking that the Sample reports Ready for its current generation")
 			Eventually(komega.Object(sample)).Should(And(
-				HaveField("Status.ObservedGeneration", sample.Generation),
+				harness.HaveReady(metav1.ConditionTrue, demov1alpha1.ReasonSynced),
 				HaveField("Status.ConfigMapName", "greeting-config"),
-				HaveField("Status.Conditions", ContainElement(And(
-					HaveField("Type", demov1alpha1.ConditionReady),
-					HaveField("Status", metav1.ConditionTrue),
-					HaveField("Reason", demov1alpha1.ReasonSynced),
-				))),
 			))
 
 			By("checking that it took one reconcile and two writes, the ConfigMap's create and the status, and no more")

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 )
 
 // checkouts are the trees of one run, their scenarios compiled.
@@ -92,38 +91,45 @@ func key(s spec) string { return s.pkg + " " + s.name }
 // runAll runs specs in t, the scenarios of each tier together and the unit tests of each package
 // together, and says how each ended, by key.
 func runAll(t *tree, description string, specs []spec) (map[string]outcome, error) {
-	groups := map[string][]string{} // "scenario envtest", "unit ./controllers" -> names
-	var order []string
+	// A run: the scenarios of a tier, or the unit tests of a package.
+	type run struct {
+		kind  kind
+		where string
+	}
+	runOf := func(s spec) run {
+		if s.kind == unit {
+			return run{unit, s.pkg}
+		}
+		return run{scenario, s.tier}
+	}
+	names := map[run][]string{}
+	var order []run
 	for _, s := range specs {
 		if s.tier == "" {
 			continue
 		}
-		g := string(s.kind) + " " + s.tier
-		if s.kind == unit {
-			g = string(s.kind) + " " + s.pkg
+		r := runOf(s)
+		if _, ok := names[r]; !ok {
+			order = append(order, r)
 		}
-		if _, ok := groups[g]; !ok {
-			order = append(order, g)
-		}
-		groups[g] = append(groups[g], s.name)
+		names[r] = append(names[r], s.name)
 	}
-	out := map[string]outcome{}
-	for _, g := range order {
-		kindOf, where, _ := strings.Cut(g, " ")
-		var got map[string]outcome
+	ended := map[run]map[string]outcome{}
+	for _, r := range order {
 		var err error
-		pkg := where
-		if kind(kindOf) == scenario {
-			pkg = "./scenarios"
-			got, err = t.runScenarios(where, description, groups[g])
+		if r.kind == scenario {
+			ended[r], err = t.runScenarios(r.where, description, names[r])
 		} else {
-			got, err = t.runUnitTests(where, groups[g])
+			ended[r], err = t.runUnitTests(r.where, names[r])
 		}
 		if err != nil {
 			return nil, err
 		}
-		for name, o := range got {
-			out[pkg+" "+name] = o
+	}
+	out := map[string]outcome{}
+	for _, s := range specs {
+		if o, ok := ended[runOf(s)][s.name]; ok {
+			out[key(s)] = o
 		}
 	}
 	return out, nil

@@ -8,7 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
@@ -83,12 +83,9 @@ var _ = Describe("Sample", Label("concurrency"), func() {
 				g.Expect(f.Client.List(ctx, cms, client.InNamespace(f.Namespace))).To(Succeed())
 				g.Expect(cms.Items).To(HaveLen(n))
 				g.Expect(cms.Items).To(HaveEach(HaveField("Data", Equal(map[string]string{demov1alpha1.MessageKey: "v3", "extra": "other writer"}))))
-				samples := &demov1alpha1.SampleList{}
-				g.Expect(f.Client.List(ctx, samples, client.InNamespace(f.Namespace))).To(Succeed())
-				for _, s := range samples.Items {
-					g.Expect(s.Status.ObservedGeneration).To(Equal(s.Generation), s.Name)
-					g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, demov1alpha1.ConditionReady)).To(BeTrue(), s.Name)
-				}
+				list := &demov1alpha1.SampleList{}
+				g.Expect(f.Client.List(ctx, list, client.InNamespace(f.Namespace))).To(Succeed())
+				g.Expect(list.Items).To(HaveEach(harness.HaveReady(metav1.ConditionTrue, demov1alpha1.ReasonSynced)))
 			}).Should(Succeed())
 		})
 	})

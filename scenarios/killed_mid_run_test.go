@@ -82,13 +82,10 @@ var _ = Describe("Sample", Label("killed-mid-run", tiers.NeedsKill), func() {
 
 			By("checking that every Sample reports Ready")
 			Eventually(ctx, func(g Gomega) {
-				samples := &demov1alpha1.SampleList{}
-				g.Expect(f.Client.List(ctx, samples, client.InNamespace(f.Namespace))).To(Succeed())
-				g.Expect(samples.Items).To(HaveLen(n))
-				g.Expect(samples.Items).To(HaveEach(HaveField("Status.Conditions", ContainElement(And(
-					HaveField("Type", demov1alpha1.ConditionReady),
-					HaveField("Status", metav1.ConditionTrue),
-				)))))
+				list := &demov1alpha1.SampleList{}
+				g.Expect(f.Client.List(ctx, list, client.InNamespace(f.Namespace))).To(Succeed())
+				g.Expect(list.Items).To(HaveLen(n))
+				g.Expect(list.Items).To(HaveEach(harness.HaveReady(metav1.ConditionTrue, demov1alpha1.ReasonSynced)))
 			}).Should(Succeed())
 		})
 	})

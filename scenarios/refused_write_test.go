@@ -45,11 +45,7 @@ var _ = Describe("Sample", Label("refused-write"), func() {
 			f := harness.NewFixture(ctx, suiteCluster)
 			f.RefuseConfigMaps(ctx, "ConfigMaps are frozen in this namespace")
 			before := f.EventuallySettled(ctx)
-			statusWrites := func() (float64, error) {
-				n, _, err := f.Operator.Sum("operator_demo_api_writes_total", "resource", "Sample/status")
-				return n, err
-			}
-			writesBefore, err := statusWrites()
+			statusWrites, err := f.Operator.WritesTo("Sample/status")
 			Expect(err).NotTo(HaveOccurred())
 
 			By("creating a Sample while the policy refuses its ConfigMap")
@@ -75,7 +71,7 @@ var _ = Describe("Sample", Label("refused-write"), func() {
 
 			By("checking that status was written once, and one Warning event recorded, for the one failure")
 			Consistently(ctx, func(g Gomega) {
-				g.Expect(statusWrites()).To(Equal(writesBefore + 1))
+				g.Expect(f.Operator.WritesTo("Sample/status")).To(Equal(statusWrites + 1))
 				events := &eventsv1.EventList{}
 				g.Expect(f.Client.List(ctx, events, client.InNamespace(f.Namespace))).To(Succeed())
 				g.Expect(events.Items).To(ConsistOf(And(

@@ -6,9 +6,6 @@ import (
 	"slices"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/operator-demo/controllers"
@@ -40,11 +37,7 @@ func recovery(ctx context.Context, e *env, outage time.Duration) ([]result, erro
 		defer func() { _ = e.admin.Delete(context.Background(), obj) }()
 	}
 	if err := poll.Until(ctx, 100*time.Millisecond, time.Minute, func(ctx context.Context) error {
-		probe := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: ns}}
-		if err := e.admin.Create(ctx, probe, client.DryRunAll); !apierrors.IsInvalid(err) {
-			return fmt.Errorf("the policy does not refuse ConfigMaps yet: %w", err)
-		}
-		return nil
+		return samples.ConfigMapsRefused(ctx, e.admin, ns)
 	}); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"fmt"
+
 	"github.com/onsi/gomega/gcustom"
 	"github.com/onsi/gomega/types"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -9,13 +11,23 @@ import (
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 )
 
-// HaveReady matches a Sample whose Ready condition has status and reason for its current
-// generation: what `kubectl get samples` shows in its READY and REASON columns.
+// HaveReady matches a Sample (or a *Sample) whose Ready condition has status and reason for its
+// current generation: what `kubectl get samples` shows in its READY and REASON columns.
 //
 //	Eventually(komega.Object(sample)).Should(harness.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapConflict))
+//	Expect(list.Items).To(HaveEach(harness.HaveReady(metav1.ConditionTrue, demov1alpha1.ReasonSynced)))
 func HaveReady(status metav1.ConditionStatus, reason string) types.GomegaMatcher {
 	want := metav1.Condition{Type: demov1alpha1.ConditionReady, Status: status, Reason: reason}
-	return gcustom.MakeMatcher(func(s *demov1alpha1.Sample) (bool, error) {
+	return gcustom.MakeMatcher(func(actual any) (bool, error) {
+		var s *demov1alpha1.Sample
+		switch a := actual.(type) {
+		case *demov1alpha1.Sample:
+			s = a
+		case demov1alpha1.Sample:
+			s = &a
+		default:
+			return false, fmt.Errorf("HaveReady matches a Sample, not %T", actual)
+		}
 		ready := meta.FindStatusCondition(s.Status.Conditions, demov1alpha1.ConditionReady)
 		return ready != nil && ready.Status == status && ready.Reason == reason &&
 			ready.ObservedGeneration == s.Generation && s.Status.ObservedGeneration == s.Generation, nil

@@ -5,9 +5,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/operator-demo/testing/samples"
@@ -26,12 +23,7 @@ func (f *Fixture) RefuseConfigMaps(ctx context.Context, message string) (lift fu
 			Expect(client.IgnoreNotFound(f.Client.Delete(ctx, obj))).To(Succeed())
 		})
 	}
-	// The API server takes a policy into account a moment after it is created: a dry run of a
-	// ConfigMap create (admission runs, nothing is stored) says when.
-	Eventually(ctx, func() error {
-		probe := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "refusal-probe", Namespace: f.Namespace}}
-		return f.Client.Create(ctx, probe, client.DryRunAll)
-	}).Should(Satisfy(apierrors.IsInvalid))
+	Eventually(ctx, func() error { return samples.ConfigMapsRefused(ctx, f.Client, f.Namespace) }).Should(Succeed())
 	return func(ctx context.Context) {
 		GinkgoHelper()
 		Expect(f.Client.Delete(ctx, binding)).To(Succeed())

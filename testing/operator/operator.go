@@ -104,6 +104,14 @@ func (o *Operator) Logs() []string { return o.logs() }
 // MetricsURL is where the operator serves its metrics; "" for one in the test process.
 func (o *Operator) MetricsURL() string { return o.url }
 
+// WritesTo is how many API write requests the operator has sent for resource ("ConfigMap",
+// "Sample/status"), as controllers.WritesMetric counts them: a total of the process the operator
+// runs in, to compare with an earlier reading.
+func (o *Operator) WritesTo(resource string) (float64, error) {
+	n, _, err := o.Sum(controllers.WritesMetric, "resource", resource)
+	return n, err
+}
+
 // Sum is the total of the operator's counter or gauge name over the samples whose label key is
 // value (every sample when key is ""), and whether the operator exports it at all.
 func (o *Operator) Sum(name, key, value string) (float64, bool, error) {

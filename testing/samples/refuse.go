@@ -1,10 +1,15 @@
 package samples
 
 import (
+	"context"
+	"fmt"
+
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // RefuseConfigMaps is a ValidatingAdmissionPolicy, and the binding that enforces it, that refuse
@@ -40,4 +45,19 @@ func RefuseConfigMaps(namespace, message string) (*admissionregistrationv1.Valid
 		},
 	}
 	return policy, binding
+}
+
+// ConfigMapsRefused says whether the API server now refuses ConfigMap writes in namespace: nil
+// once a dry run of a ConfigMap create (admission runs, nothing is stored) is refused as invalid.
+// A policy takes effect a moment after it is created; poll this to know when.
+func ConfigMapsRefused(ctx context.Context, c client.Client, namespace string) error {
+	probe := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "refusal-probe", Namespace: namespace}}
+	switch err := c.Create(ctx, probe, client.DryRunAll); {
+	case apierrors.IsInvalid(err):
+		return nil
+	case err == nil:
+		return fmt.Errorf("a ConfigMap create in %s is still accepted", namespace)
+	default:
+		return fmt.Errorf("a ConfigMap create in %s: %w", namespace, err)
+	}
 }

@@ -1,10 +1,12 @@
 package scenarios
 
 import (
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"golang.org/x/sync/errgroup"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -80,6 +82,44 @@ var _ = Describe("Sample", Label("refused-write"), func() {
 					HaveField("Regarding.Name", "refused"),
 					HaveField("Note", ContainSubstring("ConfigMaps are frozen in this namespace")),
 				)))
+			}).Should(Succeed())
+		})
+
+		It("writes each refused Sample's status and Warning event once, however soon after that write its retry comes", func(ctx SpecContext) {
+			const n = 20
+			f := harness.NewFixture(ctx, suiteCluster)
+			f.RefuseConfigMaps(ctx, "ConfigMaps are frozen in this namespace")
+			before := f.EventuallySettled(ctx)
+			statusWrites, err := f.Operator.WritesTo("Sample/status")
+			Expect(err).NotTo(HaveOccurred())
+
+			By("creating 20 Samples at once while the policy refuses their ConfigMaps")
+			var creates errgroup.Group
+			for i := range n {
+				creates.Go(func() error {
+					return f.Client.Create(ctx, samples.New(f.Namespace, fmt.Sprintf("r%02d", i), "hello world"))
+				})
+			}
+			Expect(creates.Wait()).To(Succeed())
+
+			By("waiting for each to report Ready=False, reason ConfigMapRefused")
+			Eventually(ctx, func(g Gomega) {
+				list := &demov1alpha1.SampleList{}
+				g.Expect(f.Client.List(ctx, list, client.InNamespace(f.Namespace))).To(Succeed())
+				g.Expect(list.Items).To(HaveLen(n))
+				g.Expect(list.Items).To(HaveEach(harness.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapRefused)))
+			}).Should(Succeed())
+
+			By("waiting for the retries: the first comes milliseconds after the status write, as soon as the operator's cache may show it")
+			Eventually(f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">=", before.Reconciles+3*n)))
+
+			By("checking that each Sample's status was written once, and one Warning event recorded for each")
+			Consistently(ctx, func(g Gomega) {
+				g.Expect(f.Operator.WritesTo("Sample/status")).To(Equal(statusWrites + n))
+				events := &eventsv1.EventList{}
+				g.Expect(f.Client.List(ctx, events, client.InNamespace(f.Namespace))).To(Succeed())
+				g.Expect(events.Items).To(HaveLen(n))
+				g.Expect(events.Items).To(HaveEach(HaveField("Reason", demov1alpha1.ReasonConfigMapRefused)))
 			}).Should(Succeed())
 		})
 

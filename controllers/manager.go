@@ -10,6 +10,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -36,7 +37,11 @@ func init() {
 
 // ManagerOptions returns opts with what the Sample controller needs from its manager: a cache that
 // holds only the ConfigMaps the operator labels (not every ConfigMap in the cluster), and a client
-// that counts its writes in WritesMetric.
+// that counts its writes in WritesMetric and reads its own writes. A failed pass is retried within
+// milliseconds of the status it wrote; read from a cache that has not yet seen that write, the
+// Sample would look unreported, and its status and Warning event would be written again.
+// controller-runtime's read-your-writes consistency makes a read from the cache wait until the
+// cache has seen every write this client made to that object before.
 func ManagerOptions(opts ctrl.Options) ctrl.Options {
 	if opts.Cache.ByObject == nil {
 		opts.Cache.ByObject = map[client.Object]cache.ByObject{}
@@ -44,6 +49,10 @@ func ManagerOptions(opts ctrl.Options) ctrl.Options {
 	opts.Cache.ByObject[&corev1.ConfigMap{}] = cache.ByObject{
 		Label: labels.SelectorFromSet(labels.Set{ManagedByLabel: ManagedByValue}),
 	}
+	if opts.Client.Cache == nil {
+		opts.Client.Cache = &client.CacheOptions{}
+	}
+	opts.Client.Cache.EnableReadYourWritesConsistency = ptr.To(true)
 	opts.NewClient = newCountingClient
 	return opts
 }

@@ -27,7 +27,9 @@ import (
 // ConfigMapForbidden), and the API server's message. The error is still returned, so the retry
 // with backoff, the error metric and the log stay as they are; status and a Warning event are
 // written once for each distinct failure, not on every retry, and the retries find the way clear
-// as soon as it is.
+// as soon as it is. Once: the first retry comes milliseconds after the status write, sooner than
+// the operator's cache may show it; the operator's client reads its own writes (read-your-writes
+// consistency), or it would take its own status for missing and write it again.
 //
 // Source: the Kubernetes Operator lecture notes, common failures: errors swallowed and never
 // retried; and production concerns: a rate limiter that bounds the retries.

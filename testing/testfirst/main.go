@@ -97,9 +97,6 @@ func run(baseRev, headRev string, keep, allowRewrites bool) (report, error) {
 	if err != nil {
 		return rp, err
 	}
-	for i := range specs {
-		specs[i].rewriteAllowed = allowRewrites
-	}
 	progress("%d spec(s) new or changed; running them against the base's production code", len(specs))
 	atBase, err := runAll(c.mixed, description, specs)
 	if err != nil {
@@ -115,7 +112,7 @@ func run(baseRev, headRev string, keep, allowRewrites bool) (report, error) {
 		return rp, fmt.Errorf("at the head: %w", err)
 	}
 	for _, s := range specs {
-		rp.rows = append(rp.rows, judge(s, atBase[key(s)], withAPI[key(s)], atHead[key(s)]))
+		rp.rows = append(rp.rows, judge(s, atBase[key(s)], withAPI[key(s)], atHead[key(s)], allowRewrites))
 	}
 	rp.took = time.Since(started)
 	return rp, nil

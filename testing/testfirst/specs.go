@@ -45,9 +45,6 @@ type spec struct {
 	// tier is where it can run here: "envtest", "e2e" (the local e2e tier), or "" when neither runs it.
 	tier             string
 	characterization bool
-	// rewriteAllowed: the change says it only rewrites specs (-allow-rewrites); a changed spec
-	// may then pass against the base.
-	rewriteAllowed bool
 }
 
 // scenarioSpec is one Ginkgo spec as a dry run lists it, with the source of its body.

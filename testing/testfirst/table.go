@@ -19,7 +19,8 @@ type row struct {
 
 // judge says what a spec's runs make it. Test-first means: it fails against the base's
 // production code, inside the spec (or does not compile against it), and passes at the head.
-func judge(s spec, base, withAPI, head outcome) row {
+// allowRewrites: the change says it only rewrites specs, so a changed one may pass at the base.
+func judge(s spec, base, withAPI, head outcome, allowRewrites bool) row {
 	r := row{spec: s, base: base, withAPI: withAPI, head: head}
 	switch {
 	case s.tier == "":
@@ -38,7 +39,7 @@ func judge(s spec, base, withAPI, head outcome) row {
 		r.verdict = "the run against the base proves nothing"
 	case s.characterization:
 		r.verdict, r.ok = "characterization: passed at the base, as its label says", true
-	case s.change == changed && s.rewriteAllowed:
+	case s.change == changed && allowRewrites:
 		r.verdict, r.ok, r.warn = "rewritten: passes against the base as before, which the change says is all it does (-allow-rewrites)", true, true
 	default:
 		r.verdict = "passed at the base: not written first (if it describes behaviour the base already has, label it " + Characterization + ")"

@@ -92,7 +92,7 @@ func TestJudge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := judge(spec{name: "s", tier: tt.tier, characterization: tt.characterization}, tt.base, tt.withAPI, tt.head)
+			r := judge(spec{name: "s", tier: tt.tier, characterization: tt.characterization}, tt.base, tt.withAPI, tt.head, false)
 			if r.ok != tt.wantOK || !strings.Contains(r.verdict, tt.wantVerdict) {
 				t.Errorf("judge = %v %q, want %v and a verdict containing %q", r.ok, r.verdict, tt.wantOK, tt.wantVerdict)
 			}
@@ -100,11 +100,11 @@ func TestJudge(t *testing.T) {
 	}
 
 	// -allow-rewrites: a changed spec may pass against the base; a new one still may not.
-	rewritten := judge(spec{name: "s", tier: "envtest", change: "changed", rewriteAllowed: true}, green, none, green)
+	rewritten := judge(spec{name: "s", tier: "envtest", change: "changed"}, green, none, green, true)
 	if !rewritten.ok || !rewritten.warn || !strings.Contains(rewritten.verdict, "rewritten") {
 		t.Errorf("a rewritten spec with -allow-rewrites: %+v, want it shown and allowed", rewritten)
 	}
-	added := judge(spec{name: "s", tier: "envtest", change: "new", rewriteAllowed: true}, green, none, green)
+	added := judge(spec{name: "s", tier: "envtest", change: "new"}, green, none, green, true)
 	if added.ok {
 		t.Errorf("a new spec green at the base with -allow-rewrites: %+v, want it failed", added)
 	}
@@ -144,9 +144,9 @@ func TestIsProduction(t *testing.T) {
 
 func TestMarkdownShowsEveryVerdictAndAChangeWithoutSpecs(t *testing.T) {
 	rp := report{base: "abc", head: "def", production: []string{"controllers/x.go"}, rows: []row{
-		judge(spec{kind: scenario, name: "Sample when a | b it c", change: "new", tier: "envtest"}, outcome{failed, "step: boom (x_test.go:1)"}, outcome{}, outcome{passed, "passed"}),
-		judge(spec{kind: unit, name: "TestY", change: "changed", tier: "unit"}, outcome{passed, "passed"}, outcome{}, outcome{passed, "passed"}),
-		judge(spec{kind: unit, name: "TestZ", change: "new", tier: "unit"}, outcome{uncompiled, "does not compile: undefined: R"}, outcome{failed, "want R (z_test.go:9)"}, outcome{passed, "passed"}),
+		judge(spec{kind: scenario, name: "Sample when a | b it c", change: "new", tier: "envtest"}, outcome{failed, "step: boom (x_test.go:1)"}, outcome{}, outcome{passed, "passed"}, false),
+		judge(spec{kind: unit, name: "TestY", change: "changed", tier: "unit"}, outcome{passed, "passed"}, outcome{}, outcome{passed, "passed"}, false),
+		judge(spec{kind: unit, name: "TestZ", change: "new", tier: "unit"}, outcome{uncompiled, "does not compile: undefined: R"}, outcome{failed, "want R (z_test.go:9)"}, outcome{passed, "passed"}, false),
 	}}
 	md := rp.markdown()
 	for _, want := range []string{

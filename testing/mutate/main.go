@@ -9,11 +9,15 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,8 +48,9 @@ type result struct {
 func main() {
 	scenario := flag.String("scenario", "", "try only the breaks that this scenario (its label) exists to catch")
 	mutant := flag.String("mutant", "", "try only the breaks whose description contains this text")
+	since := flag.String("changed-since", "", "with -scenario or -mutant: also try every break whose lines changed since this revision (the work tree counts)")
 	flag.Parse()
-	chosen, err := choose(*scenario, *mutant)
+	chosen, err := chooseFrom(*scenario, *mutant, *since)
 	if err == nil {
 		err = mutate(chosen)
 	}
@@ -55,15 +60,44 @@ func main() {
 	}
 }
 
-// choose is the mutants of scenario (all when "") whose break mentions text.
-func choose(scenario, text string) ([]mutants.Mutant, error) {
+// chooseFrom chooses among all the mutants, reading the lines changed since the revision since
+// (none when "") from git.
+func chooseFrom(scenario, text, since string) ([]mutants.Mutant, error) {
+	root, err := controlplane.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	touched := map[string][]lineRange{}
+	if since != "" && (scenario != "" || text != "") {
+		cmd := exec.Command("git", "diff", "-U0", since, "--", "controllers", "api", "cmd")
+		cmd.Dir = root
+		diff, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("git diff %s: %w", since, err)
+		}
+		touched = changedLines(string(diff))
+	}
+	var stale error
+	spans := func(m mutants.Mutant) []mutants.Span {
+		s, err := m.Spans(root)
+		stale = errors.Join(stale, err)
+		return s
+	}
+	chosen, err := choose(mutants.All, scenario, text, spans, touched)
+	return chosen, errors.Join(err, stale)
+}
+
+// choose is the mutants of scenario (all when "") whose break mentions text, and those whose
+// lines (spans says where they are) the change touched. A change that edits the lines a break
+// rewrites can leave that break breaking nothing, so its scenario must fail against it again.
+func choose(all []mutants.Mutant, scenario, text string, spans func(mutants.Mutant) []mutants.Span, touched map[string][]lineRange) ([]mutants.Mutant, error) {
 	var out []mutants.Mutant
 	var scenarios []string
-	for _, m := range mutants.All {
+	for _, m := range all {
 		if !slices.Contains(scenarios, m.Scenario) {
 			scenarios = append(scenarios, m.Scenario)
 		}
-		if (scenario == "" || m.Scenario == scenario) && strings.Contains(m.Break, text) {
+		if (scenario == "" || m.Scenario == scenario) && strings.Contains(m.Break, text) || touches(spans(m), touched) {
 			out = append(out, m)
 		}
 	}
@@ -71,6 +105,52 @@ func choose(scenario, text string) ([]mutants.Mutant, error) {
 		return nil, fmt.Errorf("no break of scenario %q mentions %q; scenarios with breaks: %s", scenario, text, strings.Join(scenarios, ", "))
 	}
 	return out, nil
+}
+
+// lineRange is the lines first to last of a file, numbered from 1.
+type lineRange struct{ first, last int }
+
+// touches says whether a change that touched these lines touched any of spans.
+func touches(spans []mutants.Span, touched map[string][]lineRange) bool {
+	for _, s := range spans {
+		for _, r := range touched[s.File] {
+			if r.first <= s.Last && s.First <= r.last {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hunk is a hunk header of a unified diff: its new side starts at line 1 and runs 2 lines.
+var hunk = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@`)
+
+// changedLines are the lines of each file that `git diff -U0` shows changed, on the new side.
+// A hunk that only deletes touches the lines on either side of the gap it leaves.
+func changedLines(diff string) map[string][]lineRange {
+	out := map[string][]lineRange{}
+	var file string
+	for line := range strings.SplitSeq(diff, "\n") {
+		if name, ok := strings.CutPrefix(line, "+++ b/"); ok {
+			file = name
+			continue
+		}
+		m := hunk.FindStringSubmatch(line)
+		if m == nil || file == "" {
+			continue
+		}
+		start, _ := strconv.Atoi(m[1])
+		count := 1
+		if m[2] != "" {
+			count, _ = strconv.Atoi(m[2])
+		}
+		r := lineRange{start, start + count - 1}
+		if count == 0 {
+			r = lineRange{start, start + 1}
+		}
+		out[file] = append(out[file], r)
+	}
+	return out
 }
 
 func mutate(chosen []mutants.Mutant) error {

@@ -62,6 +62,8 @@ BENCH_FLAGS ?=
 # specs mostly wait on the operator, so more processes than cores pay off (measured: BENCHMARKS.md).
 SCENARIO_PROCS ?= 6
 REPORTS ?= $(CURDIR)/reports
+# Where a change starts when BASE is not given: the merge-base with origin/main, else main.
+DEFAULT_BASE = $(shell git merge-base origin/main HEAD 2>/dev/null || git merge-base main HEAD 2>/dev/null)
 # The scenario binary: inside the repository whatever LOCALBIN is (see test-envtest).
 SCENARIOS_TEST = $(CURDIR)/bin/scenarios.test
 
@@ -167,20 +169,29 @@ test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then 
 	go tool ginkgo $(GINKGO_RUN_FLAGS) $(if $(CI),--no-color) --procs=$(SCENARIO_PROCS) \
 		--output-dir=$(REPORTS) --junit-report=envtest.xml $(SCENARIOS_TEST)
 
-# SCENARIO=<label> tries only the breaks of that scenario; MUTANT=<text> only the breaks that mention text.
+# SCENARIO=<label> tries only the breaks of that scenario; MUTANT=<text> only the breaks that mention
+# text. Either also tries every break whose lines the change touched since BASE (default: the
+# merge-base with origin/main, else main; the work tree counts), since an edit there can leave a
+# break breaking nothing.
 .PHONY: mutate
-mutate: setup-envtest ## Prove the scenarios can fail: build each break of testing/mutate/mutants into the operator; its scenario must fail (SCENARIO=<label>, MUTANT=<text>: some).
+mutate: setup-envtest ## Prove the scenarios can fail: build each break of testing/mutate/mutants into the operator; its scenario must fail (SCENARIO=<label>, MUTANT=<text>: some, plus those the change touched).
 	@mkdir -p $(REPORTS)
 	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" \
-		go run ./testing/mutate $(if $(SCENARIO),-scenario '$(SCENARIO)') $(if $(MUTANT),-mutant '$(MUTANT)') | tee $(REPORTS)/mutate.md
+		go run ./testing/mutate $(if $(SCENARIO),-scenario '$(SCENARIO)') $(if $(MUTANT),-mutant '$(MUTANT)') \
+		-changed-since "$(or $(BASE),$(DEFAULT_BASE))" | tee $(REPORTS)/mutate.md
 
 # BASE: the revision a change starts from (default: the merge-base with origin/main, else main).
-# ALLOW_REWRITES=1: the change only rewrites specs; a changed spec may pass against BASE (shown).
+# A changed spec that only rewrites the test states so in a commit trailer `Spec-Rewrite: <name>`.
 .PHONY: test-first
-test-first: setup-controlplane ## Prove the change BASE..HEAD test-first: each new or changed spec fails against BASE's code and passes at HEAD (ALLOW_REWRITES=1: rewrites).
+test-first: setup-controlplane ## Prove the change BASE..HEAD test-first: each new or changed spec fails against BASE's behaviour and passes at HEAD.
 	@mkdir -p $(REPORTS)
 	KUBEBUILDER_ASSETS="$$($(K8SBIN) controlplane 2>/dev/null)" \
-		go run ./testing/testfirst $(if $(BASE),-base $(BASE)) $(if $(HEAD),-head $(HEAD)) $(if $(ALLOW_REWRITES),-allow-rewrites) -report $(REPORTS)/test-first.md
+		go run ./testing/testfirst $(if $(BASE),-base $(BASE)) $(if $(HEAD),-head $(HEAD)) -report $(REPORTS)/test-first.md
+
+.PHONY: red
+red: manifests generate catalogue setup-envtest ## Run scenario NAME=<label>; once it fails inside its specs, commit it (with api/ and what is generated) before the code.
+	@test -n "$(NAME)" || { echo "usage: make red NAME=<label>, e.g. make red NAME=paused"; exit 2; }
+	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" go run ./testing/testfirst red -label '$(NAME)'
 
 .PHONY: test-fresh-clone
 test-fresh-clone: setup-envtest ## Run the README's one-scenario command in a fresh clone, with only setup-envtest's store populated.

@@ -9,7 +9,8 @@ import (
 )
 
 // GoTest reads the events of `go test -json`: one Result per top-level test function that ran,
-// and, for a package that did not build, its first compiler error.
+// and, for a package that did not build, its compiler errors, one a line (CompilerCause picks
+// the one that says why).
 func GoTest(events []byte) (results []Result, buildErrors map[string]string, err error) {
 	run := goTestRun{byTest: map[string]*Result{}, buildErrors: map[string]string{}}
 	dec := json.NewDecoder(bytes.NewReader(events))
@@ -68,13 +69,13 @@ func (run *goTestRun) add(e testEvent) {
 	}
 }
 
-// buildFailure records the first compiler error of a package that did not build, and says
-// whether e was about the build.
+// buildFailure records the compiler errors of a package that did not build, and says whether e
+// was about the build.
 func (run *goTestRun) buildFailure(e testEvent) bool {
 	switch {
 	case e.Action == "build-output":
-		if line := compilerLine(e.Output); line != "" && run.buildErrors[e.ImportPath] == "" {
-			run.buildErrors[e.ImportPath] = line
+		if line := compilerLine(e.Output); line != "" {
+			run.buildErrors[e.ImportPath] = strings.TrimPrefix(run.buildErrors[e.ImportPath]+"\n"+line, "\n")
 		}
 		return true
 	case e.FailedBuild != "" && run.buildErrors[e.Package] == "":

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/types"
@@ -130,11 +131,44 @@ func compilerLine(output string) string {
 	return line
 }
 
-// FirstCompilerError is the first error line in the output of a failed `go build` or `go test -c`.
-func FirstCompilerError(output string) string {
+// CompilerErrors are the error lines in the output of a failed `go build` or `go test -c`, one a
+// line, without the lines that only name a package.
+func CompilerErrors(output string) string {
+	var lines []string
 	for line := range strings.SplitSeq(output, "\n") {
 		if l := compilerLine(line); l != "" {
-			return l
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// CompilerCause is the compiler error that says why a spec in file does not build: the first that
+// names something undefined in that file (the usual cause: a name the change has not added yet),
+// else the first undefined name anywhere, else the first error of that file, else the first of
+// all. Errors that merely follow from the cause ("imported and not used") come before it as often
+// as not, so the first line alone can blame the wrong thing or the wrong file.
+func CompilerCause(output, file string) string {
+	var lines []string
+	for line := range strings.SplitSeq(output, "\n") {
+		if l := compilerLine(line); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	inFile := func(l string) bool {
+		name, _, _ := strings.Cut(l, ":")
+		name = filepath.ToSlash(strings.TrimPrefix(name, "./"))
+		return name == filepath.ToSlash(file) || strings.HasSuffix(name, "/"+filepath.ToSlash(file))
+	}
+	undefined := func(l string) bool { return strings.Contains(l, ": undefined: ") }
+	for _, choose := range []func(string) bool{
+		func(l string) bool { return inFile(l) && undefined(l) },
+		undefined,
+		inFile,
+		func(string) bool { return true },
+	} {
+		if i := slices.IndexFunc(lines, choose); i >= 0 {
+			return lines[i]
 		}
 	}
 	return "does not build"

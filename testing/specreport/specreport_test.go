@@ -54,7 +54,32 @@ func TestGoTestReadsResultsAndBuildErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := buildErrors["example.com/x/controllers [example.com/x/controllers.test]"]; got != "controllers/a_test.go:3:2: undefined: desiredConfigMap" {
+	if got := CompilerCause(buildErrors["example.com/x/controllers [example.com/x/controllers.test]"], "controllers/a_test.go"); got != "controllers/a_test.go:3:2: undefined: desiredConfigMap" {
 		t.Errorf("build errors %v", buildErrors)
+	}
+}
+
+func TestCompilerCauseIsTheFirstUndefinedNameInTheSpecsOwnFile(t *testing.T) {
+	output := `# example.com/x/scenarios [example.com/x/scenarios.test]
+scenarios/other_test.go:4:2: "strconv" imported and not used
+scenarios/annotation_test.go:12:9: cannot use x (variable of type int) as string value
+scenarios/annotation_test.go:30:17: undefined: demov1alpha1.GenerationAnnotation
+scenarios/other_test.go:9:3: undefined: demov1alpha1.Other
+`
+	for file, want := range map[string]string{
+		"scenarios/annotation_test.go": "scenarios/annotation_test.go:30:17: undefined: demov1alpha1.GenerationAnnotation",
+		"scenarios/other_test.go":      "scenarios/other_test.go:9:3: undefined: demov1alpha1.Other",
+		// A spec whose file the compiler does not name: the first undefined name anywhere.
+		"scenarios/create_test.go": "scenarios/annotation_test.go:30:17: undefined: demov1alpha1.GenerationAnnotation",
+	} {
+		if got := CompilerCause(output, file); got != want {
+			t.Errorf("CompilerCause(…, %s)\n got %q\nwant %q", file, got, want)
+		}
+	}
+	if got := CompilerCause("# pkg\nx.go:1:1: syntax error: unexpected }\n", "y_test.go"); got != "x.go:1:1: syntax error: unexpected }" {
+		t.Errorf("without an undefined name, the first error: got %q", got)
+	}
+	if got := CompilerCause("", "y_test.go"); got != "does not build" {
+		t.Errorf("no output: got %q", got)
 	}
 }

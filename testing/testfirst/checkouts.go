@@ -102,25 +102,25 @@ func runAll(t *tree, description string, specs []spec) (map[string]outcome, erro
 		}
 		return run{scenario, s.tier}
 	}
-	names := map[run][]string{}
+	byRun := map[run][]spec{}
 	var order []run
 	for _, s := range specs {
 		if s.tier == "" {
 			continue
 		}
 		r := runOf(s)
-		if _, ok := names[r]; !ok {
+		if _, ok := byRun[r]; !ok {
 			order = append(order, r)
 		}
-		names[r] = append(names[r], s.name)
+		byRun[r] = append(byRun[r], s)
 	}
 	ended := map[run]map[string]outcome{}
 	for _, r := range order {
 		var err error
 		if r.kind == scenario {
-			ended[r], err = t.runScenarios(r.where, description, names[r])
+			ended[r], err = t.runScenarios(r.where, description, byRun[r])
 		} else {
-			ended[r], err = t.runUnitTests(r.where, names[r])
+			ended[r], err = t.runUnitTests(r.where, byRun[r])
 		}
 		if err != nil {
 			return nil, err

@@ -19,8 +19,10 @@ import (
 type state int
 
 const (
+	// none: it was not run in that tree (no run was needed).
+	none state = iota
 	// passed: it ran and passed.
-	passed state = iota
+	passed
 	// failed: it ran and failed in its own body or setup.
 	failed
 	// uncompiled: its package does not compile in that tree.
@@ -51,7 +53,7 @@ var runnable = []tierEnv{
 // tree is one checkout that specs run in; work is where its binaries and reports go.
 type tree struct {
 	dir, work string
-	// scenarios is the compiled scenario suite, or "" with why in uncompiled.
+	// scenarios is the compiled scenario suite, or "" with the compiler's errors in uncompiled.
 	scenarios, uncompiled string
 }
 
@@ -65,7 +67,11 @@ func newTree(dir, work string) (*tree, error) {
 	}
 	bin := filepath.Join(work, "scenarios.test")
 	if out, err := t.goCmd("test", "-c", "-o", bin, "./scenarios"); err != nil {
-		t.uncompiled = specreport.FirstCompilerError(string(out))
+		if strings.Contains(string(out), "too many errors") {
+			// The compiler stops at ten errors; the cause may come later (-e: all of them).
+			out, _ = t.goCmd("test", "-c", "-gcflags=-e", "-o", bin, "./scenarios")
+		}
+		t.uncompiled = specreport.CompilerErrors(string(out))
 		return t, nil
 	}
 	t.scenarios = bin
@@ -85,7 +91,7 @@ func (t *tree) goCmd(subcommand string, args ...string) ([]byte, error) {
 // control plane starts. A tree without scenarios lists none.
 func (t *tree) listScenarios() ([]listedSpec, string, error) {
 	if t.uncompiled != "" {
-		return nil, "", fmt.Errorf("the scenarios do not compile in %s: %s", t.dir, t.uncompiled)
+		return nil, "", fmt.Errorf("the scenarios do not compile in %s: %s", t.dir, specreport.CompilerCause(t.uncompiled, ""))
 	}
 	if t.scenarios == "" {
 		return nil, "", nil
@@ -118,11 +124,12 @@ func (t *tree) listScenarios() ([]listedSpec, string, error) {
 	return out, description, nil
 }
 
-// runScenarios runs the named specs of the suite on tier, and says how each ended.
-func (t *tree) runScenarios(tier, description string, names []string) (map[string]outcome, error) {
+// runScenarios runs the specs of the suite on tier, and says how each ended, by name.
+func (t *tree) runScenarios(tier, description string, specs []spec) (map[string]outcome, error) {
 	if t.uncompiled != "" {
-		return all(names, outcome{uncompiled, "does not compile: " + t.uncompiled}), nil
+		return doesNotCompile(specs, t.uncompiled), nil
 	}
+	names := namesOf(specs)
 	i := slices.IndexFunc(runnable, func(x tierEnv) bool { return x.name == tier })
 	if i < 0 {
 		return nil, fmt.Errorf("no tier %q", tier)
@@ -159,7 +166,7 @@ func (t *tree) operatorBinary() (string, outcome) {
 	}
 	manager := filepath.Join(t.dir, "bin", "manager")
 	if b, err := t.goCmd("build", "-o", manager, "./cmd"); err != nil {
-		return "", outcome{uncompiled, "the manager does not compile: " + specreport.FirstCompilerError(string(b))}
+		return "", outcome{uncompiled, "the manager does not compile: " + specreport.CompilerCause(string(b), "")}
 	}
 	return manager, outcome{}
 }
@@ -179,6 +186,24 @@ func outcomeOf(r specreport.Result) outcome {
 
 // notRun is the outcome of a spec that its run left out.
 var notRun = outcome{broken, "did not run"}
+
+// doesNotCompile is the outcome of each spec whose package the compiler rejected with errors:
+// the error that says why, for the spec's own file.
+func doesNotCompile(specs []spec, errors string) map[string]outcome {
+	out := make(map[string]outcome, len(specs))
+	for _, s := range specs {
+		out[s.name] = outcome{uncompiled, "does not compile: " + specreport.CompilerCause(errors, s.file)}
+	}
+	return out
+}
+
+func namesOf(specs []spec) []string {
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.name
+	}
+	return names
+}
 
 // all gives every name the same outcome.
 func all(names []string, o outcome) map[string]outcome {
@@ -220,8 +245,9 @@ func focus(description string, names []string) string {
 	return "^" + regexp.QuoteMeta(description) + " (?:" + strings.Join(quoted, "|") + ")$"
 }
 
-// runUnitTests runs the named test functions of pkg and says how each ended.
-func (t *tree) runUnitTests(pkg string, names []string) (map[string]outcome, error) {
+// runUnitTests runs the test functions of pkg and says how each ended, by name.
+func (t *tree) runUnitTests(pkg string, specs []spec) (map[string]outcome, error) {
+	names := namesOf(specs)
 	quoted := make([]string, len(names))
 	for i, n := range names {
 		quoted[i] = regexp.QuoteMeta(n)
@@ -231,8 +257,8 @@ func (t *tree) runUnitTests(pkg string, names []string) (map[string]outcome, err
 	if err != nil {
 		return nil, errors.Join(err, runErr)
 	}
-	for _, why := range buildErrors {
-		return all(names, outcome{uncompiled, "does not compile: " + why}), nil
+	for _, errs := range buildErrors {
+		return doesNotCompile(specs, errs), nil
 	}
 	out := all(names, notRun)
 	for _, r := range results {

@@ -42,14 +42,21 @@ type spec struct {
 	name string
 	// change is added (a spec the base lacks) or changed (its body differs from the base's).
 	change string
+	// file is the file that holds it, relative to the tree.
+	file string
 	// tier is where it can run here: "envtest", "e2e" (the local e2e tier), or "" when neither runs it.
 	tier             string
 	characterization bool
+	// rewrite is the commit that states, by a Spec-Rewrite trailer, that the change rewrites this
+	// spec without changing what it proves ("" when none does): a changed spec may then pass
+	// against the base, and the table shows the statement.
+	rewrite string
 }
 
 // scenarioSpec is one Ginkgo spec as a dry run lists it, with the source of its body.
 type scenarioSpec struct {
 	name   string
+	file   string
 	labels []string
 	body   string
 	// tiers are the tiers whose label filter lets it run.
@@ -71,7 +78,7 @@ func changedScenarios(base, head []scenarioSpec) []spec {
 		if existed && body == s.body {
 			continue
 		}
-		sp := spec{kind: scenario, pkg: "./scenarios", name: s.name, change: added, characterization: slices.Contains(s.labels, Characterization)}
+		sp := spec{kind: scenario, pkg: "./scenarios", name: s.name, file: s.file, change: added, characterization: slices.Contains(s.labels, Characterization)}
 		if existed {
 			sp.change = changed
 		}
@@ -85,8 +92,8 @@ func changedScenarios(base, head []scenarioSpec) []spec {
 
 // unitTest is a test function as its source has it.
 type unitTest struct {
-	pkg, name, body  string
-	characterization bool
+	pkg, file, name, body string
+	characterization      bool
 }
 
 // unitTests are the test functions (func TestX(t *testing.T)) in the _test.go files under dirs of
@@ -105,12 +112,13 @@ func unitTests(root string, dirs ...string) ([]unitTest, error) {
 			if err != nil {
 				return err
 			}
-			rel, err := filepath.Rel(root, filepath.Dir(path))
+			rel, err := filepath.Rel(root, path)
 			if err != nil {
 				return err
 			}
 			for i := range tests {
-				tests[i].pkg = "./" + filepath.ToSlash(rel)
+				tests[i].pkg = "./" + filepath.ToSlash(filepath.Dir(rel))
+				tests[i].file = filepath.ToSlash(rel)
 			}
 			out = append(out, tests...)
 			return nil
@@ -168,7 +176,7 @@ func changedUnitTests(base, head []unitTest) []spec {
 		if existed && body == t.body {
 			continue
 		}
-		s := spec{kind: unit, pkg: t.pkg, name: t.name, change: added, tier: "unit", characterization: t.characterization}
+		s := spec{kind: unit, pkg: t.pkg, file: t.file, name: t.name, change: added, tier: "unit", characterization: t.characterization}
 		if existed {
 			s.change = changed
 		}
@@ -185,7 +193,7 @@ func readScenarioSpecs(tree string, listed []listedSpec) ([]scenarioSpec, error)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, scenarioSpec{name: l.name, labels: l.labels, body: body, tiers: l.tiers})
+		out = append(out, scenarioSpec{name: l.name, file: l.file, labels: l.labels, body: body, tiers: l.tiers})
 	}
 	return out, nil
 }

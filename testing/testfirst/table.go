@@ -17,10 +17,12 @@ type row struct {
 	warn bool
 }
 
-// judge says what a spec's runs make it. Test-first means: it fails against the base's
-// production code, inside the spec (or does not compile against it), and passes at the head.
-// allowRewrites: the change says it only rewrites specs, so a changed one may pass at the base.
-func judge(s spec, base, withAPI, head outcome, allowRewrites bool) row {
+// judge says what a spec's runs make it. Test-first means: it fails against the base's behaviour,
+// inside the spec, and passes at the head. A spec that does not compile against the base because
+// it uses names the change adds to api/ is judged by its run against the base's behaviour with
+// the head's api/: it must fail there too. Passing against the base is allowed only to a spec
+// labelled characterization and to a changed spec whose rewrite a commit of the change states.
+func judge(s spec, base, withAPI, head outcome) row {
 	r := row{spec: s, base: base, withAPI: withAPI, head: head}
 	switch {
 	case s.tier == "":
@@ -31,26 +33,43 @@ func judge(s spec, base, withAPI, head outcome, allowRewrites bool) row {
 		r.verdict = "fails at the head"
 	case base.state == failed:
 		r.verdict, r.ok = "written first", true
+	case base.state == uncompiled && withAPI.state == failed:
+		r.verdict, r.ok = "written first: red against the base's behaviour with the head's api/", true
+	case base.state == uncompiled && withAPI.state == uncompiled:
+		r.verdict, r.ok = "written first: does not compile against the base, even with the head's api/", true
 	case base.state == uncompiled && withAPI.state == passed:
-		r.verdict, r.ok, r.warn = "did not compile against the base, but passes against it once given the head's api/: does it test the new behaviour?", true, true
+		r.verdict, r.ok, r.warn = passedAtBase(s, "passes against the base's behaviour once given the head's api/ names")
 	case base.state == uncompiled:
-		r.verdict, r.ok = "written first (did not compile against the base)", true
+		r.verdict = "the run against the base with the head's api/ proves nothing"
 	case base.state == broken:
 		r.verdict = "the run against the base proves nothing"
-	case s.characterization:
-		r.verdict, r.ok = "characterization: passed at the base, as its label says", true
-	case s.change == changed && allowRewrites:
-		r.verdict, r.ok, r.warn = "rewritten: passes against the base as before, which the change says is all it does (-allow-rewrites)", true, true
 	default:
-		r.verdict = "passed at the base: not written first (if it describes behaviour the base already has, label it " + Characterization + ")"
+		r.verdict, r.ok, r.warn = passedAtBase(s, "passed at the base")
 	}
 	return r
+}
+
+// passedAtBase judges a spec that passed against the base's behaviour (how says how it got there).
+func passedAtBase(s spec, how string) (verdict string, ok, warn bool) {
+	switch {
+	case s.characterization:
+		return "characterization: " + how + ", as its label says", true, false
+	case s.change == changed && s.rewrite != "":
+		return "rewritten: " + how + ", as " + s.rewrite + " states", true, true
+	case s.change == changed:
+		return how + ": not written first (if it only rewrites the spec, state it in a commit of the change: a trailer `" + RewriteTrailer + ": <the spec's name>`)", false, false
+	case s.rewrite != "":
+		return how + ": a new spec must fail against the base; " + s.rewrite + " states a rewrite, which covers changed specs only", false, false
+	}
+	return how + ": not written first (if it describes behaviour the base already has, label it " + Characterization + ")", false, false
 }
 
 // report is the whole result of a run.
 type report struct {
 	base, head string // the revisions, as given, and their commits
 	rows       []row
+	// stale are the rewrite statements that name no spec the change changes.
+	stale      []string
 	production []string // production files the change touches
 	took       time.Duration
 }
@@ -63,7 +82,7 @@ func (rp report) failures() []string {
 			out = append(out, fmt.Sprintf("%s %q: %s", r.spec.kind, r.spec.name, r.verdict))
 		}
 	}
-	return out
+	return append(out, rp.stale...)
 }
 
 // markdown renders the report as the table a reviewer reads.
@@ -71,9 +90,9 @@ func (rp report) markdown() string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("## Test first: %s..%s\n\n", rp.base, rp.head)
-	p("Each spec this change adds or changes runs twice, as the head has it: against the base's production\n")
-	p("code (`api/`, `controllers/`, `cmd/`, `config/crd/`), where it must fail inside the spec or not\n")
-	p("compile, and at the head, where it must pass.\n\n")
+	p("Each spec this change adds or changes runs, as the head has it, against the base's behaviour (its\n")
+	p("`api/`, `controllers/`, `cmd/`, `config/crd/`; with the head's `api/` where the spec needs its new\n")
+	p("names to compile), where it must fail inside the spec, and at the head, where it must pass.\n\n")
 	p("| Spec | Change | Tier | Against the base | At the head | Verdict |\n|---|---|---|---|---|---|\n")
 	for _, r := range rp.rows {
 		against := mark(r.base)
@@ -95,22 +114,30 @@ func (rp report) markdown() string {
 	} else {
 		p("\nProduction code unchanged.\n")
 	}
-	var first, characterized int
+	for _, st := range rp.stale {
+		p("\n❌ %s\n", st)
+	}
+	var first, characterized, rewritten int
 	for _, r := range rp.rows {
 		switch {
-		case r.ok && r.spec.characterization && r.base.state == passed:
+		case !r.ok:
+		case r.warn:
+			rewritten++
+		case r.spec.characterization && (r.base.state == passed || r.withAPI.state == passed):
 			characterized++
-		case r.ok:
+		default:
 			first++
 		}
 	}
-	p("\n%d spec(s): %d written first, %d characterization, %d not shown test-first. Took %s.\n",
-		len(rp.rows), first, characterized, len(rp.failures()), rp.took.Round(time.Second))
+	p("\n%d spec(s): ✅ %d written first, ✅ %d characterization, ⚠️ %d rewrites stated, ❌ %d not shown test-first. Took %s.\n",
+		len(rp.rows), first, characterized, rewritten, len(rp.failures()), rp.took.Round(time.Second))
 	return b.String()
 }
 
 func mark(o outcome) string {
 	switch o.state {
+	case none:
+		return "—"
 	case passed:
 		return "passed"
 	case failed:

@@ -58,8 +58,8 @@ func TestChangedUnitTests(t *testing.T) {
 	}
 	got := changedUnitTests(base, head)
 	want := []spec{
-		{kind: unit, pkg: "./controllers", name: "TestEdited", change: "changed", tier: "unit"},
-		{kind: unit, pkg: "./controllers", name: "TestOld", change: "new", tier: "unit", characterization: true},
+		{kind: unit, pkg: "./controllers", file: "controllers/a_test.go", name: "TestEdited", change: "changed", tier: "unit"},
+		{kind: unit, pkg: "./controllers", file: "controllers/a_test.go", name: "TestOld", change: "new", tier: "unit", characterization: true},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("changed unit tests:\n got %+v\nwant %+v", got, want)
@@ -70,43 +70,70 @@ func TestJudge(t *testing.T) {
 	red := outcome{failed, "checking: Expected 1 to equal 2 (scenarios/x_test.go:3)"}
 	green := outcome{passed, "passed"}
 	uncompiledBase := outcome{uncompiled, "does not compile: x.go:1: undefined: Y"}
-	none := outcome{}
+	broke := outcome{broken, "failed outside the spec"}
+	notRun := outcome{}
+	const statement = "abc1234 \"skip-when-equal keeps others' annotations\""
 	tests := []struct {
 		name             string
+		change           string
 		characterization bool
+		rewrite          string
 		tier             string
 		base, withAPI    outcome
 		head             outcome
-		wantOK           bool
+		wantTick         string
 		wantVerdict      string
 	}{
-		{"red at the base, green at the head", false, "envtest", red, none, green, true, "written first"},
-		{"does not compile against the base, red with the head's api/", false, "unit", uncompiledBase, red, green, true, "written first (did not compile"},
-		{"does not compile against the base, green with the head's api/", false, "envtest", uncompiledBase, green, green, true, "does it test the new behaviour?"},
-		{"green at the base", false, "envtest", green, none, green, false, "passed at the base"},
-		{"green at the base, labelled characterization", true, "envtest", green, none, green, true, "characterization"},
-		{"red at the head", false, "envtest", red, none, red, false, "fails at the head"},
-		{"characterization does not excuse a red head", true, "envtest", green, none, red, false, "fails at the head"},
-		{"failed outside the spec at the base", false, "envtest", outcome{broken, "failed outside the spec"}, none, green, false, "proves nothing"},
-		{"no tier runs it", false, "", none, none, none, false, "not checked"},
+		{"red at the base, green at the head", added, false, "", "envtest", red, notRun, green, "✅", "written first"},
+		{"does not compile against the base, red with the head's api/", added, false, "", "unit", uncompiledBase, red, green, "✅", "written first: red against the base's behaviour with the head's api/"},
+		{"does not compile against the base, even with the head's api/", added, false, "", "unit", uncompiledBase, uncompiledBase, green, "✅", "written first: does not compile against the base, even with the head's api/"},
+		{"does not compile against the base, green with the head's api/", added, false, "", "envtest", uncompiledBase, green, green, "❌", "passes against the base's behaviour once given the head's api/"},
+		{"green with the head's api/, labelled characterization", added, true, "", "envtest", uncompiledBase, green, green, "✅", "characterization"},
+		{"changed, green with the head's api/, a rewrite stated", changed, false, statement, "envtest", uncompiledBase, green, green, "⚠️", statement},
+		{"does not compile against the base, broken with the head's api/", added, false, "", "envtest", uncompiledBase, broke, green, "❌", "proves nothing"},
+		{"green at the base", added, false, "", "envtest", green, notRun, green, "❌", "passed at the base"},
+		{"green at the base, labelled characterization", added, true, "", "envtest", green, notRun, green, "✅", "characterization"},
+		{"changed, green at the base, a rewrite stated", changed, false, statement, "envtest", green, notRun, green, "⚠️", statement},
+		{"changed, green at the base, no rewrite stated", changed, false, "", "envtest", green, notRun, green, "❌", "Spec-Rewrite"},
+		{"new, green at the base: a rewrite statement does not cover a new spec", added, false, statement, "envtest", green, notRun, green, "❌", "a new spec must fail"},
+		{"red at the head", added, false, "", "envtest", red, notRun, red, "❌", "fails at the head"},
+		{"characterization does not excuse a red head", added, true, "", "envtest", green, notRun, red, "❌", "fails at the head"},
+		{"failed outside the spec at the base", added, false, "", "envtest", broke, notRun, green, "❌", "proves nothing"},
+		{"no tier runs it", added, false, "", "", notRun, notRun, notRun, "❌", "not checked"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := judge(spec{name: "s", tier: tt.tier, characterization: tt.characterization}, tt.base, tt.withAPI, tt.head, false)
-			if r.ok != tt.wantOK || !strings.Contains(r.verdict, tt.wantVerdict) {
-				t.Errorf("judge = %v %q, want %v and a verdict containing %q", r.ok, r.verdict, tt.wantOK, tt.wantVerdict)
+			s := spec{name: "s", change: tt.change, tier: tt.tier, characterization: tt.characterization, rewrite: tt.rewrite}
+			r := judge(s, tt.base, tt.withAPI, tt.head)
+			if tick(r) != tt.wantTick || !strings.Contains(r.verdict, tt.wantVerdict) {
+				t.Errorf("judge = %s %q, want %s and a verdict containing %q", tick(r), r.verdict, tt.wantTick, tt.wantVerdict)
+			}
+			if r.ok != (tt.wantTick != "❌") {
+				t.Errorf("judge.ok = %v for %s", r.ok, tt.wantTick)
 			}
 		})
 	}
+}
 
-	// -allow-rewrites: a changed spec may pass against the base; a new one still may not.
-	rewritten := judge(spec{name: "s", tier: "envtest", change: "changed"}, green, none, green, true)
-	if !rewritten.ok || !rewritten.warn || !strings.Contains(rewritten.verdict, "rewritten") {
-		t.Errorf("a rewritten spec with -allow-rewrites: %+v, want it shown and allowed", rewritten)
+func TestRewriteStatementsNameChangedSpecs(t *testing.T) {
+	log := "\x1eabc1234\x00skip-when-equal keeps others' annotations\x00Sample when a reconcile finds nothing to change sends no write\nTestDesiredConfigMap\n" +
+		"\x1edef5678\x00the code\x00\n" +
+		"\x1e0123456\x00a stale statement\x00Sample when gone it is gone\n"
+	statements := parseRewrites(log)
+	specs := []spec{
+		{kind: scenario, name: "Sample when a reconcile finds nothing to change sends no write", change: changed},
+		{kind: unit, name: "TestDesiredConfigMap", change: changed},
+		{kind: unit, name: "TestOther", change: changed},
 	}
-	added := judge(spec{name: "s", tier: "envtest", change: "new"}, green, none, green, true)
-	if added.ok {
-		t.Errorf("a new spec green at the base with -allow-rewrites: %+v, want it failed", added)
+	stale := applyRewrites(specs, statements)
+	if want := "abc1234 \"skip-when-equal keeps others' annotations\""; specs[0].rewrite != want || specs[1].rewrite != want {
+		t.Errorf("rewrites = %q, %q, want both %q", specs[0].rewrite, specs[1].rewrite, want)
+	}
+	if specs[2].rewrite != "" {
+		t.Errorf("a spec no statement names got %q", specs[2].rewrite)
+	}
+	if len(stale) != 1 || !strings.Contains(stale[0], "Sample when gone it is gone") || !strings.Contains(stale[0], "0123456") {
+		t.Errorf("stale statements = %q, want the one naming no changed spec", stale)
 	}
 }
 
@@ -144,22 +171,25 @@ func TestIsProduction(t *testing.T) {
 
 func TestMarkdownShowsEveryVerdictAndAChangeWithoutSpecs(t *testing.T) {
 	rp := report{base: "abc", head: "def", production: []string{"controllers/x.go"}, rows: []row{
-		judge(spec{kind: scenario, name: "Sample when a | b it c", change: "new", tier: "envtest"}, outcome{failed, "step: boom (x_test.go:1)"}, outcome{}, outcome{passed, "passed"}, false),
-		judge(spec{kind: unit, name: "TestY", change: "changed", tier: "unit"}, outcome{passed, "passed"}, outcome{}, outcome{passed, "passed"}, false),
-		judge(spec{kind: unit, name: "TestZ", change: "new", tier: "unit"}, outcome{uncompiled, "does not compile: undefined: R"}, outcome{failed, "want R (z_test.go:9)"}, outcome{passed, "passed"}, false),
+		judge(spec{kind: scenario, name: "Sample when a | b it c", change: "new", tier: "envtest"}, outcome{failed, "step: boom (x_test.go:1)"}, outcome{}, outcome{passed, "passed"}),
+		judge(spec{kind: unit, name: "TestY", change: "changed", tier: "unit"}, outcome{passed, "passed"}, outcome{}, outcome{passed, "passed"}),
+		judge(spec{kind: unit, name: "TestZ", change: "new", tier: "unit"}, outcome{uncompiled, "does not compile: undefined: R"}, outcome{failed, "want R (z_test.go:9)"}, outcome{passed, "passed"}),
+		judge(spec{kind: scenario, name: "Sample when copied it passes", change: "new", tier: "envtest"}, outcome{uncompiled, "does not compile: undefined: P"}, outcome{passed, ""}, outcome{passed, ""}),
 	}}
 	md := rp.markdown()
 	for _, want := range []string{
 		`scenario: Sample when a \| b it c`, "failed: step: boom (x_test.go:1)", "✅ written first",
-		"unit: TestY", "❌ passed at the base", "Production code changed: `controllers/x.go`", "1 not shown test-first",
+		"unit: TestY", "❌ passed at the base", "Production code changed: `controllers/x.go`",
 		"does not compile: undefined: R; with the head's api/: failed: want R (z_test.go:9)",
+		"does not compile: undefined: P; with the head's api/: passed",
+		"4 spec(s): ✅ 2 written first, ✅ 0 characterization, ⚠️ 0 rewrites stated, ❌ 2 not shown test-first",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the table lacks %q:\n%s", want, md)
 		}
 	}
-	if got := rp.failures(); len(got) != 1 || !strings.Contains(got[0], "TestY") {
-		t.Errorf("failures = %q, want TestY alone", got)
+	if got := rp.failures(); len(got) != 2 || !strings.Contains(got[0], "TestY") || !strings.Contains(got[1], "copied") {
+		t.Errorf("failures = %q, want TestY and the copied scenario", got)
 	}
 
 	empty := report{base: "abc", head: "def", production: []string{"controllers/x.go"}}.markdown()

@@ -1,7 +1,8 @@
 // Package process runs the child processes the tests need (kube-controller-manager, the operator
 // binary, the bench's operator): an exec.Cmd whose output goes to a log file, stopped with SIGTERM
-// and, after a grace period, SIGKILL (the Cmd's Cancel and WaitDelay), and killed with the test
-// process (Pdeathsig), so that nothing outlives the test even when the test itself is killed.
+// and, after a grace period, SIGKILL (the Cmd's Cancel and WaitDelay), and, on Linux, killed with
+// the test process (Pdeathsig), so that nothing outlives the test even when the test itself is
+// killed. Other systems have no such signal: there a child outlives a test that is killed -9.
 package process
 
 import (
@@ -39,7 +40,7 @@ func Start(name, log string, grace time.Duration, binary string, args ...string)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = grace
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
 		stop()
 		return nil, errors.Join(fmt.Errorf("start %s: %w", name, err), logFile.Close())

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package process
+
+import "syscall"
+
+// sysProcAttr is the default: only Linux can have a child killed with its parent.
+func sysProcAttr() *syscall.SysProcAttr { return nil }

@@ -27,17 +27,16 @@ func main() {
 
 func run() error {
 	var (
-		metricsAddr           string
-		metricsSecure         bool
-		probeAddr             string
-		leaderElect           bool
-		leaderElectionNS      string
-		enableHTTP2           bool
-		concurrency           int
-		qps                   float64
-		burst                 int
-		shutdownTimeout       time.Duration
-		withoutConfigMapWatch bool
+		metricsAddr      string
+		metricsSecure    bool
+		probeAddr        string
+		leaderElect      bool
+		leaderElectionNS string
+		enableHTTP2      bool
+		concurrency      int
+		qps              float64
+		burst            int
+		shutdownTimeout  time.Duration
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443", "Address the metrics endpoint binds to; \"0\" turns it off.")
 	flag.BoolVar(&metricsSecure, "metrics-secure", true, "Serve metrics over HTTPS, to authenticated and authorized clients only.")
@@ -49,7 +48,6 @@ func run() error {
 	flag.Float64Var(&qps, "kube-api-qps", 50, "Steady queries per second to the API server.")
 	flag.IntVar(&burst, "kube-api-burst", 100, "Burst of queries to the API server above kube-api-qps.")
 	flag.DurationVar(&shutdownTimeout, "graceful-shutdown-timeout", 30*time.Second, "How long in-flight reconciles may take to finish on SIGTERM.")
-	flag.BoolVar(&withoutConfigMapWatch, "without-configmap-watch", false, "Wire the controller as the first stage of the introductory article's walkthrough (no ConfigMap watch): ConfigMap drift is not corrected until the Sample changes. For teaching only.")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -82,11 +80,9 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("create manager: %w", err)
 	}
-	wiring := controllers.WatchSamplesAndConfigMaps
-	if withoutConfigMapWatch {
-		wiring = controllers.WatchSamplesOnly
-	}
-	if err := controllers.SetupWithManager(mgr, controllers.Options{Wiring: wiring, MaxConcurrentReconciles: concurrency}); err != nil {
+	reconciler := controllers.NewSampleReconciler(mgr)
+	reconciler.MaxConcurrentReconciles = concurrency
+	if err := reconciler.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the Sample controller: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

@@ -42,29 +42,6 @@ const (
 // in the way carries no label of ours, so no watch event announces that it is gone.
 const conflictRecheck = 30 * time.Second
 
-// Wiring says which changes start a reconcile.
-type Wiring int
-
-const (
-	// WatchSamplesAndConfigMaps reconciles a Sample when its spec changes and when a ConfigMap it
-	// controls changes or is deleted, so drift of the ConfigMap is undone at once. The default.
-	WatchSamplesAndConfigMaps Wiring = iota
-	// WatchSamplesOnly reconciles a Sample only when its spec changes: the first stage of the
-	// walkthrough in the introductory Kubernetes Operator article (RevComm Advent Calendar 2025,
-	// day 2), before Owns. Drift of the ConfigMap stays until the Sample next changes. For
-	// teaching and tests.
-	WatchSamplesOnly
-)
-
-// Options configure the Sample controller.
-type Options struct {
-	// Wiring says which changes start a reconcile.
-	Wiring Wiring
-	// MaxConcurrentReconciles is how many Samples are reconciled at once
-	// (DefaultMaxConcurrentReconciles when zero).
-	MaxConcurrentReconciles int
-}
-
 // +kubebuilder:rbac:groups=demo.example.com,resources=samples,verbs=get;list;watch
 // +kubebuilder:rbac:groups=demo.example.com,resources=samples/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;patch
@@ -77,34 +54,40 @@ type SampleReconciler struct {
 	// the cache cannot see because it lacks the managed-by label.
 	APIReader client.Reader
 	Recorder  recorder.EventRecorder
+	// MaxConcurrentReconciles is how many Samples are reconciled at once
+	// (DefaultMaxConcurrentReconciles when zero).
+	MaxConcurrentReconciles int
 }
 
-// SetupWithManager registers the Sample controller with mgr.
-func SetupWithManager(mgr ctrl.Manager, opts Options) error {
-	r := &SampleReconciler{
+// NewSampleReconciler returns a reconciler that uses mgr's client, API reader and event recorder.
+func NewSampleReconciler(mgr ctrl.Manager) *SampleReconciler {
+	return &SampleReconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
 		Recorder:  mgr.GetEventRecorder("sample-controller"),
 	}
-	workers := opts.MaxConcurrentReconciles
+}
+
+// SetupWithManager registers the Sample controller with mgr: a Sample is reconciled when its spec
+// changes, and when a ConfigMap it controls changes or is deleted, so drift is undone at once.
+func (r *SampleReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	workers := r.MaxConcurrentReconciles
 	if workers == 0 {
 		workers = DefaultMaxConcurrentReconciles
 	}
-	// GenerationChangedPredicate: a change of the Sample's status (or of its labels and
-	// annotations) does not bump metadata.generation and starts no reconcile; only spec does.
-	b := ctrl.NewControllerManagedBy(mgr).
+	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
+		// GenerationChangedPredicate: a change of the Sample's status (or of its labels and
+		// annotations) does not bump metadata.generation and starts no reconcile; only spec does.
 		For(&demov1alpha1.Sample{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers, RateLimiter: retryRateLimiter()})
-	if opts.Wiring == WatchSamplesAndConfigMaps {
 		// A ConfigMap's creation is the operator's own doing (or, at start, the initial list,
 		// while every Sample is reconciled anyway): reconciling the Sample again for it would only
 		// compare against a cache that may not hold the new status yet, and write it twice.
-		b = b.Owns(&corev1.ConfigMap{}, builder.WithPredicates(predicate.Funcs{
+		Owns(&corev1.ConfigMap{}, builder.WithPredicates(predicate.Funcs{
 			CreateFunc: func(event.CreateEvent) bool { return false },
-		}))
-	}
-	return b.Complete(r)
+		})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers, RateLimiter: retryRateLimiter()}).
+		Complete(r)
 }
 
 // Reconcile brings one Sample's ConfigMap and status in line with its spec.

@@ -3,9 +3,13 @@ package scenarios
 import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	"example.com/operator-demo/controllers"
 	"example.com/operator-demo/testing/harness"
 	"example.com/operator-demo/testing/tiers"
 )
@@ -21,15 +25,16 @@ import (
 // Japanese), §10, the first `kubectl edit configmap sample-sample-config` (message:
 // fixed_directly): nothing happens, the controller does not watch ConfigMaps.
 //
-// By hand: run the operator as the article's first stage, `go run ./cmd --without-configmap-watch`
-// (this scenario wires it in-process), then
+// By hand: the operator ships the finished wiring only; this scenario builds the first stage itself
+// (firstStage below) and runs it in-process. On `make demo KEEP=1`, the finished operator puts
+// the message back at once instead:
 //
 //	kubectl patch configmap sample-sample-config --type merge -p '{"data":{"message":"drifted"}}'
-//	kubectl get configmap sample-sample-config -o jsonpath='{.data.message}'   # still drifted
+//	kubectl get configmap sample-sample-config -o jsonpath='{.data.message}'   # hello world again
 var _ = Describe("Sample", Label("unwatched-drift", tiers.NeedsInProcessOperator), func() {
 	Context("when the operator does not watch ConfigMaps (the article's first stage)", func() {
 		It("leaves a direct edit of the ConfigMap in place until the Sample changes", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, suiteCluster, harness.WithoutConfigMapWatch())
+			f := harness.NewFixture(ctx, suiteCluster, harness.WithControllers(firstStage))
 			sample := f.CreateSample(ctx, "unwatched", "hello world")
 			cm := f.EventuallySynced(ctx, sample)
 
@@ -49,3 +54,12 @@ var _ = Describe("Sample", Label("unwatched-drift", tiers.NeedsInProcessOperator
 		})
 	})
 })
+
+// firstStage wires the Sample reconciler as the article's first stage does: For(&Sample{}) alone,
+// with no Owns(&ConfigMap{}). The production wiring is SampleReconciler.SetupWithManager.
+func firstStage(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(controllers.ControllerName).
+		For(&demov1alpha1.Sample{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Complete(controllers.NewSampleReconciler(mgr))
+}

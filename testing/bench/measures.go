@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
@@ -34,7 +35,7 @@ func (e *env) convergedOperator(ctx context.Context, prefix string, n int) (stri
 	if err != nil {
 		return "", nil, err
 	}
-	op, err := operator.InProcess(limited(e.cp.Config, operatorQPS, operatorBurst), ns, controllers.Options{})
+	op, err := operator.InProcess(limited(e.cp.Config, operatorQPS, operatorBurst), ns, nil)
 	if err != nil {
 		return "", nil, err
 	}
@@ -150,7 +151,11 @@ func throughputOnce(ctx context.Context, e *env, n, workers int, qps float32, bu
 		return result{}, err
 	}
 	started := time.Now()
-	op, err := operator.InProcess(limited(e.cp.Config, qps, burst), ns, controllers.Options{MaxConcurrentReconciles: workers})
+	op, err := operator.InProcess(limited(e.cp.Config, qps, burst), ns, func(mgr ctrl.Manager) error {
+		r := controllers.NewSampleReconciler(mgr)
+		r.MaxConcurrentReconciles = workers
+		return r.SetupWithManager(mgr)
+	})
 	if err != nil {
 		return result{}, err
 	}

@@ -63,7 +63,7 @@ func runOperator(ctx context.Context, mode, metricsAddr string) error {
 	})); err != nil {
 		return err
 	}
-	if err := controllers.SetupWithManager(mgr, controllers.Options{}); err != nil {
+	if err := controllers.NewSampleReconciler(mgr).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	return mgr.Start(ctx)

@@ -63,10 +63,10 @@ func TestWatchesAreReadFromTheController(t *testing.T) {
 		t.Fatalf("watches = %+v, want For Sample and Owns ConfigMap", got)
 	}
 	sample, configMap := got[0], got[1]
-	if sample.how != "For" || sample.kind != "Sample" || sample.optional || len(sample.events) != 3 || !strings.Contains(sample.events[1], "metadata.generation") {
+	if sample.how != "For" || sample.kind != "Sample" || len(sample.events) != 3 || !strings.Contains(sample.events[1], "metadata.generation") {
 		t.Errorf("the Sample's watch read as %+v", sample)
 	}
-	if configMap.how != "Owns" || configMap.kind != "ConfigMap" || !configMap.optional || !slices.Equal(configMap.events, []string{"its updates", "its deletion"}) {
+	if configMap.how != "Owns" || configMap.kind != "ConfigMap" || !slices.Equal(configMap.events, []string{"its updates", "its deletion"}) {
 		t.Errorf("the ConfigMap's watch read as %+v", configMap)
 	}
 }

@@ -62,9 +62,9 @@ func (c *catalogue) renderWatches(p func(string, ...any)) {
 	for _, w := range c.watches {
 		p("- **%s** (`%s`): %s.\n", w.kind, w.how, w.says())
 	}
-	p("\nA status write changes no generation, so it starts no reconcile. A watch wired only under a\n")
-	p("condition is left out in the article's first stage (`--without-configmap-watch`): edits of the\n")
-	p("ConfigMap then reach nobody (scenario *Ignore unwatched drift*).\n\n")
+	p("\nA status write changes no generation, so it starts no reconcile. The article's first stage\n")
+	p("wires `For` alone, without `Owns`: edits of the ConfigMap then reach nobody (scenario *Ignore\n")
+	p("unwatched drift*, which builds that stage in its own code; the operator ships only the wiring above).\n\n")
 }
 
 // says is which of the kind's events start a reconcile, in a sentence.
@@ -76,9 +76,6 @@ func (w watch) says() string {
 	says := strings.Join(events, "; ")
 	if w.how == "Owns" {
 		says += ", each mapped to the Sample that controls it"
-	}
-	if w.optional {
-		says += " (default wiring only)"
 	}
 	return says
 }

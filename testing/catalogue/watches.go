@@ -18,8 +18,6 @@ type watch struct {
 	how, kind string
 	// events are those of the kind's events that its predicates let through, in words.
 	events []string
-	// optional: wired only under a condition of SetupWithManager (an if).
-	optional bool
 	// at orders the watches as SetupWithManager makes them.
 	at token.Pos
 }
@@ -49,13 +47,6 @@ func watches(dir string) ([]watch, error) {
 }
 
 func watchesIn(fn *ast.FuncDecl) []watch {
-	var conditional []*ast.BlockStmt
-	ast.Inspect(fn.Body, func(n ast.Node) bool {
-		if s, ok := n.(*ast.IfStmt); ok {
-			conditional = append(conditional, s.Body)
-		}
-		return true
-	})
 	var out []watch
 	ast.Inspect(fn.Body, func(n ast.Node) bool {
 		c, ok := n.(*ast.CallExpr)
@@ -67,11 +58,7 @@ func watchesIn(fn *ast.FuncDecl) []watch {
 		if !isMethod || (how != "For" && how != "Owns" && how != "Watches") {
 			return true
 		}
-		w := watch{how: how, kind: kindOf(c.Args[0]), events: eventsLetThrough(c.Args[1:]), at: sel.Sel.Pos()}
-		for _, block := range conditional {
-			w.optional = w.optional || (block.Pos() <= c.Pos() && c.End() <= block.End())
-		}
-		out = append(out, w)
+		out = append(out, watch{how: how, kind: kindOf(c.Args[0]), events: eventsLetThrough(c.Args[1:]), at: sel.Sel.Pos()})
 		return true
 	})
 	slices.SortFunc(out, func(a, b watch) int { return int(a.at - b.at) })

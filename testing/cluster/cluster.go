@@ -28,8 +28,9 @@ type Cluster interface {
 	// Config reaches the API server as an administrator, for what Client cannot ask (the table
 	// `kubectl get` prints).
 	Config() *rest.Config
-	// RunOperator makes sure an operator wired as wiring reconciles namespace, and returns it.
-	RunOperator(namespace string, wiring controllers.Wiring) (*operator.Operator, error)
+	// RunOperator makes sure an operator whose controllers setup registers (the operator's own,
+	// operator.Production, when nil) reconciles namespace, and returns it.
+	RunOperator(namespace string, setup operator.Setup) (*operator.Operator, error)
 	// Stop releases the cluster.
 	Stop() error
 }

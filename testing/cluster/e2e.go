@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
-	"example.com/operator-demo/controllers"
 	"example.com/operator-demo/testing/controlplane"
 	"example.com/operator-demo/testing/operator"
 	"example.com/operator-demo/testing/tiers"
@@ -43,9 +42,9 @@ func (e *e2eCluster) Client() client.Client { return e.client }
 func (e *e2eCluster) Config() *rest.Config { return e.config }
 
 // RunOperator returns the cluster's one operator: the e2e tier cannot rewire it per namespace.
-func (e *e2eCluster) RunOperator(_ string, wiring controllers.Wiring) (*operator.Operator, error) {
-	if wiring != controllers.WatchSamplesAndConfigMaps {
-		return nil, fmt.Errorf("the e2e tier runs the production wiring only; label the scenario %q", tiers.NeedsInProcessOperator)
+func (e *e2eCluster) RunOperator(_ string, setup operator.Setup) (*operator.Operator, error) {
+	if setup != nil {
+		return nil, fmt.Errorf("the e2e tier runs the operator's own binary only; label the scenario %q", tiers.NeedsInProcessOperator)
 	}
 	return e.operator, nil
 }

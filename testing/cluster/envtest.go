@@ -7,7 +7,6 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"example.com/operator-demo/controllers"
 	"example.com/operator-demo/testing/controlplane"
 	"example.com/operator-demo/testing/operator"
 )
@@ -57,8 +56,8 @@ func (e *envtestCluster) Client() client.Client { return e.client }
 
 func (e *envtestCluster) Config() *rest.Config { return e.config }
 
-func (e *envtestCluster) RunOperator(namespace string, wiring controllers.Wiring) (*operator.Operator, error) {
-	return operator.InProcess(e.config, namespace, controllers.Options{Wiring: wiring})
+func (e *envtestCluster) RunOperator(namespace string, setup operator.Setup) (*operator.Operator, error) {
+	return operator.InProcess(e.config, namespace, setup)
 }
 
 func (e *envtestCluster) Stop() error { return e.stop() }

@@ -27,23 +27,23 @@ type Fixture struct {
 	Operator  *operator.Operator
 }
 
-// FixtureOption changes how NewFixture wires the operator.
-type FixtureOption func(*controllers.Wiring)
+// FixtureOption changes the operator NewFixture runs.
+type FixtureOption func(*operator.Setup)
 
-// WithoutConfigMapWatch wires the operator as the article's first stage: it reconciles a Sample
-// when the Sample's spec changes, and not when its ConfigMap does. Only the envtest tier can run
-// it (the e2e tier's operator is the production binary).
-func WithoutConfigMapWatch() FixtureOption {
-	return func(w *controllers.Wiring) { *w = controllers.WatchSamplesOnly }
+// WithControllers runs an operator whose controllers setup registers, instead of the operator's
+// own: a stage of a walkthrough, say. Only the envtest tier can run it (the e2e tier's operator is
+// the production binary).
+func WithControllers(setup operator.Setup) FixtureOption {
+	return func(s *operator.Setup) { *s = setup }
 }
 
 // NewFixture creates a namespace (GenerateName) and an operator for it. Both are removed when the
 // spec ends: the operator stopped first, then the namespace deleted.
 func NewFixture(ctx context.Context, c cluster.Cluster, opts ...FixtureOption) *Fixture {
 	GinkgoHelper()
-	wiring := controllers.WatchSamplesAndConfigMaps
+	var setup operator.Setup
 	for _, o := range opts {
-		o(&wiring)
+		o(&setup)
 	}
 	f := &Fixture{Client: c.Client()}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "sample-"}}
@@ -54,7 +54,7 @@ func NewFixture(ctx context.Context, c cluster.Cluster, opts ...FixtureOption) *
 	})
 	DeferCleanup(f.deleteSamples)
 	var err error
-	f.Operator, err = c.RunOperator(ns.Name, wiring)
+	f.Operator, err = c.RunOperator(ns.Name, setup)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(f.Operator.Release)
 	// Runs first of the cleanups: the namespace and the operator are still as the failure left them.

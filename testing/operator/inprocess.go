@@ -16,16 +16,27 @@ import (
 	"example.com/operator-demo/controllers"
 )
 
-// InProcess runs the Sample controller in this process, in a manager of its own that sees only
-// namespace, configured by opts: the envtest tier's operator. It is cmd/'s manager and controller
+// Setup registers the controllers of the operator under test with its manager.
+type Setup func(ctrl.Manager) error
+
+// Production is the operator's own Setup, as cmd/ wires it.
+func Production(mgr ctrl.Manager) error {
+	return controllers.NewSampleReconciler(mgr).SetupWithManager(mgr)
+}
+
+// InProcess runs the controllers that setup registers (Production when nil) in this process, in a
+// manager of its own that sees only namespace: the envtest tier's operator. It is cmd/'s manager
 // minus the metrics server, probes and leader election; its client limits are cfg's. Its counters
 // are this process's (controller-runtime's registry), read without a scrape.
-func InProcess(cfg *rest.Config, namespace string, opts controllers.Options) (*Operator, error) {
+func InProcess(cfg *rest.Config, namespace string, setup Setup) (*Operator, error) {
+	if setup == nil {
+		setup = Production
+	}
 	var stop func() error
 	op := &Operator{
 		metrics: crmetrics.Registry.Gather,
 		up: func() error {
-			started, err := startManager(cfg, namespace, opts)
+			started, err := startManager(cfg, namespace, setup)
 			stop = started
 			return err
 		},
@@ -39,7 +50,7 @@ func InProcess(cfg *rest.Config, namespace string, opts controllers.Options) (*O
 }
 
 // startManager starts a manager and returns a func that stops it and waits until it has stopped.
-func startManager(cfg *rest.Config, namespace string, opts controllers.Options) (func() error, error) {
+func startManager(cfg *rest.Config, namespace string, setup Setup) (func() error, error) {
 	mgr, err := ctrl.NewManager(cfg, controllers.ManagerOptions(ctrl.Options{
 		Scheme:                 controllers.NewScheme(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -51,8 +62,8 @@ func startManager(cfg *rest.Config, namespace string, opts controllers.Options) 
 	if err != nil {
 		return nil, fmt.Errorf("new manager for namespace %s: %w", namespace, err)
 	}
-	if err := controllers.SetupWithManager(mgr, opts); err != nil {
-		return nil, fmt.Errorf("set up the Sample controller for namespace %s: %w", namespace, err)
+	if err := setup(mgr); err != nil {
+		return nil, fmt.Errorf("set up the controllers for namespace %s: %w", namespace, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -50,7 +50,7 @@ func TestChooseAddsTheBreaksWhoseLinesTheChangeTouched(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
+	names := make([]string, 0, len(got))
 	for _, m := range got {
 		names = append(names, m.Break)
 	}

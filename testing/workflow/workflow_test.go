@@ -88,8 +88,9 @@ var makeCall = regexp.MustCompile(`(?m)^\s*(?:\w+=\$\()?make\s+(?:-\S+\s+)*([a-z
 // makeTargets are the targets that make calls in script name; test-e2e is named for the cluster
 // that its E2E_PROVIDER chooses.
 func makeTargets(script string) []string {
-	var out []string
-	for _, m := range makeCall.FindAllStringSubmatch(script, -1) {
+	calls := makeCall.FindAllStringSubmatch(script, -1)
+	out := make([]string, 0, len(calls))
+	for _, m := range calls {
 		target := m[1]
 		if provider := regexp.MustCompile(`E2E_PROVIDER=(\w+)`).FindStringSubmatch(m[2]); target == "test-e2e" && provider != nil {
 			target += "-" + provider[1]

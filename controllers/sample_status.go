@@ -76,6 +76,11 @@ func readyCondition(configMap string, syncErr error) (metav1.Condition, bool) {
 
 // refusalReason is the reason of the Ready=False that a refused write (the API server's err, which
 // says message) calls for, or "" when the user can do nothing about it.
+//
+// Quota and RBAC denials are both 403 Forbidden, told apart only by the API server's wording
+// ("exceeded quota", `cannot create resource "configmaps"`), which is no API contract. Should a
+// release word them otherwise, they fall through to ConfigMapRefused: a reason less precise, never
+// a wrong one (the message still quotes the API server). TestRefusalReason holds that fallback.
 func refusalReason(err error, message string) string {
 	switch {
 	case apierrors.IsInvalid(err):
@@ -107,6 +112,9 @@ func (r *SampleReconciler) writeStatus(ctx context.Context, sample *demov1alpha1
 	}
 	before := sample.DeepCopy()
 	sample.Status = status
+	// A JSON merge patch replaces status.conditions as a whole list. That is safe here: the
+	// operator is the only writer of a Sample's status (users write spec; the status subresource
+	// is the controller's by convention), and DesiredStatus always computes the whole list.
 	err := r.Status().Patch(ctx, sample, client.MergeFrom(before))
 	switch {
 	case apierrors.IsNotFound(err):

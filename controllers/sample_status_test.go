@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 )
@@ -128,3 +130,36 @@ var namespaceTerminating = &apierrors.StatusError{ErrStatus: metav1.Status{
 		Type: corev1.NamespaceTerminatingCause, Message: "namespace team-a is being terminated", Field: "metadata.namespace",
 	}}},
 }}
+
+// TestRefusalReason: quota and RBAC denials are told apart by the API server's wording, which is
+// no contract; worded otherwise, a refusal falls back to ConfigMapRefused, less precise but never
+// wrong.
+//
+// Characterization: the fallback came with the refused-write scenario; this test pins it.
+func TestRefusalReason(t *testing.T) {
+	configMaps := schema.GroupResource{Resource: "configmaps"}
+	forbidden := func(message string) error {
+		return apierrors.NewForbidden(configMaps, "greeting-config", errors.New(message))
+	}
+	for name, tt := range map[string]struct {
+		err  error
+		want string
+	}{
+		"quota, as the API server words it":   {forbidden(`exceeded quota: q, requested: count/configmaps=1, used: count/configmaps=1, limited: count/configmaps=1`), demov1alpha1.ReasonQuotaExceeded},
+		"RBAC, as the API server words it":    {forbidden(`User "system:serviceaccount:d:m" cannot create resource "configmaps" in API group "" in the namespace "d"`), demov1alpha1.ReasonConfigMapForbidden},
+		"quota, worded otherwise":             {forbidden(`over the limit for count/configmaps`), demov1alpha1.ReasonConfigMapRefused},
+		"RBAC, worded otherwise":              {forbidden(`not allowed to write configmaps`), demov1alpha1.ReasonConfigMapRefused},
+		"an admission policy's denial":        {apierrors.NewInvalid(schema.GroupKind{Kind: "ConfigMap"}, "greeting-config", nil), demov1alpha1.ReasonConfigMapRefused},
+		"a conflict: nothing the user can do": {apierrors.NewConflict(configMaps, "greeting-config", errors.New("the object has been modified")), ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var status apierrors.APIStatus
+			if !errors.As(tt.err, &status) {
+				t.Fatalf("%v is no API status", tt.err)
+			}
+			if got := refusalReason(tt.err, status.Status().Message); got != tt.want {
+				t.Errorf("refusalReason = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -83,10 +83,8 @@ var _ = Describe("Sample", Label("concurrency"), func() {
 				g.Expect(f.Client.List(ctx, cms, client.InNamespace(f.Namespace))).To(Succeed())
 				g.Expect(cms.Items).To(HaveLen(n))
 				g.Expect(cms.Items).To(HaveEach(HaveField("Data", Equal(map[string]string{demov1alpha1.MessageKey: "v3", "extra": "other writer"}))))
-				list := &demov1alpha1.SampleList{}
-				g.Expect(f.Client.List(ctx, list, client.InNamespace(f.Namespace))).To(Succeed())
-				g.Expect(list.Items).To(HaveEach(harness.HaveReady(metav1.ConditionTrue, demov1alpha1.ReasonSynced)))
 			}).Should(Succeed())
+			f.EventuallyEverySample(ctx, n, metav1.ConditionTrue, demov1alpha1.ReasonSynced)
 		})
 	})
 })

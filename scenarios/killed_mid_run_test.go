@@ -81,12 +81,7 @@ var _ = Describe("Sample", Label("killed-mid-run", tiers.NeedsKill), func() {
 			}).WithTimeout(harness.Failover).Should(Succeed())
 
 			By("checking that every Sample reports Ready")
-			Eventually(ctx, func(g Gomega) {
-				list := &demov1alpha1.SampleList{}
-				g.Expect(f.Client.List(ctx, list, client.InNamespace(f.Namespace))).To(Succeed())
-				g.Expect(list.Items).To(HaveLen(n))
-				g.Expect(list.Items).To(HaveEach(harness.HaveReady(metav1.ConditionTrue, demov1alpha1.ReasonSynced)))
-			}).Should(Succeed())
+			f.EventuallyEverySample(ctx, n, metav1.ConditionTrue, demov1alpha1.ReasonSynced)
 		})
 	})
 })

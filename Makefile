@@ -82,7 +82,7 @@ help: ## Show the targets and what they do.
 .PHONY: demo
 demo: linux-only build setup-controlplane ## Walk through the introductory article's kubebuilder walkthrough on a local cluster (KEEP=1 leaves it running for kubectl).
 	go build -o $(LOCALBIN)/demo ./testing/demo
-	KUBEBUILDER_ASSETS="$$($(K8SBIN) controlplane 2>/dev/null)" \
+	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" \
 		$(LOCALBIN)/demo $(if $(KEEP),-keep) -operator $(LOCALBIN)/manager -dir $(REPORTS)/demo
 
 ##@ Development
@@ -171,7 +171,7 @@ test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then 
 	@mkdir -p $(REPORTS)
 	@# The scenario binary goes into bin/, not scenarios/: a file appearing there would rerun the
 	@# catalogue's test. Ginkgo runs it in bin/, from where the harness finds the repository's go.mod.
-	export KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)"; \
+	export KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)"; \
 	go test $(GO_TEST_FLAGS) ./testing/controlplane/... && \
 	go tool ginkgo build $(GINKGO_FLAGS) -o $(SCENARIOS_TEST) ./scenarios && \
 	go tool ginkgo $(GINKGO_RUN_FLAGS) $(if $(CI),--no-color) --procs=$(SCENARIO_PROCS) \
@@ -184,7 +184,7 @@ test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then 
 .PHONY: mutate
 mutate: setup-envtest ## Prove the scenarios can fail: build each break of testing/mutate/mutants into the operator; its scenario must fail (SCENARIO=<label>, MUTANT=<text>: some, plus those the change touched).
 	@mkdir -p $(REPORTS)
-	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" \
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
 		go run ./testing/mutate $(if $(SCENARIO),-scenario '$(SCENARIO)') $(if $(MUTANT),-mutant '$(MUTANT)') \
 		-changed-since "$(or $(BASE),$(DEFAULT_BASE))" | tee $(REPORTS)/mutate.md
 
@@ -193,21 +193,21 @@ mutate: setup-envtest ## Prove the scenarios can fail: build each break of testi
 .PHONY: test-first
 test-first: setup-controlplane ## Prove the change BASE..HEAD test-first: each new or changed spec fails against BASE's behaviour and passes at HEAD.
 	@mkdir -p $(REPORTS)
-	KUBEBUILDER_ASSETS="$$($(K8SBIN) controlplane 2>/dev/null)" \
+	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" \
 		go run ./testing/testfirst $(if $(BASE),-base $(BASE)) $(if $(HEAD),-head $(HEAD)) -report $(REPORTS)/test-first.md
 
 .PHONY: red
 red: manifests generate catalogue setup-envtest ## Run scenario NAME=<label>; once it fails inside its specs, commit it (with api/ and what is generated) before the code.
 	@test -n "$(NAME)" || { echo "usage: make red NAME=<label>, e.g. make red NAME=paused"; exit 2; }
-	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" go run ./testing/testfirst red -label '$(NAME)'
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go run ./testing/testfirst red -label '$(NAME)'
 
 .PHONY: test-fresh-clone
 test-fresh-clone: setup-envtest ## Run the README's one-scenario command in a fresh clone, with only setup-envtest's store populated.
-	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" go test -count=1 -timeout=15m ./testing/freshclone/
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -count=1 -timeout=15m ./testing/freshclone/
 
 .PHONY: test-first-selftest
 test-first-selftest: setup-controlplane ## Test make test-first on throwaway git histories: red then green, green at the base, characterization, red at the head.
-	KUBEBUILDER_ASSETS="$$($(K8SBIN) controlplane 2>/dev/null)" go test -count=1 -timeout=30m ./testing/testfirst/history/
+	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" go test -count=1 -timeout=30m ./testing/testfirst/history/
 
 .PHONY: test-e2e
 test-e2e: ## E2e tier: the scenarios on a real cluster (E2E_PROVIDER=kind or local; unset: kind where Docker answers).
@@ -219,7 +219,7 @@ test-e2e: ## E2e tier: the scenarios on a real cluster (E2E_PROVIDER=kind or loc
 .PHONY: test-e2e-local
 test-e2e-local: linux-only build setup-controlplane ## E2e tier on a local control plane with a garbage collector, and testing/deployment.
 	@mkdir -p $(REPORTS)
-	assets="$$($(K8SBIN) controlplane 2>/dev/null)"; \
+	assets="$(CONTROLPLANE_ASSETS)"; \
 	KUBEBUILDER_ASSETS="$$assets" SCENARIOS_TIER=e2e E2E_PROVIDER=local \
 		go test ./scenarios/ -count=1 -args -ginkgo.junit-report=$(REPORTS)/e2e.xml && \
 	KUBEBUILDER_ASSETS="$$assets" \
@@ -230,18 +230,18 @@ test-e2e-kind: $(KIND) setup-envtest kustomize ## E2e tier on kind: the image IM
 	@mkdir -p $(REPORTS) $(LOCALBIN)/e2e-kind
 	$(call render,$(LOCALBIN)/e2e-kind/install.yaml)
 	KIND=$(KIND) KIND_NODE_IMAGE=$(KIND_NODE_IMAGE) IMG=$(IMG) REPORTS=$(REPORTS) MANIFESTS=$(LOCALBIN)/e2e-kind/install.yaml \
-		KUBECTL="$$($(K8SBIN) envtest 2>/dev/null)/kubectl" testing/e2e-kind.sh
+		KUBECTL="$(ENVTEST_ASSETS)/kubectl" testing/e2e-kind.sh
 
 .PHONY: bench
 bench: setup-envtest ## Measure (not part of make test): micro-benchmarks, then writes, throughput, latency, memory on envtest.
 	go test -run '^$$' -bench . -benchmem ./controllers/
 	go build -o $(LOCALBIN)/bench ./testing/bench
-	KUBEBUILDER_ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" $(LOCALBIN)/bench $(BENCH_FLAGS)
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(LOCALBIN)/bench $(BENCH_FLAGS)
 
 .PHONY: bench-suite
 bench-suite: setup-envtest $(KUBEBUILDER) ## Measure make test (warm) beside a kubebuilder scaffold's, and the scenarios at 1-8 processes.
 	BIN_DIR=$(LOCALBIN) KUBEBUILDER=$(KUBEBUILDER) \
-		ASSETS="$$($(K8SBIN) envtest 2>/dev/null)" testing/bench/suite-speed.sh
+		ASSETS="$(ENVTEST_ASSETS)" testing/bench/suite-speed.sh
 
 ##@ Build
 
@@ -311,6 +311,11 @@ $(LOCALBIN):
 # The control-plane installer: download where it can, build from Go module sources where it cannot.
 K8SBIN = K8S_VERSION=$(K8S_VERSION) ENVTEST_K8S_VERSION=$(ENVTEST_K8S_VERSION) \
 	SETUP_ENVTEST=$(SETUP_ENVTEST) BIN_DIR=$(LOCALBIN) testing/k8sbin/install.sh
+# In a recipe, the directory of etcd, kube-apiserver and kubectl (ENVTEST_ASSETS), or of those
+# plus kube-controller-manager (CONTROLPLANE_ASSETS): what KUBEBUILDER_ASSETS names. The shell
+# asks the installer when the recipe runs, after the setup-* prerequisite has provided them.
+ENVTEST_ASSETS = $$($(K8SBIN) envtest 2>/dev/null)
+CONTROLPLANE_ASSETS = $$($(K8SBIN) controlplane 2>/dev/null)
 
 .PHONY: setup-envtest
 setup-envtest: $(SETUP_ENVTEST) ## Provide etcd, kube-apiserver, kubectl in bin/k8s/ and print their directory.

@@ -154,6 +154,27 @@ k8sbin-sync: $(SETUP_ENVTEST) ## Re-pin testing/k8sbin (the control-plane build 
 kubernetes-versions: ## Print the supported Kubernetes minors, the default first, as JSON (the GitHub workflow's matrices).
 	@awk '!/^#/ && NF {printf "%s\"%s\"", (n++ ? "," : "["), $$1} END {print "]"}' $(KUBERNETES_VERSIONS_FILE)
 
+##@ The test-first loop
+
+.PHONY: envtest-up
+envtest-up: setup-envtest ## Start etcd and kube-apiserver with the CRDs once and leave them running: the scenarios then attach to them instead of starting their own (a stale one is replaced).
+	@go build -o $(LOCALBIN)/envtestup ./testing/envtestup
+	@if ! $(LOCALBIN)/envtestup status 2>/dev/null; then \
+		$(LOCALBIN)/envtestup down >/dev/null; \
+		KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" nohup $(LOCALBIN)/envtestup serve > $(LOCALBIN)/envtest-up.log 2>&1 & \
+		$(LOCALBIN)/envtestup wait || { tail -20 $(LOCALBIN)/envtest-up.log; exit 1; }; \
+	fi
+
+.PHONY: envtest-down
+envtest-down: ## Stop the control plane make envtest-up started.
+	@go build -o $(LOCALBIN)/envtestup ./testing/envtestup
+	@$(LOCALBIN)/envtestup down
+
+.PHONY: watch
+watch: envtest-up ## Rerun the scenarios labelled LABEL=<label> and the unit tests of controllers/ on every save, on the warm control plane.
+	@test -n "$(LABEL)" || { echo "usage: make watch LABEL=<label>, e.g. make watch LABEL=create"; exit 2; }
+	go tool ginkgo watch --label-filter='$(LABEL)' ./controllers ./scenarios
+
 ##@ Test
 
 .PHONY: test
@@ -237,6 +258,11 @@ bench: setup-envtest ## Measure (not part of make test): micro-benchmarks, then 
 	go test -run '^$$' -bench . -benchmem ./controllers/
 	go build -o $(LOCALBIN)/bench ./testing/bench
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(LOCALBIN)/bench $(BENCH_FLAGS)
+
+.PHONY: bench-loop
+bench-loop: setup-envtest ## Measure the test-first loop: a saved edit to the red/green line of scenario LABEL (default create), cold, warm (make envtest-up) and the floor.
+	go build -o $(LOCALBIN)/bench ./testing/bench
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(LOCALBIN)/bench -loop '$(or $(LABEL),create)'
 
 .PHONY: bench-suite
 bench-suite: setup-envtest $(KUBEBUILDER) ## Measure make test (warm) beside a kubebuilder scaffold's, and the scenarios at 1-8 processes.

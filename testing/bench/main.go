@@ -29,16 +29,21 @@ func main() {
 	samples := flag.Int("samples", 1000, "Samples for the throughput run")
 	noise := flag.Int("noise", 10000, "ConfigMaps the operator does not own, for the memory run")
 	outage := flag.Duration("outage", 90*time.Second, "how long ConfigMap writes are refused, for the recovery run")
+	loopLabel := flag.String("loop", "", "measure the test-first loop for the scenario with this label instead (make bench-loop)")
+	runs := flag.Int("runs", 3, "with -loop: runs of each kind")
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var err error
-	if *operator != "" {
+	switch {
+	case *loopLabel != "":
+		err = loop(*loopLabel, *runs)
+	case *operator != "":
 		// The cluster comes from controller-runtime's own -kubeconfig flag.
 		err = runOperator(ctx, *operator, *metricsAddr)
-	} else {
+	default:
 		err = run(ctx, *samples, *noise, *outage)
 	}
 	if err != nil {

@@ -7,7 +7,6 @@ package cluster
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -58,11 +57,10 @@ func Attach(attachment []byte) (Cluster, error) {
 	if attachment == nil {
 		return nil, errors.New("the e2e tier runs in one test process: run it without -p / --procs")
 	}
-	var a envtestAttachment
-	if err := json.Unmarshal(attachment, &a); err != nil {
-		return nil, fmt.Errorf("attach to the shared control plane: %w", err)
+	cfg, err := ConfigOf(attachment)
+	if err != nil {
+		return nil, err
 	}
-	cfg := &rest.Config{Host: a.Host, TLSClientConfig: rest.TLSClientConfig{CAData: a.CA, CertData: a.Cert, KeyData: a.Key}, QPS: a.QPS, Burst: a.Burst}
 	return newEnvtest(cfg, func() error { return nil })
 }
 

@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"encoding/json"
 	"errors"
 
 	"k8s.io/client-go/rest"
@@ -27,13 +26,22 @@ type envtestAttachment struct {
 	Burst         int
 }
 
+// startEnvtest attaches to the warm control plane when one is up (make envtest-up), else starts
+// a control plane of this run's own.
 func startEnvtest() (*envtestCluster, []byte, error) {
+	warm, crdDir, err := warmFileIn()
+	if err != nil {
+		return nil, nil, err
+	}
+	if e, attachment, err := attachWarm(warm, crdDir); e != nil || err != nil {
+		return e, attachment, err
+	}
 	cp, err := controlplane.Start("")
 	if err != nil {
 		return nil, nil, err
 	}
 	cfg := cp.Config
-	attachment, err := json.Marshal(envtestAttachment{Host: cfg.Host, CA: cfg.CAData, Cert: cfg.CertData, Key: cfg.KeyData, QPS: cfg.QPS, Burst: cfg.Burst})
+	attachment, err := Attachment(cfg)
 	if err != nil {
 		return nil, nil, errors.Join(err, cp.Stop())
 	}

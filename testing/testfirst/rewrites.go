@@ -6,8 +6,9 @@ import (
 )
 
 // RewriteTrailer is the git trailer by which a commit of the change states that it rewrites one
-// spec without changing what the spec proves (a refactor of the test, or a spec that the new
-// behaviour obliges to change, which then still passes against the base). Its value is the spec's
+// spec without changing what the spec proves (a refactor of the test, a spec renamed or split from
+// existing ones, or a spec that the new behaviour obliges to change, which then still passes
+// against the base). Its value is the spec's
 // name as the table shows it: a scenario's full text or a test function's name. One trailer a
 // spec; the commit's subject is what the table quotes, so it should say why.
 const RewriteTrailer = "Spec-Rewrite"

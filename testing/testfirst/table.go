@@ -35,8 +35,13 @@ func judge(s spec, base, withAPI, head outcome) row {
 		r.verdict, r.ok = "written first", true
 	case base.state == uncompiled && withAPI.state == failed:
 		r.verdict, r.ok = "written first: red against the base's behaviour with the head's api/", true
-	case base.state == uncompiled && withAPI.state == uncompiled:
+	case base.state == uncompiled && withAPI.state == uncompiled && s.kind == unit:
+		// The usual red of a unit test: the function it tests does not exist yet.
 		r.verdict, r.ok = "written first: does not compile against the base, even with the head's api/", true
+	case base.state == uncompiled && withAPI.state == uncompiled:
+		// A scenario needs more of the head than api/'s names (a harness change that follows a
+		// production one): nothing shows how it fares against the base's behaviour.
+		r.verdict, r.ok, r.warn = unproven(s, "does not compile against the base even with the head's api/, so it was never seen red against the base's behaviour")
 	case base.state == uncompiled && withAPI.state == passed:
 		r.verdict, r.ok, r.warn = passedAtBase(s, "passes against the base's behaviour once given the head's api/ names")
 	case base.state == uncompiled:
@@ -51,17 +56,23 @@ func judge(s spec, base, withAPI, head outcome) row {
 
 // passedAtBase judges a spec that passed against the base's behaviour (how says how it got there).
 func passedAtBase(s spec, how string) (verdict string, ok, warn bool) {
-	switch {
-	case s.characterization:
+	if s.characterization {
 		return "characterization: " + how + ", as its label says", true, false
-	case s.change == changed && s.rewrite != "":
-		return "rewritten: " + how + ", as " + s.rewrite + " states", true, true
-	case s.change == changed:
-		return how + ": not written first (if it only rewrites the spec, state it in a commit of the change: a trailer `" + RewriteTrailer + ": <the spec's name>`)", false, false
-	case s.rewrite != "":
-		return how + ": a new spec must fail against the base; " + s.rewrite + " states a rewrite, which covers changed specs only", false, false
 	}
-	return how + ": not written first (if it describes behaviour the base already has, label it " + Characterization + ")", false, false
+	return unproven(s, how)
+}
+
+// unproven judges a spec that was not seen red against the base's behaviour (why says how so):
+// allowed only where a commit of the change states that it rewrites the spec.
+func unproven(s spec, why string) (verdict string, ok, warn bool) {
+	if s.rewrite != "" {
+		return "rewritten: " + why + "; " + s.rewrite + " states it rewrites the spec", true, true
+	}
+	hint := "if it describes behaviour the base already has, label it " + Characterization
+	if s.change == changed {
+		hint = "if it only rewrites the spec"
+	}
+	return why + ": not written first (" + hint + "; a rewrite, a rename or a split of existing specs is stated in a commit of the change by a trailer `" + RewriteTrailer + ": <the spec's name>`)", false, false
 }
 
 // report is the whole result of a run.

@@ -142,7 +142,8 @@ func editedController(root, work, edit string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	edited := filepath.Join(work, "sample_controller.go")
+	// Not named .go: work is inside the module, where ./... would find it as a package.
+	edited := filepath.Join(work, "sample_controller.go.edited")
 	if err := os.WriteFile(edited, append(content, []byte("\n// bench-loop: "+edit+"\n")...), 0o644); err != nil {
 		return "", err
 	}

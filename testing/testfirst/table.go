@@ -33,25 +33,33 @@ func judge(s spec, base, withAPI, head outcome) row {
 		r.verdict = "fails at the head"
 	case base.state == failed:
 		r.verdict, r.ok = "written first", true
-	case base.state == uncompiled && withAPI.state == failed:
-		r.verdict, r.ok = "written first: red against the base's behaviour with the head's api/", true
-	case base.state == uncompiled && withAPI.state == uncompiled && s.kind == unit:
-		// The usual red of a unit test: the function it tests does not exist yet.
-		r.verdict, r.ok = "written first: does not compile against the base, even with the head's api/", true
-	case base.state == uncompiled && withAPI.state == uncompiled:
-		// A scenario needs more of the head than api/'s names (a harness change that follows a
-		// production one): nothing shows how it fares against the base's behaviour.
-		r.verdict, r.ok, r.warn = unproven(s, "does not compile against the base even with the head's api/, so it was never seen red against the base's behaviour")
-	case base.state == uncompiled && withAPI.state == passed:
-		r.verdict, r.ok, r.warn = passedAtBase(s, "passes against the base's behaviour once given the head's api/ names")
 	case base.state == uncompiled:
-		r.verdict = "the run against the base with the head's api/ proves nothing"
+		r.verdict, r.ok, r.warn = withHeadAPI(s, withAPI)
 	case base.state == broken:
 		r.verdict = "the run against the base proves nothing"
 	default:
 		r.verdict, r.ok, r.warn = passedAtBase(s, "passed at the base")
 	}
 	return r
+}
+
+// withHeadAPI judges a spec that does not compile against the base by its run against the base's
+// behaviour with the head's api/.
+func withHeadAPI(s spec, withAPI outcome) (verdict string, ok, warn bool) {
+	switch {
+	case withAPI.state == failed:
+		return "written first: red against the base's behaviour with the head's api/", true, false
+	case withAPI.state == uncompiled && s.kind == unit:
+		// The usual red of a unit test: the function it tests does not exist yet.
+		return "written first: does not compile against the base, even with the head's api/", true, false
+	case withAPI.state == uncompiled:
+		// A scenario needs more of the head than api/'s names (a harness change that follows a
+		// production one): nothing shows how it fares against the base's behaviour.
+		return unproven(s, "does not compile against the base even with the head's api/, so it was never seen red against the base's behaviour")
+	case withAPI.state == passed:
+		return passedAtBase(s, "passes against the base's behaviour once given the head's api/ names")
+	}
+	return "the run against the base with the head's api/ proves nothing", false, false
 }
 
 // passedAtBase judges a spec that passed against the base's behaviour (how says how it got there).

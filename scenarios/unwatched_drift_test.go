@@ -26,8 +26,8 @@ import (
 // fixed_directly): nothing happens, the controller does not watch ConfigMaps.
 //
 // By hand: the operator ships the finished wiring only; this scenario builds the first stage itself
-// (firstStage below) and runs it in-process. On `make demo KEEP=1`, the finished operator puts
-// the message back at once instead:
+// (`firstStage`, at the end of scenarios/unwatched_drift_test.go) and runs it in-process. On
+// `make demo KEEP=1`, the finished operator puts the message back at once instead:
 //
 //	kubectl patch configmap sample-sample-config --type merge -p '{"data":{"message":"drifted"}}'
 //	kubectl get configmap sample-sample-config -o jsonpath='{.data.message}'   # hello world again

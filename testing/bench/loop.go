@@ -157,12 +157,8 @@ func editedController(root, work, edit string) (string, error) {
 
 // warmUp says whether make envtest-up's control plane is up and answers.
 func warmUp(root string) bool {
-	attachment, err := os.ReadFile(filepath.Join(root, cluster.WarmFile))
-	if err != nil {
-		return false
-	}
-	cfg, err := cluster.ConfigOf(attachment)
-	return err == nil && cluster.Ready(cfg, 2*time.Second) == nil
+	_, _, err := cluster.Warm(filepath.Join(root, cluster.WarmFile))
+	return err == nil
 }
 
 func medianSplit(splits []loopSplit) loopSplit {

@@ -57,7 +57,7 @@ func Attach(attachment []byte) (Cluster, error) {
 	if attachment == nil {
 		return nil, errors.New("the e2e tier runs in one test process: run it without -p / --procs")
 	}
-	cfg, err := ConfigOf(attachment)
+	cfg, err := configOf(attachment)
 	if err != nil {
 		return nil, err
 	}

@@ -33,8 +33,8 @@ func Attachment(cfg *rest.Config) ([]byte, error) {
 	return json.Marshal(envtestAttachment{Host: cfg.Host, CA: cfg.CAData, Cert: cfg.CertData, Key: cfg.KeyData, QPS: cfg.QPS, Burst: cfg.Burst})
 }
 
-// ConfigOf reaches the control plane that attachment (Attachment's) describes.
-func ConfigOf(attachment []byte) (*rest.Config, error) {
+// configOf reaches the control plane that attachment (Attachment's) describes.
+func configOf(attachment []byte) (*rest.Config, error) {
 	var a envtestAttachment
 	if err := json.Unmarshal(attachment, &a); err != nil {
 		return nil, fmt.Errorf("read the control plane's attachment: %w", err)
@@ -47,16 +47,9 @@ func ConfigOf(attachment []byte) (*rest.Config, error) {
 // none. One that does not answer within warmAnswerWithin is passed over, with a line on stderr: the
 // run then starts a control plane of its own, never waits on a dead one.
 func attachWarm(path, crdDir string) (*envtestCluster, []byte, error) {
-	attachment, err := os.ReadFile(path)
+	cfg, attachment, err := Warm(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	cfg, err := ConfigOf(attachment)
-	if err == nil {
-		err = Ready(cfg, warmAnswerWithin)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "warm control plane (%s): %v; starting one of this run's own (make envtest-up replaces it)\n", path, err)
@@ -69,8 +62,22 @@ func attachWarm(path, crdDir string) (*envtestCluster, []byte, error) {
 	return e, attachment, err
 }
 
-// Ready says whether the API server that cfg reaches answers /readyz within timeout.
-func Ready(cfg *rest.Config, timeout time.Duration) error {
+// Warm reads the warm control plane's attachment at path and checks that it answers within
+// warmAnswerWithin. The error wraps os.ErrNotExist when none was started.
+func Warm(path string) (*rest.Config, []byte, error) {
+	attachment, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := configOf(attachment)
+	if err == nil {
+		err = ready(cfg, warmAnswerWithin)
+	}
+	return cfg, attachment, err
+}
+
+// ready says whether the API server that cfg reaches answers /readyz within timeout.
+func ready(cfg *rest.Config, timeout time.Duration) error {
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return err

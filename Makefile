@@ -181,7 +181,7 @@ watch: envtest-up ## Rerun the scenarios labelled LABEL=<label> and the unit tes
 test: manifests generate catalogue fmt vet test-unit test-envtest ## Regenerate and vet, then the unit and envtest tiers, with the race detector.
 
 # The unit tier's packages: all but those that start a control plane.
-UNIT_PACKAGES = $(shell go list ./api/... ./controllers/... ./testing/... | grep -v -e /testing/controlplane -e /testing/deployment -e /testing/testfirst/history -e /testing/freshclone)
+UNIT_PACKAGES = $(shell go list ./api/... ./controllers/... ./scenarios/samples/... ./testing/... | grep -v -e /testing/controlplane -e /testing/testfirst/history -e /testing/freshclone)
 
 .PHONY: test-unit
 test-unit: ## Unit tier: pure functions and Reconcile against a fake client; the tools' own tests. No control plane.
@@ -238,13 +238,13 @@ test-e2e: ## E2e tier: the scenarios on a real cluster (E2E_PROVIDER=kind or loc
 	$(MAKE) --no-print-directory test-e2e-$$provider
 
 .PHONY: test-e2e-local
-test-e2e-local: linux-only build setup-controlplane ## E2e tier on a local control plane with a garbage collector, and testing/deployment.
+test-e2e-local: linux-only build setup-controlplane ## E2e tier on a local control plane with a garbage collector, and scenarios/deployment.
 	@mkdir -p $(REPORTS)
 	assets="$(CONTROLPLANE_ASSETS)"; \
 	KUBEBUILDER_ASSETS="$$assets" SCENARIOS_TIER=e2e E2E_PROVIDER=local \
 		go test ./scenarios/ -count=1 -args -ginkgo.junit-report=$(REPORTS)/e2e.xml && \
 	KUBEBUILDER_ASSETS="$$assets" \
-		go test ./testing/deployment/ -count=1 -args -ginkgo.junit-report=$(REPORTS)/deployment.xml
+		go test ./scenarios/deployment/ -count=1 -args -ginkgo.junit-report=$(REPORTS)/deployment.xml
 
 .PHONY: test-e2e-kind
 test-e2e-kind: $(KIND) setup-envtest kustomize ## E2e tier on kind: the image IMG, deployed as build-installer renders it.

@@ -12,8 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
-	"example.com/operator-demo/testing/harness"
-	"example.com/operator-demo/testing/samples"
+	"example.com/operator-demo/scenarios/samples"
 )
 
 // Concurrency: many Samples changing at once, with another writer editing their ConfigMaps, all
@@ -37,7 +36,7 @@ var _ = Describe("Sample", Label("concurrency"), func() {
 	Context("when 100 Samples are created and changed at once while another writer edits their ConfigMaps", func() {
 		It("converges every ConfigMap to its Sample's last message and keeps the other writer's key", func(ctx SpecContext) {
 			const n = 100
-			f := harness.NewFixture(ctx, suiteCluster)
+			f := samples.NewFixture(ctx, suiteCluster)
 			name := func(i int) string { return fmt.Sprintf("c%03d", i) }
 
 			By("creating 100 Samples at once")

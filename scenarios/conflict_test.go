@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
-	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/testing/tiers"
 )
 
@@ -34,7 +34,7 @@ import (
 var _ = Describe("Sample", Label("conflict"), func() {
 	Context("when a ConfigMap of its name exists that it does not control", func() {
 		It("leaves that ConfigMap untouched and reports Ready=False, reason ConfigMapConflict", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, suiteCluster)
+			f := samples.NewFixture(ctx, suiteCluster)
 
 			By("creating a ConfigMap taken-config of someone else's")
 			theirs := &corev1.ConfigMap{
@@ -49,7 +49,7 @@ var _ = Describe("Sample", Label("conflict"), func() {
 
 			By("waiting for the Sample to report the conflict")
 			Eventually(komega.Object(sample)).Should(And(
-				harness.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapConflict),
+				samples.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapConflict),
 				HaveField("Status.Conditions", ContainElement(HaveField("Message", ContainSubstring("taken-config")))),
 			))
 
@@ -73,7 +73,7 @@ var _ = Describe("Sample", Label("conflict"), func() {
 		})
 
 		It("leaves that ConfigMap in place when the Sample is deleted", Label(tiers.NeedsGarbageCollector), func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, suiteCluster)
+			f := samples.NewFixture(ctx, suiteCluster)
 			theirs := &corev1.ConfigMap{
 				ObjectMeta: metav1.ObjectMeta{Name: "kept-config", Namespace: f.Namespace},
 				Data:       map[string]string{demov1alpha1.MessageKey: "theirs"},
@@ -81,7 +81,7 @@ var _ = Describe("Sample", Label("conflict"), func() {
 			Expect(f.Client.Create(ctx, theirs)).To(Succeed())
 			sample := f.CreateSample(ctx, "kept", "hello world")
 			Eventually(komega.Object(sample)).
-				Should(harness.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapConflict))
+				Should(samples.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapConflict))
 
 			By("deleting the Sample in the foreground and waiting for it to be gone")
 			Expect(f.Client.Delete(ctx, sample, client.PropagationPolicy("Foreground"))).To(Succeed())

@@ -8,9 +8,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
-	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/testing/operator"
-	"example.com/operator-demo/testing/samples"
 )
 
 // Create: a new Sample gets a ConfigMap "<name>-config" holding its message.
@@ -34,7 +33,7 @@ import (
 var _ = Describe("Sample", Label("create"), func() {
 	Context("when it is created", func() {
 		It("creates <name>-config holding spec.message, controlled by the Sample, and reports Ready", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, suiteCluster)
+			f := samples.NewFixture(ctx, suiteCluster)
 			before := f.EventuallySettled(ctx)
 
 			By("creating a Sample with message \"hello world\"")
@@ -58,7 +57,7 @@ var _ = Describe("Sample", Label("create"), func() {
 
 			By("checking that the Sample reports Ready for its current generation")
 			Eventually(komega.Object(sample)).Should(And(
-				harness.HaveReady(metav1.ConditionTrue, demov1alpha1.ReasonSynced),
+				samples.HaveReady(metav1.ConditionTrue, demov1alpha1.ReasonSynced),
 				HaveField("Status.ConfigMapName", "greeting-config"),
 			))
 

@@ -8,7 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
-	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/testing/tiers"
 )
 
@@ -30,7 +30,7 @@ import (
 var _ = Describe("Sample", Label("gc"), func() {
 	Context("when it is deleted", func() {
 		It("has given its ConfigMap the controller reference that garbage collection follows (envtest has no garbage collector; e2e proves the deletion)", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, suiteCluster)
+			f := samples.NewFixture(ctx, suiteCluster)
 			sample := f.CreateSample(ctx, "owner", "hello world")
 			cm := f.EventuallySynced(ctx, sample)
 
@@ -43,7 +43,7 @@ var _ = Describe("Sample", Label("gc"), func() {
 		})
 
 		It("loses its ConfigMap to the garbage collector", Label(tiers.NeedsGarbageCollector), func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, suiteCluster)
+			f := samples.NewFixture(ctx, suiteCluster)
 			sample := f.CreateSample(ctx, "owner", "hello world")
 			cm := f.EventuallySynced(ctx, sample)
 

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/testing/harness"
 	"example.com/operator-demo/testing/tiers"
 )
@@ -39,7 +40,7 @@ var _ = Describe("Sample", Label("killed-mid-run", tiers.NeedsKill), func() {
 			// More than the operator's client burst (100 per resource) lets through at once: its
 			// rate limiter then spreads the rest over seconds, and the kill lands mid-run.
 			const n = 300
-			f := harness.NewFixture(ctx, suiteCluster)
+			f := samples.NewFixture(ctx, suiteCluster)
 
 			By("stopping the operator and creating 300 Samples")
 			Expect(f.Operator.Down()).To(Succeed())

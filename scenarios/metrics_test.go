@@ -4,7 +4,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/scenarios/samples"
 )
 
 // Metrics: the operator reports how much it reconciles and whether it ever panicked.
@@ -24,7 +24,7 @@ import (
 var _ = Describe("Sample", Label("metrics"), func() {
 	Context("when the operator has reconciled it", func() {
 		It("reports reconcile totals for the sample controller and no panics", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, suiteCluster)
+			f := samples.NewFixture(ctx, suiteCluster)
 			before, err := f.Operator.Counts()
 			Expect(err).NotTo(HaveOccurred())
 			f.EventuallySynced(ctx, f.CreateSample(ctx, "counted", "hello world"))

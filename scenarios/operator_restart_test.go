@@ -6,8 +6,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
-	"example.com/operator-demo/testing/harness"
-	"example.com/operator-demo/testing/samples"
+	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/testing/tiers"
 )
 
@@ -30,7 +29,7 @@ import (
 var _ = Describe("Sample", Label("operator-restart", tiers.NeedsOperatorProcess), func() {
 	Context("when the operator restarts over converged state", func() {
 		It("reconciles every Sample again and writes nothing", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, suiteCluster)
+			f := samples.NewFixture(ctx, suiteCluster)
 			sample := f.CreateSample(ctx, "restarted", "hello world")
 			cm := f.EventuallySynced(ctx, sample)
 
@@ -49,7 +48,7 @@ var _ = Describe("Sample", Label("operator-restart", tiers.NeedsOperatorProcess)
 
 	Context("when its ConfigMap is deleted while the operator is down", func() {
 		It("recreates the ConfigMap when the operator comes back", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, suiteCluster)
+			f := samples.NewFixture(ctx, suiteCluster)
 			sample := f.CreateSample(ctx, "caught-up", "hello world")
 			cm := f.EventuallySynced(ctx, sample)
 

@@ -6,8 +6,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
-	"example.com/operator-demo/testing/harness"
-	"example.com/operator-demo/testing/samples"
+	"example.com/operator-demo/scenarios/samples"
 )
 
 // Correct owned drift: an edit or a deletion of the ConfigMap is undone at once.
@@ -33,7 +32,7 @@ import (
 var _ = Describe("Sample", Label("owned-drift"), func() {
 	Context("when someone edits its ConfigMap", func() {
 		It("restores data.message and keeps the keys it does not manage", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, suiteCluster)
+			f := samples.NewFixture(ctx, suiteCluster)
 			sample := f.CreateSample(ctx, "edited", "hello world")
 			cm := f.EventuallySynced(ctx, sample)
 
@@ -54,7 +53,7 @@ var _ = Describe("Sample", Label("owned-drift"), func() {
 
 	Context("when someone strips the managed-by label that the operator's cache selects on", func() {
 		It("puts the label back and restores data.message: leaving the selection is a deletion to the watch", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, suiteCluster)
+			f := samples.NewFixture(ctx, suiteCluster)
 			sample := f.CreateSample(ctx, "unlabelled", "hello world")
 			cm := f.EventuallySynced(ctx, sample)
 
@@ -72,7 +71,7 @@ var _ = Describe("Sample", Label("owned-drift"), func() {
 
 	Context("when someone deletes its ConfigMap", func() {
 		It("creates it again", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, suiteCluster)
+			f := samples.NewFixture(ctx, suiteCluster)
 			sample := f.CreateSample(ctx, "deleted", "hello world")
 			cm := f.EventuallySynced(ctx, sample)
 			oldUID := cm.UID

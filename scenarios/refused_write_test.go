@@ -13,8 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/testing/harness"
-	"example.com/operator-demo/testing/samples"
 )
 
 // Refused write: when the API server refuses the operator's ConfigMap write, the Sample says so,
@@ -46,7 +46,7 @@ import (
 var _ = Describe("Sample", Label("refused-write"), func() {
 	Context("when an admission policy refuses its ConfigMap", func() {
 		It("reports Ready=False, reason ConfigMapRefused, in the API server's words, in status and in kubectl's columns", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, suiteCluster)
+			f := samples.NewFixture(ctx, suiteCluster)
 			f.RefuseConfigMaps(ctx, "ConfigMaps are frozen in this namespace")
 
 			By("creating a Sample while the policy refuses its ConfigMap")
@@ -54,7 +54,7 @@ var _ = Describe("Sample", Label("refused-write"), func() {
 
 			By("waiting for Ready=False, reason ConfigMapRefused, with the policy's message")
 			Eventually(komega.Object(sample)).Should(And(
-				harness.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapRefused),
+				samples.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapRefused),
 				HaveField("Status.Conditions", ContainElement(HaveField("Message", ContainSubstring("ConfigMaps are frozen in this namespace")))),
 			))
 
@@ -66,7 +66,7 @@ var _ = Describe("Sample", Label("refused-write"), func() {
 		})
 
 		It("keeps returning the error, so the write is retried and counted, and writes that status and its Warning event once", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, suiteCluster)
+			f := samples.NewFixture(ctx, suiteCluster)
 			f.RefuseConfigMaps(ctx, "ConfigMaps are frozen in this namespace")
 			before := f.EventuallySettled(ctx)
 			statusWrites, err := f.Operator.WritesTo("Sample/status")
@@ -100,7 +100,7 @@ var _ = Describe("Sample", Label("refused-write"), func() {
 
 		It("writes each refused Sample's status and Warning event once, however soon after that write its retry comes", func(ctx SpecContext) {
 			const n = 20
-			f := harness.NewFixture(ctx, suiteCluster)
+			f := samples.NewFixture(ctx, suiteCluster)
 			f.RefuseConfigMaps(ctx, "ConfigMaps are frozen in this namespace")
 			before := f.EventuallySettled(ctx)
 			statusWrites, err := f.Operator.WritesTo("Sample/status")
@@ -132,7 +132,7 @@ var _ = Describe("Sample", Label("refused-write"), func() {
 		})
 
 		It("keeps a Ready Sample's ConfigMap as it was and reports its new generation refused; both Samples recover by themselves once the refusal is lifted", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, suiteCluster)
+			f := samples.NewFixture(ctx, suiteCluster)
 			ready := f.CreateSample(ctx, "ready", "hello world")
 			f.EventuallySynced(ctx, ready)
 
@@ -143,7 +143,7 @@ var _ = Describe("Sample", Label("refused-write"), func() {
 
 			By("waiting for both to report Ready=False, reason ConfigMapRefused, each for its current generation")
 			for _, s := range []*demov1alpha1.Sample{refused, ready} {
-				Eventually(komega.Object(s)).Should(harness.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapRefused))
+				Eventually(komega.Object(s)).Should(samples.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapRefused))
 			}
 			Expect(ready.Status.ObservedGeneration).To(BeNumerically("==", 2))
 

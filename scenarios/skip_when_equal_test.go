@@ -5,7 +5,7 @@ import (
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
-	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/scenarios/samples"
 )
 
 // Skip when equal: a reconcile that finds the ConfigMap as it should be writes nothing.
@@ -27,7 +27,7 @@ import (
 var _ = Describe("Sample", Label("skip-when-equal"), func() {
 	Context("when a reconcile finds nothing to change", func() {
 		It("sends no API write and leaves the resourceVersions where they were", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, suiteCluster)
+			f := samples.NewFixture(ctx, suiteCluster)
 			sample := f.CreateSample(ctx, "steady", "hello world")
 			cm := f.EventuallySynced(ctx, sample)
 

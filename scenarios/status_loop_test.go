@@ -5,7 +5,7 @@ import (
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
-	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/scenarios/samples"
 )
 
 // Status-loop avoidance: once converged, the operator and its objects stand still.
@@ -27,7 +27,7 @@ import (
 var _ = Describe("Sample", Label("status-loop"), func() {
 	Context("when it has converged", func() {
 		It("stays at rest: no reconciles, no writes, no resourceVersion moves, observedGeneration current", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, suiteCluster)
+			f := samples.NewFixture(ctx, suiteCluster)
 			sample := f.CreateSample(ctx, "resting", "hello world")
 			cm := f.EventuallySynced(ctx, sample)
 			Expect(sample.Status.ObservedGeneration).To(Equal(sample.Generation))

@@ -10,8 +10,10 @@ import (
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
+	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/testing/cluster"
 	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/localcluster"
 	"example.com/operator-demo/testing/tiers"
 )
 
@@ -26,11 +28,12 @@ func TestScenarios(t *testing.T) {
 	RunSpecs(t, "Sample scenarios", suiteConfig, reporterConfig)
 }
 
-// The first test process starts the cluster; every process, the first included, attaches to it.
+// The first test process starts the cluster, with this project's operator as the one under test
+// (and, for the e2e tier without Docker, a local cluster); every process attaches to it.
 // With `ginkgo -p` the envtest tier's processes share one control plane, each spec in a
 // namespace and with an operator of its own.
 var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
-	started, attachment, err := cluster.Start(ctx)
+	started, attachment, err := cluster.Start(ctx, samples.Operator, map[string]cluster.Provider{tiers.ProviderLocal: localcluster.E2E})
 	Expect(err).NotTo(HaveOccurred())
 	// Runs once every process has finished, and after their own cleanups.
 	DeferCleanup(started.Stop)
@@ -41,7 +44,7 @@ var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 }, func(attachment []byte) {
 	if suiteCluster == nil {
 		var err error
-		suiteCluster, err = cluster.Attach(attachment)
+		suiteCluster, err = cluster.Attach(attachment, samples.Operator)
 		Expect(err).NotTo(HaveOccurred())
 	}
 	komega.SetClient(suiteCluster.Client())

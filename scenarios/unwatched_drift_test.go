@@ -10,6 +10,7 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/controllers"
+	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/testing/harness"
 	"example.com/operator-demo/testing/tiers"
 )
@@ -34,7 +35,7 @@ import (
 var _ = Describe("Sample", Label("unwatched-drift", tiers.NeedsInProcessOperator), func() {
 	Context("when the operator does not watch ConfigMaps (the article's first stage)", func() {
 		It("leaves a direct edit of the ConfigMap in place until the Sample changes", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, suiteCluster, harness.WithControllers(firstStage))
+			f := samples.NewFixture(ctx, suiteCluster, harness.WithControllers(firstStage))
 			sample := f.CreateSample(ctx, "unwatched", "hello world")
 			cm := f.EventuallySynced(ctx, sample)
 

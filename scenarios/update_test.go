@@ -6,7 +6,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
-	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/scenarios/samples"
 )
 
 // Update on spec change: a new spec.message reaches the ConfigMap.
@@ -26,7 +26,7 @@ import (
 var _ = Describe("Sample", Label("update"), func() {
 	Context("when spec.message changes", func() {
 		It("updates the ConfigMap and reports the new generation as observed", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, suiteCluster)
+			f := samples.NewFixture(ctx, suiteCluster)
 			sample := f.CreateSample(ctx, "changing", "hello world")
 			f.EventuallySynced(ctx, sample)
 

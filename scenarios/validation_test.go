@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
-	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/scenarios/samples"
 )
 
 // Invalid input: the API server rejects a Sample that could not be kept in a ConfigMap, and says
@@ -32,7 +32,7 @@ var _ = Describe("Sample", Label("validation"), func() {
 	Context("when its spec is invalid", func() {
 		DescribeTable("is rejected by the API server with a message naming the field",
 			func(ctx SpecContext, name string, spec map[string]any, want string) {
-				f := harness.NewFixture(ctx, suiteCluster)
+				f := samples.NewFixture(ctx, suiteCluster)
 				sample := &unstructured.Unstructured{Object: map[string]any{
 					"apiVersion": demov1alpha1.GroupVersion.String(),
 					"kind":       "Sample",
@@ -58,7 +58,7 @@ var _ = Describe("Sample", Label("validation"), func() {
 		)
 
 		It("accepts the longest message and the longest name", func(ctx SpecContext) {
-			f := harness.NewFixture(ctx, suiteCluster)
+			f := samples.NewFixture(ctx, suiteCluster)
 			f.CreateSample(ctx, strings.Repeat("n", demov1alpha1.MaxNameLength), strings.Repeat("x", demov1alpha1.MaxMessageLength))
 		})
 	})

@@ -12,10 +12,10 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/testing/cluster"
 	"example.com/operator-demo/testing/controlplane"
 	"example.com/operator-demo/testing/poll"
-	"example.com/operator-demo/testing/samples"
 )
 
 // env is the control plane the bench measures on, and an administrator's client that is not
@@ -30,7 +30,7 @@ func startEnv() (*env, error) {
 	if err != nil {
 		return nil, err
 	}
-	admin, err := cluster.NewClient(limited(cp.Config, 2000, 4000))
+	admin, err := cluster.NewClient(limited(cp.Config, 2000, 4000), samples.Operator.Scheme)
 	if err != nil {
 		return nil, errors.Join(err, cp.Stop())
 	}

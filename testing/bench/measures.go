@@ -16,10 +16,10 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/controllers"
+	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/testing/cluster"
 	"example.com/operator-demo/testing/operator"
 	"example.com/operator-demo/testing/poll"
-	"example.com/operator-demo/testing/samples"
 )
 
 // The operator's client limits in the in-process measurements: cmd/'s defaults.
@@ -35,7 +35,7 @@ func (e *env) convergedOperator(ctx context.Context, prefix string, n int) (stri
 	if err != nil {
 		return "", nil, err
 	}
-	op, err := operator.InProcess(limited(e.cp.Config, operatorQPS, operatorBurst), ns, nil)
+	op, err := operator.InProcess(limited(e.cp.Config, operatorQPS, operatorBurst), ns, samples.Operator, nil)
 	if err != nil {
 		return "", nil, err
 	}
@@ -151,7 +151,7 @@ func throughputOnce(ctx context.Context, e *env, n, workers int, qps float32, bu
 		return result{}, err
 	}
 	started := time.Now()
-	op, err := operator.InProcess(limited(e.cp.Config, qps, burst), ns, func(mgr ctrl.Manager) error {
+	op, err := operator.InProcess(limited(e.cp.Config, qps, burst), ns, samples.Operator, func(mgr ctrl.Manager) error {
 		r := controllers.NewSampleReconciler(mgr)
 		r.MaxConcurrentReconciles = workers
 		return r.SetupWithManager(mgr)
@@ -190,7 +190,7 @@ func bareClient(ctx context.Context, e *env, n, workers int, qps float32, burst 
 	if err := e.admin.List(ctx, list, client.InNamespace(ns)); err != nil {
 		return 0, err
 	}
-	c, err := cluster.NewClient(limited(e.cp.Config, qps, burst))
+	c, err := cluster.NewClient(limited(e.cp.Config, qps, burst), samples.Operator.Scheme)
 	if err != nil {
 		return 0, err
 	}

@@ -9,9 +9,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/operator-demo/controllers"
+	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/testing/operator"
 	"example.com/operator-demo/testing/poll"
-	"example.com/operator-demo/testing/samples"
 )
 
 // recovery: an admission policy refuses every ConfigMap for outage, during which Samples are
@@ -24,7 +24,7 @@ func recovery(ctx context.Context, e *env, outage time.Duration) ([]result, erro
 	if err != nil {
 		return nil, err
 	}
-	op, err := operator.InProcess(limited(e.cp.Config, operatorQPS, operatorBurst), ns, nil)
+	op, err := operator.InProcess(limited(e.cp.Config, operatorQPS, operatorBurst), ns, samples.Operator, nil)
 	if err != nil {
 		return nil, err
 	}

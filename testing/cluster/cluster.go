@@ -1,8 +1,8 @@
 // Package cluster is where the scenarios run: the envtest control plane, shared by every test
 // process of a suite, with an operator in the test process for each spec; or, for the e2e tier, a
-// real cluster whose one operator runs as in production (a local control plane with
-// kube-controller-manager and the operator binary as a process, or kind). $SCENARIOS_TIER and
-// $E2E_PROVIDER choose (package tiers).
+// real cluster whose one operator runs as in production (kind here; a local control plane through
+// package localcluster). $SCENARIOS_TIER and $E2E_PROVIDER choose (package tiers). The operator
+// under test is the Subject the suite hands over.
 package cluster
 
 import (
@@ -11,10 +11,10 @@ import (
 	"fmt"
 	"os"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"example.com/operator-demo/controllers"
 	"example.com/operator-demo/testing/operator"
 	"example.com/operator-demo/testing/tiers"
 )
@@ -27,25 +27,43 @@ type Cluster interface {
 	// Config reaches the API server as an administrator, for what Client cannot ask (the table
 	// `kubectl get` prints).
 	Config() *rest.Config
-	// RunOperator makes sure an operator whose controllers setup registers (the operator's own,
-	// operator.Production, when nil) reconciles namespace, and returns it.
+	// Subject is the operator under test.
+	Subject() operator.Subject
+	// RunOperator makes sure an operator whose controllers setup registers (the subject's own
+	// when nil) reconciles namespace, and returns it.
 	RunOperator(namespace string, setup operator.Setup) (*operator.Operator, error)
 	// Stop releases the cluster.
 	Stop() error
 }
 
-// Start starts (or, for kind, connects to) the cluster of the current tier, for every test
-// process of a suite to share. It returns the cluster, and what another process passes to Attach
-// to use it too; nil when the tier runs in one process. Call it in one process (Ginkgo's
-// SynchronizedBeforeSuite).
-func Start(ctx context.Context) (Cluster, []byte, error) {
+// Provider starts, or connects to, a cluster of the e2e tier with subject deployed in it.
+type Provider func(ctx context.Context, subject operator.Subject) (Cluster, error)
+
+// Start starts (or, for the e2e tier, connects to) the cluster of the current tier, for every
+// test process of a suite to share. e2e adds providers of the e2e tier to the one built in (kind),
+// by the $E2E_PROVIDER value that chooses them. It returns the cluster, and what another process
+// passes to Attach to use it too; nil when the tier runs in one process. Call it in one process
+// (Ginkgo's SynchronizedBeforeSuite).
+func Start(ctx context.Context, subject operator.Subject, e2e map[string]Provider) (Cluster, []byte, error) {
 	switch tier := os.Getenv(tiers.Env); tier {
 	case "", tiers.Envtest:
-		return startEnvtest()
+		return startEnvtest(subject)
 	case tiers.E2E:
 		// One operator serves every namespace, and its counters with it: the e2e tier runs in
 		// one process, which keeps the cluster it started.
-		c, err := startE2E(ctx)
+		providers := map[string]Provider{tiers.ProviderKind: connectKind}
+		for name, p := range e2e {
+			providers[name] = p
+		}
+		name := os.Getenv(tiers.ProviderEnv)
+		if name == "" {
+			name = tiers.ProviderLocal
+		}
+		start, ok := providers[name]
+		if !ok {
+			return nil, nil, fmt.Errorf("%s=%q: this suite has no such provider", tiers.ProviderEnv, name)
+		}
+		c, err := start(ctx, subject)
 		return c, nil, err
 	default:
 		return nil, nil, fmt.Errorf("%s=%q: want %s or %s", tiers.Env, tier, tiers.Envtest, tiers.E2E)
@@ -53,7 +71,7 @@ func Start(ctx context.Context) (Cluster, []byte, error) {
 }
 
 // Attach returns the cluster that another process started, from what Start returned there.
-func Attach(attachment []byte) (Cluster, error) {
+func Attach(attachment []byte, subject operator.Subject) (Cluster, error) {
 	if attachment == nil {
 		return nil, errors.New("the e2e tier runs in one test process: run it without -p / --procs")
 	}
@@ -61,13 +79,12 @@ func Attach(attachment []byte) (Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newEnvtest(cfg, func() error { return nil })
+	return newEnvtest(cfg, subject, func() error { return nil })
 }
 
-// NewClient is a client for cfg that knows the built-in kinds and the Sample API, and reads
-// straight from the API server.
-func NewClient(cfg *rest.Config) (client.WithWatch, error) {
-	c, err := client.NewWithWatch(cfg, client.Options{Scheme: controllers.NewScheme()})
+// NewClient is a client for cfg that knows scheme's kinds and reads straight from the API server.
+func NewClient(cfg *rest.Config, scheme *runtime.Scheme) (client.WithWatch, error) {
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		return nil, fmt.Errorf("client for %s: %w", cfg.Host, err)
 	}

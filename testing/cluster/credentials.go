@@ -14,31 +14,33 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"example.com/operator-demo/testing/operator"
 )
 
 // metricsReader names the ServiceAccount (and its ClusterRoleBinding) that reads the operator's
 // metrics, as a Prometheus would.
 const metricsReader = "e2e-metrics-reader"
 
-// metricsReaderToken creates a ServiceAccount bound to config/rbac's metrics-reader role and
-// returns a token for it: the credentials a Prometheus would scrape with.
-func metricsReaderToken(ctx context.Context, c client.Client, cfg *rest.Config) (string, error) {
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: metricsReader, Namespace: operatorNamespace}}
+// MetricsReaderToken creates a ServiceAccount in subject's namespace, bound to its metrics-reader
+// role, and returns a token for it: the credentials a Prometheus would scrape with.
+func MetricsReaderToken(ctx context.Context, c client.Client, cfg *rest.Config, subject operator.Subject) (string, error) {
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: metricsReader, Namespace: subject.Namespace}}
 	binding := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: metricsReader},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "operator-demo-metrics-reader"},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: metricsReader, Namespace: operatorNamespace}},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: subject.MetricsReaderRole},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: metricsReader, Namespace: subject.Namespace}},
 	}
 	for _, obj := range []client.Object{sa, binding} {
 		if err := client.IgnoreAlreadyExists(c.Create(ctx, obj)); err != nil {
 			return "", fmt.Errorf("create %s: %w", obj.GetName(), err)
 		}
 	}
-	return serviceAccountToken(ctx, cfg, operatorNamespace, metricsReader)
+	return ServiceAccountToken(ctx, cfg, subject.Namespace, metricsReader)
 }
 
-// serviceAccountToken is a token, valid for four hours, of the ServiceAccount namespace/name.
-func serviceAccountToken(ctx context.Context, cfg *rest.Config, namespace, name string) (string, error) {
+// ServiceAccountToken is a token, valid for four hours, of the ServiceAccount namespace/name.
+func ServiceAccountToken(ctx context.Context, cfg *rest.Config, namespace, name string) (string, error) {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return "", err
@@ -52,8 +54,8 @@ func serviceAccountToken(ctx context.Context, cfg *rest.Config, namespace, name 
 	return tr.Status.Token, nil
 }
 
-// tokenConfig reaches cfg's API server, trusting its CA, as the bearer of token.
-func tokenConfig(cfg *rest.Config, token string) *rest.Config {
+// TokenConfig reaches cfg's API server, trusting its CA, as the bearer of token.
+func TokenConfig(cfg *rest.Config, token string) *rest.Config {
 	return &rest.Config{Host: cfg.Host, TLSClientConfig: rest.TLSClientConfig{CAData: cfg.CAData}, BearerToken: token}
 }
 

@@ -5,20 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
-	"example.com/operator-demo/testing/controlplane"
 	"example.com/operator-demo/testing/operator"
 	"example.com/operator-demo/testing/tiers"
 )
 
-// e2eCluster is the e2e tier: one operator for the whole cluster, running as in production, as
-// its own process under its own ServiceAccount with exactly config/rbac. Scenarios see it only
-// through the API server and its metrics endpoint.
+// e2eCluster is the e2e tier: one operator for the whole cluster, running as in production, under
+// its own ServiceAccount with exactly config/rbac. Scenarios see it only through the API server
+// and its metrics endpoint.
 type e2eCluster struct {
 	config   *rest.Config
 	client   client.Client
@@ -26,20 +24,17 @@ type e2eCluster struct {
 	stop     func() error
 }
 
-func startE2E(ctx context.Context) (*e2eCluster, error) {
-	switch provider := os.Getenv(tiers.ProviderEnv); provider {
-	case "", tiers.ProviderLocal:
-		return startLocalE2E(ctx)
-	case tiers.ProviderKind:
-		return connectKind(ctx)
-	default:
-		return nil, fmt.Errorf("%s=%q: want %s or %s", tiers.ProviderEnv, provider, tiers.ProviderLocal, tiers.ProviderKind)
-	}
+// E2E is a cluster of the e2e tier, reached by cfg as an administrator (with c), where op is the
+// one operator; stop releases it.
+func E2E(cfg *rest.Config, c client.Client, op *operator.Operator, stop func() error) Cluster {
+	return &e2eCluster{config: cfg, client: c, operator: op, stop: stop}
 }
 
 func (e *e2eCluster) Client() client.Client { return e.client }
 
 func (e *e2eCluster) Config() *rest.Config { return e.config }
+
+func (e *e2eCluster) Subject() operator.Subject { return e.operator.Subject() }
 
 // RunOperator returns the cluster's one operator: the e2e tier cannot rewire it per namespace.
 func (e *e2eCluster) RunOperator(_ string, setup operator.Setup) (*operator.Operator, error) {
@@ -51,26 +46,9 @@ func (e *e2eCluster) RunOperator(_ string, setup operator.Setup) (*operator.Oper
 
 func (e *e2eCluster) Stop() error { return e.stop() }
 
-// startLocalE2E runs the e2e tier on a LocalDeployment of bin/manager (or $E2E_OPERATOR_BINARY).
-func startLocalE2E(ctx context.Context) (*e2eCluster, error) {
-	root, err := controlplane.RepoRoot()
-	if err != nil {
-		return nil, err
-	}
-	binary := filepath.Join(root, "bin", "manager")
-	if b := os.Getenv("E2E_OPERATOR_BINARY"); b != "" {
-		binary = b
-	}
-	d, err := StartLocalDeployment(ctx, filepath.Join(root, "reports", "e2e"), binary)
-	if err != nil {
-		return nil, err
-	}
-	return &e2eCluster{config: d.Config, client: d.Client, operator: d.Operator, stop: d.Stop}, nil
-}
-
 // connectKind attaches to the cluster in $KUBECONFIG, where `make test-e2e E2E_PROVIDER=kind` has
 // deployed the operator and forwards its metrics port to $E2E_METRICS_URL.
-func connectKind(ctx context.Context) (*e2eCluster, error) {
+func connectKind(ctx context.Context, subject operator.Subject) (Cluster, error) {
 	cfg, err := config.GetConfig()
 	if err != nil {
 		return nil, err
@@ -79,13 +57,13 @@ func connectKind(ctx context.Context) (*e2eCluster, error) {
 	if url == "" {
 		return nil, errors.New("E2E_METRICS_URL is not set: `make test-e2e` port-forwards the metrics service and sets it")
 	}
-	c, err := NewClient(cfg)
+	c, err := NewClient(cfg, subject.Scheme)
 	if err != nil {
 		return nil, err
 	}
-	token, err := metricsReaderToken(ctx, c, cfg)
+	token, err := MetricsReaderToken(ctx, c, cfg, subject)
 	if err != nil {
 		return nil, err
 	}
-	return &e2eCluster{config: cfg, client: c, operator: operator.Deployed(url, token), stop: func() error { return nil }}, nil
+	return E2E(cfg, c, operator.Deployed(subject, url, token), func() error { return nil }), nil
 }

@@ -13,9 +13,10 @@ import (
 // envtestCluster is the envtest tier: a control plane (this process's, or shared by another) and
 // an operator in this process for each namespace.
 type envtestCluster struct {
-	config *rest.Config
-	client client.Client
-	stop   func() error
+	config  *rest.Config
+	client  client.Client
+	subject operator.Subject
+	stop    func() error
 }
 
 // envtestAttachment is how another process reaches the shared envtest control plane.
@@ -28,12 +29,12 @@ type envtestAttachment struct {
 
 // startEnvtest attaches to the warm control plane when one is up (make envtest-up), else starts
 // a control plane of this run's own.
-func startEnvtest() (*envtestCluster, []byte, error) {
+func startEnvtest(subject operator.Subject) (*envtestCluster, []byte, error) {
 	warm, crdDir, err := warmFileIn()
 	if err != nil {
 		return nil, nil, err
 	}
-	if e, attachment, err := attachWarm(warm, crdDir); e != nil || err != nil {
+	if e, attachment, err := attachWarm(warm, crdDir, subject); e != nil || err != nil {
 		return e, attachment, err
 	}
 	cp, err := controlplane.Start("")
@@ -45,27 +46,29 @@ func startEnvtest() (*envtestCluster, []byte, error) {
 	if err != nil {
 		return nil, nil, errors.Join(err, cp.Stop())
 	}
-	e, err := newEnvtest(cfg, cp.Stop)
+	e, err := newEnvtest(cfg, subject, cp.Stop)
 	if err != nil {
 		return nil, nil, errors.Join(err, cp.Stop())
 	}
 	return e, attachment, nil
 }
 
-func newEnvtest(cfg *rest.Config, stop func() error) (*envtestCluster, error) {
-	c, err := NewClient(cfg)
+func newEnvtest(cfg *rest.Config, subject operator.Subject, stop func() error) (*envtestCluster, error) {
+	c, err := NewClient(cfg, subject.Scheme)
 	if err != nil {
 		return nil, err
 	}
-	return &envtestCluster{config: cfg, client: c, stop: stop}, nil
+	return &envtestCluster{config: cfg, client: c, subject: subject, stop: stop}, nil
 }
 
 func (e *envtestCluster) Client() client.Client { return e.client }
 
 func (e *envtestCluster) Config() *rest.Config { return e.config }
 
+func (e *envtestCluster) Subject() operator.Subject { return e.subject }
+
 func (e *envtestCluster) RunOperator(namespace string, setup operator.Setup) (*operator.Operator, error) {
-	return operator.InProcess(e.config, namespace, setup)
+	return operator.InProcess(e.config, namespace, e.subject, setup)
 }
 
 func (e *envtestCluster) Stop() error { return e.stop() }

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"example.com/operator-demo/testing/controlplane"
+	"example.com/operator-demo/testing/operator"
 )
 
 // A warm control plane is one that `make envtest-up` started and left running (testing/envtestup),
@@ -46,7 +47,7 @@ func configOf(attachment []byte) (*rest.Config, error) {
 // again (they may have changed since it started), and its attachment; nil, nil, nil when there is
 // none. One that does not answer within warmAnswerWithin is passed over, with a line on stderr: the
 // run then starts a control plane of its own, never waits on a dead one.
-func attachWarm(path, crdDir string) (*envtestCluster, []byte, error) {
+func attachWarm(path, crdDir string, subject operator.Subject) (*envtestCluster, []byte, error) {
 	cfg, attachment, err := Warm(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
@@ -58,7 +59,7 @@ func attachWarm(path, crdDir string) (*envtestCluster, []byte, error) {
 	if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: []string{crdDir}, ErrorIfPathMissing: true}); err != nil {
 		return nil, nil, fmt.Errorf("apply the CRDs of %s to the warm control plane: %w", crdDir, err)
 	}
-	e, err := newEnvtest(cfg, func() error { return nil })
+	e, err := newEnvtest(cfg, subject, func() error { return nil })
 	return e, attachment, err
 }
 

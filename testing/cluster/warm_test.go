@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
+
+	"example.com/operator-demo/testing/operator"
 )
 
 // TestAWarmControlPlaneThatDoesNotAnswerIsPassedOver: a warm control plane that is gone, or
@@ -29,7 +31,7 @@ func TestAWarmControlPlaneThatDoesNotAnswerIsPassedOver(t *testing.T) {
 			}
 			done := make(chan attached, 1)
 			go func() {
-				e, a, err := attachWarm(path, t.TempDir())
+				e, a, err := attachWarm(path, t.TempDir(), operator.Subject{})
 				done <- attached{e != nil || a != nil, err}
 			}()
 			select {
@@ -43,7 +45,7 @@ func TestAWarmControlPlaneThatDoesNotAnswerIsPassedOver(t *testing.T) {
 		})
 	}
 
-	if e, a, err := attachWarm(filepath.Join(t.TempDir(), "none.json"), t.TempDir()); e != nil || a != nil || err != nil {
+	if e, a, err := attachWarm(filepath.Join(t.TempDir(), "none.json"), t.TempDir(), operator.Subject{}); e != nil || a != nil || err != nil {
 		t.Errorf("without a warm control plane: %v %v %v, want nothing", e, a, err)
 	}
 }

@@ -4,21 +4,22 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"path/filepath"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 )
 
 // TestControlPlane starts envtest with the binaries that `make setup-envtest` provides and proves
 // they make a working control plane of the Kubernetes minor the tests run on (KubernetesMinor): the API server reports it,
-// kubectl parses it, and objects (built-in and Sample) round-trip through the API server.
+// kubectl parses it, a ConfigMap round-trips through the API server, and the project's CRDs are
+// installed and served.
 func TestControlPlane(t *testing.T) {
 	cp, err := Start("")
 	if err != nil {
@@ -31,9 +32,6 @@ func TestControlPlane(t *testing.T) {
 	})
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := demov1alpha1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
 	c, err := client.New(cp.Config, client.Options{Scheme: scheme})
@@ -74,17 +72,41 @@ func TestControlPlane(t *testing.T) {
 		}
 	})
 
-	t.Run("a Sample round-trips (the CRD is installed)", func(t *testing.T) {
-		sample := &demov1alpha1.Sample{
-			ObjectMeta: metav1.ObjectMeta{Name: "round-trip", Namespace: "default"},
-			Spec:       demov1alpha1.SampleSpec{Message: "hello world"},
+	t.Run("every CRD of config/crd/bases is installed and established", func(t *testing.T) {
+		root, err := RepoRoot()
+		if err != nil {
+			t.Fatal(err)
 		}
-		got := &demov1alpha1.Sample{}
-		roundTrip(t, c, sample, got)
-		if got.Spec.Message != "hello world" || got.Generation != 1 {
-			t.Errorf("Sample came back as %+v", got)
+		files, err := filepath.Glob(filepath.Join(root, "config", "crd", "bases", "*.yaml"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no CRD files in config/crd/bases: %v", err)
+		}
+		crds := &unstructured.UnstructuredList{}
+		crds.SetAPIVersion("apiextensions.k8s.io/v1")
+		crds.SetKind("CustomResourceDefinitionList")
+		if err := c.List(context.Background(), crds); err != nil {
+			t.Fatal(err)
+		}
+		if len(crds.Items) != len(files) {
+			t.Errorf("%d CRDs installed, config/crd/bases holds %d", len(crds.Items), len(files))
+		}
+		for _, crd := range crds.Items {
+			if !established(crd) {
+				t.Errorf("CRD %s is not established", crd.GetName())
+			}
 		}
 	})
+}
+
+// established says whether crd's Established condition is True.
+func established(crd unstructured.Unstructured) bool {
+	conditions, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
+	for _, c := range conditions {
+		if m, ok := c.(map[string]any); ok && m["type"] == "Established" && m["status"] == "True" {
+			return true
+		}
+	}
+	return false
 }
 
 // roundTrip creates obj and reads it back into got.

@@ -24,9 +24,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
-	"example.com/operator-demo/testing/cluster"
+	"example.com/operator-demo/scenarios/samples"
+	"example.com/operator-demo/testing/localcluster"
 	"example.com/operator-demo/testing/poll"
-	"example.com/operator-demo/testing/samples"
 )
 
 // timeout bounds how long the operator (or the garbage collector) may take to act on a step.
@@ -53,7 +53,7 @@ func run(ctx context.Context, dir, binary string, keep bool) (err error) {
 	}
 	say("Starting a local cluster: etcd, kube-apiserver, kube-controller-manager (garbage collector), the operator")
 	started := time.Now()
-	d, err := cluster.StartLocalDeployment(ctx, dir, binary)
+	d, err := localcluster.StartDeployment(ctx, dir, binary, samples.Operator)
 	if err != nil {
 		return err
 	}

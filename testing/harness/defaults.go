@@ -14,7 +14,7 @@ const (
 	// Failover bounds how long a new operator may take to become leader after the old one was
 	// killed: the old one's lease must expire first (LeaseDuration 15 s, RetryPeriod 2 s).
 	Failover = 30 * time.Second
-	// Recover bounds how long a Sample whose ConfigMap write was refused takes to become Ready
+	// Recover bounds how long an object whose write the API server refused takes to become ready
 	// once the refusal is lifted: the retry's backoff, capped at 30 s by the controller's rate
 	// limiter, and then Converge.
 	Recover = 30*time.Second + Converge

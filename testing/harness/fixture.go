@@ -10,13 +10,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
-	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
-	"example.com/operator-demo/controllers"
 	"example.com/operator-demo/testing/cluster"
 	"example.com/operator-demo/testing/operator"
-	"example.com/operator-demo/testing/samples"
 	"example.com/operator-demo/testing/tiers"
 )
 
@@ -46,13 +45,13 @@ func NewFixture(ctx context.Context, c cluster.Cluster, opts ...FixtureOption) *
 		o(&setup)
 	}
 	f := &Fixture{Client: c.Client()}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "sample-"}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "spec-"}}
 	Expect(f.Client.Create(ctx, ns)).To(Succeed())
 	f.Namespace = ns.Name
 	DeferCleanup(func(ctx SpecContext) {
 		Expect(client.IgnoreNotFound(f.Client.Delete(ctx, ns))).To(Succeed())
 	})
-	DeferCleanup(f.deleteSamples)
+	DeferCleanup(f.emptyNamespace, c.Subject())
 	var err error
 	f.Operator, err = c.RunOperator(ns.Name, setup)
 	Expect(err).NotTo(HaveOccurred())
@@ -66,32 +65,37 @@ func NewFixture(ctx context.Context, c cluster.Cluster, opts ...FixtureOption) *
 	return f
 }
 
-// deleteSamples deletes the spec's Samples before its namespace and waits for them and, where a
-// garbage collector runs, for their ConfigMaps: a shared operator then has nothing of this spec's
-// left to reconcile while the next spec measures it.
-func (f *Fixture) deleteSamples(ctx SpecContext) {
-	collected := tiers.Current().Runs(tiers.NeedsGarbageCollector)
-	Expect(f.Client.DeleteAllOf(ctx, &demov1alpha1.Sample{}, client.InNamespace(f.Namespace))).To(Succeed())
+// emptyNamespace deletes the spec's objects of the kind the operator reconciles before the
+// namespace goes, and waits for them and, where a garbage collector runs, for what the operator
+// made for them: a shared operator then has nothing of this spec's left to reconcile while the
+// next spec measures it.
+func (f *Fixture) emptyNamespace(ctx SpecContext, subject operator.Subject) {
+	Expect(f.Client.DeleteAllOf(ctx, subject.Kind, client.InNamespace(f.Namespace))).To(Succeed())
+	left, inNamespace := f.listOf(subject.Kind), client.InNamespace(f.Namespace)
+	var owned *unstructured.UnstructuredList
+	if subject.Owned != nil && tiers.Current().Runs(tiers.NeedsGarbageCollector) {
+		owned = f.listOf(subject.Owned)
+	}
 	// Failover: the garbage collector of a cluster busy with the previous spec may take longer
 	// than an operator's Converge.
 	Eventually(ctx, func(g Gomega) {
-		left := &demov1alpha1.SampleList{}
-		g.Expect(f.Client.List(ctx, left, client.InNamespace(f.Namespace))).To(Succeed())
+		g.Expect(f.Client.List(ctx, left, inNamespace)).To(Succeed())
 		g.Expect(left.Items).To(BeEmpty())
-		if collected {
-			cms := &corev1.ConfigMapList{}
-			g.Expect(f.Client.List(ctx, cms, client.InNamespace(f.Namespace), client.MatchingLabels{controllers.ManagedByLabel: controllers.ManagedByValue})).To(Succeed())
-			g.Expect(cms.Items).To(BeEmpty())
+		if owned != nil {
+			g.Expect(f.Client.List(ctx, owned, inNamespace, client.MatchingLabels(subject.OwnedLabels))).To(Succeed())
+			g.Expect(owned.Items).To(BeEmpty())
 		}
 	}).WithTimeout(Failover).Should(Succeed())
 }
 
-// CreateSample creates a Sample called name with message in the fixture's namespace.
-func (f *Fixture) CreateSample(ctx context.Context, name, message string) *demov1alpha1.Sample {
+// listOf is an empty list of obj's kind.
+func (f *Fixture) listOf(obj client.Object) *unstructured.UnstructuredList {
 	GinkgoHelper()
-	sample := samples.New(f.Namespace, name, message)
-	Expect(f.Client.Create(ctx, sample)).To(Succeed())
-	return sample
+	gvk, err := apiutil.GVKForObject(obj, f.Client.Scheme())
+	Expect(err).NotTo(HaveOccurred())
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	return list
 }
 
 // printDiagnostics writes what a failed spec leaves to look at: the namespace's events and the
@@ -118,13 +122,4 @@ func tail(path string, n int) string {
 	}
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
-}
-
-// PatchSample sends sample a JSON merge patch, as `kubectl patch sample --type merge` does, and
-// reads the result into it: metadata, spec, anything but status.
-//
-//	f.PatchSample(ctx, sample, `{"metadata":{"annotations":{"demo.example.com/paused":"true"}}}`)
-func (f *Fixture) PatchSample(ctx context.Context, sample *demov1alpha1.Sample, patch string) {
-	GinkgoHelper()
-	Expect(samples.MergePatch(ctx, f.Client, sample, sample.Namespace, sample.Name, patch)).To(Succeed())
 }

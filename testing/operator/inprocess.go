@@ -12,53 +12,48 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-
-	"example.com/operator-demo/controllers"
 )
 
-// Setup registers the controllers of the operator under test with its manager.
-type Setup func(ctrl.Manager) error
-
-// Production is the operator's own Setup, as cmd/ wires it.
-func Production(mgr ctrl.Manager) error {
-	return controllers.NewSampleReconciler(mgr).SetupWithManager(mgr)
-}
-
-// InProcess runs the controllers that setup registers (Production when nil) in this process, in a
-// manager of its own that sees only namespace: the envtest tier's operator. It is cmd/'s manager
-// minus the metrics server, probes and leader election; its client limits are cfg's. Its counters
-// are this process's (controller-runtime's registry), read without a scrape.
-func InProcess(cfg *rest.Config, namespace string, setup Setup) (*Operator, error) {
+// InProcess runs subject's controllers, or those that setup registers instead when it is not nil,
+// in this process, in a manager of its own that sees only namespace: the envtest tier's operator.
+// It is cmd/'s manager (subject.ManagerOptions) minus the metrics server, probes and leader
+// election; its client limits are cfg's. Its counters are this process's (controller-runtime's
+// registry), read without a scrape.
+func InProcess(cfg *rest.Config, namespace string, subject Subject, setup Setup) (*Operator, error) {
 	if setup == nil {
-		setup = Production
+		setup = subject.Setup
 	}
 	var stop func() error
-	op := &Operator{
-		metrics: crmetrics.Registry.Gather,
-		up: func() error {
-			started, err := startManager(cfg, namespace, setup)
+	op := New(subject, Controls{
+		Metrics: crmetrics.Registry.Gather,
+		Start: func() error {
+			started, err := startManager(cfg, namespace, subject, setup)
 			stop = started
 			return err
 		},
-		down: func() error { return stop() },
-		kill: func() error {
+		Stop: func() error { return stop() },
+		Kill: func() error {
 			return errors.New("the operator runs in this process: it can be stopped, not killed; a scenario that kills it needs the local e2e tier")
 		},
-		logs: func() []string { return nil },
-	}
+		Logs: func() []string { return nil },
+	})
 	return op, op.Up()
 }
 
 // startManager starts a manager and returns a func that stops it and waits until it has stopped.
-func startManager(cfg *rest.Config, namespace string, setup Setup) (func() error, error) {
-	mgr, err := ctrl.NewManager(cfg, controllers.ManagerOptions(ctrl.Options{
-		Scheme:                 controllers.NewScheme(),
+func startManager(cfg *rest.Config, namespace string, subject Subject, setup Setup) (func() error, error) {
+	options := ctrl.Options{
+		Scheme:                 subject.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{namespace: {}}},
 		// One manager per spec, in one process: the controller's name repeats by design.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	}))
+	}
+	if subject.ManagerOptions != nil {
+		options = subject.ManagerOptions(options)
+	}
+	mgr, err := ctrl.NewManager(cfg, options)
 	if err != nil {
 		return nil, fmt.Errorf("new manager for namespace %s: %w", namespace, err)
 	}

@@ -11,30 +11,43 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	"example.com/operator-demo/controllers"
 	"example.com/operator-demo/testing/metrics"
 	"example.com/operator-demo/testing/poll"
 )
 
 // Operator is a running operator.
 type Operator struct {
-	metrics        func() ([]*dto.MetricFamily, error)
-	up, down, kill func() error
-	logs           func() []string
-	// url is where it serves its metrics; "" in process.
-	url string
-	// shared: one operator serves every spec (the e2e tier); Release leaves it running.
-	shared  bool
-	running bool
+	controls Controls
+	subject  Subject
+	running  bool
 	// base is the counters' reading when it last came up: Counts are counted from there.
 	base Counts
 }
 
+// Controls are how the harness reaches an operator, wherever it runs.
+type Controls struct {
+	// Metrics gathers its metrics.
+	Metrics func() ([]*dto.MetricFamily, error)
+	// Start starts it, Stop stops it gracefully and waits, Kill stops it without warning.
+	Start, Stop, Kill func() error
+	// Logs names the files where it and the cluster's components log.
+	Logs func() []string
+	// URL is where it serves its metrics; "" in the test process.
+	URL string
+	// Shared: one operator serves every spec (the e2e tier); Release leaves it running.
+	Shared bool
+}
+
+// New is the operator subject that controls reach, not yet started: Up starts it.
+func New(subject Subject, controls Controls) *Operator {
+	return &Operator{controls: controls, subject: subject}
+}
+
 // Counts is a reading of the operator's counters.
 type Counts struct {
-	// Reconciles is how many reconciles the Sample controller has finished, whatever their result.
+	// Reconciles is how many reconciles its controller has finished, whatever their result.
 	Reconciles float64
-	// Writes is how many API write requests the operator has sent (controllers.WritesMetric).
+	// Writes is how many API write requests the operator has sent (Subject.WritesMetric).
 	Writes float64
 }
 
@@ -53,7 +66,7 @@ func (o *Operator) Up() error {
 	// to counters that live on. Reading before the start covers both: a stopped process reads as
 	// an error, meaning zero.
 	o.base, _ = o.raw()
-	if err := o.up(); err != nil {
+	if err := o.controls.Start(); err != nil {
 		return err
 	}
 	o.running = true
@@ -74,7 +87,7 @@ func (o *Operator) Down() error {
 		return nil
 	}
 	o.running = false
-	return o.down()
+	return o.controls.Stop()
 }
 
 // Kill stops the operator without warning (kill -9).
@@ -83,14 +96,14 @@ func (o *Operator) Kill() error {
 		return nil
 	}
 	o.running = false
-	return o.kill()
+	return o.controls.Kill()
 }
 
 // Release is a spec's cleanup: an operator of the spec's own stops; a shared one is left running,
 // started again if the spec stopped it.
 func (o *Operator) Release() error {
 	switch {
-	case !o.shared:
+	case !o.controls.Shared:
 		return o.Down()
 	case !o.running:
 		return o.Up()
@@ -98,24 +111,18 @@ func (o *Operator) Release() error {
 	return nil
 }
 
-// Logs names the files where the operator and the cluster's components log, where there are any.
-func (o *Operator) Logs() []string { return o.logs() }
-
-// MetricsURL is where the operator serves its metrics; "" for one in the test process.
-func (o *Operator) MetricsURL() string { return o.url }
-
-// WritesTo is how many API write requests the operator has sent for resource ("ConfigMap",
-// "Sample/status"), as controllers.WritesMetric counts them: a total of the process the operator
+// WritesTo is how many API write requests the operator has sent for resource (a kind, or
+// kind/subresource), as Subject.WritesMetric counts them: a total of the process the operator
 // runs in, to compare with an earlier reading.
 func (o *Operator) WritesTo(resource string) (float64, error) {
-	n, _, err := o.Sum(controllers.WritesMetric, "resource", resource)
+	n, _, err := o.Sum(o.subject.WritesMetric, "resource", resource)
 	return n, err
 }
 
 // Sum is the total of the operator's counter or gauge name over the samples whose label key is
 // value (every sample when key is ""), and whether the operator exports it at all.
 func (o *Operator) Sum(name, key, value string) (float64, bool, error) {
-	families, err := o.metrics()
+	families, err := o.controls.Metrics()
 	if err != nil {
 		return 0, false, err
 	}
@@ -123,29 +130,42 @@ func (o *Operator) Sum(name, key, value string) (float64, bool, error) {
 	return total, found, nil
 }
 
+// Logs names the files where the operator and the cluster's components log, where there are any.
+func (o *Operator) Logs() []string { return o.controls.Logs() }
+
+// MetricsURL is where the operator serves its metrics; "" for one in the test process.
+func (o *Operator) MetricsURL() string { return o.controls.URL }
+
 func (o *Operator) raw() (Counts, error) {
-	families, err := o.metrics()
+	families, err := o.controls.Metrics()
 	if err != nil {
 		return Counts{}, err
 	}
 	// A counter that has not counted yet may not be exported yet: it reads as zero.
-	reconciles, _ := metrics.Sum(families, "controller_runtime_reconcile_total", "controller", controllers.ControllerName)
-	writes, _ := metrics.Sum(families, controllers.WritesMetric, "", "")
+	reconciles, _ := metrics.Sum(families, "controller_runtime_reconcile_total", "controller", o.subject.Controller)
+	var writes float64
+	if o.subject.WritesMetric != "" {
+		writes, _ = metrics.Sum(families, o.subject.WritesMetric, "", "")
+	}
 	return Counts{Reconciles: reconciles, Writes: writes}, nil
 }
 
 // Deployed is an operator that runs on its own, as a Deployment of a cluster, reached only
 // through its metrics at url (with token as bearer): it cannot be stopped from here.
-func Deployed(url, token string) *Operator {
+func Deployed(subject Subject, url, token string) *Operator {
 	cannot := func() error {
 		return fmt.Errorf("the operator behind %s is a Deployment: the suite neither stops nor starts it", url)
 	}
-	return &Operator{
-		metrics: func() ([]*dto.MetricFamily, error) { return metrics.Scrape(context.Background(), url, token) },
-		up:      cannot, down: cannot, kill: cannot,
-		logs:    func() []string { return nil },
-		url:     url,
-		shared:  true,
-		running: true,
-	}
+	o := New(subject, Controls{
+		Metrics: func() ([]*dto.MetricFamily, error) { return metrics.Scrape(context.Background(), url, token) },
+		Start:   cannot, Stop: cannot, Kill: cannot,
+		Logs:   func() []string { return nil },
+		URL:    url,
+		Shared: true,
+	})
+	o.running = true
+	return o
 }
+
+// Subject is the operator under test that this one runs.
+func (o *Operator) Subject() Subject { return o.subject }

@@ -12,9 +12,9 @@ func TestUntilSaysWhyTheConditionNeverHeld(t *testing.T) {
 	calls := 0
 	err := Until(context.Background(), time.Millisecond, 50*time.Millisecond, func(context.Context) error {
 		calls++
-		return errors.New("the ConfigMap holds an old message")
+		return errors.New("the object holds an old value")
 	})
-	if err == nil || !strings.Contains(err.Error(), "not within 50ms: the ConfigMap holds an old message") {
+	if err == nil || !strings.Contains(err.Error(), "not within 50ms: the object holds an old value") {
 		t.Errorf("Until = %v, want the condition's last error", err)
 	}
 	if calls < 2 {

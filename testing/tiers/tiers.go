@@ -34,8 +34,8 @@ const (
 
 // Labels that say what a scenario needs beyond an API server.
 const (
-	// NeedsInProcessOperator marks a scenario that wires the operator itself (the article's first
-	// stage, without the ConfigMap watch): only the envtest tier runs the operator in the test process.
+	// NeedsInProcessOperator marks a scenario that wires the operator's controllers itself (a stage
+	// of a walkthrough, say): only the envtest tier runs the operator in the test process.
 	NeedsInProcessOperator = "in-process"
 	// NeedsOperatorProcess marks a scenario that stops and starts the operator: the envtest tier
 	// (its in-process manager) and the local e2e tier (its process) can; on kind the operator is

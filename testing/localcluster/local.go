@@ -1,4 +1,9 @@
-package cluster
+// Package localcluster is a real cluster where Docker is absent: envtest's etcd and kube-apiserver
+// plus kube-controller-manager (its garbage collector among its controllers), with config/default
+// deployed and the operator binary playing its Deployment. It gives the scenarios' e2e tier a
+// cluster on any Linux machine (E2E is its cluster.Provider), and the deployment tests and the demo
+// theirs. Leave it out of a copy of the harness if kind runs your e2e tier.
+package localcluster
 
 import (
 	"errors"
@@ -14,7 +19,7 @@ import (
 // LocalCluster is a control plane on loopback that does what a real cluster does for this
 // operator: envtest's etcd and kube-apiserver (RBAC on), plus kube-controller-manager running the
 // garbage collector and the namespace, service-account, deployment and replicaset controllers.
-// It is the e2e tier where Docker is absent, and what `make demo` runs.
+// It is the e2e tier where Docker is absent.
 type LocalCluster struct {
 	*controlplane.ControlPlane
 	// Dir holds the kubeconfigs and every component's log.
@@ -24,10 +29,10 @@ type LocalCluster struct {
 	kcm             *process.Process
 }
 
-// StartLocalCluster starts the control plane, installs the CRDs, then starts
+// Start starts the control plane, installs the CRDs, then starts
 // kube-controller-manager: its garbage collector learns the CRDs at start (a type installed later
 // waits for its periodic discovery resync, about 30 s).
-func StartLocalCluster(dir string) (*LocalCluster, error) {
+func Start(dir string) (*LocalCluster, error) {
 	assets, err := controlplane.BinaryAssets()
 	if err != nil {
 		return nil, err

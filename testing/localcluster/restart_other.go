@@ -1,6 +1,6 @@
 //go:build !linux
 
-package cluster
+package localcluster
 
 import (
 	"errors"

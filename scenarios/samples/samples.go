@@ -1,6 +1,8 @@
-// Package samples says what a Sample and its ConfigMap look like once the operator has done its
-// job, for everything that waits for it: the scenarios' harness, the deployment tests, the bench
-// and the demo. One definition of "synced", so that none of them can drift from the others.
+// Package samples is what the scenarios know of this project's operator, beside the harness
+// that knows none of it: the operator under test as the harness runs it (Operator), what a Sample
+// and its ConfigMap look like once the operator has done its job (Synced, one definition for the
+// scenarios, the deployment tests, the bench and the demo alike), and the Fixture with the
+// Sample's own steps and waits.
 package samples
 
 import (

@@ -1,4 +1,4 @@
-package operator
+package localcluster
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"example.com/operator-demo/testing/metrics"
+	"example.com/operator-demo/testing/operator"
 	"example.com/operator-demo/testing/poll"
 	"example.com/operator-demo/testing/process"
 )
@@ -18,6 +19,8 @@ import (
 // election among them), as a process of the test's: authenticated by a kubeconfig, serving
 // probes and metrics on loopback ports.
 type Binary struct {
+	// Subject is the operator the binary runs.
+	Subject operator.Subject
 	// Path is the binary (bin/manager), Kubeconfig the credentials it runs with.
 	Path, Kubeconfig string
 	// LeaseNamespace holds the leader election Lease.
@@ -33,7 +36,7 @@ type Binary struct {
 }
 
 // Start starts the binary and waits until it is ready and serves metrics.
-func (b Binary) Start() (*Operator, error) {
+func (b Binary) Start() (*operator.Operator, error) {
 	r := &run{Binary: b}
 	var err error
 	if r.metricsPort, err = process.FreePort(); err != nil {
@@ -43,15 +46,15 @@ func (b Binary) Start() (*Operator, error) {
 		return nil, err
 	}
 	url := fmt.Sprintf("https://127.0.0.1:%d/metrics", r.metricsPort)
-	op := &Operator{
-		metrics: func() ([]*dto.MetricFamily, error) { return metrics.Scrape(context.Background(), url, b.MetricsToken) },
-		up:      r.up,
-		down:    r.down,
-		kill:    r.kill,
-		logs:    func() []string { return append(b.ClusterLogs, r.log) },
-		url:     url,
-		shared:  b.Shared,
-	}
+	op := operator.New(b.Subject, operator.Controls{
+		Metrics: func() ([]*dto.MetricFamily, error) { return metrics.Scrape(context.Background(), url, b.MetricsToken) },
+		Start:   r.up,
+		Stop:    r.down,
+		Kill:    r.kill,
+		Logs:    func() []string { return append(b.ClusterLogs, r.log) },
+		URL:     url,
+		Shared:  b.Shared,
+	})
 	return op, op.Up()
 }
 

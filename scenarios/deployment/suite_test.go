@@ -13,14 +13,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"example.com/operator-demo/testing/cluster"
+	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/testing/controlplane"
 	"example.com/operator-demo/testing/harness"
-	"example.com/operator-demo/testing/samples"
+	"example.com/operator-demo/testing/localcluster"
 )
 
 // d is the operator deployed on a local cluster, shared by every spec of this suite.
-var d *cluster.LocalDeployment
+var d *localcluster.LocalDeployment
 
 func TestDeployment(t *testing.T) {
 	RegisterFailHandler(Fail)
@@ -31,7 +31,7 @@ func TestDeployment(t *testing.T) {
 var _ = BeforeSuite(func(ctx SpecContext) {
 	root, err := controlplane.RepoRoot()
 	Expect(err).NotTo(HaveOccurred())
-	d, err = cluster.StartLocalDeployment(ctx, filepath.Join(root, "reports", "deployment"), filepath.Join(root, "bin", "manager"))
+	d, err = localcluster.StartDeployment(ctx, filepath.Join(root, "reports", "deployment"), filepath.Join(root, "bin", "manager"), samples.Operator)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(d.Stop)
 })

@@ -1,4 +1,4 @@
-package harness
+package samples
 
 import (
 	"strings"
@@ -24,7 +24,7 @@ func TestHaveReady(t *testing.T) {
 		want   bool
 	}{
 		"a Sample that is Ready":             {sample(2, 2, metav1.ConditionTrue, demov1alpha1.ReasonSynced), true},
-		"a *Sample that is Ready":            {ptr(sample(2, 2, metav1.ConditionTrue, demov1alpha1.ReasonSynced)), true},
+		"a *Sample that is Ready":            {addressOf(sample(2, 2, metav1.ConditionTrue, demov1alpha1.ReasonSynced)), true},
 		"Ready for an older generation":      {sample(3, 2, metav1.ConditionTrue, demov1alpha1.ReasonSynced), false},
 		"not Ready":                          {sample(2, 2, metav1.ConditionFalse, demov1alpha1.ReasonSynced), false},
 		"Ready for another reason":           {sample(2, 2, metav1.ConditionTrue, "Other"), false},
@@ -37,8 +37,8 @@ func TestHaveReady(t *testing.T) {
 		}
 	}
 	RegisterTestingT(t)
-	message := ready.FailureMessage(ptr(sample(3, 2, metav1.ConditionTrue, demov1alpha1.ReasonSynced)))
+	message := ready.FailureMessage(addressOf(sample(3, 2, metav1.ConditionTrue, demov1alpha1.ReasonSynced)))
 	Expect(message).To(ContainSubstring("Expected Sample greeting, at generation 3, to report Ready=True, reason Synced"))
 }
 
-func ptr(s demov1alpha1.Sample) *demov1alpha1.Sample { return &s }
+func addressOf(s demov1alpha1.Sample) *demov1alpha1.Sample { return &s }

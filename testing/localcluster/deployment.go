@@ -1,4 +1,4 @@
-package cluster
+package localcluster
 
 import (
 	"context"
@@ -11,12 +11,10 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"example.com/operator-demo/testing/cluster"
 	"example.com/operator-demo/testing/controlplane"
 	"example.com/operator-demo/testing/operator"
 )
-
-// operatorNamespace is where config/default puts the operator, as kustomize renders it.
-const operatorNamespace = "operator-demo-system"
 
 // LocalDeployment is config/default installed into a LocalCluster, with the operator binary
 // running as its Deployment would: a process of its own, authenticated as its ServiceAccount, so
@@ -33,12 +31,30 @@ type LocalDeployment struct {
 	MetricsToken string
 	// Deployment is config/default's Deployment, as rendered: not created, the process plays it.
 	Deployment *unstructured.Unstructured
-	binary     operator.Binary
+	binary     Binary
 	replicas   []*operator.Operator
 }
 
-// StartLocalDeployment starts a LocalCluster in dir and deploys binary into it.
-func StartLocalDeployment(ctx context.Context, dir, binary string) (*LocalDeployment, error) {
+// E2E is the e2e tier on a LocalDeployment of bin/manager (or $E2E_OPERATOR_BINARY), its logs
+// in reports/e2e: the provider `make test-e2e E2E_PROVIDER=local` runs the scenarios on.
+func E2E(ctx context.Context, subject operator.Subject) (cluster.Cluster, error) {
+	root, err := controlplane.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	binary := filepath.Join(root, "bin", "manager")
+	if b := os.Getenv("E2E_OPERATOR_BINARY"); b != "" {
+		binary = b
+	}
+	d, err := StartDeployment(ctx, filepath.Join(root, "reports", "e2e"), binary, subject)
+	if err != nil {
+		return nil, err
+	}
+	return cluster.E2E(d.Config, d.Client, d.Operator, d.Stop), nil
+}
+
+// StartDeployment starts a LocalCluster in dir and deploys binary, which runs subject, into it.
+func StartDeployment(ctx context.Context, dir, binary string, subject operator.Subject) (*LocalDeployment, error) {
 	if _, err := os.Stat(binary); err != nil {
 		return nil, fmt.Errorf("no operator binary at %s: run `make build`", binary)
 	}
@@ -46,19 +62,19 @@ func StartLocalDeployment(ctx context.Context, dir, binary string) (*LocalDeploy
 	if err != nil {
 		return nil, err
 	}
-	lc, err := StartLocalCluster(dir)
+	lc, err := Start(dir)
 	if err != nil {
 		return nil, err
 	}
-	d, err := deploy(ctx, lc, filepath.Join(root, "config", "default"), binary)
+	d, err := deploy(ctx, lc, filepath.Join(root, "config", "default"), binary, subject)
 	if err != nil {
 		return nil, errors.Join(err, lc.Stop())
 	}
 	return d, nil
 }
 
-func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string) (*LocalDeployment, error) {
-	c, err := NewClient(lc.Config)
+func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string, subject operator.Subject) (*LocalDeployment, error) {
+	c, err := cluster.NewClient(lc.Config, subject.Scheme)
 	if err != nil {
 		return nil, err
 	}
@@ -66,26 +82,26 @@ func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string) 
 	if err != nil {
 		return nil, err
 	}
-	operatorToken, err := serviceAccountToken(ctx, lc.Config, operatorNamespace, m.serviceAccount)
+	operatorToken, err := cluster.ServiceAccountToken(ctx, lc.Config, subject.Namespace, m.serviceAccount)
 	if err != nil {
 		return nil, err
 	}
 	kubeconfig := filepath.Join(lc.Dir, "operator.kubeconfig")
-	if err := WriteKubeconfig(kubeconfig, tokenConfig(lc.Config, operatorToken)); err != nil {
+	if err := cluster.WriteKubeconfig(kubeconfig, cluster.TokenConfig(lc.Config, operatorToken)); err != nil {
 		return nil, err
 	}
-	metricsToken, err := metricsReaderToken(ctx, c, lc.Config)
+	metricsToken, err := cluster.MetricsReaderToken(ctx, c, lc.Config, subject)
 	if err != nil {
 		return nil, err
 	}
 	d := &LocalDeployment{
 		LocalCluster:   lc,
 		Client:         c,
-		OperatorConfig: tokenConfig(lc.Config, operatorToken),
+		OperatorConfig: cluster.TokenConfig(lc.Config, operatorToken),
 		MetricsToken:   metricsToken,
 		Deployment:     m.deployment,
-		binary: operator.Binary{
-			Path: binary, Kubeconfig: kubeconfig, LeaseNamespace: operatorNamespace,
+		binary: Binary{
+			Subject: subject, Path: binary, Kubeconfig: kubeconfig, LeaseNamespace: subject.Namespace,
 			Log: filepath.Join(lc.Dir, "operator.log"), MetricsToken: metricsToken,
 			ClusterLogs: lc.Logs(), Shared: true,
 		},

@@ -1,4 +1,4 @@
-package harness
+package samples
 
 import (
 	"fmt"
@@ -14,8 +14,8 @@ import (
 // HaveReady matches a Sample (or a *Sample) whose Ready condition has status and reason for its
 // current generation: what `kubectl get samples` shows in its READY and REASON columns.
 //
-//	Eventually(komega.Object(sample)).Should(harness.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapConflict))
-//	Expect(list.Items).To(HaveEach(harness.HaveReady(metav1.ConditionTrue, demov1alpha1.ReasonSynced)))
+//	Eventually(komega.Object(sample)).Should(samples.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapConflict))
+//	Expect(list.Items).To(HaveEach(samples.HaveReady(metav1.ConditionTrue, demov1alpha1.ReasonSynced)))
 func HaveReady(status metav1.ConditionStatus, reason string) types.GomegaMatcher {
 	want := metav1.Condition{Type: demov1alpha1.ConditionReady, Status: status, Reason: reason}
 	return gcustom.MakeMatcher(func(actual any) (bool, error) {

@@ -1,0 +1,69 @@
+package samples
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	"example.com/operator-demo/testing/cluster"
+	"example.com/operator-demo/testing/harness"
+)
+
+// Fixture is the harness's Fixture with what a scenario does to Samples and waits for.
+type Fixture struct {
+	*harness.Fixture
+}
+
+// NewFixture is harness.NewFixture for a scenario of Samples.
+func NewFixture(ctx context.Context, c cluster.Cluster, opts ...harness.FixtureOption) *Fixture {
+	GinkgoHelper()
+	return &Fixture{harness.NewFixture(ctx, c, opts...)}
+}
+
+// CreateSample creates a Sample called name with message in the fixture's namespace.
+func (f *Fixture) CreateSample(ctx context.Context, name, message string) *demov1alpha1.Sample {
+	GinkgoHelper()
+	sample := New(f.Namespace, name, message)
+	Expect(f.Client.Create(ctx, sample)).To(Succeed())
+	return sample
+}
+
+// PatchSample sends sample a JSON merge patch, as `kubectl patch sample --type merge` does, and
+// reads the result into it: metadata, spec, anything but status.
+//
+//	f.PatchSample(ctx, sample, `{"metadata":{"annotations":{"demo.example.com/paused":"true"}}}`)
+func (f *Fixture) PatchSample(ctx context.Context, sample *demov1alpha1.Sample, patch string) {
+	GinkgoHelper()
+	Expect(MergePatch(ctx, f.Client, sample, sample.Namespace, sample.Name, patch)).To(Succeed())
+}
+
+// EventuallySynced waits until the ConfigMap holds sample's message and the Sample reports
+// Ready=True for its current generation (Synced). It refreshes sample and returns the ConfigMap
+// as read.
+func (f *Fixture) EventuallySynced(ctx context.Context, sample *demov1alpha1.Sample) *corev1.ConfigMap {
+	GinkgoHelper()
+	var cm *corev1.ConfigMap
+	Eventually(ctx, func() error {
+		var err error
+		cm, err = Check(ctx, f.Client, sample)
+		return err
+	}).Should(Succeed())
+	return cm
+}
+
+// EventuallyEverySample waits until the namespace holds n Samples, each reporting Ready=status
+// with reason for its current generation.
+func (f *Fixture) EventuallyEverySample(ctx context.Context, n int, status metav1.ConditionStatus, reason string) {
+	GinkgoHelper()
+	Eventually(ctx, func(g Gomega) {
+		list := &demov1alpha1.SampleList{}
+		g.Expect(f.Client.List(ctx, list, client.InNamespace(f.Namespace))).To(Succeed())
+		g.Expect(list.Items).To(HaveLen(n))
+		g.Expect(list.Items).To(HaveEach(HaveReady(status, reason)))
+	}).Should(Succeed())
+}

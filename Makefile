@@ -66,6 +66,13 @@ REPORTS ?= $(CURDIR)/reports
 DEFAULT_BASE = $(shell git merge-base origin/main HEAD 2>/dev/null || git merge-base main HEAD 2>/dev/null)
 # The scenario binary: inside the repository whatever LOCALBIN is (see test-envtest).
 SCENARIOS_TEST = $(CURDIR)/bin/scenarios.test
+# The workshop: the tools that serve only this repository (test-first, mutate, the catalogue,
+# bench, demo, envtest-up), a Go module of its own in testing/workshop. workshop-tool builds the
+# tool $(1) into bin/workshop/; every tool runs from the repository root.
+WORKSHOP = $(LOCALBIN)/workshop
+workshop-tool = go build -C testing/workshop -o $(WORKSHOP)/$(1) ./$(1)
+# Both modules, for the targets that format, vet, tidy and lint them.
+GO_MODULES = . testing/workshop
 
 SHELL = /usr/bin/env bash -o pipefail
 .SHELLFLAGS = -ec
@@ -81,9 +88,9 @@ help: ## Show the targets and what they do.
 
 .PHONY: demo
 demo: linux-only build setup-controlplane ## Walk through the introductory article's kubebuilder walkthrough on a local cluster (KEEP=1 leaves it running for kubectl).
-	go build -o $(LOCALBIN)/demo ./testing/demo
+	$(call workshop-tool,demo)
 	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" \
-		$(LOCALBIN)/demo $(if $(KEEP),-keep) -operator $(LOCALBIN)/manager -dir $(REPORTS)/demo
+		$(WORKSHOP)/demo $(if $(KEEP),-keep) -operator $(LOCALBIN)/manager -dir $(REPORTS)/demo
 
 ##@ Development
 
@@ -105,26 +112,28 @@ generate: controller-gen ## Generate the DeepCopy methods of the API types.
 	$(CONTROLLER_GEN) object paths="./api/..."
 
 .PHONY: fmt
-fmt: ## go fmt the code.
-	go fmt ./...
+fmt: ## go fmt the code (the operator's module and the workshop's).
+	for m in $(GO_MODULES); do go fmt -C $$m ./...; done
 
 .PHONY: vet
-vet: ## go vet the code.
-	go vet ./...
+vet: ## go vet the code (the operator's module and the workshop's).
+	for m in $(GO_MODULES); do go vet -C $$m ./...; done
 
 .PHONY: catalogue
 catalogue: ## Generate scenarios/README.md, the scenario catalogue, from the specs, the mutants, the controller and the API.
-	go run ./testing/catalogue scenarios scenarios/README.md
+	@$(call workshop-tool,catalogue)
+	$(WORKSHOP)/catalogue scenarios scenarios/README.md
 
 .PHONY: scenario
 scenario: ## Write the skeleton of a new scenario NAME=<label>: every doc field, in the reading order, failing until written.
 	@test -n "$(NAME)" || { echo "usage: make scenario NAME=<label>, e.g. make scenario NAME=paused"; exit 2; }
-	go run ./testing/catalogue new '$(NAME)'
+	@$(call workshop-tool,catalogue)
+	$(WORKSHOP)/catalogue new '$(NAME)'
 	@$(MAKE) --no-print-directory catalogue
 
 .PHONY: lint
 lint: golangci-lint actionlint cross-vet ## golangci-lint on the Go code, actionlint on the GitHub workflows, go vet for macOS and Windows.
-	$(GOLANGCI_LINT) run ./...
+	for m in $(GO_MODULES); do (cd $$m && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml ./...); done
 	$(ACTIONLINT)
 
 # The systems besides Linux that every package, tests included, must build for: a developer on a
@@ -137,7 +146,7 @@ cross-vet: ## go vet every package and its tests for CROSS_PLATFORMS (macOS, Win
 
 .PHONY: lint-fix
 lint-fix: golangci-lint ## golangci-lint, fixing what it can.
-	$(GOLANGCI_LINT) run --fix ./...
+	for m in $(GO_MODULES); do (cd $$m && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml --fix ./...); done
 
 .PHONY: verify
 verify: $(CONTROLLER_GEN) $(SETUP_ENVTEST) ## Regenerate everything generated and tidy go.mod; fail if the tree then differs from git, saying per file whether it was stale or is uncommitted work.
@@ -158,17 +167,17 @@ kubernetes-versions: ## Print the supported Kubernetes minors, the default first
 
 .PHONY: envtest-up
 envtest-up: setup-envtest ## Start etcd and kube-apiserver with the CRDs once and leave them running: the scenarios then attach to them instead of starting their own (a stale one is replaced).
-	@go build -o $(LOCALBIN)/envtestup ./testing/envtestup
-	@if ! $(LOCALBIN)/envtestup status 2>/dev/null; then \
-		$(LOCALBIN)/envtestup down >/dev/null; \
-		KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" nohup $(LOCALBIN)/envtestup serve > $(LOCALBIN)/envtest-up.log 2>&1 & \
-		$(LOCALBIN)/envtestup wait || { tail -20 $(LOCALBIN)/envtest-up.log; exit 1; }; \
+	@$(call workshop-tool,envtestup)
+	@if ! $(WORKSHOP)/envtestup status 2>/dev/null; then \
+		$(WORKSHOP)/envtestup down >/dev/null; \
+		KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" nohup $(WORKSHOP)/envtestup serve > $(LOCALBIN)/envtest-up.log 2>&1 & \
+		$(WORKSHOP)/envtestup wait || { tail -20 $(LOCALBIN)/envtest-up.log; exit 1; }; \
 	fi
 
 .PHONY: envtest-down
 envtest-down: ## Stop the control plane make envtest-up started.
-	@go build -o $(LOCALBIN)/envtestup ./testing/envtestup
-	@$(LOCALBIN)/envtestup down
+	@$(call workshop-tool,envtestup)
+	@$(WORKSHOP)/envtestup down
 
 .PHONY: watch
 watch: envtest-up ## Rerun the scenarios labelled LABEL=<label> and the unit tests of controllers/ on every save, on the warm control plane.
@@ -180,12 +189,15 @@ watch: envtest-up ## Rerun the scenarios labelled LABEL=<label> and the unit tes
 .PHONY: test
 test: manifests generate catalogue fmt vet test-unit test-envtest ## Regenerate and vet, then the unit and envtest tiers, with the race detector.
 
-# The unit tier's packages: all but those that start a control plane.
-UNIT_PACKAGES = $(shell go list ./api/... ./controllers/... ./scenarios/samples/... ./testing/... | grep -v -e /testing/controlplane -e /testing/testfirst/history -e /testing/freshclone)
+# The unit tier's packages: all but those that start a control plane; and the workshop's, but
+# for the self-tests that run make test-first and the README on throwaway clones.
+UNIT_PACKAGES = $(shell go list ./api/... ./controllers/... ./scenarios/samples/... ./testing/... | grep -v -e /testing/controlplane)
+WORKSHOP_UNIT_PACKAGES = $(shell go list -C testing/workshop ./... | grep -v -e /testfirst/history -e /freshclone)
 
 .PHONY: test-unit
-test-unit: ## Unit tier: pure functions and Reconcile against a fake client; the tools' own tests. No control plane.
+test-unit: ## Unit tier: pure functions and Reconcile against a fake client; the harness's and the tools' own tests. No control plane.
 	go test $(GO_TEST_FLAGS) $(UNIT_PACKAGES)
+	go test -C testing/workshop $(GO_TEST_FLAGS) $(WORKSHOP_UNIT_PACKAGES)
 
 .PHONY: test-envtest
 test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then the scenarios on a real kube-apiserver + etcd, in parallel (ENVTEST_K8S_VERSION=1.35: another minor).
@@ -203,10 +215,11 @@ test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then 
 # merge-base with origin/main, else main; the work tree counts), since an edit there can leave a
 # break breaking nothing.
 .PHONY: mutate
-mutate: setup-envtest ## Prove the scenarios can fail: build each break of testing/mutate/mutants into the operator; its scenario must fail (SCENARIO=<label>, MUTANT=<text>: some, plus those the change touched).
+mutate: setup-envtest ## Prove the scenarios can fail: build each break of testing/workshop/mutate/mutants into the operator; its scenario must fail (SCENARIO=<label>, MUTANT=<text>: some, plus those the change touched).
 	@mkdir -p $(REPORTS)
+	@$(call workshop-tool,mutate)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
-		go run ./testing/mutate $(if $(SCENARIO),-scenario '$(SCENARIO)') $(if $(MUTANT),-mutant '$(MUTANT)') \
+		$(WORKSHOP)/mutate $(if $(SCENARIO),-scenario '$(SCENARIO)') $(if $(MUTANT),-mutant '$(MUTANT)') \
 		-changed-since "$(or $(BASE),$(DEFAULT_BASE))" | tee $(REPORTS)/mutate.md
 
 # BASE: the revision a change starts from (default: the merge-base with origin/main, else main).
@@ -214,21 +227,23 @@ mutate: setup-envtest ## Prove the scenarios can fail: build each break of testi
 .PHONY: test-first
 test-first: setup-controlplane ## Prove the change BASE..HEAD test-first: each new or changed spec fails against BASE's behaviour and passes at HEAD.
 	@mkdir -p $(REPORTS)
+	@$(call workshop-tool,testfirst)
 	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" \
-		go run ./testing/testfirst $(if $(BASE),-base $(BASE)) $(if $(HEAD),-head $(HEAD)) -report $(REPORTS)/test-first.md
+		$(WORKSHOP)/testfirst $(if $(BASE),-base $(BASE)) $(if $(HEAD),-head $(HEAD)) -report $(REPORTS)/test-first.md
 
 .PHONY: red
 red: manifests generate catalogue setup-envtest ## Run scenario NAME=<label>; once it fails inside its specs, commit it (with api/ and what is generated) before the code.
 	@test -n "$(NAME)" || { echo "usage: make red NAME=<label>, e.g. make red NAME=paused"; exit 2; }
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go run ./testing/testfirst red -label '$(NAME)'
+	@$(call workshop-tool,testfirst)
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(WORKSHOP)/testfirst red -label '$(NAME)'
 
 .PHONY: test-fresh-clone
 test-fresh-clone: setup-envtest ## Run the README's one-scenario command in a fresh clone, with only setup-envtest's store populated.
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -count=1 -timeout=15m ./testing/freshclone/
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -C testing/workshop -count=1 -timeout=15m ./freshclone/
 
 .PHONY: test-first-selftest
 test-first-selftest: setup-controlplane ## Test make test-first on throwaway git histories: red then green, green at the base, characterization, red at the head.
-	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" go test -count=1 -timeout=30m ./testing/testfirst/history/
+	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" go test -C testing/workshop -count=1 -timeout=30m ./testfirst/history/
 
 .PHONY: test-e2e
 test-e2e: ## E2e tier: the scenarios on a real cluster (E2E_PROVIDER=kind or local; unset: kind where Docker answers).
@@ -256,18 +271,18 @@ test-e2e-kind: $(KIND) setup-envtest kustomize ## E2e tier on kind: the image IM
 .PHONY: bench
 bench: setup-envtest ## Measure (not part of make test): micro-benchmarks, then writes, throughput, latency, memory on envtest.
 	go test -run '^$$' -bench . -benchmem ./controllers/
-	go build -o $(LOCALBIN)/bench ./testing/bench
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(LOCALBIN)/bench $(BENCH_FLAGS)
+	$(call workshop-tool,bench)
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(WORKSHOP)/bench $(BENCH_FLAGS)
 
 .PHONY: bench-loop
 bench-loop: setup-envtest ## Measure the test-first loop: a saved edit to the red/green line of scenario LABEL (default create), cold, warm (make envtest-up) and the floor.
-	go build -o $(LOCALBIN)/bench ./testing/bench
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(LOCALBIN)/bench -loop '$(or $(LABEL),create)'
+	$(call workshop-tool,bench)
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(WORKSHOP)/bench -loop '$(or $(LABEL),create)'
 
 .PHONY: bench-suite
 bench-suite: setup-envtest $(KUBEBUILDER) ## Measure make test (warm) beside a kubebuilder scaffold's, and the scenarios at 1-8 processes.
 	BIN_DIR=$(LOCALBIN) KUBEBUILDER=$(KUBEBUILDER) \
-		ASSETS="$(ENVTEST_ASSETS)" testing/bench/suite-speed.sh
+		ASSETS="$(ENVTEST_ASSETS)" testing/workshop/bench/suite-speed.sh
 
 ##@ Build
 

@@ -18,7 +18,7 @@ import (
 	"example.com/operator-demo/testing/operator"
 )
 
-// A warm control plane is one that `make envtest-up` started and left running (testing/envtestup),
+// A warm control plane is one that `make envtest-up` started and left running (testing/workshop/envtestup),
 // for the test-first loop: a run of the scenarios attaches to it instead of starting its own, which
 // saves the seconds etcd and kube-apiserver take to start. Each spec still has its own namespace
 // and its own operator, so nothing leaks from one run to the next.

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
+
+	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/semver"
 )
 
 // RepoRoot is the directory holding the project's go.mod, found upwards from the working
@@ -65,15 +67,21 @@ func KubernetesMinor(root string) (string, error) {
 	if v := os.Getenv("ENVTEST_K8S_VERSION"); v != "" {
 		return v, nil
 	}
-	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	path := filepath.Join(root, "go.mod")
+	content, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
 	}
-	m := regexp.MustCompile(`(?m)^\s*k8s\.io/api v0\.(\d+)\.`).FindSubmatch(gomod)
-	if m == nil {
-		return "", errors.New("go.mod does not require k8s.io/api v0.x.y")
+	gomod, err := modfile.ParseLax(path, content, nil)
+	if err != nil {
+		return "", err
 	}
-	return "1." + string(m[1]), nil
+	for _, r := range gomod.Require {
+		if r.Mod.Path == "k8s.io/api" && semver.Major(r.Mod.Version) == "v0" {
+			return "1." + strings.Split(r.Mod.Version, ".")[1], nil
+		}
+	}
+	return "", errors.New("go.mod does not require k8s.io/api v0.x.y")
 }
 
 // envtestStore is setup-envtest's user-level store, where `setup-envtest use` and

@@ -73,29 +73,36 @@ func TestControlPlane(t *testing.T) {
 	})
 
 	t.Run("every CRD of config/crd/bases is installed and established", func(t *testing.T) {
-		root, err := RepoRoot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		files, err := filepath.Glob(filepath.Join(root, "config", "crd", "bases", "*.yaml"))
-		if err != nil || len(files) == 0 {
-			t.Fatalf("no CRD files in config/crd/bases: %v", err)
-		}
-		crds := &unstructured.UnstructuredList{}
-		crds.SetAPIVersion("apiextensions.k8s.io/v1")
-		crds.SetKind("CustomResourceDefinitionList")
-		if err := c.List(context.Background(), crds); err != nil {
-			t.Fatal(err)
-		}
-		if len(crds.Items) != len(files) {
-			t.Errorf("%d CRDs installed, config/crd/bases holds %d", len(crds.Items), len(files))
-		}
-		for _, crd := range crds.Items {
-			if !established(crd) {
-				t.Errorf("CRD %s is not established", crd.GetName())
-			}
-		}
+		crdsEstablished(t, c)
 	})
+}
+
+// crdsEstablished checks that the API server holds as many CRDs as config/crd/bases has files,
+// each of them established.
+func crdsEstablished(t *testing.T, c client.Client) {
+	t.Helper()
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(root, "config", "crd", "bases", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no CRD files in config/crd/bases: %v", err)
+	}
+	crds := &unstructured.UnstructuredList{}
+	crds.SetAPIVersion("apiextensions.k8s.io/v1")
+	crds.SetKind("CustomResourceDefinitionList")
+	if err := c.List(context.Background(), crds); err != nil {
+		t.Fatal(err)
+	}
+	if len(crds.Items) != len(files) {
+		t.Errorf("%d CRDs installed, config/crd/bases holds %d", len(crds.Items), len(files))
+	}
+	for _, crd := range crds.Items {
+		if !established(crd) {
+			t.Errorf("CRD %s is not established", crd.GetName())
+		}
+	}
 }
 
 // established says whether crd's Established condition is True.

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"example.com/operator-demo/testing/cluster"
+	"example.com/operator-demo/testing/workshop/repo"
+)
+
+// loopSplit is where the time from a saved change to the red/green line of one scenario goes.
+type loopSplit struct {
+	compile, controlPlane, specs, total time.Duration
+}
+
+// loop measures the test-first loop for the scenario labelled label: an edit of the controller
+// (a comment, built in with -overlay, so the tree is never touched), the scenarios compiled again,
+// and the one scenario run; cold (the suite starts its own control plane) and warm (make
+// envtest-up's), runs times each, and the unit tier of controllers/ after the same edit.
+// `make bench-loop` runs it.
+func loop(label string, runs int) error {
+	root, err := repo.Root()
+	if err != nil {
+		return err
+	}
+	work := filepath.Join(root, "bin", "bench-loop")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	wasUp := warmUp(root)
+	var cold, warm []loopSplit
+	var unit []time.Duration
+	for _, mode := range []string{"envtest-down", "envtest-up"} {
+		if out, err := exec.Command("make", "-s", "-C", root, mode).CombinedOutput(); err != nil {
+			return fmt.Errorf("make %s: %w\n%s", mode, err, out)
+		}
+		for i := range runs {
+			s, err := loopOnce(root, work, label, fmt.Sprintf("%s %d %d", mode, i, time.Now().UnixNano()))
+			if err != nil {
+				return err
+			}
+			if mode == "envtest-up" {
+				warm = append(warm, s)
+			} else {
+				cold = append(cold, s)
+			}
+			progress("loop %s, run %d: %+v", mode, i+1, s)
+		}
+	}
+	for i := range runs {
+		overlay, err := editedController(root, work, fmt.Sprintf("unit %d %d", i, time.Now().UnixNano()))
+		if err != nil {
+			return err
+		}
+		started := time.Now()
+		cmd := exec.Command("go", "test", "-overlay", overlay, "./controllers/")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go test ./controllers/: %w\n%s", err, out)
+		}
+		unit = append(unit, time.Since(started))
+	}
+	if !wasUp {
+		_ = exec.Command("make", "-s", "-C", root, "envtest-down").Run()
+	}
+	c, w := medianSplit(cold), medianSplit(warm)
+	fmt.Printf("\n| From a saved edit of `controllers/` to the red/green line of `%s` (median of %d) | Compile | Control plane | Specs | Total |\n|---|---|---|---|---|\n", label, runs)
+	row := func(name string, s loopSplit) {
+		fmt.Printf("| %s | %.1f s | %.1f s | %.1f s | **%.1f s** |\n", name, s.compile.Seconds(), s.controlPlane.Seconds(), s.specs.Seconds(), s.total.Seconds())
+	}
+	row("cold: the suite starts its own control plane", c)
+	row("warm: `make envtest-up`'s control plane", w)
+	// The floor: the least compile and the least spec time seen, with no control plane at all. A
+	// cold run's first spec also waits for a fresh API server (discovery, the CRD's first watch).
+	floor := loopSplit{compile: min(c.compile, w.compile), specs: min(c.specs, w.specs)}
+	floor.total = floor.compile + floor.specs
+	row("floor: the incremental compile and the spec's own run", floor)
+	fmt.Printf("| unit tier, `go test ./controllers/` after the same edit | | | | **%.1f s** |\n", median(unit).Seconds())
+	return nil
+}
+
+// loopOnce edits the controller (a comment saying edit), compiles the scenarios with it and runs
+// the scenario labelled label, and says where the time went.
+func loopOnce(root, work, label, edit string) (loopSplit, error) {
+	var s loopSplit
+	overlay, err := editedController(root, work, edit)
+	if err != nil {
+		return s, err
+	}
+	binary, report := filepath.Join(work, "scenarios.test"), filepath.Join(work, "report.json")
+	started := time.Now()
+	build := exec.Command("go", "test", "-c", "-overlay", overlay, "-o", binary, "./scenarios")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		return s, fmt.Errorf("compile the scenarios: %w\n%s", err, out)
+	}
+	s.compile = time.Since(started)
+	started = time.Now()
+	run := exec.Command(binary, "-ginkgo.label-filter="+label, "-ginkgo.json-report="+report)
+	run.Dir = filepath.Join(root, "scenarios")
+	if out, err := run.CombinedOutput(); err != nil {
+		return s, fmt.Errorf("run the scenario %s: %w\n%s", label, err, out)
+	}
+	s.total = s.compile + time.Since(started)
+	raw, err := os.ReadFile(report)
+	if err != nil {
+		return s, err
+	}
+	var reports []types.Report
+	if err := json.Unmarshal(raw, &reports); err != nil {
+		return s, err
+	}
+	for _, r := range reports {
+		for _, spec := range r.SpecReports {
+			switch {
+			case spec.LeafNodeType.Is(types.NodeTypeIt):
+				s.specs += spec.RunTime
+			case spec.LeafNodeType.Is(types.NodeTypesForSuiteLevelNodes):
+				s.controlPlane += spec.RunTime
+			}
+		}
+	}
+	if s.specs == 0 {
+		return s, errors.New("no spec labelled " + label + " ran")
+	}
+	return s, nil
+}
+
+// editedController writes the controller with a comment added at its end, and the overlay that
+// builds it in, into work; it returns the overlay's path.
+func editedController(root, work, edit string) (string, error) {
+	file := filepath.Join(root, "controllers", "sample_controller.go")
+	content, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	// Not named .go: work is inside the module, where ./... would find it as a package.
+	edited := filepath.Join(work, "sample_controller.go.edited")
+	if err := os.WriteFile(edited, append(content, []byte("\n// bench-loop: "+edit+"\n")...), 0o644); err != nil {
+		return "", err
+	}
+	overlay, err := json.Marshal(map[string]any{"Replace": map[string]string{file: edited}})
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(work, "overlay.json")
+	return path, os.WriteFile(path, overlay, 0o644)
+}
+
+// warmUp says whether make envtest-up's control plane is up and answers.
+func warmUp(root string) bool {
+	_, _, err := cluster.Warm(filepath.Join(root, cluster.WarmFile))
+	return err == nil
+}
+
+func medianSplit(splits []loopSplit) loopSplit {
+	pick := func(f func(loopSplit) time.Duration) time.Duration {
+		ds := make([]time.Duration, len(splits))
+		for i, s := range splits {
+			ds[i] = f(s)
+		}
+		return median(ds)
+	}
+	return loopSplit{
+		compile:      pick(func(s loopSplit) time.Duration { return s.compile }),
+		controlPlane: pick(func(s loopSplit) time.Duration { return s.controlPlane }),
+		specs:        pick(func(s loopSplit) time.Duration { return s.specs }),
+		total:        pick(func(s loopSplit) time.Duration { return s.total }),
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	sorted := slices.Clone(ds)
+	slices.Sort(sorted)
+	return sorted[len(sorted)/2]
+}

@@ -1,0 +1,529 @@
+// Package history tests make test-first itself, on throwaway git histories of two commits built
+// from this repository's tree: a base and a head that differ the way a pull request would. Each
+// case says what the tool must find, and fails if it finds otherwise. The tool runs as the
+// Makefile runs it, with the control plane in $KUBEBUILDER_ASSETS (`make test-first-selftest`).
+package history
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"example.com/operator-demo/testing/workshop/mutate/mutants"
+	workshoprepo "example.com/operator-demo/testing/workshop/repo"
+)
+
+// The scenario every case builds on, and the break in the mutants that it exists to catch.
+const label = "skip-when-equal"
+
+var (
+	// testFirst is the tool, built once for every case.
+	testFirst string
+	// source is this repository's root, whose files every throwaway history starts from.
+	source string
+)
+
+func TestMain(m *testing.M) {
+	code, err := buildAndRun(m)
+	if err != nil {
+		os.Stderr.WriteString("history: " + err.Error() + "\n")
+		os.Exit(2)
+	}
+	os.Exit(code)
+}
+
+func buildAndRun(m *testing.M) (int, error) {
+	var err error
+	if source, err = workshoprepo.Root(); err != nil {
+		return 0, err
+	}
+	dir, err := os.MkdirTemp("", "test-first-tool-")
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	testFirst = filepath.Join(dir, "test-first")
+	build := exec.Command("go", "build", "-o", testFirst, "./testfirst")
+	build.Dir = filepath.Join(source, "testing", "workshop")
+	if out, err := build.CombinedOutput(); err != nil {
+		return 0, errors.New(string(out))
+	}
+	return m.Run(), nil
+}
+
+func TestASpecWrittenBeforeItsFixIsRedAtTheBaseAndGreenAtTheHead(t *testing.T) {
+	repo := newRepo(t)
+	repo.commit(t, "the break, and no scenario that catches it", breakIt, withoutScenario)
+	repo.commit(t, "the fix, with the scenario that catches the break")
+
+	code, table, stderr := repo.testFirst(t)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0:\n%s\n%s", code, table, stderr)
+	}
+	row := scenarioRow(t, table)
+	for _, want := range []string{"| new |", "| envtest |", "failed: ", "| passed |", "✅ written first"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("the scenario's row lacks %q: %s", want, row)
+		}
+	}
+	if !strings.Contains(table, "Production code changed: `"+breakFile(t)+"`") {
+		t.Errorf("the table does not name the production file the fix changed:\n%s", table)
+	}
+}
+
+func TestASpecForBehaviourTheBaseHasFails(t *testing.T) {
+	repo := newRepo(t)
+	repo.commit(t, "the operator as it is, without the scenario", withoutScenario)
+	repo.commit(t, "the scenario alone")
+
+	code, table, stderr := repo.testFirst(t)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s\n%s", code, table, stderr)
+	}
+	if row := scenarioRow(t, table); !strings.Contains(row, "❌ passed at the base") {
+		t.Errorf("the scenario's row does not say it passed at the base: %s", row)
+	}
+	if !strings.Contains(stderr, `"Sample when a reconcile finds nothing to change sends no API write and leaves the resourceVersions where they were": passed at the base`) {
+		t.Errorf("the error does not name the spec:\n%s", stderr)
+	}
+	if !strings.Contains(table, "Production code unchanged.") {
+		t.Errorf("the table does not say that no production code changed:\n%s", table)
+	}
+}
+
+func TestASpecLabelledCharacterizationMayPassAtTheBase(t *testing.T) {
+	repo := newRepo(t)
+	repo.commit(t, "the operator as it is, without the scenario", withoutScenario)
+	repo.commit(t, "the scenario, labelled characterization", func(t *testing.T, dir string) {
+		t.Helper()
+		edit(t, filepath.Join(dir, scenarioFile), `Label("`+label+`")`, `Label("`+label+`", "characterization")`)
+	})
+
+	code, table, stderr := repo.testFirst(t)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0:\n%s\n%s", code, table, stderr)
+	}
+	row := scenarioRow(t, table)
+	if !strings.Contains(row, "| passed | passed |") || !strings.Contains(row, "✅ characterization") {
+		t.Errorf("the scenario's row does not report a characterization: %s", row)
+	}
+	if !strings.Contains(table, "1 characterization") {
+		t.Errorf("the summary does not count the characterization:\n%s", table)
+	}
+}
+
+func TestASpecThatFailsAtTheHeadFails(t *testing.T) {
+	repo := newRepo(t)
+	repo.commit(t, "the break, and no scenario that catches it", breakIt, withoutScenario)
+	repo.commit(t, "the scenario, but not the fix", breakIt)
+
+	code, table, stderr := repo.testFirst(t)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s\n%s", code, table, stderr)
+	}
+	row := scenarioRow(t, table)
+	if !strings.Contains(row, "❌ fails at the head") {
+		t.Errorf("the scenario's row does not say it fails at the head: %s", row)
+	}
+	if !strings.Contains(stderr, "fails at the head") {
+		t.Errorf("the error does not name the spec:\n%s", stderr)
+	}
+}
+
+// The README's way to add a behaviour, made with the two mistakes a newcomer makes: the new name
+// goes into api/ first and is committed with the scenario, seen failing (make red); the code
+// follows on a branch; the tool takes the merge-base with main as the base, as a pull request's
+// check does. Either scenario passes against the base's behaviour, so neither was written first,
+// whatever the compile error against the base's api/ says.
+func TestACopiedSpecWithANewAPINameFailsAgainstTheMergeBase(t *testing.T) {
+	copied := func(t *testing.T, dir string) {
+		t.Helper()
+		body, err := os.ReadFile(filepath.Join(dir, scenarioFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec := string(body)
+		for from, to := range map[string]string{
+			`Label("` + label + `")`:                                               `Label("paused")`,
+			`"when a reconcile finds nothing to change"`:                           `"when annotated paused"`,
+			`"sends no API write and leaves the resourceVersions where they were"`: `"leaves the ConfigMap alone"`,
+			"f := samples.NewFixture(ctx, suiteCluster)\n":                         "f := samples.NewFixture(ctx, suiteCluster)\n\t\t\t_ = demov1alpha1.PausedAnnotation\n",
+			`"example.com/operator-demo/scenarios/samples"`:                        "demov1alpha1 \"example.com/operator-demo/api/v1alpha1\"\n\t\"example.com/operator-demo/scenarios/samples\"",
+		} {
+			if strings.Count(spec, from) != 1 {
+				t.Fatalf("%s does not hold %q once", scenarioFile, from)
+			}
+			spec = strings.Replace(spec, from, to, 1)
+		}
+		writeFile(t, filepath.Join(dir, "scenarios", "paused_test.go"), spec)
+	}
+	assertion := "\t\t\tf.CreateSample(ctx, \"paused\", \"hello\")\n\t\t\tBy(\"checking \" + demov1alpha1.PausedAnnotation)\n\t\t\tExpect(true).To(BeTrue())\n"
+	vacuous := func(t *testing.T, dir string) {
+		t.Helper()
+		writeFile(t, filepath.Join(dir, "scenarios", "paused_test.go"), `package scenarios
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	"example.com/operator-demo/scenarios/samples"
+)
+
+var _ = Describe("Sample", Label("paused"), func() {
+	Context("when annotated paused", func() {
+		It("leaves the ConfigMap alone", func(ctx SpecContext) {
+			f := samples.NewFixture(ctx, suiteCluster)
+`+assertion+`		})
+	})
+})
+`)
+	}
+	for name, scenario := range map[string]func(*testing.T, string){"a copy of an existing spec": copied, "a vacuous assertion": vacuous} {
+		t.Run(name, func(t *testing.T) {
+			repo := newRepo(t)
+			repo.commit(t, "main, before the behaviour")
+			run(t, repo.dir, "git", "checkout", "-qb", "paused")
+			repo.commit(t, "paused: the API name and the scenario, seen failing", pausedAPI, scenario)
+			repo.commit(t, "paused: the code", pausedAPI, scenario, func(t *testing.T, dir string) {
+				t.Helper()
+				writeFile(t, filepath.Join(dir, "controllers", "paused.go"), "package controllers\n\n// paused is where the code would go.\nconst paused = true\n\nvar _ = paused\n")
+			})
+
+			code, table, stderr := repo.testFirstFrom(t, "")
+			if code != 1 {
+				t.Fatalf("exit %d, want 1:\n%s\n%s", code, table, stderr)
+			}
+			row := rowOf(t, table, "scenario: Sample when annotated paused leaves the ConfigMap alone")
+			for _, want := range []string{"| new |", "undefined: demov1alpha1.PausedAnnotation", "with the head's api/: passed", "❌ passes against the base's behaviour once given the head's api/ names"} {
+				if !strings.Contains(row, want) {
+					t.Errorf("the row lacks %q: %s", want, row)
+				}
+			}
+			if !strings.Contains(table, "❌ 1 not shown test-first") {
+				t.Errorf("the summary does not count the spec apart:\n%s", table)
+			}
+		})
+	}
+}
+
+// A new validation rule lives in api/ alone (a marker, and the CRD generated from it): the spec
+// that checks it runs against the base's CRD, which lacks the rule, so it is red there.
+func TestAValidationRuleInAPIAloneIsWrittenFirst(t *testing.T) {
+	repo := newRepo(t)
+	repo.commit(t, "no rule on the Sample's name", func(t *testing.T, dir string) {
+		t.Helper()
+		edit(t, filepath.Join(dir, "api", "v1alpha1", "sample_types.go"), nameRuleMarker, "")
+		edit(t, filepath.Join(dir, "config", "crd", "bases", "demo.example.com_samples.yaml"), nameRuleSchema, "")
+		edit(t, filepath.Join(dir, "scenarios", "validation_test.go"), nameRuleEntry, "")
+	})
+	repo.commit(t, "the rule, and the spec that checks it")
+
+	code, table, stderr := repo.testFirst(t)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0:\n%s\n%s", code, table, stderr)
+	}
+	row := rowOf(t, table, "scenario: Sample when its spec is invalid is rejected by the API server with a message naming the field a name too long")
+	if !strings.Contains(row, "| new |") || !strings.Contains(row, "failed: ") || !strings.Contains(row, "✅ written first") {
+		t.Errorf("the rule's spec is not shown written first: %s", row)
+	}
+	if !strings.Contains(table, "api/v1alpha1/sample_types.go") || !strings.Contains(table, "config/crd/bases/demo.example.com_samples.yaml") {
+		t.Errorf("the table does not name the API and the CRD as the production that changed:\n%s", table)
+	}
+}
+
+// A changed spec that passes against the base is allowed only where a commit of the change states
+// its rewrite, by name; the table quotes that commit.
+func TestARewriteIsStatedPerSpecByACommitTrailer(t *testing.T) {
+	repo := newRepo(t)
+	repo.commit(t, "main")
+	rewrite := func(t *testing.T, dir string) {
+		t.Helper()
+		edit(t, filepath.Join(dir, scenarioFile), `Eventually(f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">", before.Reconciles)))`,
+			`Eventually(f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">=", before.Reconciles+1)))`)
+	}
+	repo.commit(t, "skip-when-equal: wait for the reconcile as the other scenarios do", rewrite)
+	code, table, stderr := repo.testFirst(t)
+	if code != 1 || !strings.Contains(scenarioRow(t, table), "❌ passed at the base") || !strings.Contains(scenarioRow(t, table), "Spec-Rewrite") {
+		t.Fatalf("a changed spec green at the base, no statement: exit %d, want 1 and the trailer named:\n%s\n%s", code, table, stderr)
+	}
+
+	const name = "Sample when a reconcile finds nothing to change sends no API write and leaves the resourceVersions where they were"
+	run(t, repo.dir, "git", "-c", "user.name=history", "-c", "user.email=history@example.com", "commit", "-q", "--amend", "--no-edit", "--trailer", "Spec-Rewrite: "+name)
+	code, table, stderr = repo.testFirst(t)
+	if code != 0 {
+		t.Fatalf("with the statement: exit %d, want 0:\n%s\n%s", code, table, stderr)
+	}
+	if row := scenarioRow(t, table); !strings.Contains(row, "⚠️ rewritten") || !strings.Contains(row, "skip-when-equal: wait for the reconcile as the other scenarios do") {
+		t.Errorf("the row does not show the statement: %s", row)
+	}
+	if !strings.Contains(table, "⚠️ 1 rewrites stated") {
+		t.Errorf("the summary does not count the rewrite apart:\n%s", table)
+	}
+}
+
+// make red commits a scenario seen failing, with nothing of the code; it refuses while code is
+// uncommitted, and when the scenario passes.
+func TestRedCommitsTheScenarioSeenFailingBeforeTheCode(t *testing.T) {
+	repo := newRepo(t)
+	repo.commit(t, "the break, and no scenario that catches it", breakIt, withoutScenario)
+	scenario, err := os.ReadFile(filepath.Join(source, scenarioFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(repo.dir, scenarioFile), string(scenario))
+	fix := filepath.Join(repo.dir, breakFile(t))
+	broken, err := os.ReadFile(fix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed, err := os.ReadFile(filepath.Join(source, breakFile(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Log("with the fix written too, but not committed: refused")
+	writeFile(t, fix, string(fixed))
+	if code, out := repo.red(t); code != 1 || !strings.Contains(out, "the code comes after the red commit") || !strings.Contains(out, breakFile(t)) {
+		t.Fatalf("make red with the code uncommitted: exit %d, want 1 naming %s:\n%s", code, breakFile(t), out)
+	}
+
+	t.Log("with the fix put aside: the scenario fails, and is committed alone")
+	writeFile(t, fix, string(broken))
+	code, out := repo.red(t)
+	if code != 0 {
+		t.Fatalf("make red: exit %d, want 0:\n%s", code, out)
+	}
+	subject := run(t, repo.dir, "git", "log", "-1", "--format=%s%n%b")
+	if !strings.HasPrefix(subject, label+": the scenario, seen failing") || !strings.Contains(subject, "failed: ") {
+		t.Errorf("the red commit's message: %s", subject)
+	}
+	if files := run(t, repo.dir, "git", "show", "--name-only", "--format=", "HEAD"); strings.TrimSpace(files) != filepath.ToSlash(scenarioFile) {
+		t.Errorf("the red commit holds %q, want the scenario alone", files)
+	}
+
+	t.Log("with the fix committed, the same scenario passes: make red refuses")
+	writeFile(t, fix, string(fixed))
+	run(t, repo.dir, "git", "-c", "user.name=history", "-c", "user.email=history@example.com", "commit", "-qam", "the fix")
+	before := run(t, repo.dir, "git", "rev-parse", "HEAD")
+	if code, out := repo.red(t); code != 1 || !strings.Contains(out, "passed") {
+		t.Errorf("make red on a passing scenario: exit %d, want 1:\n%s", code, out)
+	}
+	if after := run(t, repo.dir, "git", "rev-parse", "HEAD"); after != before {
+		t.Errorf("make red on a passing scenario committed %s", after)
+	}
+}
+
+// red runs `testfirst red` on the scenario, as make red does, and returns its exit code and output.
+func (r *repo) red(t *testing.T) (int, string) {
+	t.Helper()
+	cmd := exec.Command(testFirst, "red", "-label", label)
+	cmd.Dir = r.dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=history", "GIT_AUTHOR_EMAIL=history@example.com", "GIT_COMMITTER_NAME=history", "GIT_COMMITTER_EMAIL=history@example.com")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return exit.ExitCode(), string(out)
+	case err != nil:
+		t.Fatal(err)
+	}
+	return 0, string(out)
+}
+
+// The name rule of the Sample, as the API, the CRD and the validation scenario have it.
+const (
+	nameRuleMarker = "// +kubebuilder:validation:XValidation:rule=\"size(self.metadata.name) <= 246\",message=\"metadata.name must be at most 246 characters, so that the ConfigMap name \\\"<name>-config\\\" is at most 253\"\n"
+	nameRuleSchema = "        x-kubernetes-validations:\n        - message: metadata.name must be at most 246 characters, so that the ConfigMap\n            name \"<name>-config\" is at most 253\n          rule: size(self.metadata.name) <= 246\n"
+	nameRuleEntry  = "\t\t\tEntry(\"a name too long for \\\"<name>-config\\\"\", strings.Repeat(\"n\", demov1alpha1.MaxNameLength+1), map[string]any{\"message\": \"hi\"},\n\t\t\t\t\"metadata.name must be at most 246 characters\"),\n"
+)
+
+// pausedAPI adds the API name that the paused scenario uses.
+func pausedAPI(t *testing.T, dir string) {
+	t.Helper()
+	writeFile(t, filepath.Join(dir, "api", "v1alpha1", "paused.go"), "package v1alpha1\n\n// PausedAnnotation, set to \"true\" on a Sample, pauses its reconciliation.\nconst PausedAnnotation = \"demo.example.com/paused\"\n")
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// repo is a throwaway git repository, and this repository's files to build its commits from.
+type repo struct{ dir, source string }
+
+// newRepo makes an empty repository, with a copy of this repository's files as git lists them
+// (committed or not, ignored ones left out).
+func newRepo(t *testing.T) *repo {
+	t.Helper()
+	r := &repo{dir: t.TempDir(), source: t.TempDir()}
+	files := run(t, source, "git", "ls-files", "--cached", "--others", "--exclude-standard", "-z")
+	for f := range strings.SplitSeq(strings.TrimRight(files, "\x00"), "\x00") {
+		info, err := os.Stat(filepath.Join(source, f))
+		if errors.Is(err, os.ErrNotExist) {
+			continue // deleted in the work tree, not yet in git
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		content, err := os.ReadFile(filepath.Join(source, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(r.source, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(r.source, f), content, info.Mode()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(t, r.dir, "git", "init", "-q", "-b", "main")
+	return r
+}
+
+// commit commits this repository's files, changed by each change.
+func (r *repo) commit(t *testing.T, message string, changes ...func(*testing.T, string)) {
+	t.Helper()
+	entries, err := os.ReadDir(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() != ".git" {
+			if err := os.RemoveAll(filepath.Join(r.dir, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	run(t, "", "cp", "-a", r.source+"/.", r.dir)
+	for _, change := range changes {
+		change(t, r.dir)
+	}
+	run(t, r.dir, "git", "add", "-A")
+	run(t, r.dir, "git", "-c", "user.name=history", "-c", "user.email=history@example.com", "commit", "-qm", message)
+}
+
+// testFirst runs the tool on the change from the commit before the last to the last.
+func (r *repo) testFirst(t *testing.T) (code int, table, stderr string) {
+	t.Helper()
+	return r.testFirstFrom(t, "HEAD~1")
+}
+
+// testFirstFrom runs the tool on the change from base to the last commit; with base "", from
+// where the tool finds it by default (the merge-base with main), as a pull request does.
+func (r *repo) testFirstFrom(t *testing.T, base string) (code int, table, stderr string) {
+	t.Helper()
+	report := filepath.Join(t.TempDir(), "test-first.md")
+	args := []string{"-report", report}
+	if base != "" {
+		args = append(args, "-base", base)
+	}
+	cmd := exec.Command(testFirst, args...)
+	cmd.Dir = r.dir
+	cmd.Env = append(os.Environ(), "GITHUB_STEP_SUMMARY=")
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	written, readErr := os.ReadFile(report)
+	if readErr != nil {
+		t.Fatalf("no table written (exit %d): %v\n%s", code, readErr, errOut.String())
+	}
+	return code, string(written), errOut.String()
+}
+
+// scenarioFile is the file of the scenario labelled label.
+var scenarioFile = filepath.Join("scenarios", strings.ReplaceAll(label, "-", "_")+"_test.go")
+
+func withoutScenario(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.Remove(filepath.Join(dir, scenarioFile)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// breakIt builds in the first mutant that the scenario exists to catch.
+func breakIt(t *testing.T, dir string) {
+	t.Helper()
+	mutated, err := mutantOf(t).Apply(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, content := range mutated {
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func mutantOf(t *testing.T) mutants.Mutant {
+	t.Helper()
+	for _, m := range mutants.All {
+		if m.Scenario == label {
+			return m
+		}
+	}
+	t.Fatalf("no mutant for scenario %s", label)
+	return mutants.Mutant{}
+}
+
+// breakFile is the production file the mutant changes.
+func breakFile(t *testing.T) string {
+	t.Helper()
+	return mutantOf(t).Edits[0].File
+}
+
+func edit(t *testing.T, path, from, to string) {
+	t.Helper()
+	content, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(string(content), from) != 1 {
+		t.Fatalf("%s does not hold %q once", path, from)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(content), from, to, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// scenarioRow is the table's row for the scenario's spec.
+func scenarioRow(t *testing.T, table string) string {
+	t.Helper()
+	return rowOf(t, table, "scenario: Sample when a reconcile finds nothing to change")
+}
+
+// rowOf is the table's row whose spec begins with spec.
+func rowOf(t *testing.T, table, spec string) string {
+	t.Helper()
+	for line := range strings.SplitSeq(table, "\n") {
+		if strings.HasPrefix(line, "| "+spec) {
+			return line
+		}
+	}
+	t.Fatalf("no row for %q in:\n%s", spec, table)
+	return ""
+}
+
+func run(t *testing.T, dir, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}

@@ -1,0 +1,150 @@
+// Package workflow checks that there is one definition of CI: the GitHub workflow's jobs and
+// .ci/run, what CI runs on this repository's own machines, call the same make targets. A tier
+// added to one and not the other fails here, by name. It has no code of its own: only this test.
+package workflow
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+const root = "../../.."
+
+// onlyInTheWorkflow are the targets that .ci/run cannot run, and why.
+var onlyInTheWorkflow = map[string]string{
+	"test-e2e-kind":       "kind needs a Docker engine, which the machines .ci/run runs on lack",
+	"test-first":          "it checks a pull request against its base, which a run of main has not",
+	"kubernetes-versions": "it only reads the supported minors for the workflow's matrices",
+}
+
+func TestTheWorkflowAndCIRunCallTheSameMakeTargets(t *testing.T) {
+	prerequisites := readMakefile(t)
+	called := workflowTargets(t)
+	// What the excused targets need, they may need alone.
+	workflow := expand(slices.DeleteFunc(slices.Clone(called), func(target string) bool {
+		_, excused := onlyInTheWorkflow[target]
+		return excused
+	}), prerequisites)
+	ciRun := expand(makeTargets(read(t, ".ci/run")), prerequisites)
+
+	for _, target := range ciRun {
+		if !slices.Contains(workflow, target) {
+			t.Errorf(".ci/run runs make %s, which no job of .github/workflows/ci.yaml runs", target)
+		}
+	}
+	for _, target := range workflow {
+		if !slices.Contains(ciRun, target) {
+			t.Errorf(".github/workflows/ci.yaml runs make %s, which .ci/run does not", target)
+		}
+	}
+	for target, why := range onlyInTheWorkflow {
+		if !slices.Contains(called, target) {
+			t.Errorf("make %s is excused from .ci/run (%s) but the workflow does not run it either", target, why)
+		}
+	}
+	workflow = expand(called, prerequisites)
+	for _, tier := range []string{"test-unit", "test-envtest", "test-e2e-local", "test-e2e-kind", "mutate", "demo", "test-fresh-clone", "test-first-selftest", "cross-vet", "verify"} {
+		if !slices.Contains(workflow, tier) {
+			t.Errorf("the workflow does not run make %s", tier)
+		}
+	}
+}
+
+// workflowTargets are the make targets that the run steps of the workflow's jobs call.
+func workflowTargets(t *testing.T) []string {
+	t.Helper()
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Run string `json:"run"`
+			} `json:"steps"`
+		} `json:"jobs"`
+	}
+	if err := yaml.Unmarshal([]byte(read(t, ".github/workflows/ci.yaml")), &wf); err != nil {
+		t.Fatal(err)
+	}
+	var runs []string
+	for _, job := range wf.Jobs {
+		for _, step := range job.Steps {
+			runs = append(runs, step.Run)
+		}
+	}
+	targets := makeTargets(strings.Join(runs, "\n"))
+	if len(targets) == 0 {
+		t.Fatal("the workflow calls no make target")
+	}
+	return targets
+}
+
+// makeCall is a shell line that runs `make [-s] target [VAR=value…]`.
+var makeCall = regexp.MustCompile(`(?m)^\s*(?:\w+=\$\()?make\s+(?:-\S+\s+)*([a-z][a-z0-9-]*)([^\n;&|]*)`)
+
+// makeTargets are the targets that make calls in script name; test-e2e is named for the cluster
+// that its E2E_PROVIDER chooses.
+func makeTargets(script string) []string {
+	calls := makeCall.FindAllStringSubmatch(script, -1)
+	out := make([]string, 0, len(calls))
+	for _, m := range calls {
+		target := m[1]
+		if provider := regexp.MustCompile(`E2E_PROVIDER=(\w+)`).FindStringSubmatch(m[2]); target == "test-e2e" && provider != nil {
+			target += "-" + provider[1]
+		}
+		out = append(out, target)
+	}
+	return out
+}
+
+// rule is a Makefile rule's target and its prerequisites.
+var rule = regexp.MustCompile(`(?m)^([a-z][a-z0-9-]*):([^=#\n]*)`)
+
+// readMakefile maps each target of the Makefile to its prerequisites that are targets too.
+func readMakefile(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, m := range rule.FindAllStringSubmatch(read(t, "Makefile"), -1) {
+		for _, p := range strings.Fields(m[2]) {
+			if !strings.ContainsAny(p, "$|") {
+				out[m[1]] = append(out[m[1]], p)
+			}
+		}
+		if _, ok := out[m[1]]; !ok {
+			out[m[1]] = nil
+		}
+	}
+	return out
+}
+
+// expand is targets with every prerequisite they have, recursively, each once, sorted.
+func expand(targets []string, prerequisites map[string][]string) []string {
+	var out []string
+	var visit func(string)
+	visit = func(target string) {
+		if slices.Contains(out, target) {
+			return
+		}
+		out = append(out, target)
+		for _, p := range prerequisites[target] {
+			visit(p)
+		}
+	}
+	for _, t := range targets {
+		visit(t)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

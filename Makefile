@@ -14,7 +14,8 @@ GOLANGCI_LINT_VERSION    ?= v2.15.0
 ACTIONLINT_VERSION       ?= v1.7.12
 KUSTOMIZE_VERSION        ?= v5.8.1
 KIND_VERSION             ?= v0.33.0
-# The yardstick of make bench-suite: a kubebuilder scaffold's make test.
+# The yardstick of make bench-suite (a kubebuilder scaffold's make test), and the project that
+# make test-harness-copy copies the harness into.
 KUBEBUILDER_VERSION      ?= v4.16.0
 
 # The Kubernetes versions the operator supports, one minor a line, the default first: for each,
@@ -241,6 +242,13 @@ red: manifests generate catalogue setup-envtest ## Run scenario NAME=<label>; on
 test-fresh-clone: setup-envtest ## Run the README's one-scenario command in a fresh clone, with only setup-envtest's store populated.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -C testing/workshop -count=1 -timeout=15m ./freshclone/
 
+.PHONY: test-harness-copy
+test-harness-copy: setup-envtest $(KUBEBUILDER) ## Take the harness as testing/README.md says: copy it into a fresh kubebuilder project, add a reconciler and one scenario, run it on envtest.
+	@mkdir -p $(REPORTS)
+	@$(call workshop-tool,harnesscopy)
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
+		$(WORKSHOP)/harnesscopy -kubebuilder $(KUBEBUILDER) -dir $(LOCALBIN)/harness-copy | tee $(REPORTS)/harness-copy.md
+
 .PHONY: test-first-selftest
 test-first-selftest: setup-controlplane ## Test make test-first on throwaway git histories: red then green, green at the base, characterization, red at the head.
 	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" go test -C testing/workshop -count=1 -timeout=30m ./testfirst/history/
@@ -395,7 +403,7 @@ $(KIND): | $(LOCALBIN)
 	$(call go-install-tool,$(KIND),sigs.k8s.io/kind,$(KIND_VERSION))
 
 .PHONY: kubebuilder
-kubebuilder: $(KUBEBUILDER) ## Install kubebuilder into bin/ (make bench-suite's yardstick).
+kubebuilder: $(KUBEBUILDER) ## Install kubebuilder into bin/ (make bench-suite's yardstick, make test-harness-copy's project).
 $(KUBEBUILDER): | $(LOCALBIN)
 	$(call go-install-tool,$(KUBEBUILDER),sigs.k8s.io/kubebuilder/v4,$(KUBEBUILDER_VERSION))
 

@@ -74,23 +74,8 @@ func run(kubebuilder, dir string) error {
 		return err
 	}
 	start := time.Now()
-	module, err := modulePath(project)
+	r, err := take(root, project, copies, renames)
 	if err != nil {
-		return err
-	}
-	var r report
-	for _, d := range copies {
-		if err := r.copyDir(filepath.Join(root, d), filepath.Join(project, d), renames, module); err != nil {
-			return err
-		}
-	}
-	if err := r.write(project); err != nil {
-		return err
-	}
-	if err := sh(project, "go", "mod", "tidy"); err != nil {
-		return err
-	}
-	if err := sh(project, "go", "vet", "./testing/...", "./scenarios/..."); err != nil {
 		return err
 	}
 	out, err := output(project, "go", "test", "-count=1", "-v", "./scenarios/", "-ginkgo.no-color")
@@ -103,6 +88,28 @@ func run(kubebuilder, dir string) error {
 	}
 	r.print(copies, ran, time.Since(start))
 	return nil
+}
+
+// take copies the directories copies of root into project, renaming renames to its module, writes
+// the reconciler and the scenario, and tidies and vets the result.
+func take(root, project string, copies, renames []string) (report, error) {
+	var r report
+	module, err := modulePath(project)
+	if err != nil {
+		return r, err
+	}
+	for _, d := range copies {
+		if err := r.copyDir(filepath.Join(root, d), filepath.Join(project, d), renames, module); err != nil {
+			return r, err
+		}
+	}
+	if err := r.write(project); err != nil {
+		return r, err
+	}
+	if err := sh(project, "go", "mod", "tidy"); err != nil {
+		return r, err
+	}
+	return r, sh(project, "go", "vet", "./testing/...", "./scenarios/...")
 }
 
 // Block is the lines of the first fenced block of kind (```kind) in markdown, trimmed.

@@ -53,15 +53,20 @@ const (
 type Tier struct {
 	// Name is how the catalogue names it: "envtest", "e2e local", "e2e kind".
 	Name string
+	// Environment selects it: the variables a run of the scenarios sets to run there.
+	Environment []string
 	// Excludes are the labels of the scenarios it cannot run.
 	Excludes []string
 }
 
 // All are the places the scenarios run, cheapest first.
 var All = []Tier{
-	{Name: "envtest", Excludes: []string{NeedsGarbageCollector, NeedsKill}},
-	{Name: "e2e local", Excludes: []string{NeedsInProcessOperator}},
-	{Name: "e2e kind", Excludes: []string{NeedsInProcessOperator, NeedsOperatorProcess, NeedsKill}},
+	{Name: "envtest", Environment: []string{Env + "=" + Envtest},
+		Excludes: []string{NeedsGarbageCollector, NeedsKill}},
+	{Name: "e2e local", Environment: []string{Env + "=" + E2E, ProviderEnv + "=" + ProviderLocal},
+		Excludes: []string{NeedsInProcessOperator}},
+	{Name: "e2e kind", Environment: []string{Env + "=" + E2E, ProviderEnv + "=" + ProviderKind},
+		Excludes: []string{NeedsInProcessOperator, NeedsOperatorProcess, NeedsKill}},
 }
 
 // Current is the tier that $SCENARIOS_TIER and $E2E_PROVIDER name.

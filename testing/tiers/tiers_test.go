@@ -1,6 +1,9 @@
 package tiers
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestLabelFilterLeavesOutWhatTheTierCannotRun(t *testing.T) {
 	tests := []struct {
@@ -26,5 +29,20 @@ func TestRuns(t *testing.T) {
 	}
 	if !All[1].Runs("gc", NeedsGarbageCollector) || !All[0].Runs("create") {
 		t.Error("a tier leaves out a scenario it can run")
+	}
+}
+
+// TestEachTiersEnvironmentSelectsIt: a run that sets a tier's Environment runs on that tier.
+func TestEachTiersEnvironmentSelectsIt(t *testing.T) {
+	for _, tier := range All {
+		t.Setenv(Env, "")
+		t.Setenv(ProviderEnv, "")
+		for _, v := range tier.Environment {
+			name, value, _ := strings.Cut(v, "=")
+			t.Setenv(name, value)
+		}
+		if got := Current().Name; got != tier.Name {
+			t.Errorf("with %v the scenarios run on %q, want %q", tier.Environment, got, tier.Name)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"example.com/operator-demo/testing/cluster"
+	"example.com/operator-demo/testing/workshop/overlay"
 	"example.com/operator-demo/testing/workshop/repo"
 )
 
@@ -142,17 +143,7 @@ func editedController(root, work, edit string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// Not named .go: work is inside the module, where ./... would find it as a package.
-	edited := filepath.Join(work, "sample_controller.go.edited")
-	if err := os.WriteFile(edited, append(content, []byte("\n// bench-loop: "+edit+"\n")...), 0o644); err != nil {
-		return "", err
-	}
-	overlay, err := json.Marshal(map[string]any{"Replace": map[string]string{file: edited}})
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(work, "overlay.json")
-	return path, os.WriteFile(path, overlay, 0o644)
+	return overlay.Write(work, map[string]string{file: string(content) + "\n// bench-loop: " + edit + "\n"})
 }
 
 // warmUp says whether make envtest-up's control plane is up and answers.

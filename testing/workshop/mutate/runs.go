@@ -1,42 +1,28 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"example.com/operator-demo/testing/workshop/mutate/mutants"
+	"example.com/operator-demo/testing/workshop/overlay"
 	"example.com/operator-demo/testing/workshop/specreport"
 )
 
-// writeOverlay writes m's mutated files into dir, and the overlay file that `go test -overlay`
-// reads, and returns the overlay file's path.
+// writeOverlay writes m's mutated files, and the overlay that builds them in, into dir, and
+// returns the overlay file's path.
 func writeOverlay(root, dir string, m mutants.Mutant) (string, error) {
 	mutated, err := m.Apply(root)
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	replace := map[string]string{}
+	replace := make(map[string]string, len(mutated))
 	for file, content := range mutated {
-		path := filepath.Join(dir, strings.ReplaceAll(file, "/", "_"))
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			return "", err
-		}
-		replace[filepath.Join(root, file)] = path
+		replace[filepath.Join(root, file)] = content
 	}
-	overlay, err := json.Marshal(map[string]any{"Replace": replace})
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, "overlay.json")
-	return path, os.WriteFile(path, overlay, 0o644)
+	return overlay.Write(dir, replace)
 }
 
 // scenarios runs the scenarios labelled by filter on envtest, with the overlay unless it is

@@ -37,18 +37,16 @@ type outcome struct {
 	detail string
 }
 
-// tierEnv is a tier a scenario can run on here, and the environment that selects it.
+// tierEnv is a tier a scenario can run on here, by the name test-first gives it, and the
+// environment that selects it (tiers.All's).
 type tierEnv struct {
 	name string
 	env  []string
 }
 
-// runnable are the tiers a scenario can run on here, cheapest first: a spec runs on the first
-// that its labels allow.
-var runnable = []tierEnv{
-	{tiers.Envtest, []string{tiers.Env + "=" + tiers.Envtest}},
-	{tiers.E2E, []string{tiers.Env + "=" + tiers.E2E, tiers.ProviderEnv + "=" + tiers.ProviderLocal}},
-}
+// runnable are the tiers a scenario can run on here (kind needs Docker), cheapest first: a spec
+// runs on the first that its labels allow.
+var runnable = []tierEnv{{tiers.Envtest, tiers.All[0].Environment}, {tiers.E2E, tiers.All[1].Environment}}
 
 // tree is one checkout that specs run in; work is where its binaries and reports go.
 type tree struct {

@@ -80,7 +80,6 @@ func publish(md, path string) error {
 }
 
 func run(baseRev, headRev string, keep bool) (report, error) {
-	started := time.Now()
 	repo, base, head, err := revisions(baseRev, headRev)
 	if err != nil {
 		return report{}, err
@@ -202,6 +201,10 @@ func git(dir string, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
+// started is when this run began: each progress line says how long it has run, which is where
+// the time goes.
+var started = time.Now()
+
 func progress(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "test-first: "+format+"\n", args...)
+	fmt.Fprintf(os.Stderr, "test-first: %5.1f s: "+format+"\n", append([]any{time.Since(started).Seconds()}, args...)...)
 }

@@ -26,6 +26,10 @@ import (
 // WarmFile is where a warm control plane's attachment is written, under the repository root.
 var WarmFile = filepath.Join("bin", "envtest-up", "attachment.json")
 
+// WarmEnv names another warm control plane's attachment file to attach to, for a run in a tree
+// that has none of its own: `make test-first` hands its checkouts the repository's.
+const WarmEnv = "ENVTEST_WARM"
+
 // warmAnswerWithin is how long a warm control plane has to answer before it is taken for dead.
 const warmAnswerWithin = 2 * time.Second
 
@@ -100,11 +104,15 @@ func ready(cfg *rest.Config, timeout time.Duration) error {
 	return nil
 }
 
-// warmFileIn is WarmFile in the repository, and the CRDs the scenarios need.
+// warmFileIn is WarmFile in the repository (or $ENVTEST_WARM), and the CRDs the scenarios need.
 func warmFileIn() (file, crdDir string, err error) {
 	root, err := controlplane.RepoRoot()
 	if err != nil {
 		return "", "", err
 	}
-	return filepath.Join(root, WarmFile), filepath.Join(root, "config", "crd", "bases"), nil
+	file = filepath.Join(root, WarmFile)
+	if other := os.Getenv(WarmEnv); other != "" {
+		file = other
+	}
+	return file, filepath.Join(root, "config", "crd", "bases"), nil
 }

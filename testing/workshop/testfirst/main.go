@@ -26,6 +26,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"example.com/operator-demo/testing/cluster"
 )
 
 func main() {
@@ -96,6 +98,10 @@ func run(baseRev, headRev string, keep bool) (report, error) {
 		progress("checkouts, binaries and logs are kept in %s", work)
 	} else {
 		defer func() { _ = os.RemoveAll(work) }()
+	}
+	if _, err := os.Stat(filepath.Join(repo, cluster.WarmFile)); err == nil {
+		warmAttachment = filepath.Join(repo, cluster.WarmFile)
+		progress("the envtest runs attach to make envtest-up's control plane")
 	}
 	progress("checking out %s (base), %s (head), and the head's specs on the base's production code", rp.base, rp.head)
 	c, err := prepare(repo, base, head, work)

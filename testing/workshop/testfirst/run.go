@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"example.com/operator-demo/testing/cluster"
 	"example.com/operator-demo/testing/tiers"
 	"example.com/operator-demo/testing/workshop/specreport"
 )
@@ -36,6 +37,11 @@ type outcome struct {
 	state  state
 	detail string
 }
+
+// warmAttachment is the attachment of the repository's warm control plane (make envtest-up),
+// when one is up: the envtest runs of every checkout attach to it, applying their own CRDs, instead
+// of starting a control plane each.
+var warmAttachment string
 
 // tierEnv is a tier a scenario can run on here, by the name test-first gives it, and the
 // environment that selects it (tiers.All's).
@@ -133,6 +139,9 @@ func (t *tree) runScenarios(tier, description string, specs []spec) (map[string]
 		return nil, fmt.Errorf("no tier %q", tier)
 	}
 	env := slices.Clone(runnable[i].env)
+	if tier == tiers.Envtest && warmAttachment != "" {
+		env = append(env, cluster.WarmEnv+"="+warmAttachment)
+	}
 	if tier == tiers.E2E {
 		manager, none := t.operatorBinary()
 		if manager == "" {

@@ -15,7 +15,7 @@ set -euo pipefail
 : "${KUBEBUILDER:?the kubebuilder binary}"
 RUNS=${RUNS:-3}
 PROCS=${PROCS:-2 4 6 8}
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 
 scaffold="$BIN_DIR/scaffold"
 

@@ -29,9 +29,9 @@ type Cluster interface {
 	Config() *rest.Config
 	// Subject is the operator under test.
 	Subject() operator.Subject
-	// RunOperator makes sure an operator whose controllers setup registers (the subject's own
-	// when nil) reconciles namespace, and returns it.
-	RunOperator(namespace string, setup operator.Setup) (*operator.Operator, error)
+	// RunOperator makes sure an operator, the subject as opts change it, reconciles namespace,
+	// and returns it.
+	RunOperator(namespace string, opts operator.Options) (*operator.Operator, error)
 	// Stop releases the cluster.
 	Stop() error
 }

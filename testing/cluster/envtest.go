@@ -67,8 +67,8 @@ func (e *envtestCluster) Config() *rest.Config { return e.config }
 
 func (e *envtestCluster) Subject() operator.Subject { return e.subject }
 
-func (e *envtestCluster) RunOperator(namespace string, setup operator.Setup) (*operator.Operator, error) {
-	return operator.InProcess(e.config, namespace, e.subject, setup)
+func (e *envtestCluster) RunOperator(namespace string, opts operator.Options) (*operator.Operator, error) {
+	return operator.InProcess(e.config, namespace, e.subject, opts)
 }
 
 func (e *envtestCluster) Stop() error { return e.stop() }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -26,23 +27,30 @@ type Fixture struct {
 	Operator  *operator.Operator
 }
 
-// FixtureOption changes the operator NewFixture runs.
-type FixtureOption func(*operator.Setup)
+// FixtureOption changes the operator NewFixture runs. Only the envtest tier can run a changed
+// operator (the e2e tier's is the production binary, as deployed): label such a scenario
+// tiers.NeedsInProcessOperator.
+type FixtureOption func(*operator.Options)
 
 // WithControllers runs an operator whose controllers setup registers, instead of the operator's
-// own: a stage of a walkthrough, say. Only the envtest tier can run it (the e2e tier's operator is
-// the production binary).
+// own: a stage of a walkthrough, say.
 func WithControllers(setup operator.Setup) FixtureOption {
-	return func(s *operator.Setup) { *s = setup }
+	return func(o *operator.Options) { o.Setup = setup }
+}
+
+// WithCacheLag runs the operator with a cache that shows every change lag after the API server
+// made it, its own writes included: what a busy API server or a slow network does to it.
+func WithCacheLag(lag time.Duration) FixtureOption {
+	return func(o *operator.Options) { o.CacheLag = lag }
 }
 
 // NewFixture creates a namespace (GenerateName) and an operator for it. Both are removed when the
 // spec ends: the operator stopped first, then the namespace deleted.
 func NewFixture(ctx context.Context, c cluster.Cluster, opts ...FixtureOption) *Fixture {
 	GinkgoHelper()
-	var setup operator.Setup
+	var options operator.Options
 	for _, o := range opts {
-		o(&setup)
+		o(&options)
 	}
 	f := &Fixture{Client: c.Client()}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "spec-"}}
@@ -53,7 +61,7 @@ func NewFixture(ctx context.Context, c cluster.Cluster, opts ...FixtureOption) *
 	})
 	DeferCleanup(f.emptyNamespace, c.Subject())
 	var err error
-	f.Operator, err = c.RunOperator(ns.Name, setup)
+	f.Operator, err = c.RunOperator(ns.Name, options)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(f.Operator.Release)
 	// Runs first of the cleanups: the namespace and the operator are still as the failure left them.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -14,14 +15,31 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
-// InProcess runs subject's controllers, or those that setup registers instead when it is not nil,
-// in this process, in a manager of its own that sees only namespace: the envtest tier's operator.
+// Options change how a spec's operator runs. Only an operator in the test process takes them.
+type Options struct {
+	// Setup registers other controllers than the subject's own: a stage of a walkthrough, say.
+	Setup Setup
+	// CacheLag holds back every event the operator's cache receives by this long, as a busy API
+	// server or a slow network would, while its reads and writes go through at once: its cache
+	// then lags behind its own writes.
+	CacheLag time.Duration
+}
+
+// Zero says whether o changes nothing.
+func (o Options) Zero() bool { return o.Setup == nil && o.CacheLag == 0 }
+
+// InProcess runs subject's controllers, as opts change them, in this process, in a manager of its
+// own that sees only namespace: the envtest tier's operator.
 // It is cmd/'s manager (subject.ManagerOptions) minus the metrics server, probes and leader
 // election; its client limits are cfg's. Its counters are this process's (controller-runtime's
 // registry), read without a scrape.
-func InProcess(cfg *rest.Config, namespace string, subject Subject, setup Setup) (*Operator, error) {
-	if setup == nil {
-		setup = subject.Setup
+func InProcess(cfg *rest.Config, namespace string, subject Subject, opts Options) (*Operator, error) {
+	setup := subject.Setup
+	if opts.Setup != nil {
+		setup = opts.Setup
+	}
+	if opts.CacheLag > 0 {
+		cfg = lagging(cfg, opts.CacheLag)
 	}
 	var stop func() error
 	op := New(subject, Controls{

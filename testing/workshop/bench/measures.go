@@ -35,7 +35,7 @@ func (e *env) convergedOperator(ctx context.Context, prefix string, n int) (stri
 	if err != nil {
 		return "", nil, err
 	}
-	op, err := operator.InProcess(limited(e.cp.Config, operatorQPS, operatorBurst), ns, samples.Operator, nil)
+	op, err := operator.InProcess(limited(e.cp.Config, operatorQPS, operatorBurst), ns, samples.Operator, operator.Options{})
 	if err != nil {
 		return "", nil, err
 	}
@@ -151,11 +151,11 @@ func throughputOnce(ctx context.Context, e *env, n, workers int, qps float32, bu
 		return result{}, err
 	}
 	started := time.Now()
-	op, err := operator.InProcess(limited(e.cp.Config, qps, burst), ns, samples.Operator, func(mgr ctrl.Manager) error {
+	op, err := operator.InProcess(limited(e.cp.Config, qps, burst), ns, samples.Operator, operator.Options{Setup: func(mgr ctrl.Manager) error {
 		r := controllers.NewSampleReconciler(mgr)
 		r.MaxConcurrentReconciles = workers
 		return r.SetupWithManager(mgr)
-	})
+	}})
 	if err != nil {
 		return result{}, err
 	}

@@ -24,7 +24,7 @@ func recovery(ctx context.Context, e *env, outage time.Duration) ([]result, erro
 	if err != nil {
 		return nil, err
 	}
-	op, err := operator.InProcess(limited(e.cp.Config, operatorQPS, operatorBurst), ns, samples.Operator, nil)
+	op, err := operator.InProcess(limited(e.cp.Config, operatorQPS, operatorBurst), ns, samples.Operator, operator.Options{})
 	if err != nil {
 		return nil, err
 	}

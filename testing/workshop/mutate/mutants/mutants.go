@@ -107,6 +107,7 @@ const (
 	controllerGo = "controllers/sample_controller.go"
 	configMapGo  = "controllers/sample_configmap.go"
 	statusGo     = "controllers/sample_status.go"
+	managerGo    = "controllers/manager.go"
 )
 
 // All are the mutants, in the catalogue's reading order of their scenarios.
@@ -142,6 +143,8 @@ var All = []Mutant{
 		[]Edit{{controllerGo, "syncErr := r.syncConfigMap(ctx, sample)", "syncErr := r.syncConfigMap(ctx, sample)\n\tif _, conflict := errors.AsType[*conflictError](syncErr); syncErr != nil && !conflict {\n\t\treturn ctrl.Result{}, syncErr\n\t}"}}},
 	{"status is written again on every retry of a refused write", "refused-write",
 		[]Edit{{statusGo, "if equality.Semantic.DeepEqual(status, sample.Status) {", "if equality.Semantic.DeepEqual(status, sample.Status) && syncErr == nil {"}}},
+	{"the operator's client does not read its own writes: a retry soon after a status write finds the status missing", "refused-write",
+		[]Edit{{managerGo, "opts.Client.Cache.EnableReadYourWritesConsistency = ptr.To(true)", "opts.Client.Cache.EnableReadYourWritesConsistency = ptr.To(false)"}}},
 	{"a ConfigMap that status records as created is never created again (status trusted over the cluster)", "operator-restart",
 		[]Edit{{controllerGo, "if apierrors.IsNotFound(err) {", "if apierrors.IsNotFound(err) && sample.Status.ConfigMapName != \"\" {\n\t\treturn nil\n\t}\n\tif apierrors.IsNotFound(err) {"}}},
 }

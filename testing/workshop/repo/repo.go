@@ -3,27 +3,21 @@
 package repo
 
 import (
-	"errors"
-	"os"
 	"path/filepath"
+
+	"example.com/operator-demo/testing/controlplane"
 )
 
-// Root is the directory, at or above the working directory, that holds the workshop's module
-// (testing/workshop/go.mod): the repository root, whether a tool runs there or a test runs in its
-// package directory.
+// Root is the repository root, whether a tool runs there or a test runs in its package
+// directory: the nearest go.mod above the working directory, unless that is the workshop's own
+// (testing/workshop/go.mod), whose repository is two directories up.
 func Root() (string, error) {
-	dir, err := os.Getwd()
+	dir, err := controlplane.RepoRoot()
 	if err != nil {
 		return "", err
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "testing", "workshop", "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no testing/workshop/go.mod at or above the working directory")
-		}
-		dir = parent
+	if filepath.Base(dir) == "workshop" && filepath.Base(filepath.Dir(dir)) == "testing" {
+		return filepath.Dir(filepath.Dir(dir)), nil
 	}
+	return dir, nil
 }

@@ -1,0 +1,51 @@
+package harness
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
+
+	"example.com/operator-demo/testing/cluster"
+	"example.com/operator-demo/testing/operator"
+	"example.com/operator-demo/testing/tiers"
+)
+
+// RunScenarios runs a suite of scenarios: Gomega's defaults set (SetDefaults), and the specs the
+// current tier cannot run left out by label (tiers.LabelFilter).
+func RunScenarios(t *testing.T, description string) bool {
+	RegisterFailHandler(Fail)
+	SetDefaults()
+	suiteConfig, reporterConfig := GinkgoConfiguration()
+	suiteConfig.LabelFilter = tiers.LabelFilter(suiteConfig.LabelFilter)
+	return RunSpecs(t, description, suiteConfig, reporterConfig)
+}
+
+// ShareCluster is the suite's SynchronizedBeforeSuite. The first test process starts the cluster
+// of the current tier (cluster.Start, e2e adding providers to kind) with subject as the operator
+// under test, and stops it once every process has finished; every process then attaches to it,
+// sets *into and komega's client. With `ginkgo -p` the envtest tier's processes share one control
+// plane, each spec in a namespace and with an operator of its own.
+//
+//	var suiteCluster cluster.Cluster
+//	var _ = harness.ShareCluster(&suiteCluster, myoperator.Subject, nil)
+func ShareCluster(into *cluster.Cluster, subject operator.Subject, e2e map[string]cluster.Provider) bool {
+	return SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
+		started, attachment, err := cluster.Start(ctx, subject, e2e)
+		Expect(err).NotTo(HaveOccurred())
+		// Runs once every process has finished, and after their own cleanups.
+		DeferCleanup(started.Stop)
+		if attachment == nil {
+			*into = started
+		}
+		return attachment
+	}, func(attachment []byte) {
+		if *into == nil {
+			var err error
+			*into, err = cluster.Attach(attachment, subject)
+			Expect(err).NotTo(HaveOccurred())
+		}
+		komega.SetClient((*into).Client())
+	})
+}

@@ -5,44 +5,20 @@
 # writes its table into BENCHMARKS.md and the make test time into README.md, between the markers
 # that bound them.
 #
-# The scaffold (kubebuilder init + create api for one Sample kind, nothing else) is generated
-# once into $BIN_DIR/scaffold and uses this project's control-plane binaries. Both make tests
+# The scaffold is the Makefile's $(SCAFFOLD) (kubebuilder init + create api for one kind, nothing
+# else, made once; make test-harness-copy copies the harness into a copy of it), given this
+# project's control-plane binaries. Both make tests
 # run once to warm up, then alternately RUNS times; the table shows each one's median. Both run
 # as a developer would start them: without the calling make's flags and variables.
 # Needs bash 4.3+, GNU date (%N) and GNU cp (-al), as on Linux.
 set -euo pipefail
 : "${BIN_DIR:?}" "${ASSETS:?the directory of the control-plane binaries (make setup-envtest)}"
-: "${KUBEBUILDER:?the kubebuilder binary}"
+: "${SCAFFOLD:?the kubebuilder project (the Makefile's SCAFFOLD)}" "${KUBEBUILDER_VERSION:?}"
 RUNS=${RUNS:-3}
 PROCS=${PROCS:-2 4 6 8}
 cd "$(dirname "$0")/../../.."
 
-scaffold="$BIN_DIR/scaffold"
-
-# seconds CMD...: runs CMD quietly and prints its wall time in seconds; fails with its output.
-seconds() {
-	local log start
-	log=$(mktemp)
-	start=$(date +%s.%N)
-	if ! "$@" >"$log" 2>&1; then
-		cat "$log" >&2
-		rm -f "$log"
-		return 1
-	fi
-	rm -f "$log"
-	awk -v start="$start" -v end="$(date +%s.%N)" 'BEGIN {printf "%.1f", end - start}'
-}
-
-median() { printf '%s\n' "$@" | sort -n | awk '{v[NR] = $1} END {printf "%.1f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-
-if [ ! -f "$scaffold/PROJECT" ]; then
-	echo "generating the $(basename "$KUBEBUILDER") scaffold in $scaffold (once)"
-	rm -rf "$scaffold-new" && mkdir -p "$scaffold-new"
-	(cd "$scaffold-new" &&
-		"$KUBEBUILDER" init --domain example.com --repo example.com/scaffold --project-name scaffold &&
-		"$KUBEBUILDER" create api --group demo --version v1alpha1 --kind Sample --resource --controller) >/dev/null
-	mv "$scaffold-new" "$scaffold"
-fi
+scaffold="$SCAFFOLD"
 # The scaffold's setup-envtest finds binaries in its bin/k8s/<version>-<os>-<arch>; offline it
 # must not look further (ENVTEST_INSTALLED_ONLY). It skips a symlink: hard-link the files instead.
 if [ ! -d "$scaffold/bin/k8s/$(basename "$ASSETS")" ]; then
@@ -83,7 +59,7 @@ table() {
 	echo "| What (warm, median of $RUNS) | Time | Goal | |"
 	echo "|---|---|---|---|"
 	echo "| \`make test\` (manifests, generate, catalogue, fmt, vet, unit, envtest; race detector on) | ${m_ours} s | ≤ 1.5× the scaffold's | ${ratio}× $verdict |"
-	echo "| $(basename "$KUBEBUILDER") scaffold, \`make test\` (one kind, its one trivial spec) | ${m_theirs} s | — | |"
+	echo "| kubebuilder $KUBEBUILDER_VERSION scaffold, \`make test\` (one kind, its one trivial spec) | ${m_theirs} s | — | |"
 	echo "| the scenario suite, 1 Ginkgo process | $serial s | — | |"
 	set -- $PROCS
 	for t in "${parallel[@]}"; do

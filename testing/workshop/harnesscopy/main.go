@@ -1,6 +1,6 @@
 // Command harnesscopy takes the harness as testing/README.md tells a team to take it, and proves
-// that the copy works: it scaffolds a kubebuilder project (once, kept in -dir), copies the
-// directories the README's copy block lists, renames what its rename block lists to the project's
+// that the copy works: into a copy of a kubebuilder project (-scaffold: init and one kind, Widget,
+// as the Makefile's SCAFFOLD makes it) it copies the directories the README's copy block lists, renames what its rename block lists to the project's
 // module, adds a small reconciler for the scaffold's kind (one child ConfigMap per Widget) and one
 // scenario written with the copied harness (created and synced; at rest, no write), and runs that
 // scenario on envtest. It prints what it copied, renamed and wrote, and the time to green.
@@ -40,16 +40,16 @@ var writtenTo = map[string]string{
 }
 
 func main() {
-	kubebuilder := flag.String("kubebuilder", "", "the kubebuilder binary")
-	dir := flag.String("dir", "", "where the scaffold is kept and the copy is made")
+	scaffold := flag.String("scaffold", "", "the kubebuilder project to copy the harness into a copy of")
+	dir := flag.String("dir", "", "where the copy is made")
 	flag.Parse()
-	if err := run(*kubebuilder, *dir); err != nil {
+	if err := run(*scaffold, *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "harnesscopy:", err)
 		os.Exit(1)
 	}
 }
 
-func run(kubebuilder, dir string) error {
+func run(scaffold, dir string) error {
 	root, err := repo.Root()
 	if err != nil {
 		return err
@@ -62,12 +62,11 @@ func run(kubebuilder, dir string) error {
 	if len(copies) == 0 || len(renames) == 0 {
 		return fmt.Errorf("testing/README.md has no copy or no rename block")
 	}
-	scaffold := filepath.Join(dir, "scaffold")
-	if err := scaffoldOnce(kubebuilder, scaffold); err != nil {
-		return err
-	}
 	project := filepath.Join(dir, "project")
 	if err := os.RemoveAll(project); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	if err := sh(dir, "cp", "-a", scaffold, project); err != nil {
@@ -126,32 +125,6 @@ func Block(markdown []byte, kind string) []string {
 		}
 	}
 	return lines
-}
-
-// scaffoldOnce generates, unless it is there, a kubebuilder project with one kind (Widget) and
-// its CRD, as a team starts one.
-func scaffoldOnce(kubebuilder, scaffold string) error {
-	if _, err := os.Stat(filepath.Join(scaffold, "config", "crd", "bases")); err == nil {
-		return nil
-	}
-	fresh := scaffold + "-new"
-	if err := os.RemoveAll(fresh); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(fresh, 0o755); err != nil {
-		return err
-	}
-	fmt.Printf("generating the kubebuilder scaffold in %s (once)\n", scaffold)
-	for _, args := range [][]string{
-		{kubebuilder, "init", "--domain", "example.org", "--repo", "example.org/widgets", "--project-name", "widgets"},
-		{kubebuilder, "create", "api", "--group", "shop", "--version", "v1", "--kind", "Widget", "--resource", "--controller"},
-		{"make", "manifests"},
-	} {
-		if err := sh(fresh, args[0], args[1:]...); err != nil {
-			return err
-		}
-	}
-	return os.Rename(fresh, scaffold)
 }
 
 // report counts what the copy took and changed.

@@ -7,18 +7,35 @@
 #
 # The scaffold is the Makefile's $(SCAFFOLD) (kubebuilder init + create api for one kind, nothing
 # else, made once; make test-harness-copy copies the harness into a copy of it), given this
-# project's control-plane binaries. Both make tests
-# run once to warm up, then alternately RUNS times; the table shows each one's median. Both run
-# as a developer would start them: without the calling make's flags and variables.
+# project's control-plane binaries. Both make tests run once to warm up, then alternately RUNS
+# times; the table shows each one's median. Both run as a developer would start them: without the
+# calling make's flags and variables.
 # Needs bash 4.3+, GNU date (%N) and GNU cp (-al), as on Linux.
 set -euo pipefail
 : "${BIN_DIR:?}" "${ASSETS:?the directory of the control-plane binaries (make setup-envtest)}"
-: "${SCAFFOLD:?the kubebuilder project (the Makefile's SCAFFOLD)}" "${KUBEBUILDER_VERSION:?}"
+: "${SCAFFOLD:?the kubebuilder project, SCAFFOLD in the Makefile}" "${KUBEBUILDER_VERSION:?}"
 RUNS=${RUNS:-3}
 PROCS=${PROCS:-2 4 6 8}
 cd "$(dirname "$0")/../../.."
 
 scaffold="$SCAFFOLD"
+
+# seconds CMD...: runs CMD quietly and prints its wall time in seconds; fails with its output.
+seconds() {
+	local log start
+	log=$(mktemp)
+	start=$(date +%s.%N)
+	if ! "$@" >"$log" 2>&1; then
+		cat "$log" >&2
+		rm -f "$log"
+		return 1
+	fi
+	rm -f "$log"
+	awk -v start="$start" -v end="$(date +%s.%N)" 'BEGIN {printf "%.1f", end - start}'
+}
+
+median() { printf '%s\n' "$@" | sort -n | awk '{v[NR] = $1} END {printf "%.1f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
 # The scaffold's setup-envtest finds binaries in its bin/k8s/<version>-<os>-<arch>; offline it
 # must not look further (ENVTEST_INSTALLED_ONLY). It skips a symlink: hard-link the files instead.
 if [ ! -d "$scaffold/bin/k8s/$(basename "$ASSETS")" ]; then

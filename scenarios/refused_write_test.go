@@ -88,19 +88,19 @@ var _ = Describe("Sample", Label("refused-write"), func() {
 			expectReportedOnce(ctx, f, statusWrites)
 		})
 
-		// Characterization: the operator read its own writes before this spec was written, and the
-		// 20-Sample spec it replaces passed without that setting too. This one makes the operator's
-		// cache lag (envtest only), and fails without the setting: in 20 of 20 runs under two busy
-		// CPU loops, with 3 to 5 status writes instead of 1 (make mutate's "does not read its own
-		// writes").
-		It("writes that status and its Warning event once even when its cache shows that write only later: the operator reads its own writes", Label(tiers.NeedsInProcessOperator, "characterization"), func(ctx SpecContext) {
+		// Characterization: written after the setting it proves (the operator's client reads its
+		// own writes). Without that setting this spec fails in 20 of 20 runs, 3 to 5 status writes
+		// instead of 1, under two busy CPU loops; make mutate's break "does not read its own
+		// writes" is that setting turned off. Only a cache that lags shows it reliably, and only
+		// the envtest tier can make the operator's cache lag.
+		It("writes that status and its Warning event once even when its cache shows that write late: it reads its own writes", Label(tiers.NeedsInProcessOperator, "characterization"), func(ctx SpecContext) {
 			f := samples.NewFixture(ctx, suiteCluster, harness.WithCacheLag(cacheLag))
 			f.RefuseConfigMaps(ctx, "ConfigMaps are frozen in this namespace")
 			before := f.EventuallySettled(ctx)
 			statusWrites, err := f.Operator.WritesTo("Sample/status")
 			Expect(err).NotTo(HaveOccurred())
 
-			By("creating a Sample while the policy refuses its ConfigMap; the operator's cache shows every change 300 ms late")
+			By("creating a Sample while the policy refuses its ConfigMap; the operator's cache shows every change 300 ms (cacheLag) late")
 			sample := f.CreateSample(ctx, "refused", "hello world")
 
 			By("waiting for Ready=False, reason ConfigMapRefused, and for the retries that come before the cache shows that status")

@@ -43,16 +43,9 @@ type outcome struct {
 // of starting a control plane each.
 var warmAttachment string
 
-// tierEnv is a tier a scenario can run on here, by the name test-first gives it, and the
-// environment that selects it (tiers.All's).
-type tierEnv struct {
-	name string
-	env  []string
-}
-
 // runnable are the tiers a scenario can run on here (kind needs Docker), cheapest first: a spec
 // runs on the first that its labels allow.
-var runnable = []tierEnv{{tiers.Envtest, tiers.All[0].Environment}, {tiers.E2E, tiers.All[1].Environment}}
+var runnable = tiers.All[:2]
 
 // tree is one checkout that specs run in; work is where its binaries and reports go.
 type tree struct {
@@ -104,7 +97,7 @@ func (t *tree) listScenarios() ([]listedSpec, string, error) {
 	var order []string
 	var description string
 	for _, tier := range runnable {
-		suite, err := t.runSuite(tier.env, "dry-run-"+tier.name, "-ginkgo.dry-run")
+		suite, err := t.runSuite(tier.Environment, "dry-run-"+fileName(tier.Name), "-ginkgo.dry-run")
 		if err != nil {
 			return nil, "", err
 		}
@@ -117,7 +110,7 @@ func (t *tree) listScenarios() ([]listedSpec, string, error) {
 				order = append(order, s.Name)
 			}
 			if s.Passed {
-				l.tiers = append(l.tiers, tier.name)
+				l.tiers = append(l.tiers, tier.Name)
 			}
 		}
 	}
@@ -134,22 +127,23 @@ func (t *tree) runScenarios(tier, description string, specs []spec) (map[string]
 		return doesNotCompile(specs, t.uncompiled), nil
 	}
 	names := namesOf(specs)
-	i := slices.IndexFunc(runnable, func(x tierEnv) bool { return x.name == tier })
+	i := slices.IndexFunc(runnable, func(x tiers.Tier) bool { return x.Name == tier })
 	if i < 0 {
 		return nil, fmt.Errorf("no tier %q", tier)
 	}
-	env := slices.Clone(runnable[i].env)
-	if tier == tiers.Envtest && warmAttachment != "" {
+	env := slices.Clone(runnable[i].Environment)
+	envtest := i == 0
+	if envtest && warmAttachment != "" {
 		env = append(env, cluster.WarmEnv+"="+warmAttachment)
 	}
-	if tier == tiers.E2E {
+	if !envtest {
 		manager, none := t.operatorBinary()
 		if manager == "" {
 			return all(names, none), nil
 		}
 		env = append(env, "E2E_OPERATOR_BINARY="+manager)
 	}
-	suite, err := t.runSuite(env, "run-"+tier, "-ginkgo.focus="+focus(description, names))
+	suite, err := t.runSuite(env, "run-"+fileName(tier), "-ginkgo.focus="+focus(description, names))
 	if err != nil {
 		return nil, err
 	}
@@ -241,6 +235,9 @@ func (t *tree) runSuite(env []string, name string, flags ...string) (specreport.
 	}
 	return suite, nil
 }
+
+// fileName is a tier's name as a file name: "e2e local" is e2e-local.
+func fileName(tier string) string { return strings.ReplaceAll(tier, " ", "-") }
 
 // focus is the regular expression that Ginkgo's --focus matches against exactly the named specs:
 // it matches the suite's description and a spec's full text, joined by a space.

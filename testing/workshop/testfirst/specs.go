@@ -44,7 +44,7 @@ type spec struct {
 	change string
 	// file is the file that holds it, relative to the tree.
 	file string
-	// tier is where it can run here: "envtest", "e2e" (the local e2e tier), or "" when neither runs it.
+	// tier is where it can run here: "envtest", "e2e local" (tiers.All's names), or "" when neither runs it.
 	tier             string
 	characterization bool
 	// rewrite is the commit that states, by a Spec-Rewrite trailer, that the change rewrites this

@@ -11,22 +11,22 @@ import (
 
 func TestChangedScenariosAreNewTextsAndChangedBodies(t *testing.T) {
 	base := []scenarioSpec{
-		{name: "Sample when created it creates", body: "a", tiers: []string{"envtest", "e2e"}},
-		{name: "Sample when edited it restores", body: "b", tiers: []string{"envtest", "e2e"}},
-		{name: "Sample when deleted it is collected", body: "c", tiers: []string{"e2e"}},
+		{name: "Sample when created it creates", body: "a", tiers: []string{"envtest", "e2e local"}},
+		{name: "Sample when edited it restores", body: "b", tiers: []string{"envtest", "e2e local"}},
+		{name: "Sample when deleted it is collected", body: "c", tiers: []string{"e2e local"}},
 	}
 	head := []scenarioSpec{
-		{name: "Sample when created it creates", body: "a", tiers: []string{"envtest", "e2e"}},
-		{name: "Sample when edited it restores", body: "b2", tiers: []string{"envtest", "e2e"}},
-		{name: "Sample when deleted it is collected", body: "c", tiers: []string{"e2e"}},
+		{name: "Sample when created it creates", body: "a", tiers: []string{"envtest", "e2e local"}},
+		{name: "Sample when edited it restores", body: "b2", tiers: []string{"envtest", "e2e local"}},
+		{name: "Sample when deleted it is collected", body: "c", tiers: []string{"e2e local"}},
 		{name: "Sample when paused it waits", body: "d", labels: []string{"paused", Characterization}, tiers: []string{"envtest"}},
-		{name: "Sample when killed it recovers", body: "e", tiers: []string{"e2e"}},
+		{name: "Sample when killed it recovers", body: "e", tiers: []string{"e2e local"}},
 	}
 	got := changedScenarios(base, head)
 	want := []spec{
 		{kind: scenario, pkg: "./scenarios", name: "Sample when edited it restores", change: "changed", tier: "envtest"},
 		{kind: scenario, pkg: "./scenarios", name: "Sample when paused it waits", change: "new", tier: "envtest", characterization: true},
-		{kind: scenario, pkg: "./scenarios", name: "Sample when killed it recovers", change: "new", tier: "e2e"},
+		{kind: scenario, pkg: "./scenarios", name: "Sample when killed it recovers", change: "new", tier: "e2e local"},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("changed scenarios:\n got %+v\nwant %+v", got, want)

@@ -100,7 +100,7 @@ var _ = Describe("Sample", Label("refused-write"), func() {
 			statusWrites, err := f.Operator.WritesTo("Sample/status")
 			Expect(err).NotTo(HaveOccurred())
 
-			By("creating a Sample while the policy refuses its ConfigMap; the operator's cache shows every change 300 ms (cacheLag) late")
+			By("creating a Sample while the policy refuses its ConfigMap; the operator's cache shows every change 300 ms late")
 			sample := f.CreateSample(ctx, "refused", "hello world")
 
 			By("waiting for Ready=False, reason ConfigMapRefused, and for the retries that come before the cache shows that status")
@@ -148,7 +148,8 @@ var _ = Describe("Sample", Label("refused-write"), func() {
 	})
 })
 
-// cacheLag is how late the operator's cache shows each change in the read-your-writes spec: longer
+// cacheLag is how late the operator's cache shows each change in the read-your-writes spec (its By
+// text says 300 ms: the catalogue reads By texts as literals). It is longer
 // than the first retries after a refused write take to come (5 ms, doubling: six within it).
 const cacheLag = 300 * time.Millisecond
 

@@ -226,6 +226,15 @@ mutate: setup-envtest ## Prove the scenarios can fail: build each break of testi
 		$(WORKSHOP)/mutate $(if $(SCENARIO),-scenario '$(SCENARIO)') $(if $(MUTANT),-mutant '$(MUTANT)') \
 		-changed-since "$(or $(BASE),$(DEFAULT_BASE))" | tee $(REPORTS)/mutate.md
 
+# FILE=<text> sweeps only the files whose path contains text; REPEAT=<n> runs each envtest kill n
+# more times against its break (default 2).
+.PHONY: mutate-sweep
+mutate-sweep: setup-envtest ## Make every generic break of controllers/ and api/ (delete a statement, negate a condition, drop a returned error, replace a constant); run the unit and envtest tiers against each; report the score and every survivor.
+	@mkdir -p $(REPORTS)
+	@$(call workshop-tool,mutate)
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
+		$(WORKSHOP)/mutate -sweep $(if $(FILE),-file '$(FILE)') $(if $(REPEAT),-repeat $(REPEAT)) | tee $(REPORTS)/mutate-sweep.md
+
 # BASE: the revision a change starts from (default: the merge-base with origin/main, else main).
 # A changed spec that only rewrites the test states so in a commit trailer `Spec-Rewrite: <name>`.
 .PHONY: test-first

@@ -49,10 +49,18 @@ func main() {
 	scenario := flag.String("scenario", "", "try only the breaks that this scenario (its label) exists to catch")
 	mutant := flag.String("mutant", "", "try only the breaks whose description contains this text")
 	since := flag.String("changed-since", "", "with -scenario or -mutant: also try every break whose lines changed since this revision (the work tree counts)")
+	sweeping := flag.Bool("sweep", false, "instead of the chosen breaks, make every generic break of controllers/ and api/ and run the unit and envtest tiers against each")
+	only := flag.String("file", "", "with -sweep: break only the files whose path contains this text")
+	repeat := flag.Int("repeat", 2, "with -sweep: run each spec that kills a break in the envtest tier this many more times against it")
 	flag.Parse()
-	chosen, err := chooseFrom(*scenario, *mutant, *since)
-	if err == nil {
-		err = mutate(chosen)
+	var err error
+	if *sweeping {
+		err = runSweep(*only, *repeat)
+	} else {
+		var chosen []mutants.Mutant
+		if chosen, err = chooseFrom(*scenario, *mutant, *since); err == nil {
+			err = mutate(chosen)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
@@ -198,7 +206,7 @@ func try(root, dir string, m mutants.Mutant) (result, error) {
 		return r, fmt.Errorf("mutant %q, scenario %s: %w", m.Break, m.Scenario, err)
 	}
 	r.took = time.Since(start)
-	if r.unit, err = unitTests(root, overlay); err != nil {
+	if r.unit, err = unitTests(root, overlay, "./controllers/"); err != nil {
 		return r, fmt.Errorf("mutant %q, unit tests: %w", m.Break, err)
 	}
 	return r, nil
@@ -215,7 +223,7 @@ func baseline(root, dir string, chosen []mutants.Mutant) error {
 	}
 	v, err := scenarios(root, "", strings.Join(labels, " || "), dir)
 	if err == nil && !v.failed {
-		v, err = unitTests(root, "")
+		v, err = unitTests(root, "", "./controllers/")
 	}
 	if err != nil {
 		return fmt.Errorf("without any mutant: %w", err)

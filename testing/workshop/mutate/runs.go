@@ -53,10 +53,10 @@ func scenarios(root, overlay, filter, dir string) (verdict, error) {
 	return verdict{}, fmt.Errorf("%w, with no failed spec in the report:\n%s", err, out)
 }
 
-// unitTests runs the controller's unit tests, with the overlay unless it is empty, and reads
-// `go test -json`'s events for the first test that failed.
-func unitTests(root, overlay string) (verdict, error) {
-	out, err := goTest(root, overlay, "-json", "./controllers/")
+// unitTests runs the unit tests of packages (go test's arguments), with the overlay unless it is
+// empty, and reads `go test -json`'s events for the first test that failed.
+func unitTests(root, overlay string, packages ...string) (verdict, error) {
+	out, err := goTest(root, overlay, append([]string{"-json"}, packages...)...)
 	if err == nil {
 		return verdict{}, nil
 	}

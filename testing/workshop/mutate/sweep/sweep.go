@@ -1,0 +1,312 @@
+// Package sweep makes the generic breaks of a package's code, without anyone choosing them: every
+// statement deleted, every condition negated, every returned error dropped, every constant
+// replaced. `make mutate-sweep` (testing/workshop/mutate -sweep) builds each into the operator and
+// runs the unit and envtest tiers against it; a break that no test notices is a line that no test
+// needs, or a behaviour that no test pins.
+package sweep
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The operators, one word each, as the report names them.
+const (
+	// Delete removes a statement, a field of a composite literal, or a call from a chain.
+	Delete = "delete"
+	// Negate turns a condition into its opposite, or && into || and back.
+	Negate = "negate"
+	// DropError returns nil where an error was returned.
+	DropError = "drop error"
+	// Constant replaces a literal: a number by 0 (0 by 1), a string by "" ("" by "x"), a bool by
+	// the other.
+	Constant = "constant"
+)
+
+// Break is one generic break of one file.
+type Break struct {
+	// File is the broken file's path relative to the root it was read under, with slashes.
+	File string
+	// Line is where the broken code starts.
+	Line int
+	// Func is the function it is in ("" outside any).
+	Func string
+	// Operator is one of the operators above.
+	Operator string
+	// Was is the broken code's text, on one line; Now is what replaces it.
+	Was, Now string
+	// Content is the whole broken file.
+	Content []byte
+}
+
+// ID names a break without its line number, so that a list of breaks (the equivalent ones, say)
+// survives edits elsewhere in the file.
+func (b Break) ID() string {
+	return fmt.Sprintf("%s %s: %s: %s → %s", b.File, b.Func, b.Operator, b.Was, b.Now)
+}
+
+// Files is the Go files under root's dirs that breaks are made of: not tests, not generated code.
+func Files(root string, dirs ...string) ([]string, error) {
+	var files []string
+	for _, dir := range dirs {
+		matches, err := filepath.Glob(filepath.Join(root, dir, "*.go"))
+		if err != nil {
+			return nil, err
+		}
+		for _, path := range matches {
+			if strings.HasSuffix(path, "_test.go") || strings.HasPrefix(filepath.Base(path), "zz_generated") {
+				continue
+			}
+			rel, err := filepath.Rel(root, path)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, filepath.ToSlash(rel))
+		}
+	}
+	return files, nil
+}
+
+// Of makes every break of the file at root/file, in the order of the file.
+func Of(root, file string) ([]Break, error) {
+	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
+	if err != nil {
+		return nil, err
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	m := &maker{fset: fset, file: file, src: src}
+	m.walk(f)
+	slices.SortStableFunc(m.breaks, func(a, b Break) int { return a.Line - b.Line })
+	return m.breaks, nil
+}
+
+// maker collects the breaks of one parsed file.
+type maker struct {
+	fset   *token.FileSet
+	file   string
+	src    []byte
+	breaks []Break
+	// fn is the function being walked, and errorLast whether its last result is an error.
+	fn        string
+	errorLast bool
+}
+
+// walk visits every node of f, keeping track of the function it is in.
+func (m *maker) walk(f *ast.File) {
+	for _, decl := range f.Decls {
+		switch d := decl.(type) {
+		case *ast.FuncDecl:
+			m.fn, m.errorLast = funcName(d), returnsError(d.Type)
+			if d.Body != nil {
+				ast.Inspect(d.Body, m.visit)
+			}
+		case *ast.GenDecl:
+			if d.Tok == token.IMPORT {
+				continue
+			}
+			m.fn, m.errorLast = "", false
+			ast.Inspect(d, m.visit)
+		}
+	}
+}
+
+func (m *maker) visit(n ast.Node) bool {
+	switch n := n.(type) {
+	case *ast.FuncLit:
+		// A function literal has results of its own: walk it with them, then go on with the
+		// enclosing function's.
+		outer := m.errorLast
+		m.errorLast = returnsError(n.Type)
+		ast.Inspect(n.Body, m.visit)
+		m.errorLast = outer
+		return false
+	case *ast.Field:
+		// A struct tag is not logic; the field's type holds none either.
+		return false
+	case *ast.BlockStmt:
+		m.deleteEach(n.List)
+	case *ast.CaseClause:
+		m.deleteEach(n.Body)
+	case *ast.IfStmt:
+		m.negate(n.Cond)
+	case *ast.ForStmt:
+		if n.Cond != nil {
+			m.negate(n.Cond)
+		}
+	case *ast.SwitchStmt:
+		if n.Tag == nil {
+			for _, s := range n.Body.List {
+				for _, cond := range s.(*ast.CaseClause).List {
+					m.negate(cond)
+				}
+			}
+		}
+	case *ast.BinaryExpr:
+		if other, ok := map[token.Token]token.Token{token.LAND: token.LOR, token.LOR: token.LAND}[n.Op]; ok {
+			m.add(n.OpPos, n.OpPos+token.Pos(len(n.Op.String())), Negate, other.String(), n)
+		}
+	case *ast.ReturnStmt:
+		m.dropError(n)
+	case *ast.CompositeLit:
+		m.deleteFields(n)
+	case *ast.CallExpr:
+		m.deleteFromChain(n)
+	case *ast.BasicLit:
+		m.replaceLiteral(n)
+	case *ast.Ident:
+		if other, ok := map[string]string{"true": "false", "false": "true"}[n.Name]; ok {
+			m.add(n.Pos(), n.End(), Constant, other, n)
+		}
+	}
+	return true
+}
+
+// deleteEach breaks each statement of a list that does something by deleting it. A declaration
+// (x := …) left out would not compile, so it is not tried.
+func (m *maker) deleteEach(list []ast.Stmt) {
+	for _, s := range list {
+		switch s := s.(type) {
+		case *ast.AssignStmt:
+			if s.Tok == token.DEFINE {
+				continue
+			}
+		case *ast.DeclStmt, *ast.EmptyStmt, *ast.LabeledStmt, *ast.BlockStmt:
+			continue
+		}
+		m.add(s.Pos(), s.End(), Delete, "", s)
+	}
+}
+
+// negate breaks a condition by negating it.
+func (m *maker) negate(cond ast.Expr) {
+	m.add(cond.Pos(), cond.End(), Negate, "!("+m.text(cond)+")", cond)
+}
+
+// dropError breaks a return of an error by returning nil instead.
+func (m *maker) dropError(r *ast.ReturnStmt) {
+	if !m.errorLast || len(r.Results) == 0 {
+		return
+	}
+	last := r.Results[len(r.Results)-1]
+	if id, ok := last.(*ast.Ident); ok && id.Name == "nil" {
+		return
+	}
+	m.add(last.Pos(), last.End(), DropError, "nil", last)
+}
+
+// deleteFields breaks a composite literal by leaving out each of its keyed fields in turn.
+func (m *maker) deleteFields(c *ast.CompositeLit) {
+	for i, e := range c.Elts {
+		kv, ok := e.(*ast.KeyValueExpr)
+		if !ok {
+			continue
+		}
+		// Up to the next field, or, for the last, past its trailing comma if it has one.
+		end := kv.End()
+		if i+1 < len(c.Elts) {
+			end = c.Elts[i+1].Pos()
+		} else if rest := m.src[m.fset.Position(end).Offset:]; len(bytes.TrimLeft(rest, " \t")) > 0 && bytes.TrimLeft(rest, " \t")[0] == ',' {
+			end += token.Pos(len(rest) - len(bytes.TrimLeft(rest, " \t")) + 1)
+		}
+		m.add(kv.Pos(), end, Delete, "", kv)
+	}
+}
+
+// deleteFromChain breaks a chain of calls (a builder's) by leaving out one of its calls: x.f().g()
+// becomes x.f().
+func (m *maker) deleteFromChain(call *ast.CallExpr) {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return
+	}
+	if _, chained := sel.X.(*ast.CallExpr); !chained {
+		return
+	}
+	m.add(sel.X.End(), call.End(), Delete, "", &ast.CallExpr{Fun: &ast.Ident{NamePos: sel.Sel.Pos(), Name: "." + sel.Sel.Name}, Lparen: call.Lparen, Args: call.Args, Rparen: call.Rparen})
+}
+
+// replaceLiteral breaks a number or a string by replacing it.
+func (m *maker) replaceLiteral(lit *ast.BasicLit) {
+	var now string
+	switch lit.Kind {
+	case token.INT, token.FLOAT:
+		now = "0"
+		if v, err := strconv.ParseFloat(strings.ReplaceAll(lit.Value, "_", ""), 64); err == nil && v == 0 {
+			now = "1"
+		}
+	case token.STRING:
+		now = `""`
+		if s, err := strconv.Unquote(lit.Value); err == nil && s == "" {
+			now = `"x"`
+		}
+	default:
+		return
+	}
+	m.add(lit.Pos(), lit.End(), Constant, now, lit)
+}
+
+// add records the break that replaces the source from pos to end with now; shown is the node
+// whose text the report shows as what was there.
+func (m *maker) add(pos, end token.Pos, operator, now string, shown ast.Node) {
+	from, to := m.fset.Position(pos).Offset, m.fset.Position(end).Offset
+	content := slices.Concat(m.src[:from], []byte(now), m.src[to:])
+	was := m.text(shown)
+	if call, ok := shown.(*ast.CallExpr); ok && operator == Delete {
+		// A call left out of a chain: show the call, not the chain before it.
+		was = call.Fun.(*ast.Ident).Name + string(m.src[m.fset.Position(call.Lparen).Offset:m.fset.Position(call.Rparen).Offset+1])
+	}
+	m.breaks = append(m.breaks, Break{
+		File: m.file, Line: m.fset.Position(pos).Line, Func: m.fn, Operator: operator,
+		Was: oneLine(was), Now: now, Content: content,
+	})
+}
+
+// text is n's source.
+func (m *maker) text(n ast.Node) string {
+	return string(m.src[m.fset.Position(n.Pos()).Offset:m.fset.Position(n.End()).Offset])
+}
+
+// oneLine is s with its whitespace runs made single spaces, cut to 80 characters.
+func oneLine(s string) string {
+	s = string(bytes.Join(bytes.Fields([]byte(s)), []byte(" ")))
+	if r := []rune(s); len(r) > 80 {
+		return string(r[:77]) + "..."
+	}
+	return s
+}
+
+// funcName is "Recv.Name" for a method, "Name" for a function.
+func funcName(d *ast.FuncDecl) string {
+	if d.Recv == nil || len(d.Recv.List) == 0 {
+		return d.Name.Name
+	}
+	t := d.Recv.List[0].Type
+	if star, ok := t.(*ast.StarExpr); ok {
+		t = star.X
+	}
+	if id, ok := t.(*ast.Ident); ok {
+		return id.Name + "." + d.Name.Name
+	}
+	return d.Name.Name
+}
+
+// returnsError says whether a function of type t returns an error last.
+func returnsError(t *ast.FuncType) bool {
+	if t.Results == nil || len(t.Results.List) == 0 {
+		return false
+	}
+	id, ok := t.Results.List[len(t.Results.List)-1].Type.(*ast.Ident)
+	return ok && id.Name == "error"
+}

@@ -1,0 +1,310 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"example.com/operator-demo/testing/workshop/mutate/sweep"
+	"example.com/operator-demo/testing/workshop/overlay"
+	"example.com/operator-demo/testing/workshop/repo"
+	"example.com/operator-demo/testing/workshop/specreport"
+)
+
+// sweepDirs are the directories the sweep breaks: the operator's logic. cmd/ only wires flags.
+var sweepDirs = []string{"controllers", "api/v1alpha1"}
+
+// sweepProcs is how many Ginkgo processes run the scenarios against one break. Two breaks are
+// tried at once, so two control planes and eight processes share the two cores.
+const sweepProcs = 4
+
+// outcome is what the tiers said about one break.
+type outcome struct {
+	// tier killed it ("unit" or "envtest"; "" if it survived), and how.
+	tier string
+	v    verdict
+	// kills of runs: the envtest spec that killed it, run again against it.
+	kills, runs int
+	// reached says a test ran its line (from the unmutated run's coverage).
+	reached bool
+}
+
+// runSweep makes every generic break of sweepDirs (those in files whose path contains only),
+// and runs the unit tier, then the envtest tier, against each that compiles; a spec that kills a
+// break in the envtest tier is run repeat times more against it, since a kill that depends on
+// timing may not happen every time. The report lists every survivor.
+func runSweep(only string, repeat int) error {
+	start := time.Now()
+	root, err := repo.Root()
+	if err != nil {
+		return err
+	}
+	// The scenario binaries run inside the tree, where the harness finds go.mod.
+	work, err := os.MkdirTemp(filepath.Join(root, "bin"), "mutate-sweep-")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.RemoveAll(work) }()
+
+	breaks, notCompiled, err := compilingBreaks(root, only)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "sweep: %d breaks compile (%d do not); the tiers, unbroken, with coverage\n", len(breaks), notCompiled)
+	unitCover, envtestCover, err := sweepBaseline(root, work)
+	if err != nil {
+		return fmt.Errorf("without any break: %w", err)
+	}
+
+	outcomes := make([]outcome, len(breaks))
+	var done atomic.Int32
+	var g errgroup.Group
+	g.SetLimit(workers)
+	for i, b := range breaks {
+		g.Go(func() (err error) {
+			outcomes[i], err = trySweep(root, filepath.Join(work, strconv.Itoa(i)), b, unitCover.reaches(b), envtestCover.reaches(b), repeat)
+			if err != nil {
+				return fmt.Errorf("%s:%d (%s): %w", b.File, b.Line, b.ID(), err)
+			}
+			fmt.Fprintf(os.Stderr, "sweep %d/%d (%.0f s): %s:%d %s %s → %s: %s\n", done.Add(1), len(breaks), time.Since(start).Seconds(), b.File, b.Line, b.Operator, b.Was, b.Now, outcomes[i])
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	sweepReport(breaks, outcomes, notCompiled, repeat, time.Since(start))
+	return nil
+}
+
+// compilingBreaks makes the breaks of the files under sweepDirs whose path contains only, and
+// keeps those that compile; it also says how many do not.
+func compilingBreaks(root, only string) ([]sweep.Break, int, error) {
+	files, err := sweep.Files(root, sweepDirs...)
+	if err != nil {
+		return nil, 0, err
+	}
+	checker, err := sweep.NewChecker(root, sweepDirs...)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []sweep.Break
+	notCompiled := 0
+	for _, f := range files {
+		if !strings.Contains(f, only) {
+			continue
+		}
+		breaks, err := sweep.Of(root, f)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, b := range breaks {
+			if checker.Compiles(b) != nil {
+				notCompiled++
+				continue
+			}
+			out = append(out, b)
+		}
+	}
+	if len(out) == 0 {
+		return nil, 0, fmt.Errorf("no break of a file matching %q compiles", only)
+	}
+	return out, notCompiled, nil
+}
+
+// coverPackages are the packages whose lines the baseline's coverage records.
+func coverPackages() string {
+	pkgs := make([]string, len(sweepDirs))
+	for i, d := range sweepDirs {
+		pkgs[i] = "./" + d
+	}
+	return strings.Join(pkgs, ",")
+}
+
+// sweepBaseline runs both tiers without any break, with coverage: they must pass, and their
+// coverage says which tier can reach which line.
+func sweepBaseline(root, work string) (unit, envtest coverage, err error) {
+	unitProfile, envtestProfile := filepath.Join(work, "unit.cover"), filepath.Join(work, "envtest.cover")
+	out, err := goTest(root, "", "-coverpkg="+coverPackages(), "-coverprofile="+unitProfile, "./controllers/", "./api/...")
+	if err != nil {
+		return nil, nil, fmt.Errorf("the unit tier fails: %w\n%s", err, out)
+	}
+	cmd := exec.Command("go", "tool", "ginkgo", "--no-color", "--procs="+strconv.Itoa(sweepProcs), "--cover", "--coverpkg="+coverPackages(),
+		"--output-dir="+work, "--coverprofile=envtest.cover", "./scenarios")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, nil, fmt.Errorf("the envtest tier fails: %w\n%s", err, out)
+	}
+	if unit, err = readCoverage(unitProfile); err == nil {
+		envtest, err = readCoverage(envtestProfile)
+	}
+	return unit, envtest, err
+}
+
+// trySweep runs the tiers against b: the unit tier if a unit test reaches its line, then the
+// envtest tier if a scenario does.
+func trySweep(root, dir string, b sweep.Break, unitReaches, envtestReaches bool, repeat int) (outcome, error) {
+	o := outcome{reached: unitReaches || envtestReaches}
+	ov, err := overlay.Write(dir, map[string]string{filepath.Join(root, filepath.FromSlash(b.File)): string(b.Content)})
+	if err != nil {
+		return o, err
+	}
+	if unitReaches {
+		if o.v, err = unitTests(root, ov, "-failfast", "./controllers/", "./api/..."); err != nil || o.v.failed {
+			o.tier = "unit"
+			return o, err
+		}
+	}
+	if !envtestReaches {
+		return o, nil
+	}
+	binary := filepath.Join(dir, "scenarios.test")
+	if out, err := goTest(root, ov, "-c", "-o", binary, "./scenarios/"); err != nil {
+		return o, fmt.Errorf("build the scenarios: %w\n%s", err, out)
+	}
+	if o.v, err = ginkgoRun(root, dir, binary, sweepProcs, "--fail-fast"); err != nil || !o.v.failed {
+		return o, err
+	}
+	o.tier, o.kills, o.runs = "envtest", 1, 1
+	for range repeat {
+		again, err := ginkgoRun(root, dir, binary, 1, "--focus="+regexp.QuoteMeta(o.v.spec))
+		if err != nil {
+			return o, err
+		}
+		o.runs++
+		if again.failed {
+			o.kills++
+		}
+	}
+	return o, nil
+}
+
+// ginkgoRun runs the scenario binary in procs processes and reads its report for the first spec
+// that failed. A failure outside every spec counts as a kill too: a break of the operator that
+// stops the suite's own setup is seen, if not by a spec.
+func ginkgoRun(root, dir, binary string, procs int, flags ...string) (verdict, error) {
+	report := "scenarios.json"
+	args := append([]string{"tool", "ginkgo", "--no-color", "--timeout=5m", "--procs=" + strconv.Itoa(procs), "--output-dir=" + dir, "--json-report=" + report}, flags...)
+	cmd := exec.Command("go", append(args, binary)...)
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		return verdict{}, nil
+	}
+	suite, readErr := specreport.Ginkgo(filepath.Join(dir, report), root)
+	if readErr != nil {
+		return verdict{}, fmt.Errorf("%w, and no Ginkgo report (%w):\n%s", err, readErr, out)
+	}
+	if suite.Setup != nil {
+		return verdict{failed: true, spec: suite.Setup.Name, where: suite.Setup.Where()}, nil
+	}
+	for _, spec := range suite.Specs {
+		if spec.Failed() {
+			return verdict{failed: true, spec: spec.Name, where: spec.Where()}, nil
+		}
+	}
+	return verdict{}, fmt.Errorf("%w, with no failed spec in the report:\n%s", err, out)
+}
+
+func (o outcome) String() string {
+	switch {
+	case o.tier == "unit":
+		return "killed by unit test " + o.v.spec
+	case o.tier == "envtest":
+		return fmt.Sprintf("killed by %q (%d of %d runs)", o.v.spec, o.kills, o.runs)
+	case !o.reached:
+		return "SURVIVED: no test reaches the line"
+	default:
+		return "SURVIVED"
+	}
+}
+
+// sweepReport prints the score and every survivor, and every kill that did not happen in every run.
+func sweepReport(breaks []sweep.Break, outcomes []outcome, notCompiled, repeat int, took time.Duration) {
+	killed, byUnit, unsteady := 0, 0, 0
+	for _, o := range outcomes {
+		if o.tier != "" {
+			killed++
+		}
+		if o.tier == "unit" {
+			byUnit++
+		}
+		if o.kills < o.runs {
+			unsteady++
+		}
+	}
+	fmt.Printf("# Mutation sweep of %s\n\n", strings.Join(sweepDirs, ", "))
+	fmt.Printf("**Score: %d of %d breaks killed (%.0f%%)**; %d by the unit tier, %d by the envtest tier (each envtest kill run %d more times against its break; %d not killed every time). %d further breaks do not compile and were not tried. Sweep time: %s.\n\n",
+		killed, len(breaks), 100*float64(killed)/float64(len(breaks)), byUnit, killed-byUnit, repeat, unsteady, notCompiled, took.Round(time.Second))
+	fmt.Println("## Survivors\n\n| Where | Function | Break | Why it lives |\n|---|---|---|---|")
+	for i, b := range breaks {
+		if o := outcomes[i]; o.tier == "" {
+			fmt.Printf("| %s:%d | %s | %s: `%s` → `%s` | %s |\n", b.File, b.Line, b.Func, b.Operator, cell(b.Was), cell(b.Now), o)
+		}
+	}
+	if unsteady > 0 {
+		fmt.Println("\n## Killed only sometimes\n\n| Where | Break | Spec | Kills |\n|---|---|---|---|")
+		for i, b := range breaks {
+			if o := outcomes[i]; o.kills < o.runs {
+				fmt.Printf("| %s:%d | %s: `%s` → `%s` | %s | %d of %d |\n", b.File, b.Line, b.Operator, cell(b.Was), cell(b.Now), o.v.spec, o.kills, o.runs)
+			}
+		}
+	}
+}
+
+// coverage is, by file (its path's tail, as the breaks name it), the line ranges that ran.
+type coverage map[string][]lineRange
+
+// readCoverage reads a Go cover profile ("pkg/file.go:12.3,14.2 1 5"), keeping the blocks run.
+func readCoverage(path string) (coverage, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	c := coverage{}
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		file, rest, ok := strings.Cut(s.Text(), ":")
+		fields := strings.Fields(rest)
+		if !ok || len(fields) != 3 || fields[2] == "0" {
+			continue
+		}
+		var r lineRange
+		var c1, c2 int
+		if _, err := fmt.Sscanf(fields[0], "%d.%d,%d.%d", &r.first, &c1, &r.last, &c2); err != nil {
+			continue
+		}
+		c[file] = append(c[file], r)
+	}
+	return c, errors.Join(s.Err(), f.Close())
+}
+
+// reaches says whether a test ran b's line. Code outside a function (a constant, a package
+// variable) has no line of its own in a profile: every test may use it.
+func (c coverage) reaches(b sweep.Break) bool {
+	if b.Func == "" {
+		return true
+	}
+	for file, ranges := range c {
+		if !strings.HasSuffix(file, "/"+b.File) {
+			continue
+		}
+		for _, r := range ranges {
+			if r.first <= b.Line && b.Line <= r.last {
+				return true
+			}
+		}
+	}
+	return false
+}

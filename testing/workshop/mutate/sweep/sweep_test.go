@@ -1,0 +1,134 @@
+package sweep
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// source is a small file with one of each thing the sweep breaks, and things it must leave alone
+// (an import path, a struct tag, a declaration).
+const source = `package p
+
+import "errors"
+
+type T struct {
+	A int ` + "`json:\"a\"`" + `
+}
+
+const limit = 3
+
+func f(n int, ok bool) (T, error) {
+	t := T{A: n}
+	if n > limit && ok {
+		return t, errors.New("too many")
+	}
+	n++
+	check := func() error { return errors.New("no") }
+	_ = check
+	return t, nil
+}
+`
+
+// TestEachOperatorBreaksWhatItSays: the breaks of source, each as the file it makes.
+func TestEachOperatorBreaksWhatItSays(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "p.go"), []byte(source), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	breaks, err := Of(root, "p.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, b := range breaks {
+		got[b.Operator+": "+b.Was+" → "+b.Now] = string(b.Content)
+	}
+	for _, want := range []struct{ name, contains string }{
+		{"constant: 3 → 0", "const limit = 0\n"},
+		{"delete: A: n → ", "t := T{}\n"},
+		{"negate: n > limit && ok → !(n > limit && ok)", "if !(n > limit && ok) {"},
+		{"negate: n > limit && ok → ||", "if n > limit || ok {"},
+		{"drop error: errors.New(\"too many\") → nil", "return t, nil\n\t}"},
+		{"constant: \"too many\" → \"\"", `errors.New("")`},
+		{"delete: n++ → ", "\t\n\tcheck :="},
+		{"delete: if n > limit && ok { return t, errors.New(\"too many\") } → ", "\t\n\tn++"},
+		// A function literal's own results count: it returns an error too.
+		{"drop error: errors.New(\"no\") → nil", "func() error { return nil }"},
+	} {
+		content, ok := got[want.name]
+		if !ok {
+			t.Errorf("no break %q among %d", want.name, len(got))
+			continue
+		}
+		if !strings.Contains(content, want.contains) {
+			t.Errorf("break %q makes\n%s\nwant it to contain %q", want.name, content, want.contains)
+		}
+	}
+	for name := range got {
+		if strings.Contains(name, `"errors"`) || strings.Contains(name, "json") || strings.Contains(name, "t := T") {
+			t.Errorf("break %q: an import path, a struct tag or a declaration is not logic", name)
+		}
+	}
+}
+
+// TestTheLastFieldGoesWithItsComma: deleting the last field of a literal written one field a
+// line leaves no comma behind, so the break still parses.
+func TestTheLastFieldGoesWithItsComma(t *testing.T) {
+	root := t.TempDir()
+	src := "package p\n\nvar v = map[string]int{\n\t\"a\": 1,\n\t\"b\": 2,\n}\n"
+	if err := os.WriteFile(filepath.Join(root, "p.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	breaks, err := Of(root, "p.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(breaks, func(b Break) bool { return b.Operator == Delete && b.Was == `"b": 2` })
+	if i < 0 {
+		t.Fatalf("no break deletes the last field: %+v", breaks)
+	}
+	if want := "package p\n\nvar v = map[string]int{\n\t\"a\": 1,\n\t\n}\n"; string(breaks[i].Content) != want {
+		t.Errorf("deleting the last field makes %q, want %q", breaks[i].Content, want)
+	}
+}
+
+// TestABreakThatDoesNotCompileIsToldApart: the checker type-checks a break's package in memory:
+// a value left unused does not compile, a replaced constant does.
+func TestABreakThatDoesNotCompileIsToldApart(t *testing.T) {
+	root := t.TempDir()
+	for name, content := range map[string]string{
+		"go.mod":  "module example.com/p\n\ngo 1.26\n",
+		"p/p.go":  source,
+		"p/q.go":  "package p\n\nfunc g() int { return limit }\n",
+		"p/p2.go": "package p\n",
+	} {
+		path := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := NewChecker(root, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	breaks, err := Of(root, "p/p.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdicts := map[string]bool{}
+	for _, b := range breaks {
+		verdicts[b.Operator+": "+b.Was] = c.Compiles(b) == nil
+	}
+	if !verdicts["constant: 3"] {
+		t.Error("replacing a constant does not compile, by the checker")
+	}
+	if verdicts["delete: _ = check"] {
+		t.Error("deleting the one use of check compiles, by the checker")
+	}
+}

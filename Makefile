@@ -68,7 +68,9 @@ SCENARIO_PROCS ?= 6
 REPORTS ?= $(CURDIR)/reports
 # Where a change starts when BASE is not given: the merge-base with origin/main, else main.
 DEFAULT_BASE = $(shell git merge-base origin/main HEAD 2>/dev/null || git merge-base main HEAD 2>/dev/null)
-# The scenario binary: inside the repository whatever LOCALBIN is (see test-envtest).
+# The scenario binary, for the envtest tier and the catalogue's dry run: in bin/, not scenarios/
+# (a file appearing there would be taken for a scenario's), and inside the repository whatever
+# LOCALBIN is: Ginkgo runs it in bin/, from where the harness finds the repository's go.mod.
 SCENARIOS_TEST = $(CURDIR)/bin/scenarios.test
 # The workshop: the tools that serve only this repository (test-first, mutate, the catalogue,
 # bench, demo, envtest-up), a Go module of its own in testing/workshop. workshop-tool builds the
@@ -123,10 +125,16 @@ fmt: ## go fmt the code (the operator's module and the workshop's).
 vet: ## go vet the code (the operator's module and the workshop's).
 	for m in $(GO_MODULES); do go vet -C $$m ./...; done
 
+# The catalogue takes the spec tree, its labels and locations from a dry run of the scenario
+# binary (Ginkgo lists every spec without running one), and what only the source holds (doc
+# comments, By steps) from the scenario files.
+CATALOGUE_DRY_RUN = $(CURDIR)/bin/catalogue-dry-run.json
+
 .PHONY: catalogue
-catalogue: ## Generate scenarios/README.md, the scenario catalogue, from the specs, the mutants, the controller and the API.
+catalogue: $(SCENARIOS_TEST) ## Generate scenarios/README.md, the scenario catalogue, from the specs, the mutants, the controller and the API.
 	@$(call workshop-tool,catalogue)
-	$(WORKSHOP)/catalogue scenarios scenarios/README.md
+	@cd bin && $(SCENARIOS_TEST) -ginkgo.dry-run -ginkgo.no-color -ginkgo.json-report=$(CATALOGUE_DRY_RUN) >/dev/null
+	$(WORKSHOP)/catalogue scenarios $(CATALOGUE_DRY_RUN) scenarios/README.md
 
 .PHONY: scenario
 scenario: ## Write the skeleton of a new scenario NAME=<label>: every doc field, in the reading order, failing until written.
@@ -191,7 +199,7 @@ watch: envtest-up ## Rerun the scenarios labelled LABEL=<label> and the unit tes
 ##@ Test
 
 .PHONY: test
-test: manifests generate catalogue fmt vet test-unit test-envtest ## Regenerate and vet, then the unit and envtest tiers, with the race detector.
+test: manifests generate fmt vet catalogue test-unit test-envtest ## Regenerate and vet, then the unit and envtest tiers, with the race detector.
 
 # The unit tier's packages: all but those that start a control plane; and the workshop's, but
 # for the self-tests that run make test-first and the README on throwaway clones.
@@ -204,15 +212,19 @@ test-unit: ## Unit tier: pure functions and Reconcile against a fake client; the
 	go test -C testing/workshop $(GO_TEST_FLAGS) $(WORKSHOP_UNIT_PACKAGES)
 
 .PHONY: test-envtest
-test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then the scenarios on a real kube-apiserver + etcd, in parallel (ENVTEST_K8S_VERSION=1.35: another minor).
+test-envtest: setup-envtest $(SCENARIOS_TEST) ## Envtest tier: the control plane's own test, then the scenarios on a real kube-apiserver + etcd, in parallel (ENVTEST_K8S_VERSION=1.35: another minor).
 	@mkdir -p $(REPORTS)
-	@# The scenario binary goes into bin/, not scenarios/: a file appearing there would rerun the
-	@# catalogue's test. Ginkgo runs it in bin/, from where the harness finds the repository's go.mod.
 	export KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)"; \
 	go test $(GO_TEST_FLAGS) ./testing/controlplane/... && \
-	go tool ginkgo build $(GINKGO_FLAGS) -o $(SCENARIOS_TEST) ./scenarios && \
 	go tool ginkgo $(GINKGO_RUN_FLAGS) $(if $(CI),--no-color) --procs=$(SCENARIO_PROCS) \
 		--output-dir=$(REPORTS) --junit-report=envtest.xml $(SCENARIOS_TEST)
+
+# Built once per make run, whatever its date: go's build cache decides what to recompile.
+$(SCENARIOS_TEST): FORCE
+	go tool ginkgo build $(GINKGO_FLAGS) -o $(SCENARIOS_TEST) ./scenarios
+
+.PHONY: FORCE
+FORCE:
 
 # SCENARIO=<label> tries only the breaks of that scenario; MUTANT=<text> only the breaks that mention
 # text. Either also tries every break whose lines the change touched since BASE (default: the

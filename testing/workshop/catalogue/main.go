@@ -5,8 +5,9 @@
 // catalogue says is therefore what the code does and the specs check. `make catalogue` runs it;
 // `make verify` fails when the committed catalogue differs from what it writes.
 //
-//	catalogue SCENARIO_DIR OUTPUT   write the catalogue of the scenarios in SCENARIO_DIR
-//	catalogue new LABEL              write the skeleton of a new scenario (make scenario NAME=LABEL)
+//	catalogue SCENARIO_DIR DRY_RUN OUTPUT  write the catalogue of the scenarios in SCENARIO_DIR, whose
+//	                                       Ginkgo dry run's JSON report is DRY_RUN
+//	catalogue new LABEL                    write the skeleton of a new scenario (make scenario NAME=LABEL)
 package main
 
 import (
@@ -23,10 +24,10 @@ func main() {
 	switch {
 	case len(os.Args) == 3 && os.Args[1] == "new":
 		err = newScenario("scenarios", os.Args[2])
-	case len(os.Args) == 3:
-		err = write(os.Args[1], os.Args[2])
+	case len(os.Args) == 4:
+		err = write(os.Args[1], os.Args[2], os.Args[3])
 	default:
-		fmt.Fprintln(os.Stderr, "usage: catalogue SCENARIO_DIR OUTPUT | catalogue new LABEL")
+		fmt.Fprintln(os.Stderr, "usage: catalogue SCENARIO_DIR DRY_RUN OUTPUT | catalogue new LABEL")
 		os.Exit(2)
 	}
 	if err != nil {
@@ -35,10 +36,10 @@ func main() {
 	}
 }
 
-// write renders the catalogue of the scenarios in dir into output. The repository's root is
-// dir's parent: the controller and the API are read from there.
-func write(dir, output string) error {
-	c, err := build(dir)
+// write renders the catalogue of the scenarios in dir, whose dry run's report is dryRun, into
+// output. The repository's root is dir's parent: the controller and the API are read from there.
+func write(dir, dryRun, output string) error {
+	c, err := build(dir, dryRun)
 	if err != nil {
 		return err
 	}
@@ -46,12 +47,12 @@ func write(dir, output string) error {
 }
 
 // build reads everything the catalogue says, and fails on anything it cannot say truthfully.
-func build(dir string) (*catalogue, error) {
+func build(dir, dryRun string) (*catalogue, error) {
 	root := filepath.Dir(filepath.Clean(dir))
 	r := &reader{}
 	c := &catalogue{}
 	var err error
-	if c.scenarios, err = r.scenarios(dir); err != nil {
+	if c.scenarios, err = r.scenarios(dir, dryRun); err != nil {
 		return nil, err
 	}
 	if c.watches, err = watches(filepath.Join(root, "controllers")); err != nil {

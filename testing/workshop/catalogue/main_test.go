@@ -1,31 +1,140 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"example.com/operator-demo/testing/workshop/mutate/mutants"
 )
 
-// TestCatalogueIsCurrent: the committed catalogue is exactly what the code generates.
-func TestCatalogueIsCurrent(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "scenarios")
-	c, err := build(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	committed, err := os.ReadFile(filepath.Join(dir, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(c.render()) != string(committed) {
-		t.Error("scenarios/README.md is stale: run `make catalogue` and commit it")
-	}
-	for _, s := range c.scenarios {
-		if len(s.specs) == 0 {
-			t.Errorf("scenario %q (%s) has no specs", s.title, s.file)
+// scenarioSource is a scenario file as the catalogue reads it: a doc comment, a Context with an
+// It, and a table whose entries share the table's steps. The dry run below lists its specs.
+const scenarioSource = `package scenarios
+
+// Paused: a paused Sample keeps its ConfigMap as it is.
+//
+// Lesson: a field that stops reconciling.
+//
+// Source: beyond both sources: asked for by a team.
+//
+// By hand:
+//
+//	kubectl get samples
+var _ = Describe("Sample", Label("paused"), func() {
+	Context("when it is paused", func() {
+		It("writes nothing", Label("in-process"), func(ctx SpecContext) {
+			By("pausing it")
+			By("editing its spec")
+		})
+		DescribeTable("rejects",
+			func(name string) {
+				By("applying it")
+			},
+			Entry("a bad name", "x"),
+			Entry("a long name", "y"),
+		)
+	})
+})
+`
+
+// dryRunOf is the report of a Ginkgo dry run of scenarioSource's file, at path: its specs in
+// Ginkgo's (random) order, with their containers' texts, lines and labels.
+func dryRunOf(path string) []types.Report {
+	at := func(line int) types.CodeLocation { return types.CodeLocation{FileName: path, LineNumber: line} }
+	spec := func(text string, line int, containers []string, lines []int, labels [][]string, own ...string) types.SpecReport {
+		locations := make([]types.CodeLocation, len(lines))
+		for i, l := range lines {
+			locations[i] = at(l)
 		}
+		return types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: text, LeafNodeLocation: at(line), LeafNodeLabels: own,
+			ContainerHierarchyTexts: containers, ContainerHierarchyLocations: locations, ContainerHierarchyLabels: labels}
+	}
+	inTable := []string{"Sample", "when it is paused", "rejects"}
+	return []types.Report{{SpecReports: []types.SpecReport{
+		{LeafNodeType: types.NodeTypeSynchronizedBeforeSuite, LeafNodeLocation: at(1)},
+		spec("a long name", 23, inTable, []int{12, 13, 18}, [][]string{{"paused"}, {}, {}}),
+		spec("writes nothing", 14, inTable[:2], []int{12, 13}, [][]string{{"paused"}, {}}, "in-process"),
+		spec("a bad name", 22, inTable, []int{12, 13, 18}, [][]string{{"paused"}, {}, {}}),
+	}}}
+}
+
+// TestSpecsAreReadFromTheDryRun: the spec tree, the labels and the lines are Ginkgo's own (from
+// its dry run), in the order of the source; the steps are the By texts of each spec's source, a
+// table's for each of its entries; a table's entries read "table: entry".
+func TestSpecsAreReadFromTheDryRun(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "paused_test.go")
+	report, err := json.Marshal(dryRunOf(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, content := range map[string]string{file: scenarioSource, filepath.Join(dir, readingOrderFile): "paused\n", filepath.Join(dir, "dry-run.json"): string(report)} {
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := &reader{}
+	got, err := r.scenarios(dir, filepath.Join(dir, "dry-run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The one problem: no mutant names this scenario's label.
+	if len(got) != 1 || len(r.problems) != len(mutants.All) {
+		t.Fatalf("read %+v, problems %v", got, r.problems)
+	}
+	s := got[0]
+	if s.title != "Paused" || s.line != 12 || !slices.Equal(s.labels, []string{"paused"}) {
+		t.Errorf("scenario read as %+v", s)
+	}
+	want := []spec{
+		{path: []string{"when it is paused"}, text: "writes nothing", line: 14, steps: []string{"pausing it", "editing its spec"}, labels: []string{"in-process"}},
+		{path: []string{"when it is paused"}, text: "rejects: a bad name", line: 22, steps: []string{"applying it"}},
+		{path: []string{"when it is paused"}, text: "rejects: a long name", line: 23, steps: []string{"applying it"}},
+	}
+	if len(s.specs) != len(want) {
+		t.Fatalf("specs %+v, want %+v", s.specs, want)
+	}
+	for i, sp := range s.specs {
+		w := want[i]
+		if !slices.Equal(sp.path, w.path) || sp.text != w.text || sp.line != w.line || !slices.Equal(sp.steps, w.steps) || !slices.Equal(sp.labels, w.labels) {
+			t.Errorf("spec %d = %+v, want %+v", i, sp, w)
+		}
+	}
+}
+
+// TestASpecOutsideAScenarioIsAProblem: a spec whose Describe has no scenario doc comment, or a
+// scenario that the dry run lists no spec of, is reported, not left out of the catalogue.
+func TestASpecOutsideAScenarioIsAProblem(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "paused_test.go")
+	reports := dryRunOf(file)
+	for _, spec := range reports[0].SpecReports {
+		if len(spec.ContainerHierarchyLocations) > 0 {
+			spec.ContainerHierarchyLocations[0].LineNumber = 11
+		}
+	}
+	report, err := json.Marshal(reports)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, content := range map[string]string{file: scenarioSource, filepath.Join(dir, readingOrderFile): "paused\n", filepath.Join(dir, "dry-run.json"): string(report)} {
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := &reader{}
+	if _, err := r.scenarios(dir, filepath.Join(dir, "dry-run.json")); err != nil {
+		t.Fatal(err)
+	}
+	problems := strings.Join(r.problems, "\n")
+	if !strings.Contains(problems, `spec "Sample when it is paused writes nothing" is in a Describe without the scenario's doc comment`) || !strings.Contains(problems, `scenario "Paused" has no specs in the dry run`) {
+		t.Errorf("problems:\n%s", problems)
 	}
 }
 
@@ -107,15 +216,15 @@ func TestNewScenarioWritesTheHouseForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.problems) > 0 || len(found) != 1 || found[0].title != "Paused sample" || len(found[0].specs) != 1 || !slices.Equal(found[0].labels, []string{"paused-sample"}) {
+	if len(r.problems) > 0 || len(found.scenarios) != 1 || found.scenarios[0].title != "Paused sample" || len(found.steps) != 1 {
 		t.Errorf("the skeleton reads as %+v (problems %v)", found, r.problems)
 	}
 	content, err := os.ReadFile(filepath.Join(dir, "paused_sample_test.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(content), "Fail(") {
-		t.Error("the skeleton's spec does not fail until it is written")
+	if !strings.Contains(string(content), "Fail(") || !strings.Contains(string(content), `Label("paused-sample")`) {
+		t.Error("the skeleton's spec is not labelled paused-sample, or does not fail until it is written")
 	}
 	if order, err := readingOrder(filepath.Join(dir, readingOrderFile)); err != nil || !slices.Equal(order, []string{"create", "paused-sample"}) {
 		t.Errorf("reading order %v, %v: want paused-sample added", order, err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -11,7 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	"example.com/operator-demo/testing/tiers"
+	"github.com/onsi/ginkgo/v2/types"
+
 	"example.com/operator-demo/testing/workshop/mutate/mutants"
 	"example.com/operator-demo/testing/workshop/specsource"
 )
@@ -52,8 +54,11 @@ func (r *reader) problem(format string, args ...any) {
 	r.problems = append(r.problems, fmt.Sprintf(format, args...))
 }
 
-// scenarios reads every scenario of dir, in the reading order.
-func (r *reader) scenarios(dir string) ([]scenario, error) {
+// scenarios reads every scenario of dir, in the reading order: the spec tree, its labels and
+// locations from report (the JSON report of a Ginkgo dry run of the scenario suite, which lists
+// every spec as Ginkgo sees it, on every tier), and what only the source holds from the scenario
+// files: each scenario's doc comment and each spec's By steps.
+func (r *reader) scenarios(dir, report string) ([]scenario, error) {
 	order, err := readingOrder(filepath.Join(dir, readingOrderFile))
 	if err != nil {
 		return nil, err
@@ -62,13 +67,26 @@ func (r *reader) scenarios(dir string) ([]scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []scenario
+	parsed := map[string]*scenarioFile{}
 	for _, path := range files {
-		found, err := r.file(path)
-		if err != nil {
+		if parsed[filepath.Base(path)], err = r.file(path); err != nil {
 			return nil, err
 		}
-		out = append(out, found...)
+	}
+	specs, err := dryRun(report)
+	if err != nil {
+		return nil, err
+	}
+	r.place(specs, parsed)
+	var out []scenario
+	for _, path := range files {
+		for _, s := range parsed[filepath.Base(path)].scenarios {
+			if len(s.specs) == 0 {
+				r.problem("%s: scenario %q has no specs in the dry run (%s)", s.file, s.title, report)
+			}
+			slices.SortFunc(s.specs, func(a, b spec) int { return a.line - b.line })
+			out = append(out, *s)
+		}
 	}
 	position := func(s scenario) int {
 		if len(s.labels) == 0 || !slices.Contains(order, s.labels[0]) {
@@ -98,6 +116,57 @@ func (r *reader) scenarios(dir string) ([]scenario, error) {
 	return out, nil
 }
 
+// dryRun reads the specs (Its and table entries) of a Ginkgo JSON report.
+func dryRun(path string) ([]types.SpecReport, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("the scenarios' dry run: %w (make catalogue writes it)", err)
+	}
+	var reports []types.Report
+	if err := json.Unmarshal(raw, &reports); err != nil {
+		return nil, fmt.Errorf("read the dry run %s: %w", path, err)
+	}
+	var out []types.SpecReport
+	for _, report := range reports {
+		for _, s := range report.SpecReports {
+			if s.LeafNodeType.Is(types.NodeTypeIt) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out, nil
+}
+
+// place puts each spec of the dry run under the scenario whose Describe holds it, with its path
+// below that Describe, its labels and its By steps. A table's entries read "table: entry", as
+// they do in the source.
+func (r *reader) place(specs []types.SpecReport, files map[string]*scenarioFile) {
+	for _, s := range specs {
+		file := filepath.Base(s.LeafNodeLocation.FileName)
+		src, ok := files[file]
+		if !ok || len(s.ContainerHierarchyLocations) == 0 {
+			r.problem("%s:%d: spec %q is outside every scenario file's Describe", file, s.LeafNodeLocation.LineNumber, s.FullText())
+			continue
+		}
+		sc, ok := src.describes[s.ContainerHierarchyLocations[0].LineNumber]
+		if !ok {
+			r.problem("%s:%d: spec %q is in a Describe without the scenario's doc comment", file, s.LeafNodeLocation.LineNumber, s.FullText())
+			continue
+		}
+		sc.labels = s.ContainerHierarchyLabels[0]
+		sp := spec{path: slices.Clone(s.ContainerHierarchyTexts[1:]), text: s.LeafNodeText, line: s.LeafNodeLocation.LineNumber,
+			steps: src.steps[s.LeafNodeLocation.LineNumber], labels: slices.Clone(s.LeafNodeLabels)}
+		for _, l := range s.ContainerHierarchyLabels[1:] {
+			sp.labels = append(sp.labels, l...)
+		}
+		if last := len(sp.path) - 1; last >= 0 && src.tables[s.ContainerHierarchyLocations[last+1].LineNumber] {
+			sp.text = sp.path[last] + ": " + sp.text
+			sp.path = sp.path[:last]
+		}
+		sc.specs = append(sc.specs, sp)
+	}
+}
+
 // readingOrder reads the labels of the file at path: one a line, # starts a comment.
 func readingOrder(path string) ([]string, error) {
 	b, err := os.ReadFile(path)
@@ -113,14 +182,27 @@ func readingOrder(path string) ([]string, error) {
 	return out, nil
 }
 
-// file reads the scenarios of one file: each `var _ = Describe(...)` with a doc comment.
-func (r *reader) file(path string) ([]scenario, error) {
+// scenarioFile is what the catalogue reads from one scenario file's source.
+type scenarioFile struct {
+	// scenarios are its scenarios (each a `var _ = Describe(...)` with a doc comment), and
+	// describes the same by the line of their Describe.
+	scenarios []*scenario
+	describes map[int]*scenario
+	// steps are the By texts of each It or table Entry, by its line.
+	steps map[int][]string
+	// tables are the lines of its DescribeTables.
+	tables map[int]bool
+}
+
+// file reads one scenario file's source.
+func (r *reader) file(path string) (*scenarioFile, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
 	if err != nil {
 		return nil, err
 	}
-	var out []scenario
+	src := &scenarioFile{describes: map[int]*scenario{}, steps: map[int][]string{}, tables: map[int]bool{}}
+	line := func(n ast.Node) int { return fset.Position(n.Pos()).Line }
 	for _, decl := range f.Decls {
 		gen, ok := decl.(*ast.GenDecl)
 		if !ok || gen.Tok != token.VAR || gen.Doc == nil {
@@ -135,12 +217,30 @@ func (r *reader) file(path string) ([]scenario, error) {
 			return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
 		}
 		s.file = filepath.Base(path)
-		s.line = fset.Position(gen.Pos()).Line
-		s.labels = r.labelsOf(call.Args)
-		r.walk(fset, call, nil, &s.specs)
-		out = append(out, s)
+		s.line = line(gen)
+		src.scenarios = append(src.scenarios, &s)
+		src.describes[line(call)] = &s
 	}
-	return out, nil
+	ast.Inspect(f, func(n ast.Node) bool {
+		c, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		switch specsource.Name(c) {
+		case "It":
+			src.steps[line(c)] = r.steps(c)
+		case "DescribeTable":
+			src.tables[line(c)] = true
+			body := r.steps(c)
+			for _, arg := range c.Args {
+				if e, ok := arg.(*ast.CallExpr); ok && specsource.Name(e) == "Entry" {
+					src.steps[line(e)] = body
+				}
+			}
+		}
+		return true
+	})
+	return src, nil
 }
 
 // fileOf is the file a scenario with these labels is written in: its first label, with
@@ -168,34 +268,6 @@ func describeCall(gen *ast.GenDecl) *ast.CallExpr {
 	return call
 }
 
-// walk collects the specs under a Ginkgo container call.
-func (r *reader) walk(fset *token.FileSet, call *ast.CallExpr, path []string, out *[]spec) {
-	ast.Inspect(call, func(n ast.Node) bool {
-		c, ok := n.(*ast.CallExpr)
-		if !ok || c == call {
-			return true
-		}
-		switch specsource.Name(c) {
-		case "Context", "Describe", "When":
-			r.walk(fset, c, append(slices.Clone(path), r.stringArg(c)), out)
-			return false
-		case "It":
-			*out = append(*out, spec{path: path, text: r.stringArg(c), line: fset.Position(c.Pos()).Line, steps: r.steps(c), labels: r.labelsOf(c.Args)})
-			return false
-		case "DescribeTable":
-			table := r.stringArg(c)
-			body := r.steps(c)
-			for _, arg := range c.Args {
-				if e, ok := arg.(*ast.CallExpr); ok && specsource.Name(e) == "Entry" {
-					*out = append(*out, spec{path: path, text: table + ": " + r.stringArg(e), line: fset.Position(e.Pos()).Line, steps: body})
-				}
-			}
-			return false
-		}
-		return true
-	})
-}
-
 // steps are the By texts inside a spec, in order.
 func (r *reader) steps(call *ast.CallExpr) []string {
 	var out []string
@@ -218,38 +290,4 @@ func (r *reader) stringArg(c *ast.CallExpr) string {
 	}
 	r.problem("%s(...): its text is not a string literal", specsource.Name(c))
 	return "?"
-}
-
-// needs maps the label constants of package tiers to their values.
-var needs = map[string]string{
-	"NeedsInProcessOperator": tiers.NeedsInProcessOperator,
-	"NeedsOperatorProcess":   tiers.NeedsOperatorProcess,
-	"NeedsKill":              tiers.NeedsKill,
-	"NeedsGarbageCollector":  tiers.NeedsGarbageCollector,
-}
-
-// labelsOf reads the Label(...) decorators among a container's arguments.
-func (r *reader) labelsOf(args []ast.Expr) []string {
-	var out []string
-	for _, arg := range args {
-		c, ok := arg.(*ast.CallExpr)
-		if !ok || specsource.Name(c) != "Label" {
-			continue
-		}
-		for _, a := range c.Args {
-			switch v := a.(type) {
-			case *ast.BasicLit:
-				if s, err := strconv.Unquote(v.Value); err == nil {
-					out = append(out, s)
-				}
-			case *ast.SelectorExpr:
-				l, ok := needs[v.Sel.Name]
-				if !ok {
-					r.problem("unknown label %s", v.Sel.Name)
-				}
-				out = append(out, l)
-			}
-		}
-	}
-	return out
 }

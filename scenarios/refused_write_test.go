@@ -13,6 +13,7 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/scenarios/samples"
+	"example.com/operator-demo/testing/cachelag"
 	"example.com/operator-demo/testing/harness"
 	"example.com/operator-demo/testing/tiers"
 )
@@ -94,7 +95,7 @@ var _ = Describe("Sample", Label("refused-write"), func() {
 		// writes" is that setting turned off. Only a cache that lags shows it reliably, and only
 		// the envtest tier can make the operator's cache lag.
 		It("writes that status and its Warning event once even when its cache shows that write late: it reads its own writes", Label(tiers.NeedsInProcessOperator, "characterization"), func(ctx SpecContext) {
-			f := samples.NewFixture(ctx, suiteCluster, harness.WithCacheLag(cacheLag))
+			f := samples.NewFixture(ctx, suiteCluster, harness.WithClientConfig(cachelag.Of(cacheLag)))
 			f.RefuseConfigMaps(ctx, "ConfigMaps are frozen in this namespace")
 			before := f.EventuallySettled(ctx)
 			statusWrites, err := f.Operator.WritesTo("Sample/status")

@@ -8,9 +8,11 @@ import (
 
 	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/testing/cluster"
+	"example.com/operator-demo/testing/e2e"
 	"example.com/operator-demo/testing/harness"
 	"example.com/operator-demo/testing/localcluster"
 	"example.com/operator-demo/testing/tiers"
+	"example.com/operator-demo/testing/warm"
 )
 
 func TestScenarios(t *testing.T) {
@@ -18,7 +20,12 @@ func TestScenarios(t *testing.T) {
 }
 
 // suiteCluster is where every spec of this test process runs: one cluster for the suite, this
-// project's operator the one under test, and, for the e2e tier without Docker, a local cluster.
+// project's operator the one under test. Envtest attaches to make envtest-up's warm control plane
+// when one is up; the e2e tier runs on kind, or, without Docker, on a local cluster.
 var suiteCluster cluster.Cluster
 
-var _ = harness.ShareCluster(&suiteCluster, samples.Operator, map[string]cluster.Provider{tiers.ProviderLocal: localcluster.E2E})
+var _ = harness.ShareCluster(&suiteCluster, samples.Operator, map[string]cluster.Provider{
+	tiers.Envtest:       warm.Envtest,
+	tiers.ProviderKind:  e2e.Kind,
+	tiers.ProviderLocal: localcluster.E2E,
+})

@@ -1,4 +1,8 @@
-package operator
+// Package cachelag makes an operator's cache lag behind the API server, as a busy API server or a
+// slow network does: every watch event reaches its informers late, while its reads and writes go
+// through at once, so that its cache lags behind its own writes. A scenario that proves the
+// operator reads its own writes runs it so (harness.WithClientConfig(cachelag.Of(d))).
+package cachelag
 
 import (
 	"io"
@@ -9,13 +13,14 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// lagging is cfg with every watch stream held back by delay: each event reaches the operator's
-// cache delay after the API server sent it, as on a busy API server or a slow network, while its
-// reads and writes go through at once.
-func lagging(cfg *rest.Config, delay time.Duration) *rest.Config {
-	cfg = rest.CopyConfig(cfg)
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return laggingWatches{next: rt, delay: delay} })
-	return cfg
+// Of changes a client configuration so that every watch stream through it is held back by delay:
+// each event reaches the cache delay after the API server sent it.
+func Of(delay time.Duration) func(*rest.Config) *rest.Config {
+	return func(cfg *rest.Config) *rest.Config {
+		cfg = rest.CopyConfig(cfg)
+		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return laggingWatches{next: rt, delay: delay} })
+		return cfg
+	}
 }
 
 type laggingWatches struct {

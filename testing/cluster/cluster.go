@@ -1,8 +1,9 @@
 // Package cluster is where the scenarios run: the envtest control plane, shared by every test
 // process of a suite, with an operator in the test process for each spec; or, for the e2e tier, a
-// real cluster whose one operator runs as in production (kind here; a local control plane through
-// package localcluster). $SCENARIOS_TIER and $E2E_PROVIDER choose (package tiers). The operator
-// under test is the Subject the suite hands over.
+// real cluster whose one operator runs as in production, from a Provider the suite hands over
+// (package e2e: kind; package localcluster: a local control plane). $SCENARIOS_TIER and
+// $E2E_PROVIDER choose (package tiers). The operator under test is the Subject the suite hands
+// over.
 package cluster
 
 import (
@@ -36,38 +37,32 @@ type Cluster interface {
 	Stop() error
 }
 
-// Provider starts, or connects to, a cluster of the e2e tier with subject deployed in it.
-type Provider func(ctx context.Context, subject operator.Subject) (Cluster, error)
+// Provider starts, or connects to, a cluster with subject in it, and returns it with what another
+// test process passes to Attach to use it too (nil when the tier runs in one process).
+type Provider func(ctx context.Context, subject operator.Subject) (Cluster, []byte, error)
 
-// Start starts (or, for the e2e tier, connects to) the cluster of the current tier, for every
-// test process of a suite to share. e2e adds providers of the e2e tier to the one built in (kind),
-// by the $E2E_PROVIDER value that chooses them. It returns the cluster, and what another process
-// passes to Attach to use it too; nil when the tier runs in one process. Call it in one process
+// Start starts (or connects to) the cluster of the current tier, for every test process of a
+// suite to share, from providers: by the tier's provider name (tiers.Envtest, tiers.ProviderLocal,
+// tiers.ProviderKind). The envtest tier has one built in, StartEnvtest. Call it in one process
 // (Ginkgo's SynchronizedBeforeSuite).
-func Start(ctx context.Context, subject operator.Subject, e2e map[string]Provider) (Cluster, []byte, error) {
+func Start(ctx context.Context, subject operator.Subject, providers map[string]Provider) (Cluster, []byte, error) {
+	name := tiers.Envtest
 	switch tier := os.Getenv(tiers.Env); tier {
 	case "", tiers.Envtest:
-		return startEnvtest(subject)
 	case tiers.E2E:
-		// One operator serves every namespace, and its counters with it: the e2e tier runs in
-		// one process, which keeps the cluster it started.
-		providers := map[string]Provider{tiers.ProviderKind: connectKind}
-		for name, p := range e2e {
-			providers[name] = p
-		}
-		name := os.Getenv(tiers.ProviderEnv)
-		if name == "" {
+		if name = os.Getenv(tiers.ProviderEnv); name == "" {
 			name = tiers.ProviderLocal
 		}
-		start, ok := providers[name]
-		if !ok {
-			return nil, nil, fmt.Errorf("%s=%q: this suite has no such provider", tiers.ProviderEnv, name)
-		}
-		c, err := start(ctx, subject)
-		return c, nil, err
 	default:
 		return nil, nil, fmt.Errorf("%s=%q: want %s or %s", tiers.Env, tier, tiers.Envtest, tiers.E2E)
 	}
+	if start, ok := providers[name]; ok {
+		return start(ctx, subject)
+	}
+	if name == tiers.Envtest {
+		return StartEnvtest(ctx, subject)
+	}
+	return nil, nil, fmt.Errorf("%s=%q: this suite has no such provider", tiers.ProviderEnv, name)
 }
 
 // Attach returns the cluster that another process started, from what Start returned there.
@@ -75,7 +70,7 @@ func Attach(attachment []byte, subject operator.Subject) (Cluster, error) {
 	if attachment == nil {
 		return nil, errors.New("the e2e tier runs in one test process: run it without -p / --procs")
 	}
-	cfg, err := configOf(attachment)
+	cfg, err := ConfigOf(attachment)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,10 @@
 package cluster
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -27,30 +30,35 @@ type envtestAttachment struct {
 	Burst         int
 }
 
-// startEnvtest attaches to the warm control plane when one is up (make envtest-up), else starts
-// a control plane of this run's own.
-func startEnvtest(subject operator.Subject) (*envtestCluster, []byte, error) {
-	warm, crdDir, err := warmFileIn()
-	if err != nil {
-		return nil, nil, err
-	}
-	if e, attachment, err := attachWarm(warm, crdDir, subject); e != nil || err != nil {
-		return e, attachment, err
-	}
+// StartEnvtest starts a control plane of this run's own, with the operator's CRDs.
+func StartEnvtest(_ context.Context, subject operator.Subject) (Cluster, []byte, error) {
 	cp, err := controlplane.Start("")
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg := cp.Config
-	attachment, err := Attachment(cfg)
+	attachment, err := Attachment(cp.Config)
 	if err != nil {
 		return nil, nil, errors.Join(err, cp.Stop())
 	}
-	e, err := newEnvtest(cfg, subject, cp.Stop)
+	e, err := newEnvtest(cp.Config, subject, cp.Stop)
 	if err != nil {
 		return nil, nil, errors.Join(err, cp.Stop())
 	}
 	return e, attachment, nil
+}
+
+// Attachment is what a process needs to reach a shared envtest control plane.
+func Attachment(cfg *rest.Config) ([]byte, error) {
+	return json.Marshal(envtestAttachment{Host: cfg.Host, CA: cfg.CAData, Cert: cfg.CertData, Key: cfg.KeyData, QPS: cfg.QPS, Burst: cfg.Burst})
+}
+
+// ConfigOf reaches the control plane that attachment (Attachment's) describes.
+func ConfigOf(attachment []byte) (*rest.Config, error) {
+	var a envtestAttachment
+	if err := json.Unmarshal(attachment, &a); err != nil {
+		return nil, fmt.Errorf("read the control plane's attachment: %w", err)
+	}
+	return &rest.Config{Host: a.Host, TLSClientConfig: rest.TLSClientConfig{CAData: a.CA, CertData: a.Cert, KeyData: a.Key}, QPS: a.QPS, Burst: a.Burst}, nil
 }
 
 func newEnvtest(cfg *rest.Config, subject operator.Subject, stop func() error) (*envtestCluster, error) {

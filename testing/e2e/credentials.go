@@ -1,4 +1,4 @@
-package cluster
+package e2e
 
 import (
 	"context"

@@ -1,4 +1,9 @@
-package cluster
+// Package e2e is the e2e tier's cluster: a real one, whose one operator runs as in production,
+// under its own ServiceAccount with exactly config/rbac, seen only through the API server and its
+// metrics endpoint. Kind is its provider for the cluster in $KUBECONFIG (kind, in GitHub
+// Actions); package localcluster is another. A suite hands them to cluster.Start:
+// {tiers.ProviderKind: e2e.Kind}.
+package e2e
 
 import (
 	"context"
@@ -10,13 +15,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
+	"example.com/operator-demo/testing/cluster"
 	"example.com/operator-demo/testing/operator"
 	"example.com/operator-demo/testing/tiers"
 )
 
-// e2eCluster is the e2e tier: one operator for the whole cluster, running as in production, under
-// its own ServiceAccount with exactly config/rbac. Scenarios see it only through the API server
-// and its metrics endpoint.
+// e2eCluster is a cluster of the e2e tier: one operator for the whole cluster.
 type e2eCluster struct {
 	config   *rest.Config
 	client   client.Client
@@ -24,9 +28,9 @@ type e2eCluster struct {
 	stop     func() error
 }
 
-// E2E is a cluster of the e2e tier, reached by cfg as an administrator (with c), where op is the
+// New is a cluster of the e2e tier, reached by cfg as an administrator (with c), where op is the
 // one operator; stop releases it.
-func E2E(cfg *rest.Config, c client.Client, op *operator.Operator, stop func() error) Cluster {
+func New(cfg *rest.Config, c client.Client, op *operator.Operator, stop func() error) cluster.Cluster {
 	return &e2eCluster{config: cfg, client: c, operator: op, stop: stop}
 }
 
@@ -46,24 +50,24 @@ func (e *e2eCluster) RunOperator(_ string, opts operator.Options) (*operator.Ope
 
 func (e *e2eCluster) Stop() error { return e.stop() }
 
-// connectKind attaches to the cluster in $KUBECONFIG, where `make test-e2e E2E_PROVIDER=kind` has
+// Kind attaches to the cluster in $KUBECONFIG, where `make test-e2e E2E_PROVIDER=kind` has
 // deployed the operator and forwards its metrics port to $E2E_METRICS_URL.
-func connectKind(ctx context.Context, subject operator.Subject) (Cluster, error) {
+func Kind(ctx context.Context, subject operator.Subject) (cluster.Cluster, []byte, error) {
 	cfg, err := config.GetConfig()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	url := os.Getenv("E2E_METRICS_URL")
 	if url == "" {
-		return nil, errors.New("E2E_METRICS_URL is not set: `make test-e2e` port-forwards the metrics service and sets it")
+		return nil, nil, errors.New("E2E_METRICS_URL is not set: `make test-e2e` port-forwards the metrics service and sets it")
 	}
-	c, err := NewClient(cfg, subject.Scheme)
+	c, err := cluster.NewClient(cfg, subject.Scheme)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	token, err := MetricsReaderToken(ctx, c, cfg, subject)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return E2E(cfg, c, operator.Deployed(subject, url, token), func() error { return nil }), nil
+	return New(cfg, c, operator.Deployed(subject, url, token), func() error { return nil }), nil, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"strings"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -12,6 +11,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
@@ -38,10 +38,10 @@ func WithControllers(setup operator.Setup) FixtureOption {
 	return func(o *operator.Options) { o.Setup = setup }
 }
 
-// WithCacheLag runs the operator with a cache that shows every change lag after the API server
-// made it, its own writes included: what a busy API server or a slow network does to it.
-func WithCacheLag(lag time.Duration) FixtureOption {
-	return func(o *operator.Options) { o.CacheLag = lag }
+// WithClientConfig runs the operator with its client configuration changed by change: a cache
+// that lags behind the API server, say (package cachelag).
+func WithClientConfig(change func(*rest.Config) *rest.Config) FixtureOption {
+	return func(o *operator.Options) { o.ClientConfig = change }
 }
 
 // NewFixture creates a namespace (GenerateName) and an operator for it. Both are removed when the

@@ -23,16 +23,16 @@ func RunScenarios(t *testing.T, description string) bool {
 }
 
 // ShareCluster is the suite's SynchronizedBeforeSuite. The first test process starts the cluster
-// of the current tier (cluster.Start, e2e adding providers to kind) with subject as the operator
-// under test, and stops it once every process has finished; every process then attaches to it,
+// of the current tier (cluster.Start, from providers; envtest has one built in) with subject as
+// the operator under test, and stops it once every process has finished; every process then attaches to it,
 // sets *into and komega's client. With `ginkgo -p` the envtest tier's processes share one control
 // plane, each spec in a namespace and with an operator of its own.
 //
 //	var suiteCluster cluster.Cluster
 //	var _ = harness.ShareCluster(&suiteCluster, myoperator.Subject, nil)
-func ShareCluster(into *cluster.Cluster, subject operator.Subject, e2e map[string]cluster.Provider) bool {
+func ShareCluster(into *cluster.Cluster, subject operator.Subject, providers map[string]cluster.Provider) bool {
 	return SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
-		started, attachment, err := cluster.Start(ctx, subject, e2e)
+		started, attachment, err := cluster.Start(ctx, subject, providers)
 		Expect(err).NotTo(HaveOccurred())
 		// Runs once every process has finished, and after their own cleanups.
 		DeferCleanup(started.Stop)

@@ -13,6 +13,7 @@ import (
 
 	"example.com/operator-demo/testing/cluster"
 	"example.com/operator-demo/testing/controlplane"
+	"example.com/operator-demo/testing/e2e"
 	"example.com/operator-demo/testing/operator"
 )
 
@@ -37,10 +38,10 @@ type LocalDeployment struct {
 
 // E2E is the e2e tier on a LocalDeployment of bin/manager (or $E2E_OPERATOR_BINARY), its logs
 // in reports/e2e: the provider `make test-e2e E2E_PROVIDER=local` runs the scenarios on.
-func E2E(ctx context.Context, subject operator.Subject) (cluster.Cluster, error) {
+func E2E(ctx context.Context, subject operator.Subject) (cluster.Cluster, []byte, error) {
 	root, err := controlplane.RepoRoot()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	binary := filepath.Join(root, "bin", "manager")
 	if b := os.Getenv("E2E_OPERATOR_BINARY"); b != "" {
@@ -48,9 +49,9 @@ func E2E(ctx context.Context, subject operator.Subject) (cluster.Cluster, error)
 	}
 	d, err := StartDeployment(ctx, filepath.Join(root, "reports", "e2e"), binary, subject)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return cluster.E2E(d.Config, d.Client, d.Operator, d.Stop), nil
+	return e2e.New(d.Config, d.Client, d.Operator, d.Stop), nil, nil
 }
 
 // StartDeployment starts a LocalCluster in dir and deploys binary, which runs subject, into it.
@@ -82,22 +83,22 @@ func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string, 
 	if err != nil {
 		return nil, err
 	}
-	operatorToken, err := cluster.ServiceAccountToken(ctx, lc.Config, subject.Namespace, m.serviceAccount)
+	operatorToken, err := e2e.ServiceAccountToken(ctx, lc.Config, subject.Namespace, m.serviceAccount)
 	if err != nil {
 		return nil, err
 	}
 	kubeconfig := filepath.Join(lc.Dir, "operator.kubeconfig")
-	if err := cluster.WriteKubeconfig(kubeconfig, cluster.TokenConfig(lc.Config, operatorToken)); err != nil {
+	if err := e2e.WriteKubeconfig(kubeconfig, e2e.TokenConfig(lc.Config, operatorToken)); err != nil {
 		return nil, err
 	}
-	metricsToken, err := cluster.MetricsReaderToken(ctx, c, lc.Config, subject)
+	metricsToken, err := e2e.MetricsReaderToken(ctx, c, lc.Config, subject)
 	if err != nil {
 		return nil, err
 	}
 	d := &LocalDeployment{
 		LocalCluster:   lc,
 		Client:         c,
-		OperatorConfig: cluster.TokenConfig(lc.Config, operatorToken),
+		OperatorConfig: e2e.TokenConfig(lc.Config, operatorToken),
 		MetricsToken:   metricsToken,
 		Deployment:     m.deployment,
 		binary: Binary{

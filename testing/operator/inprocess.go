@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -19,14 +18,13 @@ import (
 type Options struct {
 	// Setup registers other controllers than the subject's own: a stage of a walkthrough, say.
 	Setup Setup
-	// CacheLag holds back every event the operator's cache receives by this long, as a busy API
-	// server or a slow network would, while its reads and writes go through at once: its cache
-	// then lags behind its own writes.
-	CacheLag time.Duration
+	// ClientConfig changes the client configuration its manager connects with: a slower network,
+	// say (package cachelag).
+	ClientConfig func(*rest.Config) *rest.Config
 }
 
 // Zero says whether o changes nothing.
-func (o Options) Zero() bool { return o.Setup == nil && o.CacheLag == 0 }
+func (o Options) Zero() bool { return o.Setup == nil && o.ClientConfig == nil }
 
 // InProcess runs subject's controllers, as opts change them, in this process, in a manager of its
 // own that sees only namespace: the envtest tier's operator.
@@ -38,8 +36,8 @@ func InProcess(cfg *rest.Config, namespace string, subject Subject, opts Options
 	if opts.Setup != nil {
 		setup = opts.Setup
 	}
-	if opts.CacheLag > 0 {
-		cfg = lagging(cfg, opts.CacheLag)
+	if opts.ClientConfig != nil {
+		cfg = opts.ClientConfig(cfg)
 	}
 	var stop func() error
 	op := New(subject, Controls{

@@ -1,8 +1,12 @@
-package cluster
+// Package warm attaches the scenarios to a warm control plane: one that `make envtest-up` started
+// and left running (testing/workshop/envtestup), for the test-first loop. A run attaches to it
+// instead of starting its own, which saves the seconds etcd and kube-apiserver take to start. Each
+// spec still has its own namespace and its own operator, so nothing leaks from one run to the
+// next. A suite takes it as its envtest provider: {tiers.Envtest: warm.Envtest}.
+package warm
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,69 +18,60 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"example.com/operator-demo/testing/cluster"
 	"example.com/operator-demo/testing/controlplane"
 	"example.com/operator-demo/testing/operator"
 )
 
-// A warm control plane is one that `make envtest-up` started and left running (testing/workshop/envtestup),
-// for the test-first loop: a run of the scenarios attaches to it instead of starting its own, which
-// saves the seconds etcd and kube-apiserver take to start. Each spec still has its own namespace
-// and its own operator, so nothing leaks from one run to the next.
+// File is where a warm control plane's attachment is written, under the repository root.
+var File = filepath.Join("bin", "envtest-up", "attachment.json")
 
-// WarmFile is where a warm control plane's attachment is written, under the repository root.
-var WarmFile = filepath.Join("bin", "envtest-up", "attachment.json")
+// Env names another warm control plane's attachment file to attach to, for a run in a tree that
+// has none of its own: `make test-first` hands its checkouts the repository's.
+const Env = "ENVTEST_WARM"
 
-// WarmEnv names another warm control plane's attachment file to attach to, for a run in a tree
-// that has none of its own: `make test-first` hands its checkouts the repository's.
-const WarmEnv = "ENVTEST_WARM"
+// answerWithin is how long a warm control plane has to answer before it is taken for dead.
+const answerWithin = 2 * time.Second
 
-// warmAnswerWithin is how long a warm control plane has to answer before it is taken for dead.
-const warmAnswerWithin = 2 * time.Second
-
-// Attachment is what a process needs to reach a shared envtest control plane.
-func Attachment(cfg *rest.Config) ([]byte, error) {
-	return json.Marshal(envtestAttachment{Host: cfg.Host, CA: cfg.CAData, Cert: cfg.CertData, Key: cfg.KeyData, QPS: cfg.QPS, Burst: cfg.Burst})
-}
-
-// configOf reaches the control plane that attachment (Attachment's) describes.
-func configOf(attachment []byte) (*rest.Config, error) {
-	var a envtestAttachment
-	if err := json.Unmarshal(attachment, &a); err != nil {
-		return nil, fmt.Errorf("read the control plane's attachment: %w", err)
-	}
-	return &rest.Config{Host: a.Host, TLSClientConfig: rest.TLSClientConfig{CAData: a.CA, CertData: a.Cert, KeyData: a.Key}, QPS: a.QPS, Burst: a.Burst}, nil
-}
-
-// attachWarm returns the warm control plane that path describes, with the CRDs of crdDir applied
-// again (they may have changed since it started), and its attachment; nil, nil, nil when there is
-// none. One that does not answer within warmAnswerWithin is passed over, with a line on stderr: the
-// run then starts a control plane of its own, never waits on a dead one.
-func attachWarm(path, crdDir string, subject operator.Subject) (*envtestCluster, []byte, error) {
-	cfg, attachment, err := Warm(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil, nil
-	}
+// Envtest attaches to the warm control plane, with the repository's CRDs applied again (they may
+// have changed since it started), when one is up; else it starts a control plane of this run's
+// own (cluster.StartEnvtest). One that does not answer within answerWithin is passed over, with
+// a line on stderr: the run never waits on a dead one.
+func Envtest(ctx context.Context, subject operator.Subject) (cluster.Cluster, []byte, error) {
+	root, err := controlplane.RepoRoot()
 	if err != nil {
+		return nil, nil, err
+	}
+	path := filepath.Join(root, File)
+	if other := os.Getenv(Env); other != "" {
+		path = other
+	}
+	cfg, attachment, err := Read(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return cluster.StartEnvtest(ctx, subject)
+	case err != nil:
 		fmt.Fprintf(os.Stderr, "warm control plane (%s): %v; starting one of this run's own (make envtest-up replaces it)\n", path, err)
-		return nil, nil, nil
+		return cluster.StartEnvtest(ctx, subject)
 	}
-	if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: []string{crdDir}, ErrorIfPathMissing: true}); err != nil {
-		return nil, nil, fmt.Errorf("apply the CRDs of %s to the warm control plane: %w", crdDir, err)
+	crds := filepath.Join(root, "config", "crd", "bases")
+	if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: []string{crds}, ErrorIfPathMissing: true}); err != nil {
+		return nil, nil, fmt.Errorf("apply the CRDs of %s to the warm control plane: %w", crds, err)
 	}
-	e, err := newEnvtest(cfg, subject, func() error { return nil })
-	return e, attachment, err
+	c, err := cluster.Attach(attachment, subject)
+	return c, attachment, err
 }
 
-// Warm reads the warm control plane's attachment at path and checks that it answers within
-// warmAnswerWithin. The error wraps os.ErrNotExist when none was started.
-func Warm(path string) (*rest.Config, []byte, error) {
+// Read reads the warm control plane's attachment at path and checks that it answers within
+// answerWithin. The error wraps os.ErrNotExist when none was started.
+func Read(path string) (*rest.Config, []byte, error) {
 	attachment, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := configOf(attachment)
+	cfg, err := cluster.ConfigOf(attachment)
 	if err == nil {
-		err = ready(cfg, warmAnswerWithin)
+		err = ready(cfg, answerWithin)
 	}
 	return cfg, attachment, err
 }
@@ -102,17 +97,4 @@ func ready(cfg *rest.Config, timeout time.Duration) error {
 		return fmt.Errorf("%s: /readyz answered %s", cfg.Host, resp.Status)
 	}
 	return nil
-}
-
-// warmFileIn is WarmFile in the repository (or $ENVTEST_WARM), and the CRDs the scenarios need.
-func warmFileIn() (file, crdDir string, err error) {
-	root, err := controlplane.RepoRoot()
-	if err != nil {
-		return "", "", err
-	}
-	file = filepath.Join(root, WarmFile)
-	if other := os.Getenv(WarmEnv); other != "" {
-		file = other
-	}
-	return file, filepath.Join(root, "config", "crd", "bases"), nil
 }

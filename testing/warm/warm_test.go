@@ -1,6 +1,7 @@
-package cluster
+package warm
 
 import (
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -9,35 +10,32 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"example.com/operator-demo/testing/operator"
+	"example.com/operator-demo/testing/cluster"
 )
 
 // TestAWarmControlPlaneThatDoesNotAnswerIsPassedOver: a warm control plane that is gone, or
-// hangs, is passed over (the run then starts its own), never waited on.
+// hangs, reads as an error within seconds (Envtest then starts a control plane of its own), never
+// waited on; none at all reads as os.ErrNotExist.
 func TestAWarmControlPlaneThatDoesNotAnswerIsPassedOver(t *testing.T) {
 	for name, host := range map[string]string{"hung": hungServer(t), "gone": goneServer(t)} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "attachment.json")
-			attachment, err := Attachment(&rest.Config{Host: "https://" + host, TLSClientConfig: rest.TLSClientConfig{Insecure: true}})
+			attachment, err := cluster.Attachment(&rest.Config{Host: "https://" + host, TLSClientConfig: rest.TLSClientConfig{Insecure: true}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := os.WriteFile(path, attachment, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			type attached struct {
-				found bool
-				err   error
-			}
-			done := make(chan attached, 1)
+			done := make(chan error, 1)
 			go func() {
-				e, a, err := attachWarm(path, t.TempDir(), operator.Subject{})
-				done <- attached{e != nil || a != nil, err}
+				_, _, err := Read(path)
+				done <- err
 			}()
 			select {
-			case got := <-done:
-				if got.found || got.err != nil {
-					t.Errorf("attachWarm: attached %v, error %v; want it passed over", got.found, got.err)
+			case err := <-done:
+				if err == nil || errors.Is(err, os.ErrNotExist) {
+					t.Errorf("Read: error %v; want one that says it does not answer", err)
 				}
 			case <-time.After(10 * time.Second):
 				t.Fatal("still waiting on a control plane that does not answer after 10 s")
@@ -45,8 +43,8 @@ func TestAWarmControlPlaneThatDoesNotAnswerIsPassedOver(t *testing.T) {
 		})
 	}
 
-	if e, a, err := attachWarm(filepath.Join(t.TempDir(), "none.json"), t.TempDir(), operator.Subject{}); e != nil || a != nil || err != nil {
-		t.Errorf("without a warm control plane: %v %v %v, want nothing", e, a, err)
+	if _, _, err := Read(filepath.Join(t.TempDir(), "none.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("without a warm control plane: %v, want os.ErrNotExist", err)
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"example.com/operator-demo/testing/cluster"
+	"example.com/operator-demo/testing/warm"
 	"example.com/operator-demo/testing/workshop/overlay"
 	"example.com/operator-demo/testing/workshop/repo"
 )
@@ -148,7 +148,7 @@ func editedController(root, work, edit string) (string, error) {
 
 // warmUp says whether make envtest-up's control plane is up and answers.
 func warmUp(root string) bool {
-	_, _, err := cluster.Warm(filepath.Join(root, cluster.WarmFile))
+	_, _, err := warm.Read(filepath.Join(root, warm.File))
 	return err == nil
 }
 

@@ -20,7 +20,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"example.com/operator-demo/controllers"
-	"example.com/operator-demo/testing/cluster"
+	"example.com/operator-demo/testing/e2e"
 	"example.com/operator-demo/testing/process"
 )
 
@@ -78,7 +78,7 @@ func memory(ctx context.Context, e *env, noise int) ([]result, error) {
 		return nil, err
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
-	if err := cluster.WriteKubeconfig(filepath.Join(dir, "kubeconfig"), e.cp.Config); err != nil {
+	if err := e2e.WriteKubeconfig(filepath.Join(dir, "kubeconfig"), e.cp.Config); err != nil {
 		return nil, err
 	}
 	ns, err := e.namespace(ctx, "memory")

@@ -24,6 +24,7 @@ import (
 	"example.com/operator-demo/testing/cluster"
 	"example.com/operator-demo/testing/controlplane"
 	"example.com/operator-demo/testing/poll"
+	"example.com/operator-demo/testing/warm"
 	"example.com/operator-demo/testing/workshop/repo"
 )
 
@@ -38,7 +39,7 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	s := state{attachment: filepath.Join(root, cluster.WarmFile)}
+	s := state{attachment: filepath.Join(root, warm.File)}
 	s.dir = filepath.Dir(s.attachment)
 	s.pid = filepath.Join(s.dir, "pid")
 	switch os.Args[1] {
@@ -106,7 +107,7 @@ func (s state) wait() error {
 }
 
 func (s state) status() (string, error) {
-	cfg, _, err := cluster.Warm(s.attachment)
+	cfg, _, err := warm.Read(s.attachment)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("no control plane is up (%w)", err)
 	}

@@ -27,7 +27,7 @@ import (
 	"strings"
 	"time"
 
-	"example.com/operator-demo/testing/cluster"
+	"example.com/operator-demo/testing/warm"
 )
 
 func main() {
@@ -99,8 +99,8 @@ func run(baseRev, headRev string, keep bool) (report, error) {
 	} else {
 		defer func() { _ = os.RemoveAll(work) }()
 	}
-	if _, err := os.Stat(filepath.Join(repo, cluster.WarmFile)); err == nil {
-		warmAttachment = filepath.Join(repo, cluster.WarmFile)
+	if _, err := os.Stat(filepath.Join(repo, warm.File)); err == nil {
+		warmAttachment = filepath.Join(repo, warm.File)
 		progress("the envtest runs attach to make envtest-up's control plane")
 	}
 	progress("checking out %s (base), %s (head), and the head's specs on the base's production code", rp.base, rp.head)

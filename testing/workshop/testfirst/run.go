@@ -11,8 +11,8 @@ import (
 	"slices"
 	"strings"
 
-	"example.com/operator-demo/testing/cluster"
 	"example.com/operator-demo/testing/tiers"
+	"example.com/operator-demo/testing/warm"
 	"example.com/operator-demo/testing/workshop/specreport"
 )
 
@@ -134,7 +134,7 @@ func (t *tree) runScenarios(tier, description string, specs []spec) (map[string]
 	env := slices.Clone(runnable[i].Environment)
 	envtest := i == 0
 	if envtest && warmAttachment != "" {
-		env = append(env, cluster.WarmEnv+"="+warmAttachment)
+		env = append(env, warm.Env+"="+warmAttachment)
 	}
 	if !envtest {
 		manager, none := t.operatorBinary()

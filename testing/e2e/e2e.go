@@ -11,11 +11,13 @@ import (
 	"fmt"
 	"os"
 
+	dto "github.com/prometheus/client_model/go"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	"example.com/operator-demo/testing/cluster"
+	"example.com/operator-demo/testing/metrics"
 	"example.com/operator-demo/testing/operator"
 	"example.com/operator-demo/testing/tiers"
 )
@@ -69,5 +71,21 @@ func Kind(ctx context.Context, subject operator.Subject) (cluster.Cluster, []byt
 	if err != nil {
 		return nil, nil, err
 	}
-	return New(cfg, c, operator.Deployed(subject, url, token), func() error { return nil }), nil, nil
+	return New(cfg, c, Deployed(subject, url, token), func() error { return nil }), nil, nil
+}
+
+// Deployed is an operator that runs on its own, as a Deployment of a cluster, reached only
+// through its metrics at url (with token as bearer): it cannot be stopped from here.
+func Deployed(subject operator.Subject, url, token string) *operator.Operator {
+	cannot := func() error {
+		return fmt.Errorf("the operator behind %s is a Deployment: the suite neither stops nor starts it", url)
+	}
+	return operator.New(subject, operator.Controls{
+		Metrics: func() ([]*dto.MetricFamily, error) { return metrics.Scrape(context.Background(), url, token) },
+		Start:   cannot, Stop: cannot, Kill: cannot,
+		Logs:    func() []string { return nil },
+		URL:     url,
+		Shared:  true,
+		Running: true,
+	})
 }

@@ -1,6 +1,7 @@
-// Package metrics reads an operator's Prometheus metrics the way Prometheus scrapes them: over
-// HTTP or HTTPS, with a bearer token where the endpoint asks for one, and adds up the samples of a
-// counter or gauge.
+// Package metrics reads the metrics endpoint of an operator that runs outside the test process
+// (the e2e tier's) the way Prometheus scrapes it: over HTTP or HTTPS, with a bearer token where
+// the endpoint asks for one. An operator in the test process is read from controller-runtime's
+// registry instead, without a scrape.
 package metrics
 
 import (
@@ -63,33 +64,4 @@ func get(ctx context.Context, url, token string) (*http.Response, error) {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	return client.Do(req)
-}
-
-// Sum adds up the samples of the counter or gauge called name whose label key is value (every
-// sample when key is ""), and says whether there is such a family at all.
-func Sum(families []*dto.MetricFamily, name, key, value string) (float64, bool) {
-	var total float64
-	found := false
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			if key == "" || hasLabel(m, key, value) {
-				found = true
-				// A sample is a counter or a gauge; the other reads as zero.
-				total += m.GetCounter().GetValue() + m.GetGauge().GetValue()
-			}
-		}
-	}
-	return total, found
-}
-
-func hasLabel(m *dto.Metric, key, value string) bool {
-	for _, l := range m.GetLabel() {
-		if l.GetName() == key && l.GetValue() == value {
-			return true
-		}
-	}
-	return false
 }

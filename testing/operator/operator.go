@@ -1,17 +1,18 @@
 // Package operator is the operator under test, wherever it runs: a manager in the test process
-// (the envtest tier), the operator binary as a process of the test's (the local e2e tier, the
-// demo), or a Deployment that only its metrics reach (kind). A test sees it through its metrics,
-// how many reconciles and how many API writes, and stops, starts or kills it where it can.
+// (the envtest tier), or, through Controls, the operator binary as a process of the test's (the
+// local e2e tier, the demo) or a Deployment that only its metrics reach (kind; package e2e). A
+// test sees it through its metrics, how many reconciles and how many API writes, and stops,
+// starts or kills it where it can.
 package operator
 
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
 
-	"example.com/operator-demo/testing/metrics"
 	"example.com/operator-demo/testing/poll"
 )
 
@@ -36,11 +37,14 @@ type Controls struct {
 	URL string
 	// Shared: one operator serves every spec (the e2e tier); Release leaves it running.
 	Shared bool
+	// Running: it runs already, on its own (a Deployment): Up is not needed.
+	Running bool
 }
 
-// New is the operator subject that controls reach, not yet started: Up starts it.
+// New is the operator subject that controls reach, not yet started unless controls say it is
+// Running: Up starts it.
 func New(subject Subject, controls Controls) *Operator {
-	return &Operator{controls: controls, subject: subject}
+	return &Operator{controls: controls, subject: subject, running: controls.Running}
 }
 
 // Counts is a reading of the operator's counters.
@@ -126,7 +130,7 @@ func (o *Operator) Sum(name, key, value string) (float64, bool, error) {
 	if err != nil {
 		return 0, false, err
 	}
-	total, found := metrics.Sum(families, name, key, value)
+	total, found := sum(families, name, key, value)
 	return total, found, nil
 }
 
@@ -142,30 +146,33 @@ func (o *Operator) raw() (Counts, error) {
 		return Counts{}, err
 	}
 	// A counter that has not counted yet may not be exported yet: it reads as zero.
-	reconciles, _ := metrics.Sum(families, "controller_runtime_reconcile_total", "controller", o.subject.Controller)
+	reconciles, _ := sum(families, "controller_runtime_reconcile_total", "controller", o.subject.Controller)
 	var writes float64
 	if o.subject.WritesMetric != "" {
-		writes, _ = metrics.Sum(families, o.subject.WritesMetric, "", "")
+		writes, _ = sum(families, o.subject.WritesMetric, "", "")
 	}
 	return Counts{Reconciles: reconciles, Writes: writes}, nil
 }
 
-// Deployed is an operator that runs on its own, as a Deployment of a cluster, reached only
-// through its metrics at url (with token as bearer): it cannot be stopped from here.
-func Deployed(subject Subject, url, token string) *Operator {
-	cannot := func() error {
-		return fmt.Errorf("the operator behind %s is a Deployment: the suite neither stops nor starts it", url)
-	}
-	o := New(subject, Controls{
-		Metrics: func() ([]*dto.MetricFamily, error) { return metrics.Scrape(context.Background(), url, token) },
-		Start:   cannot, Stop: cannot, Kill: cannot,
-		Logs:   func() []string { return nil },
-		URL:    url,
-		Shared: true,
-	})
-	o.running = true
-	return o
-}
-
 // Subject is the operator under test that this one runs.
 func (o *Operator) Subject() Subject { return o.subject }
+
+// sum adds up the samples of the counter or gauge called name whose label key is value (every
+// sample when key is ""), and says whether there is such a family at all.
+func sum(families []*dto.MetricFamily, name, key, value string) (float64, bool) {
+	var total float64
+	found := false
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			if key == "" || slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool { return l.GetName() == key && l.GetValue() == value }) {
+				found = true
+				// A sample is a counter or a gauge; the other reads as zero.
+				total += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+			}
+		}
+	}
+	return total, found
+}

@@ -63,6 +63,12 @@ func newCountingClient(config *rest.Config, opts client.Options) (client.Client,
 	if err != nil {
 		return nil, err
 	}
+	return countingWrites(c), nil
+}
+
+// countingWrites is c with every write counted in WritesMetric, by verb and by the object's kind
+// (with "/" and the subresource, if any; "unknown" for a kind that c's scheme lacks).
+func countingWrites(c client.WithWatch) client.WithWatch {
 	count := func(verb string, obj client.Object, subresource string) {
 		resource := "unknown"
 		if gvk, err := apiutil.GVKForObject(obj, c.Scheme()); err == nil {
@@ -98,7 +104,7 @@ func newCountingClient(config *rest.Config, opts client.Options) (client.Client,
 			count("patch", obj, sub)
 			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
 		},
-	}), nil
+	})
 }
 
 // NewScheme returns a scheme that knows the built-in kinds and the Sample API.

@@ -88,8 +88,7 @@ func runSweep(only string, repeat int) error {
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	sweepReport(breaks, outcomes, notCompiled, repeat, time.Since(start))
-	return nil
+	return sweepReport(breaks, outcomes, notCompiled, repeat, only, time.Since(start))
 }
 
 // compilingBreaks makes the breaks of the files under sweepDirs whose path contains only, and
@@ -234,37 +233,62 @@ func (o outcome) String() string {
 	}
 }
 
-// sweepReport prints the score and every survivor, and every kill that did not happen in every run.
-func sweepReport(breaks []sweep.Break, outcomes []outcome, notCompiled, repeat int, took time.Duration) {
-	killed, byUnit, unsteady := 0, 0, 0
-	for _, o := range outcomes {
-		if o.tier != "" {
-			killed++
-		}
-		if o.tier == "unit" {
-			byUnit++
-		}
-		if o.kills < o.runs {
-			unsteady++
-		}
-	}
-	fmt.Printf("# Mutation sweep of %s\n\n", strings.Join(sweepDirs, ", "))
-	fmt.Printf("**Score: %d of %d breaks killed (%.0f%%)**; %d by the unit tier, %d by the envtest tier (each envtest kill run %d more times against its break; %d not killed every time). %d further breaks do not compile and were not tried. Sweep time: %s.\n\n",
-		killed, len(breaks), 100*float64(killed)/float64(len(breaks)), byUnit, killed-byUnit, repeat, unsteady, notCompiled, took.Round(time.Second))
-	fmt.Println("## Survivors\n\n| Where | Function | Break | Why it lives |\n|---|---|---|---|")
+// sweepReport prints the score, every survivor, the equivalent breaks and every kill that did
+// not happen in every run. It fails on a survivor not listed as equivalent, on a kill that did not
+// happen every time, and on an equivalent entry (of the files swept) that no break matches.
+func sweepReport(breaks []sweep.Break, outcomes []outcome, notCompiled, repeat int, only string, took time.Duration) error {
+	var survivors, equivalent, unsteady []int
+	killed, byUnit := 0, 0
+	seen := map[string]bool{}
 	for i, b := range breaks {
-		if o := outcomes[i]; o.tier == "" {
-			fmt.Printf("| %s:%d | %s | %s: `%s` → `%s` | %s |\n", b.File, b.Line, b.Func, b.Operator, cell(b.Was), cell(b.Now), o)
-		}
-	}
-	if unsteady > 0 {
-		fmt.Println("\n## Killed only sometimes\n\n| Where | Break | Spec | Kills |\n|---|---|---|---|")
-		for i, b := range breaks {
-			if o := outcomes[i]; o.kills < o.runs {
-				fmt.Printf("| %s:%d | %s: `%s` → `%s` | %s | %d of %d |\n", b.File, b.Line, b.Operator, cell(b.Was), cell(b.Now), o.v.spec, o.kills, o.runs)
+		o := outcomes[i]
+		_, listed := sweep.Equivalent[b.ID()]
+		seen[b.ID()] = true
+		switch {
+		case o.tier == "" && listed:
+			equivalent = append(equivalent, i)
+		case o.tier == "":
+			survivors = append(survivors, i)
+		default:
+			killed++
+			if o.tier == "unit" {
+				byUnit++
 			}
 		}
+		if o.kills < o.runs {
+			unsteady = append(unsteady, i)
+		}
 	}
+	scored := len(breaks) - len(equivalent)
+	fmt.Printf("# Mutation sweep of %s\n\n", strings.Join(sweepDirs, ", "))
+	fmt.Printf("**Score: %d of %d breaks killed (%.0f%%)**, not counting %d equivalent ones: %d by the unit tier, %d by the envtest tier (each envtest kill run %d more times against its break; %d not killed every time). %d further breaks do not compile and were not tried. Sweep time: %s.\n",
+		killed, scored, 100*float64(killed)/float64(max(scored, 1)), len(equivalent), byUnit, killed-byUnit, repeat, len(unsteady), notCompiled, took.Round(time.Second))
+	table := func(title, why string, rows []int, reason func(int) string) {
+		if len(rows) == 0 {
+			return
+		}
+		fmt.Printf("\n## %s\n\n| Where | Function | Break | %s |\n|---|---|---|---|\n", title, why)
+		for _, i := range rows {
+			b := breaks[i]
+			fmt.Printf("| %s:%d | %s | %s: `%s` → `%s` | %s |\n", b.File, b.Line, b.Func, b.Operator, cell(b.Was), cell(b.Now), cell(reason(i)))
+		}
+	}
+	table("Survivors", "Why it lives", survivors, func(i int) string { return outcomes[i].String() })
+	table("Killed only sometimes", "Spec, kills", unsteady, func(i int) string {
+		return fmt.Sprintf("%s: %d of %d runs", outcomes[i].v.spec, outcomes[i].kills, outcomes[i].runs)
+	})
+	table("Equivalent: no behaviour can observe them", "Why", equivalent, func(i int) string { return sweep.Equivalent[breaks[i].ID()] })
+	var stale []string
+	for id := range sweep.Equivalent {
+		if strings.Contains(strings.Fields(id)[0], only) && !seen[id] {
+			stale = append(stale, id)
+		}
+	}
+	var err error
+	if len(survivors) > 0 || len(unsteady) > 0 || len(stale) > 0 {
+		err = fmt.Errorf("%d survivors not listed as equivalent, %d kills not made every time, %d equivalent entries that match no break (%s)", len(survivors), len(unsteady), len(stale), strings.Join(stale, "; "))
+	}
+	return err
 }
 
 // coverage is, by file (its path's tail, as the breaks name it), the line ranges that ran.

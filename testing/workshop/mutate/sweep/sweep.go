@@ -47,10 +47,14 @@ type Break struct {
 	Content []byte
 }
 
-// ID names a break without its line number, so that a list of breaks (the equivalent ones, say)
-// survives edits elsewhere in the file.
+// ID names a break without its line number, so that a list of breaks (Equivalent) survives
+// edits elsewhere in the file: "file function operator: was → now".
 func (b Break) ID() string {
-	return fmt.Sprintf("%s %s: %s: %s → %s", b.File, b.Func, b.Operator, b.Was, b.Now)
+	fn := b.Func
+	if fn == "" {
+		fn = "(package)"
+	}
+	return fmt.Sprintf("%s %s %s: %s → %s", b.File, fn, b.Operator, b.Was, b.Now)
 }
 
 // Files is the Go files under root's dirs that breaks are made of: not tests, not generated code.

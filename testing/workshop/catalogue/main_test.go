@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/onsi/ginkgo/v2/types"
 
 	"example.com/operator-demo/testing/workshop/mutate/mutants"
@@ -64,13 +66,13 @@ func dryRunOf(path string) []types.Report {
 	}}}
 }
 
-// TestSpecsAreReadFromTheDryRun: the spec tree, the labels and the lines are Ginkgo's own (from
-// its dry run), in the order of the source; the steps are the By texts of each spec's source, a
-// table's for each of its entries; a table's entries read "table: entry".
-func TestSpecsAreReadFromTheDryRun(t *testing.T) {
+// readDryRun writes scenarioSource and the dry run's reports into a scenario directory, and
+// reads its scenarios as the catalogue does.
+func readDryRun(t *testing.T, reports func(file string) []types.Report) ([]scenario, []string) {
+	t.Helper()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "paused_test.go")
-	report, err := json.Marshal(dryRunOf(file))
+	report, err := json.Marshal(reports(file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,9 +86,17 @@ func TestSpecsAreReadFromTheDryRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The one problem: no mutant names this scenario's label.
-	if len(got) != 1 || len(r.problems) != len(mutants.All) {
-		t.Fatalf("read %+v, problems %v", got, r.problems)
+	return got, r.problems
+}
+
+// TestSpecsAreReadFromTheDryRun: the spec tree, the labels and the lines are Ginkgo's own (from
+// its dry run), in the order of the source; the steps are the By texts of each spec's source, a
+// table's for each of its entries; a table's entries read "table: entry".
+func TestSpecsAreReadFromTheDryRun(t *testing.T) {
+	got, problems := readDryRun(t, dryRunOf)
+	// The one kind of problem: no scenario has the labels the mutants name.
+	if len(got) != 1 || len(problems) != len(mutants.All) {
+		t.Fatalf("read %+v, problems %v", got, problems)
 	}
 	s := got[0]
 	if s.title != "Paused" || s.line != 12 || !slices.Equal(s.labels, []string{"paused"}) {
@@ -97,44 +107,26 @@ func TestSpecsAreReadFromTheDryRun(t *testing.T) {
 		{path: []string{"when it is paused"}, text: "rejects: a bad name", line: 22, steps: []string{"applying it"}},
 		{path: []string{"when it is paused"}, text: "rejects: a long name", line: 23, steps: []string{"applying it"}},
 	}
-	if len(s.specs) != len(want) {
-		t.Fatalf("specs %+v, want %+v", s.specs, want)
-	}
-	for i, sp := range s.specs {
-		w := want[i]
-		if !slices.Equal(sp.path, w.path) || sp.text != w.text || sp.line != w.line || !slices.Equal(sp.steps, w.steps) || !slices.Equal(sp.labels, w.labels) {
-			t.Errorf("spec %d = %+v, want %+v", i, sp, w)
-		}
+	if diff := cmp.Diff(want, s.specs, cmp.AllowUnexported(spec{}), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("specs (-want +got):\n%s", diff)
 	}
 }
 
 // TestASpecOutsideAScenarioIsAProblem: a spec whose Describe has no scenario doc comment, or a
 // scenario that the dry run lists no spec of, is reported, not left out of the catalogue.
 func TestASpecOutsideAScenarioIsAProblem(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "paused_test.go")
-	reports := dryRunOf(file)
-	for _, spec := range reports[0].SpecReports {
-		if len(spec.ContainerHierarchyLocations) > 0 {
-			spec.ContainerHierarchyLocations[0].LineNumber = 11
+	_, problems := readDryRun(t, func(file string) []types.Report {
+		reports := dryRunOf(file)
+		for _, spec := range reports[0].SpecReports {
+			if len(spec.ContainerHierarchyLocations) > 0 {
+				spec.ContainerHierarchyLocations[0].LineNumber = 11
+			}
 		}
-	}
-	report, err := json.Marshal(reports)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for path, content := range map[string]string{file: scenarioSource, filepath.Join(dir, readingOrderFile): "paused\n", filepath.Join(dir, "dry-run.json"): string(report)} {
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r := &reader{}
-	if _, err := r.scenarios(dir, filepath.Join(dir, "dry-run.json")); err != nil {
-		t.Fatal(err)
-	}
-	problems := strings.Join(r.problems, "\n")
-	if !strings.Contains(problems, `spec "Sample when it is paused writes nothing" is in a Describe without the scenario's doc comment`) || !strings.Contains(problems, `scenario "Paused" has no specs in the dry run`) {
-		t.Errorf("problems:\n%s", problems)
+		return reports
+	})
+	all := strings.Join(problems, "\n")
+	if !strings.Contains(all, `spec "Sample when it is paused writes nothing" is in a Describe without the scenario's doc comment`) || !strings.Contains(all, `scenario "Paused" has no specs in the dry run`) {
+		t.Errorf("problems:\n%s", all)
 	}
 }
 

@@ -88,14 +88,30 @@ func (r *reader) scenarios(dir, report string) ([]scenario, error) {
 			out = append(out, *s)
 		}
 	}
+	r.check(out, order)
 	position := func(s scenario) int {
-		if len(s.labels) == 0 || !slices.Contains(order, s.labels[0]) {
-			return len(order)
+		if i := slices.Index(order, firstLabel(s)); i >= 0 {
+			return i
 		}
-		return slices.Index(order, s.labels[0])
+		return len(order)
 	}
+	slices.SortStableFunc(out, func(a, b scenario) int { return position(a) - position(b) })
+	return out, nil
+}
+
+// firstLabel is a scenario's first label, which names it: "" if it has none.
+func firstLabel(s scenario) string {
+	if len(s.labels) == 0 {
+		return ""
+	}
+	return s.labels[0]
+}
+
+// check notes each scenario out of place: not in the reading order, in a file not named for its
+// first label; each label of the reading order, and of a mutant, that no scenario has.
+func (r *reader) check(out []scenario, order []string) {
 	for _, s := range out {
-		if position(s) == len(order) {
+		if !slices.Contains(order, firstLabel(s)) {
 			r.problem("%s: scenario %q: its first label %v is not in %s", s.file, s.title, s.labels, readingOrderFile)
 		}
 		if want := fileOf(s.labels); s.file != want {
@@ -103,7 +119,7 @@ func (r *reader) scenarios(dir, report string) ([]scenario, error) {
 		}
 	}
 	for _, label := range order {
-		if !slices.ContainsFunc(out, func(s scenario) bool { return len(s.labels) > 0 && s.labels[0] == label }) {
+		if !slices.ContainsFunc(out, func(s scenario) bool { return firstLabel(s) == label }) {
 			r.problem("%s lists %q, which no scenario is labelled first", readingOrderFile, label)
 		}
 	}
@@ -112,8 +128,6 @@ func (r *reader) scenarios(dir, report string) ([]scenario, error) {
 			r.problem("mutant %q names scenario %q, which no scenario is labelled", m.Break, m.Scenario)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b scenario) int { return position(a) - position(b) })
-	return out, nil
 }
 
 // dryRun reads the specs (Its and table entries) of a Ginkgo JSON report.

@@ -33,9 +33,15 @@ const sweepProcs = 4
 // own tables, not from them.
 const unlinked = "-ldflags=-s -w"
 
+// The tiers the sweep runs, as an outcome names the one that killed a break.
+const (
+	unitTier    = "unit"
+	envtestTier = "envtest"
+)
+
 // outcome is what the tiers said about one break.
 type outcome struct {
-	// tier killed it ("unit" or "envtest"; "" if it survived), and how.
+	// tier killed it (unitTier or envtestTier; "" if it survived), and how.
 	tier string
 	v    verdict
 	// kills of runs: the envtest spec that killed it, run again against it.
@@ -165,7 +171,7 @@ func trySweep(root, dir string, b sweep.Break, unitReaches, envtestReaches bool,
 	}
 	if unitReaches {
 		if o.v, err = unitTests(root, ov, "-failfast", unlinked, "./controllers/", "./api/..."); err != nil || o.v.failed {
-			o.tier = "unit"
+			o.tier = unitTier
 			return o, err
 		}
 	}
@@ -179,7 +185,7 @@ func trySweep(root, dir string, b sweep.Break, unitReaches, envtestReaches bool,
 	if o.v, err = ginkgoRun(root, dir, binary, sweepProcs, "--fail-fast"); err != nil || !o.v.failed {
 		return o, err
 	}
-	o.tier, o.kills, o.runs = "envtest", 1, 1
+	o.tier, o.kills, o.runs = envtestTier, 1, 1
 	for range repeat {
 		again, err := ginkgoRun(root, dir, binary, 1, "--focus="+regexp.QuoteMeta(o.v.spec))
 		if err != nil {
@@ -222,9 +228,9 @@ func ginkgoRun(root, dir, binary string, procs int, flags ...string) (verdict, e
 
 func (o outcome) String() string {
 	switch {
-	case o.tier == "unit":
+	case o.tier == unitTier:
 		return "killed by unit test " + o.v.spec
-	case o.tier == "envtest":
+	case o.tier == envtestTier:
 		return fmt.Sprintf("killed by %q (%d of %d runs)", o.v.spec, o.kills, o.runs)
 	case !o.reached:
 		return "SURVIVED: no test reaches the line"
@@ -251,7 +257,7 @@ func sweepReport(breaks []sweep.Break, outcomes []outcome, notCompiled, repeat i
 			survivors = append(survivors, i)
 		default:
 			killed++
-			if o.tier == "unit" {
+			if o.tier == unitTier {
 				byUnit++
 			}
 		}

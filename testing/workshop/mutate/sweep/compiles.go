@@ -39,7 +39,7 @@ func NewChecker(root string, dirs ...string) (*Checker, error) {
 	c := &Checker{root: root, pkgs: map[string]*packages.Package{}}
 	for _, p := range pkgs {
 		if len(p.Errors) > 0 {
-			return nil, fmt.Errorf("load %s: %v", p.PkgPath, p.Errors[0])
+			return nil, fmt.Errorf("load %s: %w", p.PkgPath, p.Errors[0])
 		}
 		dir, err := filepath.Rel(root, filepath.Dir(p.GoFiles[0]))
 		if err != nil {

@@ -5,5 +5,5 @@ package sweep
 // here fails the sweep, and so does an entry that no break matches any more.
 var Equivalent = map[string]string{
 	`controllers/manager.go (package) delete: Help: "API write requests sent by the operator, by verb and resource." → `: "a metric's help text: shown to whoever reads /metrics, read by no behaviour",
-	`controllers/manager.go (package) constant: "API write requests sent by the operator, by verb and resource." → ""`: "a metric's help text: shown to whoever reads /metrics, read by no behaviour",
+	`controllers/manager.go (package) constant: "API write requests sent by the operator, by verb and resource." → ""`:   "a metric's help text: shown to whoever reads /metrics, read by no behaviour",
 }

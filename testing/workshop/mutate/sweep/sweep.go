@@ -139,42 +139,63 @@ func (m *maker) visit(n ast.Node) bool {
 	case *ast.Field:
 		// A struct tag is not logic; the field's type holds none either.
 		return false
+	case ast.Stmt:
+		m.statement(n)
+	case ast.Expr:
+		m.expression(n)
+	}
+	return true
+}
+
+// statement makes the breaks of a statement's own: its statements deleted, its conditions
+// negated, its returned error dropped.
+func (m *maker) statement(s ast.Stmt) {
+	switch s := s.(type) {
 	case *ast.BlockStmt:
-		m.deleteEach(n.List)
+		m.deleteEach(s.List)
 	case *ast.CaseClause:
-		m.deleteEach(n.Body)
+		m.deleteEach(s.Body)
 	case *ast.IfStmt:
-		m.negate(n.Cond)
+		m.negate(s.Cond)
 	case *ast.ForStmt:
-		if n.Cond != nil {
-			m.negate(n.Cond)
+		if s.Cond != nil {
+			m.negate(s.Cond)
 		}
 	case *ast.SwitchStmt:
-		if n.Tag == nil {
-			for _, s := range n.Body.List {
-				for _, cond := range s.(*ast.CaseClause).List {
+		if s.Tag != nil {
+			return
+		}
+		for _, clause := range s.Body.List {
+			if cc, ok := clause.(*ast.CaseClause); ok {
+				for _, cond := range cc.List {
 					m.negate(cond)
 				}
 			}
 		}
-	case *ast.BinaryExpr:
-		if other, ok := map[token.Token]token.Token{token.LAND: token.LOR, token.LOR: token.LAND}[n.Op]; ok {
-			m.add(n.OpPos, n.OpPos+token.Pos(len(n.Op.String())), Negate, other.String(), n)
-		}
 	case *ast.ReturnStmt:
-		m.dropError(n)
+		m.dropError(s)
+	}
+}
+
+// expression makes the breaks of an expression's own: && and || swapped, fields and chained
+// calls left out, constants replaced.
+func (m *maker) expression(e ast.Expr) {
+	switch e := e.(type) {
+	case *ast.BinaryExpr:
+		if other, ok := map[token.Token]token.Token{token.LAND: token.LOR, token.LOR: token.LAND}[e.Op]; ok {
+			m.add(e.OpPos, e.OpPos+token.Pos(len(e.Op.String())), Negate, other.String(), m.text(e))
+		}
 	case *ast.CompositeLit:
-		m.deleteFields(n)
+		m.deleteFields(e)
 	case *ast.CallExpr:
-		m.deleteFromChain(n)
+		m.deleteFromChain(e)
 	case *ast.BasicLit:
-		m.replaceLiteral(n)
+		m.replaceLiteral(e)
 	case *ast.Ident:
-		if other, ok := map[string]string{"true": "false", "false": "true"}[n.Name]; ok {
-			m.add(n.Pos(), n.End(), Constant, other, n)
+		if other, ok := map[string]string{"true": "false", "false": "true"}[e.Name]; ok {
+			m.add(e.Pos(), e.End(), Constant, other, e.Name)
 		}
 	}
-	return true
 }
 
 // deleteEach breaks each statement of a list that does something by deleting it. A declaration
@@ -189,13 +210,13 @@ func (m *maker) deleteEach(list []ast.Stmt) {
 		case *ast.DeclStmt, *ast.EmptyStmt, *ast.LabeledStmt, *ast.BlockStmt:
 			continue
 		}
-		m.add(s.Pos(), s.End(), Delete, "", s)
+		m.add(s.Pos(), s.End(), Delete, "", m.text(s))
 	}
 }
 
 // negate breaks a condition by negating it.
 func (m *maker) negate(cond ast.Expr) {
-	m.add(cond.Pos(), cond.End(), Negate, "!("+m.text(cond)+")", cond)
+	m.add(cond.Pos(), cond.End(), Negate, "!("+m.text(cond)+")", m.text(cond))
 }
 
 // dropError breaks a return of an error by returning nil instead.
@@ -207,7 +228,7 @@ func (m *maker) dropError(r *ast.ReturnStmt) {
 	if id, ok := last.(*ast.Ident); ok && id.Name == "nil" {
 		return
 	}
-	m.add(last.Pos(), last.End(), DropError, "nil", last)
+	m.add(last.Pos(), last.End(), DropError, "nil", m.text(last))
 }
 
 // deleteFields breaks a composite literal by leaving out each of its keyed fields in turn.
@@ -224,7 +245,7 @@ func (m *maker) deleteFields(c *ast.CompositeLit) {
 		} else if rest := m.src[m.fset.Position(end).Offset:]; len(bytes.TrimLeft(rest, " \t")) > 0 && bytes.TrimLeft(rest, " \t")[0] == ',' {
 			end += token.Pos(len(rest) - len(bytes.TrimLeft(rest, " \t")) + 1)
 		}
-		m.add(kv.Pos(), end, Delete, "", kv)
+		m.add(kv.Pos(), end, Delete, "", m.text(kv))
 	}
 }
 
@@ -238,7 +259,8 @@ func (m *maker) deleteFromChain(call *ast.CallExpr) {
 	if _, chained := sel.X.(*ast.CallExpr); !chained {
 		return
 	}
-	m.add(sel.X.End(), call.End(), Delete, "", &ast.CallExpr{Fun: &ast.Ident{NamePos: sel.Sel.Pos(), Name: "." + sel.Sel.Name}, Lparen: call.Lparen, Args: call.Args, Rparen: call.Rparen})
+	// The report shows the call left out, not the chain before it.
+	m.add(sel.X.End(), call.End(), Delete, "", "."+sel.Sel.Name+m.source(call.Lparen, call.End()))
 }
 
 // replaceLiteral breaks a number or a string by replacing it.
@@ -258,28 +280,25 @@ func (m *maker) replaceLiteral(lit *ast.BasicLit) {
 	default:
 		return
 	}
-	m.add(lit.Pos(), lit.End(), Constant, now, lit)
+	m.add(lit.Pos(), lit.End(), Constant, now, lit.Value)
 }
 
-// add records the break that replaces the source from pos to end with now; shown is the node
-// whose text the report shows as what was there.
-func (m *maker) add(pos, end token.Pos, operator, now string, shown ast.Node) {
+// add records the break that replaces the source from pos to end with now; was is the code the
+// report shows as what was there.
+func (m *maker) add(pos, end token.Pos, operator, now, was string) {
 	from, to := m.fset.Position(pos).Offset, m.fset.Position(end).Offset
-	content := slices.Concat(m.src[:from], []byte(now), m.src[to:])
-	was := m.text(shown)
-	if call, ok := shown.(*ast.CallExpr); ok && operator == Delete {
-		// A call left out of a chain: show the call, not the chain before it.
-		was = call.Fun.(*ast.Ident).Name + string(m.src[m.fset.Position(call.Lparen).Offset:m.fset.Position(call.Rparen).Offset+1])
-	}
 	m.breaks = append(m.breaks, Break{
 		File: m.file, Line: m.fset.Position(pos).Line, Func: m.fn, Operator: operator,
-		Was: oneLine(was), Now: now, Content: content,
+		Was: oneLine(was), Now: now, Content: slices.Concat(m.src[:from], []byte(now), m.src[to:]),
 	})
 }
 
 // text is n's source.
-func (m *maker) text(n ast.Node) string {
-	return string(m.src[m.fset.Position(n.Pos()).Offset:m.fset.Position(n.End()).Offset])
+func (m *maker) text(n ast.Node) string { return m.source(n.Pos(), n.End()) }
+
+// source is the source from pos to end.
+func (m *maker) source(pos, end token.Pos) string {
+	return string(m.src[m.fset.Position(pos).Offset:m.fset.Position(end).Offset])
 }
 
 // oneLine is s with its whitespace runs made single spaces, cut to 80 characters.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -51,39 +52,62 @@ func TestTheCacheHoldsOnlyTheOperatorsConfigMaps(t *testing.T) {
 
 // TestEveryWriteIsCountedByVerbAndResource: WritesMetric counts each write the operator's client
 // sends, labelled by verb and by kind, with the subresource after a slash; a kind the scheme lacks
-// is counted as unknown. The scenarios prove "no write" with these counts.
+// is counted as unknown. A refused write is counted too, and its error returned as it came. The
+// scenarios prove "no write" with these counts.
 func TestEveryWriteIsCountedByVerbAndResource(t *testing.T) {
 	ctx := context.Background()
 	sample := &demov1alpha1.Sample{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "team-a"}}
 	c := countingWrites(fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(sample).WithStatusSubresource(sample).Build())
 	configMap := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "demo-config", Namespace: "team-a"}}
+	gone := &demov1alpha1.Sample{ObjectMeta: metav1.ObjectMeta{Name: "gone", Namespace: "team-a"}}
+	want := map[[2]string]float64{
+		{"create", "ConfigMap"}: 1, {"update", "ConfigMap"}: 2, {"patch", "ConfigMap"}: 2, {"delete", "ConfigMap"}: 2,
+		{"update", "Sample/status"}: 2, {"patch", "Sample/status"}: 2, {"create", "unknown"}: 1,
+	}
 	before := map[[2]string]float64{}
-	want := [][2]string{{"create", "ConfigMap"}, {"update", "ConfigMap"}, {"patch", "ConfigMap"}, {"delete", "ConfigMap"}, {"update", "Sample/status"}, {"patch", "Sample/status"}, {"create", "unknown"}}
-	for _, w := range want {
+	for w := range want {
 		before[w] = testutil.ToFloat64(apiWrites.WithLabelValues(w[0], w[1]))
 	}
 
-	must := func(what string, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
+	// In this order: the calls are made as the list is built.
+	type write struct {
+		what string
+		err  error
+	}
+	for _, w := range []write{
+		{"create", c.Create(ctx, configMap)},
+		{"update", c.Update(ctx, configMap)},
+		{"patch", c.Patch(ctx, configMap, client.MergeFrom(configMap.DeepCopy()))},
+		{"update status", c.Status().Update(ctx, sample)},
+		{"patch status", c.Status().Patch(ctx, sample, client.MergeFrom(sample.DeepCopy()))},
+		{"delete", c.Delete(ctx, configMap)},
+	} {
+		if w.err != nil {
+			t.Fatalf("%s: %v", w.what, w.err)
 		}
 	}
-	must("create", c.Create(ctx, configMap))
-	must("update", c.Update(ctx, configMap))
-	must("patch", c.Patch(ctx, configMap, client.MergeFrom(configMap.DeepCopy())))
-	must("delete", c.Delete(ctx, configMap))
-	must("update status", c.Status().Update(ctx, sample))
-	must("patch status", c.Status().Patch(ctx, sample, client.MergeFrom(sample.DeepCopy())))
-	// A kind this client's scheme lacks: the write fails, and is counted all the same.
+	// Each write again, of objects that do not exist: refused, counted all the same, and the
+	// API server's error returned.
+	for _, w := range []write{
+		{"update", c.Update(ctx, configMap)},
+		{"patch", c.Patch(ctx, configMap, client.MergeFrom(configMap.DeepCopy()))},
+		{"delete", c.Delete(ctx, configMap)},
+		{"update status", c.Status().Update(ctx, gone)},
+		{"patch status", c.Status().Patch(ctx, gone, client.MergeFrom(gone.DeepCopy()))},
+	} {
+		if !apierrors.IsNotFound(w.err) {
+			t.Errorf("%s of an object that does not exist: %v, want NotFound", w.what, w.err)
+		}
+	}
+	// A kind this client's scheme lacks.
 	withoutSamples := countingWrites(fake.NewClientBuilder().WithScheme(runtime.NewScheme()).Build())
 	if err := withoutSamples.Create(ctx, &demov1alpha1.Sample{ObjectMeta: metav1.ObjectMeta{Name: "other", Namespace: "team-a"}}); err == nil {
-		t.Fatal("a write of a kind the scheme lacks succeeded")
+		t.Error("a write of a kind the scheme lacks succeeded")
 	}
 
-	for _, w := range want {
-		if got := testutil.ToFloat64(apiWrites.WithLabelValues(w[0], w[1])) - before[w]; got != 1 {
-			t.Errorf("%s %s: counted %v times, want once", w[0], w[1], got)
+	for w, n := range want {
+		if got := testutil.ToFloat64(apiWrites.WithLabelValues(w[0], w[1])) - before[w]; got != n {
+			t.Errorf("%s %s: counted %v times, want %v", w[0], w[1], got, n)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"example.com/operator-demo/controllers"
 	"example.com/operator-demo/scenarios/samples"
 )
 
@@ -38,6 +39,19 @@ var _ = Describe("Sample", Label("metrics"), func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(found).To(BeTrue(), "the panics counter is not exported")
 			Expect(panics).To(BeZero())
+		})
+
+		// Characterization: written after the default it pins, when the mutation sweep found that
+		// no test noticed it set to 0 (which controller-runtime turns into one worker).
+		It("runs the measured number of workers: controller_runtime_max_concurrent_reconciles is DefaultMaxConcurrentReconciles", Label("characterization"), func(ctx SpecContext) {
+			f := samples.NewFixture(ctx, suiteCluster)
+			f.EventuallySynced(ctx, f.CreateSample(ctx, "counted", "hello world"))
+
+			By("reading controller_runtime_max_concurrent_reconciles{controller=\"sample\"}: the default that BENCHMARKS.md measured")
+			workers, found, err := f.Operator.Sum("controller_runtime_max_concurrent_reconciles", "controller", controllers.ControllerName)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(found).To(BeTrue(), "the workers gauge is not exported")
+			Expect(workers).To(BeNumerically("==", controllers.DefaultMaxConcurrentReconciles))
 		})
 	})
 })

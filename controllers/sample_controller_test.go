@@ -188,10 +188,12 @@ func TestReconcileRestoresDriftWithOneWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	wantEvents(t, api, "Normal Created created ConfigMap greeting-config")
 	if _, err := api.reconcile(t); err != nil {
 		t.Fatalf("reconcile: %v", err)
 	}
 	wantWrites(t, api, "patch ConfigMap")
+	wantEvents(t, api, "Normal Updated updated ConfigMap greeting-config to hold spec.message")
 	if got := api.configMap(t).Data; got[demov1alpha1.MessageKey] != "hello world" || got["extra"] != "kept" {
 		t.Errorf("data = %v", got)
 	}

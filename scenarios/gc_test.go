@@ -57,4 +57,29 @@ var _ = Describe("Sample", Label("gc"), func() {
 				Should(Satisfy(apierrors.IsNotFound))
 		})
 	})
+
+	Context("when it is being deleted, held back by another finalizer", func() {
+		// Characterization: written after the check it proves (a Sample being deleted is left
+		// alone), when the mutation sweep found that no spec noticed it gone.
+		It("recreates nothing: its ConfigMap is left to the garbage collector", Label("characterization"), func(ctx SpecContext) {
+			f := samples.NewFixture(ctx, suiteCluster)
+			sample := f.CreateSample(ctx, "held", "hello world")
+			cm := f.EventuallySynced(ctx, sample)
+
+			By("holding the Sample with a finalizer of another controller's, then deleting it")
+			Expect(komega.Update(sample, func() {
+				sample.Finalizers = append(sample.Finalizers, "scenarios.demo.example.com/hold")
+			})()).To(Succeed())
+			DeferCleanup(komega.Update(sample, func() { sample.Finalizers = nil }))
+			Expect(f.Client.Delete(ctx, sample)).To(Succeed())
+			Eventually(komega.Object(sample)).Should(HaveField("DeletionTimestamp", Not(BeNil())))
+
+			By("deleting its ConfigMap, as the garbage collector does once the Sample is gone")
+			Expect(f.Client.Delete(ctx, cm)).To(Succeed())
+
+			By("checking, for the at-rest time, that the operator does not create it again")
+			Consistently(komega.Get(cm)).
+				Should(Satisfy(apierrors.IsNotFound))
+		})
+	})
 })

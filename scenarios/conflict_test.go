@@ -4,7 +4,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -54,15 +53,11 @@ var _ = Describe("Sample", Label("conflict"), func() {
 			))
 
 			By("finding a Warning event that names the conflict")
-			Eventually(ctx, func(g Gomega) {
-				events := &eventsv1.EventList{}
-				g.Expect(f.Client.List(ctx, events, client.InNamespace(f.Namespace))).To(Succeed())
-				g.Expect(events.Items).To(ContainElement(And(
-					HaveField("Type", corev1.EventTypeWarning),
-					HaveField("Reason", demov1alpha1.ReasonConfigMapConflict),
-					HaveField("Regarding.Name", "taken"),
-				)))
-			}).Should(Succeed())
+			f.EventuallyEvent(ctx, And(
+				HaveField("Type", corev1.EventTypeWarning),
+				HaveField("Reason", demov1alpha1.ReasonConfigMapConflict),
+				HaveField("Regarding.Name", "taken"),
+			))
 
 			By("checking that the ConfigMap was never written: same resourceVersion, same data, no owner")
 			Consistently(komega.Object(theirs)).Should(And(

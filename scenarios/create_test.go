@@ -3,6 +3,7 @@ package scenarios
 import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
@@ -67,6 +68,23 @@ var _ = Describe("Sample", Label("create"), func() {
 			want := operator.Counts{Reconciles: before.Reconciles + 1, Writes: before.Writes + 2}
 			Eventually(f.Operator.Counts).Should(Equal(want))
 			Consistently(f.Operator.Counts).Should(Equal(want))
+		})
+
+		// Characterization: written after the event it proves, when the mutation sweep found that
+		// no spec noticed its action left empty.
+		It("records what it did as a Normal event of the Sample: reason Created, action CreateConfigMap, naming the ConfigMap", Label("characterization"), func(ctx SpecContext) {
+			f := samples.NewFixture(ctx, suiteCluster)
+			sample := f.CreateSample(ctx, "greeting", "hello world")
+			f.EventuallySynced(ctx, sample)
+
+			By("finding the event, as kubectl describe sample greeting shows it")
+			f.EventuallyEvent(ctx, And(
+				HaveField("Regarding.Name", "greeting"),
+				HaveField("Type", corev1.EventTypeNormal),
+				HaveField("Reason", "Created"),
+				HaveField("Action", "CreateConfigMap"),
+				HaveField("Note", "created ConfigMap greeting-config"),
+			))
 		})
 	})
 })

@@ -3,6 +3,7 @@ package scenarios
 import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
@@ -48,6 +49,26 @@ var _ = Describe("Sample", Label("owned-drift"), func() {
 					demov1alpha1.MessageKey: "hello world",
 					"extra":                 "someone else's",
 				})))
+		})
+
+		// Characterization: written after the event it proves, when the mutation sweep found that
+		// no spec noticed its action left empty.
+		It("records the correction as a Normal event of the Sample: reason Updated, action UpdateConfigMap", Label("characterization"), func(ctx SpecContext) {
+			f := samples.NewFixture(ctx, suiteCluster)
+			sample := f.CreateSample(ctx, "edited", "hello world")
+			cm := f.EventuallySynced(ctx, sample)
+
+			By("overwriting data.message")
+			Expect(komega.Update(cm, func() { cm.Data[demov1alpha1.MessageKey] = "drifted" })()).To(Succeed())
+
+			By("finding the event, as kubectl describe sample edited shows it")
+			f.EventuallyEvent(ctx, And(
+				HaveField("Regarding.Name", "edited"),
+				HaveField("Type", corev1.EventTypeNormal),
+				HaveField("Reason", "Updated"),
+				HaveField("Action", "UpdateConfigMap"),
+				HaveField("Note", "updated ConfigMap edited-config to hold spec.message"),
+			))
 		})
 	})
 

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
+	eventsv1 "k8s.io/api/events/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/operator-demo/testing/operator"
@@ -45,6 +46,19 @@ func (f *Fixture) ExpectAtRest(ctx context.Context, counts types.GomegaMatcher, 
 			g.Expect(obj.GetResourceVersion()).To(Equal(versions[i]), "the resourceVersion of %s", describe(obj))
 		}
 	}).Should(Succeed())
+}
+
+// EventuallyEvent waits until the spec's namespace holds an event (events.k8s.io) that matches,
+// and returns it.
+func (f *Fixture) EventuallyEvent(ctx context.Context, matcher types.GomegaMatcher) eventsv1.Event {
+	GinkgoHelper()
+	var found eventsv1.Event
+	Eventually(ctx, func(g Gomega) {
+		events := &eventsv1.EventList{}
+		g.Expect(f.Client.List(ctx, events, client.InNamespace(f.Namespace))).To(Succeed())
+		g.Expect(events.Items).To(ContainElement(matcher, &found))
+	}).Should(Succeed())
+	return found
 }
 
 func describe(obj client.Object) string {

@@ -118,7 +118,7 @@ func (r *SampleReconciler) reconcile(ctx context.Context, req ctrl.Request) (ctr
 	if err := r.writeStatus(ctx, sample, syncErr); err != nil {
 		return ctrl.Result{}, errors.Join(syncErr, err)
 	}
-	if _, ok := errors.AsType[*conflictError](syncErr); ok {
+	if errors.Is(syncErr, errConflict) {
 		// Not a failure of the operator's: the name is someone else's, as status now says.
 		return ctrl.Result{RequeueAfter: conflictRecheck}, nil
 	}
@@ -126,7 +126,7 @@ func (r *SampleReconciler) reconcile(ctx context.Context, req ctrl.Request) (ctr
 }
 
 // syncConfigMap makes the Sample's ConfigMap hold what DesiredConfigMap says, or says why it
-// cannot: a *conflictError when the name is someone else's, else the API server's error.
+// cannot: errConflict when the name is someone else's, else the API server's error.
 //
 // The write strategy, the same for every write the operator makes: read from the cache; compare
 // the fields the operator manages; write only when they differ, with a JSON merge patch that
@@ -154,7 +154,7 @@ func (r *SampleReconciler) syncConfigMap(ctx context.Context, sample *demov1alph
 		return fmt.Errorf("sync ConfigMap %s for Sample %s: %w", key, sample.Name, err)
 	}
 	if !metav1.IsControlledBy(current, sample) {
-		return &conflictError{configMap: current.Name}
+		return errConflict
 	}
 	merged, changed := withManagedFields(current, desired)
 	if !changed {

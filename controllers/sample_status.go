@@ -18,13 +18,10 @@ import (
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 )
 
-// conflictError says that a ConfigMap of the Sample's ConfigMap name exists that the Sample does
-// not control: it is left alone, and reported.
-type conflictError struct{ configMap string }
-
-func (e *conflictError) Error() string {
-	return fmt.Sprintf("ConfigMap %s exists and is not controlled by this Sample", e.configMap)
-}
+// errConflict says that a ConfigMap of the Sample's ConfigMap name exists that the Sample does not
+// control: it is left alone, and reported in status. It ends a pass in status and a recheck, never
+// as an error of Reconcile's, so its text is shown nowhere.
+var errConflict = errors.New("the ConfigMap's name is taken by one this Sample does not control")
 
 // DesiredStatus is the status that sample should have after a pass whose ConfigMap sync ended in
 // syncErr (nil: the ConfigMap holds spec.message). It is the one place where status is computed.
@@ -59,7 +56,7 @@ func readyCondition(configMap string, syncErr error) (metav1.Condition, bool) {
 		ready.Message = fmt.Sprintf("ConfigMap %s holds spec.message", configMap)
 		return ready, true
 	}
-	if _, ok := errors.AsType[*conflictError](syncErr); ok {
+	if errors.Is(syncErr, errConflict) {
 		ready.Reason = demov1alpha1.ReasonConfigMapConflict
 		ready.Message = fmt.Sprintf("ConfigMap %s exists and is not controlled by this Sample; it is left untouched: delete it to let this Sample create its own, or give the Sample another name", configMap)
 		return ready, true

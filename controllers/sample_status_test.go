@@ -70,7 +70,7 @@ func TestDesiredStatus(t *testing.T) {
 			name:       "synced, then a conflict: Ready=False since now",
 			generation: 1,
 			stored:     status(1, ready(metav1.ConditionTrue, demov1alpha1.ReasonSynced, 1, earlier)),
-			syncErr:    &conflictError{configMap: "greeting-config"},
+			syncErr:    errConflict,
 			want:       status(1, ready(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapConflict, 1, now)),
 		},
 		{

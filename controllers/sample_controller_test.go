@@ -433,12 +433,25 @@ func TestRetriesBackOffUpToMaxRetryDelay(t *testing.T) {
 			t.Errorf("retry %d after %s, sooner than retry %d (%s)", i, delays[i], i-1, delays[i-1])
 		}
 	}
-	if last := delays[len(delays)-1]; last != MaxRetryDelay {
-		t.Errorf("after 40 failures a retry waits %s, want the cap, MaxRetryDelay (%s)", last, MaxRetryDelay)
+	if last := delays[len(delays)-1]; last != MaxRetryDelay || last < 10*time.Second {
+		t.Errorf("after 40 failures a retry waits %s, want the cap, MaxRetryDelay (%s): seconds, so that a Sample that keeps failing costs little", last, MaxRetryDelay)
 	}
 	limiter.Forget(item)
 	if again := limiter.When(item); again > 10*time.Millisecond {
 		t.Errorf("after a success the next failure waits %s, want the backoff to start over", again)
+	}
+}
+
+// TestFailingSamplesShareTenRetriesASecond: however many Samples fail at once, the controller
+// retries them at 10 a second once a burst of 100 is spent, and never stops retrying them.
+func TestFailingSamplesShareTenRetriesASecond(t *testing.T) {
+	limiter := retryRateLimiter()
+	var last time.Duration
+	for i := range 101 {
+		last = limiter.When(ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team-a", Name: fmt.Sprint("sample-", i)}})
+	}
+	if last <= 0 || last > time.Second {
+		t.Errorf("the 101st failing Sample waits %s for its first retry, want about a tenth of a second", last)
 	}
 }
 

@@ -297,10 +297,16 @@ func sweepReport(breaks []sweep.Break, outcomes []outcome, notCompiled, repeat i
 	return err
 }
 
-// coverage is, by file (its path's tail, as the breaks name it), the line ranges that ran.
-type coverage map[string][]lineRange
+// coverage is, by file (its path's tail, as the breaks name it), the blocks of a cover profile.
+type coverage map[string][]block
 
-// readCoverage reads a Go cover profile ("pkg/file.go:12.3,14.2 1 5"), keeping the blocks run.
+// block is a range of lines of a cover profile, and whether a test ran it.
+type block struct {
+	lineRange
+	ran bool
+}
+
+// readCoverage reads a Go cover profile ("pkg/file.go:12.3,14.2 1 5").
 func readCoverage(path string) (coverage, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -312,34 +318,37 @@ func readCoverage(path string) (coverage, error) {
 	for s.Scan() {
 		file, rest, ok := strings.Cut(s.Text(), ":")
 		fields := strings.Fields(rest)
-		if !ok || len(fields) != 3 || fields[2] == "0" {
+		if !ok || len(fields) != 3 {
 			continue
 		}
-		var r lineRange
+		var b block
 		var c1, c2 int
-		if _, err := fmt.Sscanf(fields[0], "%d.%d,%d.%d", &r.first, &c1, &r.last, &c2); err != nil {
+		if _, err := fmt.Sscanf(fields[0], "%d.%d,%d.%d", &b.first, &c1, &b.last, &c2); err != nil {
 			continue
 		}
-		c[file] = append(c[file], r)
+		b.ran = fields[2] != "0"
+		c[file] = append(c[file], b)
 	}
 	return c, errors.Join(s.Err(), f.Close())
 }
 
-// reaches says whether a test ran b's line. Code outside a function (a constant, a package
-// variable) has no line of its own in a profile: every test may use it.
+// reaches says whether a test may have run b's line: one that a block run holds, or one that no
+// block holds at all (the lines of a statement after its first, a constant, a package variable:
+// a profile counts statements, not lines). Only a line in blocks none of which ran is unreached.
 func (c coverage) reaches(b sweep.Break) bool {
-	if b.Func == "" {
-		return true
-	}
-	for file, ranges := range c {
+	inBlock := false
+	for file, blocks := range c {
 		if !strings.HasSuffix(file, "/"+b.File) {
 			continue
 		}
-		for _, r := range ranges {
-			if r.first <= b.Line && b.Line <= r.last {
-				return true
+		for _, bl := range blocks {
+			if bl.first <= b.Line && b.Line <= bl.last {
+				if bl.ran {
+					return true
+				}
+				inBlock = true
 			}
 		}
 	}
-	return false
+	return !inBlock
 }

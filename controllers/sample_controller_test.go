@@ -379,11 +379,31 @@ func TestARefusedWriteIsReportedOncePerDistinctFailure(t *testing.T) {
 	pass(refusedByPolicy, true, "Warning ConfigMapRefused the API server refused to write ConfigMap greeting-config: "+policy)
 	pass(refusedByPolicy, false /* the same refusal, retried: nothing new to say */)
 	pass(refusedByPolicy, false)
+	// A new generation, refused alike: status says which generation it observed; the event
+	// would say nothing new.
+	sample := api.sample(t)
+	sample.Generation++
+	if err := api.Client.Update(context.Background(), sample); err != nil {
+		t.Fatal(err)
+	}
+	pass(refusedByPolicy, true)
 	pass(refusedByQuota, true, "Warning QuotaExceeded the API server refused to write ConfigMap greeting-config: "+quota)
 	pass(nil, true, "Normal Created created ConfigMap greeting-config")
 	if ready := meta.FindStatusCondition(api.sample(t).Status.Conditions, demov1alpha1.ConditionReady); ready == nil || ready.Reason != demov1alpha1.ReasonSynced {
 		t.Errorf("once the write went through, Ready = %+v, want reason Synced", ready)
 	}
+}
+
+// TestASampleGoneMidPassIsToldNothing: a Sample deleted while its pass worked gets no Warning
+// event about the refusal its status could not record: there is no one left to tell.
+func TestASampleGoneMidPassIsToldNothing(t *testing.T) {
+	api := newFakeAPI(t, newSample("greeting", "hello world"))
+	api.faults["create ConfigMap"] = refusedByPolicy
+	api.faults["patch Sample/status"] = apierrors.NewNotFound(schema.GroupResource{Group: demov1alpha1.GroupVersion.Group, Resource: "samples"}, "greeting")
+	if _, err := api.reconcile(t); !errors.Is(err, refusedByPolicy) || apierrors.IsNotFound(err) {
+		t.Errorf("Reconcile returned %v, want the refusal alone", err)
+	}
+	wantEvents(t, api /* none */)
 }
 
 // TestAStoppingOperatorLogsNoErrorForItsOwnCancellation: a pass that the manager cancels as it

@@ -239,7 +239,7 @@ mutate: setup-envtest ## Prove the scenarios can fail: build each break of testi
 		-changed-since "$(or $(BASE),$(DEFAULT_BASE))" | tee $(REPORTS)/mutate.md
 
 # FILE=<text> sweeps only the files whose path contains text; REPEAT=<n> runs each envtest kill n
-# more times against its break (default 2). The scenarios attach to make envtest-up's control
+# more times, the whole envtest tier each time (default 2). The scenarios attach to make envtest-up's control
 # plane, which stays up afterwards (make envtest-down).
 .PHONY: mutate-sweep
 mutate-sweep: envtest-up ## Make every generic break of controllers/ and api/ (delete a statement, negate a condition, drop a returned error, replace a constant); run the unit and envtest tiers against each; report the score and every survivor.

@@ -7,7 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -44,8 +44,11 @@ type outcome struct {
 	// tier killed it (unitTier or envtestTier; "" if it survived), and how.
 	tier string
 	v    verdict
-	// kills of runs: the envtest spec that killed it, run again against it.
+	// kills of runs of the envtest tier, and the specs that killed it.
 	kills, runs int
+	killers     []string
+	// err is why the tiers could not say (a run that proved nothing).
+	err error
 	// reached says a test ran its line (from the unmutated run's coverage).
 	reached bool
 }
@@ -82,12 +85,13 @@ func runSweep(only string, repeat int) error {
 	var g errgroup.Group
 	g.SetLimit(workers)
 	for i, b := range breaks {
-		g.Go(func() (err error) {
-			outcomes[i], err = trySweep(root, filepath.Join(work, strconv.Itoa(i)), b, unitCover.reaches(b), envtestCover.reaches(b), repeat)
+		g.Go(func() error {
+			o, err := trySweep(root, filepath.Join(work, strconv.Itoa(i)), b, unitCover.reaches(b), envtestCover.reaches(b), repeat)
 			if err != nil {
-				return fmt.Errorf("%s:%d (%s): %w", b.File, b.Line, b.ID(), err)
+				o = outcome{err: err}
 			}
-			fmt.Fprintf(os.Stderr, "sweep %d/%d (%.0f s): %s:%d %s %s → %s: %s\n", done.Add(1), len(breaks), time.Since(start).Seconds(), b.File, b.Line, b.Operator, b.Was, b.Now, outcomes[i])
+			outcomes[i] = o
+			fmt.Fprintf(os.Stderr, "sweep %d/%d (%.0f s): %s:%d %s %s → %s: %s\n", done.Add(1), len(breaks), time.Since(start).Seconds(), b.File, b.Line, b.Operator, b.Was, b.Now, o)
 			return nil
 		})
 	}
@@ -162,7 +166,8 @@ func sweepBaseline(root, work string) (unit, envtest coverage, err error) {
 }
 
 // trySweep runs the tiers against b: the unit tier if a unit test reaches its line, then the
-// envtest tier if a scenario does.
+// envtest tier if a scenario does. A kill on envtest is tried repeat times more, the whole tier
+// each time: a break that only some runs notice is noticed by chance.
 func trySweep(root, dir string, b sweep.Break, unitReaches, envtestReaches bool, repeat int) (outcome, error) {
 	o := outcome{reached: unitReaches || envtestReaches}
 	ov, err := overlay.Write(dir, map[string]string{filepath.Join(root, filepath.FromSlash(b.File)): string(b.Content)})
@@ -170,7 +175,7 @@ func trySweep(root, dir string, b sweep.Break, unitReaches, envtestReaches bool,
 		return o, err
 	}
 	if unitReaches {
-		if o.v, err = unitTests(root, ov, "-failfast", unlinked, "./controllers/", "./api/..."); err != nil || o.v.failed {
+		if o.v, err = sweepUnit(root, ov); err != nil || o.v.failed {
 			o.tier = unitTier
 			return o, err
 		}
@@ -182,21 +187,46 @@ func trySweep(root, dir string, b sweep.Break, unitReaches, envtestReaches bool,
 	if out, err := goTest(root, ov, "-c", "-o", binary, unlinked, "./scenarios/"); err != nil {
 		return o, fmt.Errorf("build the scenarios: %w\n%s", err, out)
 	}
-	if o.v, err = ginkgoRun(root, dir, binary, sweepProcs, "--fail-fast"); err != nil || !o.v.failed {
-		return o, err
-	}
-	o.tier, o.kills, o.runs = envtestTier, 1, 1
-	for range repeat {
-		again, err := ginkgoRun(root, dir, binary, 1, "--focus="+regexp.QuoteMeta(o.v.spec))
+	for run := range repeat + 1 {
+		v, err := sweepEnvtest(root, dir, binary)
 		if err != nil {
 			return o, err
 		}
-		o.runs++
-		if again.failed {
+		if run == 0 && !v.failed {
+			return o, nil
+		}
+		o.tier, o.runs = envtestTier, o.runs+1
+		if v.failed {
 			o.kills++
+			if !slices.Contains(o.killers, v.spec) {
+				o.killers = append(o.killers, v.spec)
+			}
+		}
+		if run == 0 {
+			o.v = v
 		}
 	}
 	return o, nil
+}
+
+// sweepUnit runs the unit tier against a break. A test binary that fails before any test does
+// (a panic in init, say) has noticed the break as surely as a failed test.
+func sweepUnit(root, ov string) (verdict, error) {
+	v, err := unitTests(root, ov, "-failfast", unlinked, "./controllers/", "./api/...")
+	if err != nil && strings.Contains(err.Error(), "panic:") {
+		return verdict{failed: true, spec: "the unit test binary", where: "panics before any test: " + specreport.Gist(err.Error()[strings.Index(err.Error(), "panic:"):])}, nil
+	}
+	return v, err
+}
+
+// sweepEnvtest runs the envtest tier (the scenario binary, in sweepProcs processes, stopping at
+// the first failure) against a break. A suite that panics before any spec runs has noticed it.
+func sweepEnvtest(root, dir, binary string) (verdict, error) {
+	v, err := ginkgoRun(root, dir, binary, sweepProcs, "--fail-fast")
+	if err != nil && strings.Contains(err.Error(), "panic:") {
+		return verdict{failed: true, spec: "the scenario binary", where: "panics before any spec: " + specreport.Gist(err.Error()[strings.Index(err.Error(), "panic:"):])}, nil
+	}
+	return v, err
 }
 
 // ginkgoRun runs the scenario binary in procs processes and reads its report for the first spec
@@ -228,10 +258,12 @@ func ginkgoRun(root, dir, binary string, procs int, flags ...string) (verdict, e
 
 func (o outcome) String() string {
 	switch {
+	case o.err != nil:
+		return "NO VERDICT: " + specreport.Gist(o.err.Error())
 	case o.tier == unitTier:
 		return "killed by unit test " + o.v.spec
 	case o.tier == envtestTier:
-		return fmt.Sprintf("killed by %q (%d of %d runs)", o.v.spec, o.kills, o.runs)
+		return fmt.Sprintf("killed in %d of %d runs of the envtest tier, by %q", o.kills, o.runs, strings.Join(o.killers, `", "`))
 	case !o.reached:
 		return "SURVIVED: no test reaches the line"
 	default:
@@ -243,7 +275,7 @@ func (o outcome) String() string {
 // not happen in every run. It fails on a survivor not listed as equivalent, on a kill that did not
 // happen every time, and on an equivalent entry (of the files swept) that no break matches.
 func sweepReport(breaks []sweep.Break, outcomes []outcome, notCompiled, repeat int, only string, took time.Duration) error {
-	var survivors, equivalent, unsteady []int
+	var survivors, equivalent, unsteady, unanswered []int
 	killed, byUnit := 0, 0
 	seen := map[string]bool{}
 	for i, b := range breaks {
@@ -251,6 +283,8 @@ func sweepReport(breaks []sweep.Break, outcomes []outcome, notCompiled, repeat i
 		_, listed := sweep.Equivalent[b.ID()]
 		seen[b.ID()] = true
 		switch {
+		case o.err != nil:
+			unanswered = append(unanswered, i)
 		case o.tier == "" && listed:
 			equivalent = append(equivalent, i)
 		case o.tier == "":
@@ -267,8 +301,8 @@ func sweepReport(breaks []sweep.Break, outcomes []outcome, notCompiled, repeat i
 	}
 	scored := len(breaks) - len(equivalent)
 	fmt.Printf("# Mutation sweep of %s\n\n", strings.Join(sweepDirs, ", "))
-	fmt.Printf("**Score: %d of %d breaks killed (%.0f%%)**, not counting %d equivalent ones: %d by the unit tier, %d by the envtest tier (each envtest kill run %d more times against its break; %d not killed every time). %d further breaks do not compile and were not tried. Sweep time: %s.\n",
-		killed, scored, 100*float64(killed)/float64(max(scored, 1)), len(equivalent), byUnit, killed-byUnit, repeat, len(unsteady), notCompiled, took.Round(time.Second))
+	fmt.Printf("**Score: %d of %d breaks killed (%.0f%%)**, not counting %d equivalent ones: %d by the unit tier, %d by the envtest tier (each envtest kill tried %d more times, the whole tier each time; %d not killed every time). %d breaks without a verdict. %d further breaks do not compile and were not tried. Sweep time: %s.\n",
+		killed, scored, 100*float64(killed)/float64(max(scored, 1)), len(equivalent), byUnit, killed-byUnit, repeat, len(unsteady), len(unanswered), notCompiled, took.Round(time.Second))
 	table := func(title, why string, rows []int, reason func(int) string) {
 		if len(rows) == 0 {
 			return
@@ -280,9 +314,8 @@ func sweepReport(breaks []sweep.Break, outcomes []outcome, notCompiled, repeat i
 		}
 	}
 	table("Survivors", "Why it lives", survivors, func(i int) string { return outcomes[i].String() })
-	table("Killed only sometimes", "Spec, kills", unsteady, func(i int) string {
-		return fmt.Sprintf("%s: %d of %d runs", outcomes[i].v.spec, outcomes[i].kills, outcomes[i].runs)
-	})
+	table("Killed only sometimes", "Kills", unsteady, func(i int) string { return outcomes[i].String() })
+	table("No verdict: a run that proved nothing", "Why", unanswered, func(i int) string { return outcomes[i].err.Error() })
 	table("Equivalent: no behaviour can observe them", "Why", equivalent, func(i int) string { return sweep.Equivalent[breaks[i].ID()] })
 	var stale []string
 	for id := range sweep.Equivalent {
@@ -291,8 +324,9 @@ func sweepReport(breaks []sweep.Break, outcomes []outcome, notCompiled, repeat i
 		}
 	}
 	var err error
-	if len(survivors) > 0 || len(unsteady) > 0 || len(stale) > 0 {
-		err = fmt.Errorf("%d survivors not listed as equivalent, %d kills not made every time, %d equivalent entries that match no break (%s)", len(survivors), len(unsteady), len(stale), strings.Join(stale, "; "))
+	if len(survivors) > 0 || len(unsteady) > 0 || len(unanswered) > 0 || len(stale) > 0 {
+		err = fmt.Errorf("%d survivors not listed as equivalent, %d kills not made every time, %d breaks without a verdict, %d equivalent entries that match no break (%s)",
+			len(survivors), len(unsteady), len(unanswered), len(stale), strings.Join(stale, "; "))
 	}
 	return err
 }

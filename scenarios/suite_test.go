@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"example.com/operator-demo/scenarios/samples"
+	"example.com/operator-demo/testing/assets"
 	"example.com/operator-demo/testing/cluster"
 	"example.com/operator-demo/testing/e2e"
 	"example.com/operator-demo/testing/harness"
@@ -16,6 +17,10 @@ import (
 )
 
 func TestScenarios(t *testing.T) {
+	// make sets KUBEBUILDER_ASSETS; a run without it (go test, an IDE) finds what make installed.
+	if err := assets.Export(); err != nil {
+		t.Fatal(err)
+	}
 	harness.RunScenarios(t, "Sample scenarios")
 }
 

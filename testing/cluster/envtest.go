@@ -32,7 +32,7 @@ type envtestAttachment struct {
 
 // StartEnvtest starts a control plane of this run's own, with the operator's CRDs.
 func StartEnvtest(_ context.Context, subject operator.Subject) (Cluster, []byte, error) {
-	cp, err := controlplane.Start("")
+	cp, err := controlplane.Start()
 	if err != nil {
 		return nil, nil, err
 	}

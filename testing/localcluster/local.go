@@ -12,8 +12,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"example.com/operator-demo/testing/assets"
 	"example.com/operator-demo/testing/controlplane"
 	"example.com/operator-demo/testing/process"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
 // LocalCluster is a control plane on loopback that does what a real cluster does for this
@@ -27,19 +29,19 @@ type LocalCluster struct {
 	// AdminKubeconfig is a kubeconfig file for a cluster administrator (group system:masters).
 	AdminKubeconfig string
 	kcm             *process.Process
+	logs            []*os.File
 }
 
 // Start starts the control plane, installs the CRDs, then starts
 // kube-controller-manager: its garbage collector learns the CRDs at start (a type installed later
 // waits for its periodic discovery resync, about 30 s).
 func Start(dir string) (*LocalCluster, error) {
-	assets, err := controlplane.BinaryAssets()
-	if err != nil {
+	if err := assets.Export(); err != nil {
 		return nil, err
 	}
-	kcmBinary := filepath.Join(assets, "kube-controller-manager")
+	kcmBinary := filepath.Join(os.Getenv(assets.Env), "kube-controller-manager")
 	if _, err := os.Stat(kcmBinary); err != nil {
-		return nil, fmt.Errorf("no kube-controller-manager in %s: run `make setup-controlplane`", assets)
+		return nil, fmt.Errorf("no kube-controller-manager in %s: run `make setup-controlplane`", os.Getenv(assets.Env))
 	}
 	// The directory is this cluster's alone: logs of an earlier run would only mislead.
 	if err := os.RemoveAll(dir); err != nil {
@@ -48,13 +50,13 @@ func Start(dir string) (*LocalCluster, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	cp, err := controlplane.Start(dir)
-	if err != nil {
+	lc := &LocalCluster{Dir: dir, AdminKubeconfig: filepath.Join(dir, "admin.kubeconfig")}
+	var err error
+	if lc.ControlPlane, err = lc.startControlPlane(); err != nil {
 		return nil, err
 	}
-	lc := &LocalCluster{ControlPlane: cp, Dir: dir, AdminKubeconfig: filepath.Join(dir, "admin.kubeconfig")}
 	if err := lc.writeAdminKubeconfig(); err != nil {
-		return nil, errors.Join(err, cp.Stop())
+		return nil, errors.Join(err, lc.stopControlPlane())
 	}
 	lc.kcm, err = process.Start("kube-controller-manager", filepath.Join(dir, "kube-controller-manager.log"), 10*time.Second, kcmBinary,
 		"--kubeconfig="+lc.AdminKubeconfig,
@@ -64,15 +66,54 @@ func Start(dir string) (*LocalCluster, error) {
 		"--secure-port=0",
 	)
 	if err != nil {
-		return nil, errors.Join(err, cp.Stop())
+		return nil, errors.Join(err, lc.stopControlPlane())
 	}
 	return lc, nil
 }
 
-func (lc *LocalCluster) writeAdminKubeconfig() error {
-	admin, err := lc.AddAdmin("local-admin")
+// startControlPlane starts etcd and kube-apiserver logging into the cluster's directory, with a
+// certificate directory of their own there, kept across a restart: the API server then comes back
+// with the same serving certificate and service-account keys, and every client and token keeps
+// working (RestartAPIServer).
+func (lc *LocalCluster) startControlPlane() (*controlplane.ControlPlane, error) {
+	pki := filepath.Join(lc.Dir, "pki")
+	if err := os.MkdirAll(pki, 0o700); err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"etcd", "kube-apiserver"} {
+		f, err := os.Create(filepath.Join(lc.Dir, name+".log"))
+		if err != nil {
+			lc.closeLogs()
+			return nil, err
+		}
+		lc.logs = append(lc.logs, f)
+	}
+	cp, err := controlplane.Start(func(env *envtest.Environment) {
+		env.ControlPlane.Etcd = &envtest.Etcd{Out: lc.logs[0], Err: lc.logs[0]}
+		env.ControlPlane.APIServer = &envtest.APIServer{CertDir: pki, Out: lc.logs[1], Err: lc.logs[1]}
+	})
 	if err != nil {
-		return err
+		lc.closeLogs()
+	}
+	return cp, err
+}
+
+func (lc *LocalCluster) closeLogs() {
+	for _, f := range lc.logs {
+		_ = f.Close()
+	}
+}
+
+// stopControlPlane stops etcd and kube-apiserver, then closes their logs.
+func (lc *LocalCluster) stopControlPlane() error {
+	defer lc.closeLogs()
+	return lc.ControlPlane.Stop()
+}
+
+func (lc *LocalCluster) writeAdminKubeconfig() error {
+	admin, err := lc.Env.AddUser(envtest.User{Name: "local-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return fmt.Errorf("add user local-admin: %w", err)
 	}
 	kubeconfig, err := admin.KubeConfig()
 	if err != nil {
@@ -83,7 +124,7 @@ func (lc *LocalCluster) writeAdminKubeconfig() error {
 
 // Stop stops kube-controller-manager, then the control plane.
 func (lc *LocalCluster) Stop() error {
-	return errors.Join(lc.kcm.Stop(), lc.ControlPlane.Stop())
+	return errors.Join(lc.kcm.Stop(), lc.stopControlPlane())
 }
 
 // Logs names the log files of the cluster's components, for printing on failure.
@@ -93,5 +134,5 @@ func (lc *LocalCluster) Logs() []string {
 
 // Kubectl is the path of the kubectl that came with the control plane's binaries.
 func (lc *LocalCluster) Kubectl() string {
-	return filepath.Join(lc.BinaryDir(), "kubectl")
+	return filepath.Join(lc.Env.BinaryAssetsDirectory, "kubectl")
 }

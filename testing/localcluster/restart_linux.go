@@ -18,7 +18,7 @@ import (
 // and starts it again on the same address, with the same certificates and keys; etcd keeps the
 // cluster's state meanwhile. It returns how long the API server was away.
 func (lc *LocalCluster) RestartAPIServer() (time.Duration, error) {
-	api := lc.APIServer()
+	api := lc.Env.ControlPlane.GetAPIServer()
 	pid, err := pidOf("kube-apiserver", "--cert-dir="+api.CertDir)
 	if err != nil {
 		return 0, err

@@ -73,7 +73,7 @@ type state struct{ dir, attachment, pid string }
 func (s state) serve() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cp, err := controlplane.Start(s.dir)
+	cp, err := controlplane.Start()
 	if err != nil {
 		return err
 	}

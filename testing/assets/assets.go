@@ -1,4 +1,7 @@
-package controlplane
+// Package assets finds the control plane's binaries where make and setup-envtest put them, for a
+// run of the tests without make: `go test ./scenarios/...`, or an IDE's. make, and a kubebuilder
+// project's Makefile, set $KUBEBUILDER_ASSETS, which is all package controlplane reads.
+package assets
 
 import (
 	"errors"
@@ -11,37 +14,35 @@ import (
 
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/semver"
+
+	"example.com/operator-demo/testing/controlplane"
 )
 
-// RepoRoot is the directory holding the project's go.mod, found upwards from the working
-// directory: go test runs a package's tests in the package's directory, and Ginkgo runs a
-// precompiled suite in its binary's directory (bin/).
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
+// Env names the directory of the control plane's binaries, as envtest reads it.
+const Env = "KUBEBUILDER_ASSETS"
+
+// Export sets $KUBEBUILDER_ASSETS, when it is not set, to what Find finds: a suite calls it
+// first, so that `go test` (and an IDE) run it with what `make` installed.
+func Export() error {
+	if os.Getenv(Env) != "" {
+		return nil
+	}
+	dir, err := Find()
 	if err != nil {
-		return "", err
+		return err
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
+	return os.Setenv(Env, dir)
 }
 
-// BinaryAssets is the directory holding etcd, kube-apiserver and kubectl, found where make and
-// setup-envtest look, so that `go test` (and an IDE) run the tests with what `make` installed:
-// $KUBEBUILDER_ASSETS when set; else the newest release of the Kubernetes minor the tests run on
-// (KubernetesMinor) in the project's bin/k8s/, else in setup-envtest's user-level store.
-func BinaryAssets() (string, error) {
-	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
+// Find is the directory holding etcd, kube-apiserver and kubectl, found where make and
+// setup-envtest look: $KUBEBUILDER_ASSETS when set; else the newest release of the Kubernetes
+// minor the tests run on (KubernetesMinor) in the project's bin/k8s/, else in setup-envtest's
+// user-level store.
+func Find() (string, error) {
+	if dir := os.Getenv(Env); dir != "" {
 		return dir, nil
 	}
-	root, err := RepoRoot()
+	root, err := controlplane.RepoRoot()
 	if err != nil {
 		return "", err
 	}

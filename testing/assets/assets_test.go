@@ -1,4 +1,4 @@
-package controlplane
+package assets
 
 import (
 	"fmt"
@@ -9,12 +9,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"example.com/operator-demo/testing/controlplane"
 )
 
-// TestBinaryAssetsLooksWhereMakeAndSetupEnvtestPutThem: without KUBEBUILDER_ASSETS, the binaries
+// TestFindLooksWhereMakeAndSetupEnvtestPutThem: without KUBEBUILDER_ASSETS, the binaries
 // of the minor the tests run on are found in the project's bin/k8s/, else in setup-envtest's
 // user-level store, as on a fresh clone of a machine where make setup-envtest once ran.
-func TestBinaryAssetsLooksWhereMakeAndSetupEnvtestPutThem(t *testing.T) {
+func TestFindLooksWhereMakeAndSetupEnvtestPutThem(t *testing.T) {
 	root, data := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module x\n\nrequire (\n\tk8s.io/api v0.37.2\n)\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -46,7 +48,7 @@ func TestBinaryAssetsLooksWhereMakeAndSetupEnvtestPutThem(t *testing.T) {
 	}
 	find := func() string {
 		t.Helper()
-		dir, err := BinaryAssets()
+		dir, err := Find()
 		if err != nil {
 			return "error: " + err.Error()
 		}
@@ -78,7 +80,7 @@ func TestBinaryAssetsLooksWhereMakeAndSetupEnvtestPutThem(t *testing.T) {
 // TestTheVersionsFileStartsWithGoModsKubernetes: the supported versions, one place for the Makefile
 // and the workflow, begin with the default, go.mod's, and pin every kind node image by digest.
 func TestTheVersionsFileStartsWithGoModsKubernetes(t *testing.T) {
-	root, err := RepoRoot()
+	root, err := controlplane.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

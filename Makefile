@@ -238,7 +238,8 @@ mutate: setup-envtest ## Prove the scenarios can fail: build each break of testi
 		$(WORKSHOP)/mutate $(if $(SCENARIO),-scenario '$(SCENARIO)') $(if $(MUTANT),-mutant '$(MUTANT)') \
 		-changed-since "$(or $(BASE),$(DEFAULT_BASE))" | tee $(REPORTS)/mutate.md
 
-# FILE=<text> sweeps only the files whose path contains text; REPEAT=<n> runs each envtest kill n
+# FILE=<text> sweeps only the files whose path contains text, BREAK=<text> only the breaks whose
+# description contains it (the report's "file function operator: was → now"); REPEAT=<n> runs each envtest kill n
 # more times, the whole envtest tier each time (default 2). The scenarios attach to make envtest-up's control
 # plane, which stays up afterwards (make envtest-down).
 .PHONY: mutate-sweep
@@ -246,7 +247,7 @@ mutate-sweep: envtest-up ## Make every generic break of controllers/ and api/ (d
 	@mkdir -p $(REPORTS)
 	@$(call workshop-tool,mutate)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
-		$(WORKSHOP)/mutate -sweep $(if $(FILE),-file '$(FILE)') $(if $(REPEAT),-repeat $(REPEAT)) | tee $(REPORTS)/mutate-sweep.md
+		$(WORKSHOP)/mutate -sweep $(if $(FILE),-file '$(FILE)') $(if $(BREAK),-break '$(BREAK)') $(if $(REPEAT),-repeat $(REPEAT)) | tee $(REPORTS)/mutate-sweep.md
 
 # BASE: the revision a change starts from (default: the merge-base with origin/main, else main).
 # A changed spec that only rewrites the test states so in a commit trailer `Spec-Rewrite: <name>`.

@@ -71,10 +71,6 @@ func NewSampleReconciler(mgr ctrl.Manager) *SampleReconciler {
 // SetupWithManager registers the Sample controller with mgr: a Sample is reconciled when its spec
 // changes, and when a ConfigMap it controls changes or is deleted, so drift is undone at once.
 func (r *SampleReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	workers := r.MaxConcurrentReconciles
-	if workers == 0 {
-		workers = DefaultMaxConcurrentReconciles
-	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
 		// GenerationChangedPredicate: a change of the Sample's status (or of its labels and
@@ -86,8 +82,18 @@ func (r *SampleReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&corev1.ConfigMap{}, builder.WithPredicates(predicate.Funcs{
 			CreateFunc: func(event.CreateEvent) bool { return false },
 		})).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers, RateLimiter: retryRateLimiter()}).
+		WithOptions(r.options()).
 		Complete(r)
+}
+
+// options are the controller's: how many Samples it reconciles at once, and how it paces the
+// retries of failed passes.
+func (r *SampleReconciler) options() controller.Options {
+	workers := r.MaxConcurrentReconciles
+	if workers == 0 {
+		workers = DefaultMaxConcurrentReconciles
+	}
+	return controller.Options{MaxConcurrentReconciles: workers, RateLimiter: retryRateLimiter()}
 }
 
 // Reconcile brings one Sample's ConfigMap and status in line with its spec.

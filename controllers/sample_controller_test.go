@@ -435,6 +435,30 @@ func TestAStoppingOperatorLogsNoErrorForItsOwnCancellation(t *testing.T) {
 	}
 }
 
+// TestTheControllerRunsItsWorkersWithItsRetries: the controller reconciles
+// DefaultMaxConcurrentReconciles Samples at once unless told otherwise, and paces its retries
+// with retryRateLimiter, not controller-runtime's default.
+func TestTheControllerRunsItsWorkersWithItsRetries(t *testing.T) {
+	if got := (&SampleReconciler{}).options().MaxConcurrentReconciles; got != DefaultMaxConcurrentReconciles {
+		t.Errorf("by default %d workers, want DefaultMaxConcurrentReconciles (%d)", got, DefaultMaxConcurrentReconciles)
+	}
+	opts := (&SampleReconciler{MaxConcurrentReconciles: 3}).options()
+	if opts.MaxConcurrentReconciles != 3 {
+		t.Errorf("told 3, it runs %d workers", opts.MaxConcurrentReconciles)
+	}
+	if opts.RateLimiter == nil {
+		t.Fatal("no rate limiter: controller-runtime's default backs off to 1000 s")
+	}
+	item := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team-a", Name: "greeting"}}
+	var last time.Duration
+	for range 40 {
+		last = opts.RateLimiter.When(item)
+	}
+	if last != MaxRetryDelay {
+		t.Errorf("after 40 failures a retry waits %s, want MaxRetryDelay (%s)", last, MaxRetryDelay)
+	}
+}
+
 // TestRetriesBackOffUpToMaxRetryDelay: a Sample whose write keeps failing is retried sooner at
 // first and then every MaxRetryDelay, not after minutes (controller-runtime's default grows to
 // 1000 s).

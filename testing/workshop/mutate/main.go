@@ -51,11 +51,12 @@ func main() {
 	since := flag.String("changed-since", "", "with -scenario or -mutant: also try every break whose lines changed since this revision (the work tree counts)")
 	sweeping := flag.Bool("sweep", false, "instead of the chosen breaks, make every generic break of controllers/ and api/ and run the unit and envtest tiers against each")
 	only := flag.String("file", "", "with -sweep: break only the files whose path contains this text")
+	breakText := flag.String("break", "", "with -sweep: try only the breaks whose ID (file function operator: was → now) contains this text")
 	repeat := flag.Int("repeat", 2, "with -sweep: try each break the envtest tier kills this many more times, the whole tier each time")
 	flag.Parse()
 	var err error
 	if *sweeping {
-		err = runSweep(*only, *repeat)
+		err = runSweep(*only, *breakText, *repeat)
 	} else {
 		var chosen []mutants.Mutant
 		if chosen, err = chooseFrom(*scenario, *mutant, *since); err == nil {

@@ -12,10 +12,11 @@ import (
 	"path/filepath"
 	"time"
 
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
 	"example.com/operator-demo/testing/assets"
 	"example.com/operator-demo/testing/controlplane"
 	"example.com/operator-demo/testing/process"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
 // LocalCluster is a control plane on loopback that does what a real cluster does for this

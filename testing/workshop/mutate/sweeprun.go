@@ -278,38 +278,64 @@ func (o outcome) String() string {
 	}
 }
 
-// sweepReport prints the score, every survivor, the equivalent breaks and every kill that did
-// not happen in every run. It fails on a survivor not listed as equivalent, on a kill that did not
-// happen every time, and on an equivalent entry (of the files swept) that no break matches.
-func sweepReport(breaks []sweep.Break, outcomes []outcome, notCompiled, repeat int, only string, took time.Duration) error {
-	var survivors, equivalent, unsteady, unanswered []int
-	killed, byUnit := 0, 0
-	seen := map[string]bool{}
+// tally is the outcomes sorted for the report: indexes into the breaks.
+type tally struct {
+	survivors, equivalent, unsteady, unanswered []int
+	killed, byUnit                              int
+}
+
+// tallied sorts the outcomes of breaks.
+func tallied(breaks []sweep.Break, outcomes []outcome) tally {
+	var t tally
 	for i, b := range breaks {
 		o := outcomes[i]
 		_, listed := sweep.Equivalent[b.ID()]
-		seen[b.ID()] = true
 		switch {
 		case o.err != nil:
-			unanswered = append(unanswered, i)
+			t.unanswered = append(t.unanswered, i)
 		case o.tier == "" && listed:
-			equivalent = append(equivalent, i)
+			t.equivalent = append(t.equivalent, i)
 		case o.tier == "":
-			survivors = append(survivors, i)
+			t.survivors = append(t.survivors, i)
 		default:
-			killed++
+			t.killed++
 			if o.tier == unitTier {
-				byUnit++
+				t.byUnit++
 			}
 		}
 		if o.kills < o.runs {
-			unsteady = append(unsteady, i)
+			t.unsteady = append(t.unsteady, i)
 		}
 	}
-	scored := len(breaks) - len(equivalent)
+	return t
+}
+
+// staleEquivalents are the entries of sweep.Equivalent, for the files swept (their path contains
+// only), that none of breaks matches.
+func staleEquivalents(breaks []sweep.Break, only string) []string {
+	seen := map[string]bool{}
+	for _, b := range breaks {
+		seen[b.ID()] = true
+	}
+	var stale []string
+	for id := range sweep.Equivalent {
+		if strings.Contains(strings.Fields(id)[0], only) && !seen[id] {
+			stale = append(stale, id)
+		}
+	}
+	return stale
+}
+
+// sweepReport prints the score, every survivor, the equivalent breaks and every kill that did
+// not happen in every run. It fails on a survivor not listed as equivalent, on a kill that did not
+// happen every time, on a break without a verdict, and on an equivalent entry (of the files
+// swept) that no break matches.
+func sweepReport(breaks []sweep.Break, outcomes []outcome, notCompiled, repeat int, only string, took time.Duration) error {
+	t := tallied(breaks, outcomes)
+	scored := len(breaks) - len(t.equivalent)
 	fmt.Printf("# Mutation sweep of %s\n\n", strings.Join(sweepDirs, ", "))
 	fmt.Printf("**Score: %d of %d breaks killed (%.0f%%)**, not counting %d equivalent ones: %d by the unit tier, %d by the envtest tier (each envtest kill tried %d more times, the whole tier each time; %d not killed every time). %d breaks without a verdict. %d further breaks do not compile and were not tried. Sweep time: %s.\n",
-		killed, scored, 100*float64(killed)/float64(max(scored, 1)), len(equivalent), byUnit, killed-byUnit, repeat, len(unsteady), len(unanswered), notCompiled, took.Round(time.Second))
+		t.killed, scored, 100*float64(t.killed)/float64(max(scored, 1)), len(t.equivalent), t.byUnit, t.killed-t.byUnit, repeat, len(t.unsteady), len(t.unanswered), notCompiled, took.Round(time.Second))
 	table := func(title, why string, rows []int, reason func(int) string) {
 		if len(rows) == 0 {
 			return
@@ -320,22 +346,16 @@ func sweepReport(breaks []sweep.Break, outcomes []outcome, notCompiled, repeat i
 			fmt.Printf("| %s:%d | %s | %s: `%s` → `%s` | %s |\n", b.File, b.Line, b.Func, b.Operator, cell(b.Was), cell(b.Now), cell(reason(i)))
 		}
 	}
-	table("Survivors", "Why it lives", survivors, func(i int) string { return outcomes[i].String() })
-	table("Killed only sometimes", "Kills", unsteady, func(i int) string { return outcomes[i].String() })
-	table("No verdict: a run that proved nothing", "Why", unanswered, func(i int) string { return outcomes[i].err.Error() })
-	table("Equivalent: no behaviour can observe them", "Why", equivalent, func(i int) string { return sweep.Equivalent[breaks[i].ID()] })
-	var stale []string
-	for id := range sweep.Equivalent {
-		if strings.Contains(strings.Fields(id)[0], only) && !seen[id] {
-			stale = append(stale, id)
-		}
+	table("Survivors", "Why it lives", t.survivors, func(i int) string { return outcomes[i].String() })
+	table("Killed only sometimes", "Kills", t.unsteady, func(i int) string { return outcomes[i].String() })
+	table("No verdict: a run that proved nothing", "Why", t.unanswered, func(i int) string { return outcomes[i].err.Error() })
+	table("Equivalent: no behaviour can observe them", "Why", t.equivalent, func(i int) string { return sweep.Equivalent[breaks[i].ID()] })
+	stale := staleEquivalents(breaks, only)
+	if len(t.survivors) > 0 || len(t.unsteady) > 0 || len(t.unanswered) > 0 || len(stale) > 0 {
+		return fmt.Errorf("%d survivors not listed as equivalent, %d kills not made every time, %d breaks without a verdict, %d equivalent entries that match no break (%s)",
+			len(t.survivors), len(t.unsteady), len(t.unanswered), len(stale), strings.Join(stale, "; "))
 	}
-	var err error
-	if len(survivors) > 0 || len(unsteady) > 0 || len(unanswered) > 0 || len(stale) > 0 {
-		err = fmt.Errorf("%d survivors not listed as equivalent, %d kills not made every time, %d breaks without a verdict, %d equivalent entries that match no break (%s)",
-			len(survivors), len(unsteady), len(unanswered), len(stale), strings.Join(stale, "; "))
-	}
-	return err
+	return nil
 }
 
 // coverage is, by file (its path's tail, as the breaks name it), the blocks of a cover profile.

@@ -73,6 +73,9 @@ type state struct{ dir, attachment, pid string }
 func (s state) serve() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return err
+	}
 	cp, err := controlplane.Start()
 	if err != nil {
 		return err

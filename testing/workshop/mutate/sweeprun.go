@@ -220,20 +220,27 @@ func trySweep(root, dir string, b sweep.Break, unitReaches, envtestReaches bool,
 // (a panic in init, say) has noticed the break as surely as a failed test.
 func sweepUnit(root, ov string) (verdict, error) {
 	v, err := unitTests(root, ov, "-failfast", unlinked, unvetted, "./controllers/", "./api/...")
-	if err != nil && strings.Contains(err.Error(), "panic:") {
-		return verdict{failed: true, spec: "the unit test binary", where: "panics before any test: " + specreport.Gist(err.Error()[strings.Index(err.Error(), "panic:"):])}, nil
+	return panicked(v, err, "the unit test binary")
+}
+
+// panicked turns a run that failed by panicking before any test (err says so) into a kill by
+// binary; any other verdict or error is returned as it is.
+func panicked(v verdict, err error, binary string) (verdict, error) {
+	if err == nil {
+		return v, nil
 	}
-	return v, err
+	_, message, found := strings.Cut(err.Error(), "panic:")
+	if !found {
+		return v, err
+	}
+	return verdict{failed: true, spec: binary, where: "panics before any test: " + specreport.Gist("panic:"+message)}, nil
 }
 
 // sweepEnvtest runs the envtest tier (the scenario binary, in sweepProcs processes, stopping at
 // the first failure) against a break. A suite that panics before any spec runs has noticed it.
 func sweepEnvtest(root, dir, binary string) (verdict, error) {
 	v, err := ginkgoRun(root, dir, binary, sweepProcs, "--fail-fast")
-	if err != nil && strings.Contains(err.Error(), "panic:") {
-		return verdict{failed: true, spec: "the scenario binary", where: "panics before any spec: " + specreport.Gist(err.Error()[strings.Index(err.Error(), "panic:"):])}, nil
-	}
-	return v, err
+	return panicked(v, err, "the scenario binary")
 }
 
 // ginkgoRun runs the scenario binary in procs processes and reads its report for the first spec

@@ -12,7 +12,7 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/scenarios/samples"
-	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/localcluster"
 	"example.com/operator-demo/testing/tiers"
 )
 
@@ -79,7 +79,7 @@ var _ = Describe("Sample", Label("killed-mid-run", tiers.NeedsKill), func() {
 					g.Expect(cm.Data).To(HaveKeyWithValue(demov1alpha1.MessageKey, fmt.Sprintf("message %d", i)))
 					g.Expect(metav1.GetControllerOf(&cm)).To(HaveField("Name", fmt.Sprintf("s%03d", i)))
 				}
-			}).WithTimeout(harness.Failover).Should(Succeed())
+			}).WithTimeout(localcluster.Failover).Should(Succeed())
 
 			By("checking that every Sample reports Ready")
 			f.EventuallyEverySample(ctx, n, metav1.ConditionTrue, demov1alpha1.ReasonSynced)

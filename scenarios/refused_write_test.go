@@ -70,7 +70,7 @@ var _ = Describe("Sample", Label("refused-write"), func() {
 			f := samples.NewFixture(ctx, suiteCluster)
 			f.RefuseConfigMaps(ctx, "ConfigMaps are frozen in this namespace")
 			before := f.EventuallySettled(ctx)
-			statusWrites, err := f.Operator.WritesTo("Sample/status")
+			statusWrites, err := f.Operator.WritesTo("samples/status")
 			Expect(err).NotTo(HaveOccurred())
 			// The counter is the process's: earlier specs' errors are in it too.
 			errorsBefore, _, err := f.Operator.Sum("controller_runtime_reconcile_errors_total", "controller", "sample")
@@ -98,7 +98,7 @@ var _ = Describe("Sample", Label("refused-write"), func() {
 			f := samples.NewFixture(ctx, suiteCluster, harness.WithClientConfig(cachelag.Of(cacheLag)))
 			f.RefuseConfigMaps(ctx, "ConfigMaps are frozen in this namespace")
 			before := f.EventuallySettled(ctx)
-			statusWrites, err := f.Operator.WritesTo("Sample/status")
+			statusWrites, err := f.Operator.WritesTo("samples/status")
 			Expect(err).NotTo(HaveOccurred())
 
 			By("creating a Sample while the policy refuses its ConfigMap; the operator's cache shows every change 300 ms late")
@@ -142,7 +142,7 @@ var _ = Describe("Sample", Label("refused-write"), func() {
 				Eventually(ctx, func() error {
 					_, err := samples.Check(ctx, f.Client, s)
 					return err
-				}).WithTimeout(harness.Recover).Should(Succeed())
+				}).WithTimeout(samples.Recover).Should(Succeed())
 			}
 			AddReportEntry("recovered after the refusal was lifted", time.Since(lifted).Round(100*time.Millisecond).String())
 		})
@@ -160,7 +160,7 @@ const cacheLag = 300 * time.Millisecond
 func expectReportedOnce(ctx context.Context, f *samples.Fixture, statusWrites float64) {
 	GinkgoHelper()
 	Consistently(ctx, func(g Gomega) {
-		g.Expect(f.Operator.WritesTo("Sample/status")).To(Equal(statusWrites + 1))
+		g.Expect(f.Operator.WritesTo("samples/status")).To(Equal(statusWrites + 1))
 		events := &eventsv1.EventList{}
 		g.Expect(f.Client.List(ctx, events, client.InNamespace(f.Namespace))).To(Succeed())
 		g.Expect(events.Items).To(ConsistOf(And(

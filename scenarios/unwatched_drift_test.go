@@ -12,6 +12,7 @@ import (
 	"example.com/operator-demo/controllers"
 	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/operator"
 	"example.com/operator-demo/testing/tiers"
 )
 
@@ -58,7 +59,7 @@ var _ = Describe("Sample", Label("unwatched-drift", tiers.NeedsInProcessOperator
 
 // firstStage wires the Sample reconciler as the article's first stage does: For(&Sample{}) alone,
 // with no Owns(&ConfigMap{}). The production wiring is SampleReconciler.SetupWithManager.
-func firstStage(mgr ctrl.Manager) error {
+func firstStage(mgr ctrl.Manager, _ operator.Settings) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(controllers.ControllerName).
 		For(&demov1alpha1.Sample{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).

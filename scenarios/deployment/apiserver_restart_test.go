@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
-	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/localcluster"
 )
 
 var _ = Describe("The operator, when the API server restarts", func() {
@@ -32,6 +32,6 @@ var _ = Describe("The operator, when the API server restarts", func() {
 		Eventually(ctx, func(g Gomega) {
 			g.Expect(d.Client.Get(ctx, key, cm)).To(Succeed())
 			g.Expect(cm.Data).To(HaveKeyWithValue(demov1alpha1.MessageKey, "hello world"))
-		}).WithTimeout(harness.Failover).Should(Succeed())
+		}).WithTimeout(localcluster.Failover).Should(Succeed())
 	})
 })

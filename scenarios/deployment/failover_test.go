@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
-	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/localcluster"
 	"example.com/operator-demo/testing/operator"
 )
 
@@ -29,7 +29,7 @@ var _ = Describe("Two replicas of the operator", func() {
 		Eventually(leading(d.Operator)).Should(BeNumerically("==", 1))
 		Eventually(leading(standby)).Should(BeZero())
 		// Standby, not AtRest: long enough to see the standby try for the lease at least once.
-		Consistently(leading(standby)).WithTimeout(harness.Standby).Should(BeZero())
+		Consistently(leading(standby)).WithTimeout(localcluster.Standby).Should(BeZero())
 
 		By("creating a Sample and waiting for its ConfigMap")
 		cm, key := syncedConfigMap(ctx, "failover")
@@ -42,7 +42,7 @@ var _ = Describe("Two replicas of the operator", func() {
 
 		By("waiting for the standby to lead, within the lease duration plus a retry period")
 		// Failover, not Converge: the killed leader's lease must expire first.
-		Eventually(leading(standby)).WithTimeout(harness.Failover).Should(BeNumerically("==", 1))
+		Eventually(leading(standby)).WithTimeout(localcluster.Failover).Should(BeNumerically("==", 1))
 		AddReportEntry("takeover after kill -9", time.Since(killed).Round(100*time.Millisecond).String())
 
 		By("waiting for the new leader to restore the message")
@@ -54,6 +54,6 @@ var _ = Describe("Two replicas of the operator", func() {
 		By("bringing the killed replica back, as a standby now")
 		Expect(d.Operator.Up()).To(Succeed())
 		Eventually(leading(d.Operator)).Should(BeZero())
-		Consistently(leading(d.Operator)).WithTimeout(harness.Standby).Should(BeZero()) // as above
+		Consistently(leading(d.Operator)).WithTimeout(localcluster.Standby).Should(BeZero()) // as above
 	})
 })

@@ -14,7 +14,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/operator-demo/scenarios/samples"
-	"example.com/operator-demo/testing/controlplane"
 	"example.com/operator-demo/testing/harness"
 	"example.com/operator-demo/testing/localcluster"
 )
@@ -29,7 +28,7 @@ func TestDeployment(t *testing.T) {
 }
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	root, err := controlplane.RepoRoot()
+	root, err := localcluster.Root()
 	Expect(err).NotTo(HaveOccurred())
 	d, err = localcluster.StartDeployment(ctx, filepath.Join(root, "reports", "deployment"), filepath.Join(root, "bin", "manager"), samples.Operator)
 	Expect(err).NotTo(HaveOccurred())

@@ -48,7 +48,7 @@ func (f *Fixture) PatchSample(ctx context.Context, sample *demov1alpha1.Sample, 
 func (f *Fixture) EventuallySynced(ctx context.Context, sample *demov1alpha1.Sample) *corev1.ConfigMap {
 	GinkgoHelper()
 	var cm *corev1.ConfigMap
-	Eventually(ctx, func() error {
+	f.Eventually(ctx, func() error {
 		var err error
 		cm, err = Check(ctx, f.Client, sample)
 		return err
@@ -60,7 +60,7 @@ func (f *Fixture) EventuallySynced(ctx context.Context, sample *demov1alpha1.Sam
 // with reason for its current generation.
 func (f *Fixture) EventuallyEverySample(ctx context.Context, n int, status metav1.ConditionStatus, reason string) {
 	GinkgoHelper()
-	Eventually(ctx, func(g Gomega) {
+	f.Eventually(ctx, func(g Gomega) {
 		list := &demov1alpha1.SampleList{}
 		g.Expect(f.Client.List(ctx, list, client.InNamespace(f.Namespace))).To(Succeed())
 		g.Expect(list.Items).To(HaveLen(n))

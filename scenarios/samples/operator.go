@@ -3,24 +3,27 @@ package samples
 import (
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/controllers"
+	"example.com/operator-demo/testing/harness"
 	"example.com/operator-demo/testing/operator"
 )
 
-// Operator is this project's operator, as the harness runs it: the controllers cmd/ wires, with
-// cmd/'s manager options, reconciling Samples into ConfigMaps; deployed by config/default into
-// operator-demo-system.
+// Operator is this project's operator, as the harness runs it: the scheme, manager options and
+// controller that cmd/ wires, reconciling Samples into ConfigMaps.
 var Operator = operator.Subject{
-	Scheme:            controllers.NewScheme(),
-	Setup:             func(mgr ctrl.Manager) error { return controllers.NewSampleReconciler(mgr).SetupWithManager(mgr) },
-	ManagerOptions:    controllers.ManagerOptions,
-	Controller:        controllers.ControllerName,
-	WritesMetric:      controllers.WritesMetric,
-	Kind:              &demov1alpha1.Sample{},
-	Owned:             &corev1.ConfigMap{},
-	OwnedLabels:       map[string]string{controllers.ManagedByLabel: controllers.ManagedByValue},
-	Namespace:         "operator-demo-system",
-	MetricsReaderRole: "operator-demo-metrics-reader",
+	Scheme: controllers.NewScheme(),
+	Setup: func(mgr ctrl.Manager, _ operator.Settings) error {
+		return controllers.NewSampleReconciler(mgr).SetupWithManager(mgr)
+	},
+	ManagerOptions: controllers.ManagerOptions,
+	Kind:           &demov1alpha1.Sample{},
+	Owned:          []client.Object{&corev1.ConfigMap{}},
 }
+
+// Recover bounds how long a Sample whose ConfigMap write the API server refused takes to become
+// ready once the refusal is lifted: the retry's backoff, capped by controllers.MaxRetryDelay, and
+// then the harness's Converge.
+const Recover = controllers.MaxRetryDelay + harness.Converge

@@ -42,10 +42,11 @@ func Find() (string, error) {
 	if dir := os.Getenv(Env); dir != "" {
 		return dir, nil
 	}
-	root, err := controlplane.RepoRoot()
+	gomod, err := controlplane.Find("go.mod")
 	if err != nil {
 		return "", err
 	}
+	root := filepath.Dir(gomod)
 	minor, err := KubernetesMinor(root)
 	if err != nil {
 		return "", err

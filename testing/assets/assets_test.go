@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/mod/modfile"
+
 	"example.com/operator-demo/testing/controlplane"
 )
 
@@ -80,21 +82,31 @@ func TestFindLooksWhereMakeAndSetupEnvtestPutThem(t *testing.T) {
 // TestTheVersionsFileStartsWithGoModsKubernetes: the supported versions, one place for the Makefile
 // and the workflow, begin with the default, go.mod's, and pin every kind node image by digest.
 func TestTheVersionsFileStartsWithGoModsKubernetes(t *testing.T) {
-	root, err := controlplane.RepoRoot()
+	gomodPath, err := controlplane.Find("go.mod")
 	if err != nil {
 		t.Fatal(err)
 	}
+	root := filepath.Dir(gomodPath)
 	t.Setenv("ENVTEST_K8S_VERSION", "")
 	minor, err := KubernetesMinor(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	content, err := os.ReadFile(gomodPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := regexp.MustCompile(`(?m)^\s*k8s\.io/api v0\.(\d+\.\d+)`).FindSubmatch(gomod)
-	content, err := os.ReadFile(filepath.Join(root, "testing", "k8sbin", "kubernetes-versions.txt"))
+	gomod, err := modfile.ParseLax(gomodPath, content, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var api string // go.mod's k8s.io/api, without "v0.": 37.2
+	for _, r := range gomod.Require {
+		if r.Mod.Path == "k8s.io/api" {
+			api = strings.TrimPrefix(r.Mod.Version, "v0.")
+		}
+	}
+	content, err = os.ReadFile(filepath.Join(root, "testing", "k8sbin", "kubernetes-versions.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,8 +124,8 @@ func TestTheVersionsFileStartsWithGoModsKubernetes(t *testing.T) {
 	if len(minors) == 0 || minors[0] != minor {
 		t.Fatalf("the first minor is %v, want go.mod's %s", minors, minor)
 	}
-	if first := strings.Fields(strings.Split(strings.SplitN(string(content), "\n"+minor+" ", 2)[1], "\n")[0])[0]; "1."+string(api[1]) != first {
-		t.Errorf("the default minor builds %s from source; go.mod's k8s.io/api wants 1.%s", first, api[1])
+	if first := strings.Fields(strings.Split(strings.SplitN(string(content), "\n"+minor+" ", 2)[1], "\n")[0])[0]; "1."+api != first {
+		t.Errorf("the default minor builds %s from source; go.mod's k8s.io/api wants 1.%s", first, api)
 	}
 	sorted := slices.Clone(minors)
 	slices.SortFunc(sorted, func(a, b string) int { return compareVersions(b+".0", a+".0") })

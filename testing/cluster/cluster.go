@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -46,23 +45,17 @@ type Provider func(ctx context.Context, subject operator.Subject) (Cluster, []by
 // tiers.ProviderKind). The envtest tier has one built in, StartEnvtest. Call it in one process
 // (Ginkgo's SynchronizedBeforeSuite).
 func Start(ctx context.Context, subject operator.Subject, providers map[string]Provider) (Cluster, []byte, error) {
-	name := tiers.Envtest
-	switch tier := os.Getenv(tiers.Env); tier {
-	case "", tiers.Envtest:
-	case tiers.E2E:
-		if name = os.Getenv(tiers.ProviderEnv); name == "" {
-			name = tiers.ProviderLocal
-		}
-	default:
-		return nil, nil, fmt.Errorf("%s=%q: want %s or %s", tiers.Env, tier, tiers.Envtest, tiers.E2E)
+	tier, err := tiers.Current()
+	if err != nil {
+		return nil, nil, err
 	}
-	if start, ok := providers[name]; ok {
+	if start, ok := providers[tier.Provider]; ok {
 		return start(ctx, subject)
 	}
-	if name == tiers.Envtest {
+	if tier.Provider == tiers.Envtest {
 		return StartEnvtest(ctx, subject)
 	}
-	return nil, nil, fmt.Errorf("%s=%q: this suite has no such provider", tiers.ProviderEnv, name)
+	return nil, nil, fmt.Errorf("the %s tier: this suite has no provider for it", tier.Name)
 }
 
 // Attach returns the cluster that another process started, from what Start returned there.
@@ -74,7 +67,7 @@ func Attach(attachment []byte, subject operator.Subject) (Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newEnvtest(cfg, subject, func() error { return nil })
+	return Envtest(cfg, subject, func() error { return nil })
 }
 
 // NewClient is a client for cfg that knows scheme's kinds and reads straight from the API server.

@@ -30,19 +30,25 @@ type envtestAttachment struct {
 	Burst         int
 }
 
-// StartEnvtest starts a control plane of this run's own, with the operator's CRDs.
+// StartEnvtest starts a control plane of this run's own, with the operator's CRDs installed and
+// its webhooks served (ServeWebhooks).
 func StartEnvtest(_ context.Context, subject operator.Subject) (Cluster, []byte, error) {
-	cp, err := controlplane.Start()
+	cp, err := controlplane.Start(subject.CRDs)
 	if err != nil {
 		return nil, nil, err
 	}
-	attachment, err := Attachment(cp.Config)
+	stopWebhooks, err := ServeWebhooks(cp.Config, subject)
 	if err != nil {
 		return nil, nil, errors.Join(err, cp.Stop())
 	}
-	e, err := newEnvtest(cp.Config, subject, cp.Stop)
+	stop := func() error { return errors.Join(stopWebhooks(), cp.Stop()) }
+	attachment, err := Attachment(cp.Config)
 	if err != nil {
-		return nil, nil, errors.Join(err, cp.Stop())
+		return nil, nil, errors.Join(err, stop())
+	}
+	e, err := Envtest(cp.Config, subject, stop)
+	if err != nil {
+		return nil, nil, errors.Join(err, stop())
 	}
 	return e, attachment, nil
 }
@@ -61,7 +67,9 @@ func ConfigOf(attachment []byte) (*rest.Config, error) {
 	return &rest.Config{Host: a.Host, TLSClientConfig: rest.TLSClientConfig{CAData: a.CA, CertData: a.Cert, KeyData: a.Key}, QPS: a.QPS, Burst: a.Burst}, nil
 }
 
-func newEnvtest(cfg *rest.Config, subject operator.Subject, stop func() error) (*envtestCluster, error) {
+// Envtest is the envtest tier on the control plane cfg reaches as an administrator: an operator
+// in this process for each namespace. stop releases the control plane.
+func Envtest(cfg *rest.Config, subject operator.Subject, stop func() error) (Cluster, error) {
 	c, err := NewClient(cfg, subject.Scheme)
 	if err != nil {
 		return nil, err

@@ -1,5 +1,5 @@
 // Package controlplane starts the envtest control plane (etcd and kube-apiserver) that every
-// test tier above the unit tests stands on, with the project's CRDs installed, from the binaries
+// test tier above the unit tests stands on, with the operator's CRDs installed, from the binaries
 // in $KUBEBUILDER_ASSETS (`make setup-envtest` provides them; package assets finds them for a run
 // without make). It knows nothing of the operator, so its own test, which proves the binaries,
 // reruns only when they, the API or go.mod change.
@@ -16,8 +16,8 @@ import (
 )
 
 // ControlPlane is a kube-apiserver and etcd started by envtest for this test process, with the
-// project's CRDs (config/crd/bases) installed. envtest runs no controllers: no garbage collector,
-// no namespace controller.
+// operator's CRDs installed. envtest runs no controllers: no garbage collector, no namespace
+// controller.
 type ControlPlane struct {
 	// Env is envtest's environment, started: its binaries, its API server, its users.
 	Env *envtest.Environment
@@ -25,20 +25,24 @@ type ControlPlane struct {
 	Config *rest.Config
 }
 
+// DefaultCRDs is where a kubebuilder project keeps its CRDs.
+const DefaultCRDs = "config/crd/bases"
+
 // Start starts etcd and kube-apiserver, from the binaries in $KUBEBUILDER_ASSETS, and installs the
-// CRDs. Each of configure changes the environment first (where its components log, say).
-func Start(configure ...func(*envtest.Environment)) (*ControlPlane, error) {
+// CRDs of the directories crds (DefaultCRDs when none; each found by Find). Each of configure
+// changes the environment first (where its components log, say).
+func Start(crds []string, configure ...func(*envtest.Environment)) (*ControlPlane, error) {
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	if assets == "" {
 		return nil, errors.New("KUBEBUILDER_ASSETS is not set: run the tests through make (make test), or set it to the directory `setup-envtest use -p path` prints")
 	}
-	root, err := RepoRoot()
+	dirs, err := FindAll(crds, DefaultCRDs)
 	if err != nil {
 		return nil, err
 	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory: assets,
-		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
+		CRDDirectoryPaths:     dirs,
 		ErrorIfCRDPathMissing: true,
 	}
 	for _, c := range configure {
@@ -56,22 +60,39 @@ func Start(configure ...func(*envtest.Environment)) (*ControlPlane, error) {
 // watching makes the API server's shutdown wait for its watches.
 func (cp *ControlPlane) Stop() error { return cp.Env.Stop() }
 
-// RepoRoot is the directory holding the project's go.mod, found upwards from the working
-// directory: go test runs a package's tests in the package's directory, and Ginkgo runs a
-// precompiled suite in its binary's directory (bin/).
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
+// Find is the absolute path of path (relative to the repository, e.g. "config/crd/bases") in
+// the working directory or the nearest directory above it that holds it. go test runs a package's
+// tests in the package's directory, Ginkgo a precompiled suite in its binary's: both lie below the
+// directories they look for, in a repository of one Go module or of several.
+func Find(path string) (string, error) {
+	if filepath.IsAbs(path) {
+		return path, nil
+	}
+	start, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
+	for dir := start; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, path)); err == nil {
+			return filepath.Join(dir, path), nil
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
+		if filepath.Dir(dir) == dir {
+			return "", fmt.Errorf("no %s in %s or any directory above it", path, start)
 		}
-		dir = parent
 	}
+}
+
+// FindAll finds each of paths (Find), or unset when there are none.
+func FindAll(paths []string, unset ...string) ([]string, error) {
+	if len(paths) == 0 {
+		paths = unset
+	}
+	found := make([]string, len(paths))
+	for i, p := range paths {
+		var err error
+		if found[i], err = Find(p); err != nil {
+			return nil, err
+		}
+	}
+	return found, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ import (
 // it, kubectl parses it, a ConfigMap round-trips through the API server, and the project's CRDs
 // are installed and served.
 func TestControlPlane(t *testing.T) {
-	cp, err := Start()
+	cp, err := Start(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,11 +78,11 @@ func TestControlPlane(t *testing.T) {
 // each of them established.
 func crdsEstablished(t *testing.T, c client.Client) {
 	t.Helper()
-	root, err := RepoRoot()
+	dir, err := Find(DefaultCRDs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := filepath.Glob(filepath.Join(root, "config", "crd", "bases", "*.yaml"))
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no CRD files in config/crd/bases: %v", err)
 	}
@@ -147,4 +148,25 @@ func kubectlServerVersion(t *testing.T, cp *ControlPlane) string {
 		t.Fatalf("kubectl version -o json: %v", err)
 	}
 	return kv.ServerVersion.GitVersion
+}
+
+// TestFindLooksUpwardsFromTheWorkingDirectory: a suite in a nested module (scenarios/go.mod, say)
+// finds the CRDs of the repository around it, and a missing directory is an error that names it.
+func TestFindLooksUpwardsFromTheWorkingDirectory(t *testing.T) {
+	repo := t.TempDir()
+	for _, dir := range []string{"config/crd/bases", "test/e2e/suite"} {
+		if err := os.MkdirAll(filepath.Join(repo, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(repo, "test", "go.mod"), []byte("module example.org/tests\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Join(repo, "test", "e2e", "suite"))
+	if got, err := Find("config/crd/bases"); err != nil || got != filepath.Join(repo, "config", "crd", "bases") {
+		t.Errorf("Find = %q, %v; want the repository's config/crd/bases", got, err)
+	}
+	if _, err := Find("config/crd/thirdparty"); err == nil || !strings.Contains(err.Error(), "no config/crd/thirdparty in") {
+		t.Errorf("Find of a missing directory = %v, want an error naming it", err)
+	}
 }

@@ -14,29 +14,28 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"example.com/operator-demo/testing/operator"
 )
 
 // metricsReader names the ServiceAccount (and its ClusterRoleBinding) that reads the operator's
 // metrics, as a Prometheus would.
 const metricsReader = "e2e-metrics-reader"
 
-// MetricsReaderToken creates a ServiceAccount in subject's namespace, bound to its metrics-reader
-// role, and returns a token for it: the credentials a Prometheus would scrape with.
-func MetricsReaderToken(ctx context.Context, c client.Client, cfg *rest.Config, subject operator.Subject) (string, error) {
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: metricsReader, Namespace: subject.Namespace}}
+// MetricsReaderToken creates a ServiceAccount in the operator's namespace, bound to its
+// metrics-reader role (both as m names them), and returns a token for it: the credentials a
+// Prometheus would scrape with.
+func MetricsReaderToken(ctx context.Context, c client.Client, cfg *rest.Config, m Manifests) (string, error) {
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: metricsReader, Namespace: m.Namespace}}
 	binding := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: metricsReader},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: subject.MetricsReaderRole},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: metricsReader, Namespace: subject.Namespace}},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: m.MetricsReaderRole},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: metricsReader, Namespace: m.Namespace}},
 	}
 	for _, obj := range []client.Object{sa, binding} {
 		if err := client.IgnoreAlreadyExists(c.Create(ctx, obj)); err != nil {
 			return "", fmt.Errorf("create %s: %w", obj.GetName(), err)
 		}
 	}
-	return ServiceAccountToken(ctx, cfg, subject.Namespace, metricsReader)
+	return ServiceAccountToken(ctx, cfg, m.Namespace, metricsReader)
 }
 
 // ServiceAccountToken is a token, valid for four hours, of the ServiceAccount namespace/name.

@@ -3,7 +3,10 @@ package harness
 import (
 	"time"
 
+	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 )
 
 // How long the specs wait. SetDefaults makes Converge and AtRest what Eventually and Consistently
@@ -11,21 +14,19 @@ import (
 const (
 	// Converge bounds how long the operator may take to act on a change.
 	Converge = 10 * time.Second
-	// Failover bounds how long a new operator may take to become leader after the old one was
-	// killed: the old one's lease must expire first (LeaseDuration 15 s, RetryPeriod 2 s).
-	Failover = 30 * time.Second
-	// Recover bounds how long an object whose write the API server refused takes to become ready
-	// once the refusal is lifted: the retry's backoff, capped at 30 s by the controller's rate
-	// limiter, and then Converge.
-	Recover = 30*time.Second + Converge
-	// Standby is how long a test watches a standby replica not take the lease: two of leader
-	// election's 2 s retry periods and a margin, so that it sees the standby try at least once.
-	Standby = 5 * time.Second
+	// Collect bounds how long the garbage collector may take to delete what an object owned, on a
+	// cluster still busy with the previous spec's objects.
+	Collect = 30 * time.Second
 	// AtRest is how long a spec watches for something that must not happen. What it catches
 	// (a reconcile loop, a write on a no-op pass, a revert the operator should not make) shows
 	// within a few hundred milliseconds: a status loop runs hundreds of reconciles a second here, and
 	// every spec watches only after the reconcile under test has been seen to happen.
 	AtRest = 1 * time.Second
+	// Settle is how long an operator has done nothing (no reconcile, no write) before a wait for
+	// what it does (Fixture.Eventually) takes it as settled and fails at once, instead of waiting
+	// out Converge for what will not come. Twice AtRest: a watch event that starts a reconcile
+	// arrives within milliseconds, and a false "settled" would fail a green spec.
+	Settle = 2 * AtRest
 	// Poll is how often Eventually and Consistently look.
 	Poll = 100 * time.Millisecond
 )
@@ -33,8 +34,11 @@ const (
 // SetDefaults makes Eventually wait up to Converge and Consistently watch for AtRest, both
 // looking every Poll, also when they are given the spec's context: by default Gomega gives an
 // Eventually with a context no timeout but the context's, and a failing spec would wait until
-// the suite's. Each suite calls it once, before RunSpecs.
+// the suite's. It also writes controller-runtime's log to GinkgoWriter, so that a failed spec
+// shows what its operator (and the webhooks) logged while it ran. Each suite calls it once,
+// before RunSpecs (RunScenarios does).
 func SetDefaults() {
+	ctrl.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	EnforceDefaultTimeoutsWhenUsingContexts()
 	SetDefaultEventuallyTimeout(Converge)
 	SetDefaultEventuallyPollingInterval(Poll)

@@ -3,10 +3,12 @@ package harness
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -44,6 +46,17 @@ func WithClientConfig(change func(*rest.Config) *rest.Config) FixtureOption {
 	return func(o *operator.Options) { o.ClientConfig = change }
 }
 
+// With runs the operator with option set to value (a frozen clock, say): its own setup, reading
+// the option as the suite's Subject declares it.
+func With[T any](option *operator.Option[T], value T) FixtureOption {
+	return func(o *operator.Options) {
+		if o.Settings == nil {
+			o.Settings = operator.Settings{}
+		}
+		option.Set(o.Settings, value)
+	}
+}
+
 // NewFixture creates a namespace (GenerateName) and an operator for it. Both are removed when the
 // spec ends: the operator stopped first, then the namespace deleted.
 func NewFixture(ctx context.Context, c cluster.Cluster, opts ...FixtureOption) *Fixture {
@@ -79,21 +92,30 @@ func NewFixture(ctx context.Context, c cluster.Cluster, opts ...FixtureOption) *
 // next spec measures it.
 func (f *Fixture) emptyNamespace(ctx SpecContext, subject operator.Subject) {
 	Expect(f.Client.DeleteAllOf(ctx, subject.Kind, client.InNamespace(f.Namespace))).To(Succeed())
-	left, inNamespace := f.listOf(subject.Kind), client.InNamespace(f.Namespace)
-	var owned *unstructured.UnstructuredList
-	if subject.Owned != nil && tiers.Current().Runs(tiers.NeedsGarbageCollector) {
-		owned = f.listOf(subject.Owned)
-	}
-	// Failover: the garbage collector of a cluster busy with the previous spec may take longer
-	// than an operator's Converge.
-	Eventually(ctx, func(g Gomega) {
-		g.Expect(f.Client.List(ctx, left, inNamespace)).To(Succeed())
-		g.Expect(left.Items).To(BeEmpty())
-		if owned != nil {
-			g.Expect(f.Client.List(ctx, owned, inNamespace, client.MatchingLabels(subject.OwnedLabels))).To(Succeed())
-			g.Expect(owned.Items).To(BeEmpty())
+	tier, err := tiers.Current()
+	Expect(err).NotTo(HaveOccurred())
+	kind := f.listOf(subject.Kind)
+	lists := []*unstructured.UnstructuredList{kind}
+	if tier.Runs(tiers.NeedsGarbageCollector) {
+		for _, owned := range subject.Owned {
+			lists = append(lists, f.listOf(owned))
 		}
-	}).WithTimeout(Failover).Should(Succeed())
+	}
+	owner := strings.TrimSuffix(kind.GetKind(), "List")
+	Eventually(ctx, func(g Gomega) {
+		for _, list := range lists {
+			g.Expect(f.Client.List(ctx, list, client.InNamespace(f.Namespace))).To(Succeed())
+			g.Expect(list.Items).NotTo(ContainElement(HaveOwner(owner)), "objects left of %s", list.GetKind())
+		}
+	}).WithTimeout(Collect).Should(Succeed())
+}
+
+// HaveOwner matches an object (unstructured, as a list holds it) of kind owner, or that an object
+// of kind owner owns.
+func HaveOwner(owner string) types.GomegaMatcher {
+	return Satisfy(func(obj unstructured.Unstructured) bool {
+		return obj.GetKind() == owner || slices.ContainsFunc(obj.GetOwnerReferences(), func(r metav1.OwnerReference) bool { return r.Kind == owner })
+	})
 }
 
 // listOf is an empty list of obj's kind.
@@ -106,8 +128,9 @@ func (f *Fixture) listOf(obj client.Object) *unstructured.UnstructuredList {
 	return list
 }
 
-// printDiagnostics writes what a failed spec leaves to look at: the namespace's events and the
-// end of every log the operator and the cluster keep.
+// printDiagnostics writes what a failed spec leaves to look at, after what its operator logged
+// while it ran (GinkgoWriter, RunScenarios): the namespace's events and the end of every log the
+// operator and the cluster keep in files.
 func (f *Fixture) printDiagnostics(ctx context.Context) {
 	events := &eventsv1.EventList{}
 	if err := f.Client.List(ctx, events, client.InNamespace(f.Namespace)); err != nil {

@@ -12,13 +12,17 @@ import (
 	"example.com/operator-demo/testing/tiers"
 )
 
-// RunScenarios runs a suite of scenarios: Gomega's defaults set (SetDefaults), and the specs the
-// current tier cannot run left out by label (tiers.LabelFilter).
+// RunScenarios runs a suite of scenarios: the suite's defaults set (SetDefaults), and the specs
+// the current tier cannot run left out by label (Tier.LabelFilter).
 func RunScenarios(t *testing.T, description string) bool {
 	RegisterFailHandler(Fail)
 	SetDefaults()
+	tier, err := tiers.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
 	suiteConfig, reporterConfig := GinkgoConfiguration()
-	suiteConfig.LabelFilter = tiers.LabelFilter(suiteConfig.LabelFilter)
+	suiteConfig.LabelFilter = tier.LabelFilter(suiteConfig.LabelFilter)
 	return RunSpecs(t, description, suiteConfig, reporterConfig)
 }
 

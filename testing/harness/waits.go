@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -49,11 +50,11 @@ func (f *Fixture) ExpectAtRest(ctx context.Context, counts types.GomegaMatcher, 
 }
 
 // EventuallyEvent waits until the spec's namespace holds an event (events.k8s.io) that matches,
-// and returns it.
+// and returns it; it fails once the operator has settled without recording one (Eventually).
 func (f *Fixture) EventuallyEvent(ctx context.Context, matcher types.GomegaMatcher) eventsv1.Event {
 	GinkgoHelper()
 	var found eventsv1.Event
-	Eventually(ctx, func(g Gomega) {
+	f.Eventually(ctx, func(g Gomega) {
 		events := &eventsv1.EventList{}
 		g.Expect(f.Client.List(ctx, events, client.InNamespace(f.Namespace))).To(Succeed())
 		g.Expect(events.Items).To(ContainElement(matcher, &found))
@@ -63,4 +64,112 @@ func (f *Fixture) EventuallyEvent(ctx context.Context, matcher types.GomegaMatch
 
 func describe(obj client.Object) string {
 	return fmt.Sprintf("%T %s/%s", obj, obj.GetNamespace(), obj.GetName())
+}
+
+// Eventually is Gomega's Eventually, for what the operator does: it waits as long, but also
+// fails as soon as the operator has settled without what it waits for (no reconcile and no write
+// for Settle since the wait began, and no reconcile of its ever ended in an error or a requeue,
+// which schedules another), with what it saw then. A scenario written before the code it needs
+// is red in seconds, not after Converge; a green one is as fast as with Gomega's Eventually. Wait
+// with Gomega's own for what others do (the garbage collector, the API server).
+//
+//	f.Eventually(ctx, komega.Object(sample)).Should(samples.HaveReady(metav1.ConditionTrue, demov1alpha1.ReasonSynced))
+func (f *Fixture) Eventually(ctx context.Context, actual any) types.AsyncAssertion {
+	return untilSettled{Eventually(ctx, actual).WithOffset(1), f.Operator}
+}
+
+// untilSettled is an Eventually whose matchers also stop it once the operator has settled.
+type untilSettled struct {
+	types.AsyncAssertion
+	operator *operator.Operator
+}
+
+func (u untilSettled) Should(matcher types.GomegaMatcher, description ...any) bool {
+	return u.AsyncAssertion.Should(&settledMatcher{GomegaMatcher: matcher, operator: u.operator}, description...)
+}
+
+func (u untilSettled) ShouldNot(matcher types.GomegaMatcher, description ...any) bool {
+	return u.Should(Not(matcher), description...)
+}
+
+func (u untilSettled) To(matcher types.GomegaMatcher, description ...any) bool {
+	return u.Should(matcher, description...)
+}
+
+func (u untilSettled) ToNot(matcher types.GomegaMatcher, description ...any) bool {
+	return u.ShouldNot(matcher, description...)
+}
+
+func (u untilSettled) NotTo(matcher types.GomegaMatcher, description ...any) bool {
+	return u.ShouldNot(matcher, description...)
+}
+
+func (u untilSettled) WithOffset(offset int) types.AsyncAssertion {
+	return untilSettled{u.AsyncAssertion.WithOffset(offset + 1), u.operator}
+}
+
+func (u untilSettled) WithTimeout(d time.Duration) types.AsyncAssertion {
+	return untilSettled{u.AsyncAssertion.WithTimeout(d), u.operator}
+}
+
+func (u untilSettled) WithPolling(d time.Duration) types.AsyncAssertion {
+	return untilSettled{u.AsyncAssertion.WithPolling(d), u.operator}
+}
+
+func (u untilSettled) Within(d time.Duration) types.AsyncAssertion { return u.WithTimeout(d) }
+
+func (u untilSettled) ProbeEvery(d time.Duration) types.AsyncAssertion { return u.WithPolling(d) }
+
+func (u untilSettled) WithContext(ctx context.Context) types.AsyncAssertion {
+	return untilSettled{u.AsyncAssertion.WithContext(ctx), u.operator}
+}
+
+func (u untilSettled) WithArguments(args ...any) types.AsyncAssertion {
+	return untilSettled{u.AsyncAssertion.WithArguments(args...), u.operator}
+}
+
+func (u untilSettled) MustPassRepeatedly(count int) types.AsyncAssertion {
+	return untilSettled{u.AsyncAssertion.MustPassRepeatedly(count), u.operator}
+}
+
+// settledMatcher is matcher, except that a value it does not match while the operator has
+// settled stops the wait (StopTrying).
+type settledMatcher struct {
+	types.GomegaMatcher
+	operator *operator.Operator
+	// last is the operator's counts when they last moved, at since.
+	last  operator.Counts
+	since time.Time
+}
+
+func (m *settledMatcher) Match(actual any) (bool, error) {
+	ok, err := m.GomegaMatcher.Match(actual)
+	if ok || err != nil {
+		return ok, err
+	}
+	if quiet, why := m.settled(); quiet {
+		StopTrying(fmt.Sprintf("the operator settled without it: %s; it saw:\n%s", why, m.FailureMessage(actual))).Now()
+	}
+	return false, nil
+}
+
+// settled says whether the operator has done nothing for Settle, and what it did before.
+func (m *settledMatcher) settled() (bool, string) {
+	counts, err := m.operator.Counts()
+	if err != nil {
+		return false, ""
+	}
+	now := time.Now()
+	if m.since.IsZero() || counts != m.last {
+		m.last, m.since = counts, now
+		return false, ""
+	}
+	if retries, err := m.operator.Retries(); err != nil || retries > 0 {
+		return false, ""
+	}
+	quiet := now.Sub(m.since)
+	if quiet < Settle {
+		return false, ""
+	}
+	return true, fmt.Sprintf("no reconcile and no API write for %s, after %.0f reconciles and %.0f writes", quiet.Round(100*time.Millisecond), counts.Reconciles, counts.Writes)
 }

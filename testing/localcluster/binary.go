@@ -29,6 +29,8 @@ type Binary struct {
 	Log string
 	// MetricsToken is a bearer token that the metrics endpoint lets through.
 	MetricsToken string
+	// Writes reads the API writes it has sent (the API server's audit log, e2e.AuditWrites).
+	Writes func() (map[string]float64, error)
 	// ClusterLogs are the cluster's log files, listed with the operator's for a failed spec.
 	ClusterLogs []string
 	// Shared: one operator serves every spec (the e2e tier); a spec's Release leaves it running.
@@ -48,6 +50,7 @@ func (b Binary) Start() (*operator.Operator, error) {
 	url := fmt.Sprintf("https://127.0.0.1:%d/metrics", r.metricsPort)
 	op := operator.New(b.Subject, operator.Controls{
 		Metrics: func() ([]*dto.MetricFamily, error) { return metrics.Scrape(context.Background(), url, b.MetricsToken) },
+		Writes:  b.Writes,
 		Start:   r.up,
 		Stop:    r.down,
 		Kill:    r.kill,

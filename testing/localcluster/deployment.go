@@ -1,10 +1,12 @@
 package localcluster
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -12,7 +14,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/operator-demo/testing/cluster"
-	"example.com/operator-demo/testing/controlplane"
 	"example.com/operator-demo/testing/e2e"
 	"example.com/operator-demo/testing/operator"
 )
@@ -39,7 +40,7 @@ type LocalDeployment struct {
 // E2E is the e2e tier on a LocalDeployment of bin/manager (or $E2E_OPERATOR_BINARY), its logs
 // in reports/e2e: the provider `make test-e2e E2E_PROVIDER=local` runs the scenarios on.
 func E2E(ctx context.Context, subject operator.Subject) (cluster.Cluster, []byte, error) {
-	root, err := controlplane.RepoRoot()
+	root, err := Root()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -59,11 +60,11 @@ func StartDeployment(ctx context.Context, dir, binary string, subject operator.S
 	if _, err := os.Stat(binary); err != nil {
 		return nil, fmt.Errorf("no operator binary at %s: run `make build`", binary)
 	}
-	root, err := controlplane.RepoRoot()
+	root, err := Root()
 	if err != nil {
 		return nil, err
 	}
-	lc, err := Start(dir)
+	lc, err := Start(dir, subject.CRDs)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +84,7 @@ func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string, 
 	if err != nil {
 		return nil, err
 	}
-	operatorToken, err := e2e.ServiceAccountToken(ctx, lc.Config, subject.Namespace, m.serviceAccount)
+	operatorToken, err := e2e.ServiceAccountToken(ctx, lc.Config, m.Namespace, m.ServiceAccount)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +92,7 @@ func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string, 
 	if err := e2e.WriteKubeconfig(kubeconfig, e2e.TokenConfig(lc.Config, operatorToken)); err != nil {
 		return nil, err
 	}
-	metricsToken, err := e2e.MetricsReaderToken(ctx, c, lc.Config, subject)
+	metricsToken, err := e2e.MetricsReaderToken(ctx, c, lc.Config, m)
 	if err != nil {
 		return nil, err
 	}
@@ -100,10 +101,11 @@ func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string, 
 		Client:         c,
 		OperatorConfig: e2e.TokenConfig(lc.Config, operatorToken),
 		MetricsToken:   metricsToken,
-		Deployment:     m.deployment,
+		Deployment:     m.Deployment,
 		binary: Binary{
-			Subject: subject, Path: binary, Kubeconfig: kubeconfig, LeaseNamespace: subject.Namespace,
+			Subject: subject, Path: binary, Kubeconfig: kubeconfig, LeaseNamespace: m.Namespace,
 			Log: filepath.Join(lc.Dir, "operator.log"), MetricsToken: metricsToken,
+			Writes:      e2e.AuditWrites(lc.AuditLog, m.Username()),
 			ClusterLogs: lc.Logs(), Shared: true,
 		},
 	}
@@ -114,6 +116,32 @@ func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string, 
 		return nil, err
 	}
 	return d, nil
+}
+
+// install renders kustomizeDir with kubectl's built-in kustomize and creates every object except
+// the CRDs (the control plane installed them) and the Deployment (the operator runs as a local
+// process, under the Deployment's ServiceAccount).
+func install(ctx context.Context, c client.Client, kubectl, kustomizeDir string) (e2e.Manifests, error) {
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, kubectl, "kustomize", kustomizeDir)
+	cmd.Stderr = &stderr
+	rendered, err := cmd.Output()
+	if err != nil {
+		return e2e.Manifests{}, fmt.Errorf("kubectl kustomize %s: %w: %s", kustomizeDir, err, stderr.String())
+	}
+	m, err := e2e.ReadManifests(rendered)
+	if err != nil {
+		return m, fmt.Errorf("%s: %w", kustomizeDir, err)
+	}
+	for _, obj := range m.Objects {
+		if kind := obj.GetKind(); kind == "CustomResourceDefinition" || kind == "Deployment" {
+			continue
+		}
+		if err := c.Create(ctx, obj); err != nil {
+			return m, fmt.Errorf("create %s %s: %w", obj.GetKind(), obj.GetName(), err)
+		}
+	}
+	return m, nil
 }
 
 // Stop stops the operator and its replicas, then the cluster.

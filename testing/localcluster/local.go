@@ -16,7 +16,19 @@ import (
 
 	"example.com/operator-demo/testing/assets"
 	"example.com/operator-demo/testing/controlplane"
+	"example.com/operator-demo/testing/e2e"
 	"example.com/operator-demo/testing/process"
+)
+
+// How long leader election takes to move, with controller-runtime's defaults (LeaseDuration
+// 15 s, RetryPeriod 2 s), which the operator's manager keeps.
+const (
+	// Failover bounds how long a new operator may take to become leader after the old one was
+	// killed: the old one's lease must expire first.
+	Failover = 30 * time.Second
+	// Standby is how long a test watches a standby replica not take the lease: two retry periods
+	// and a margin, so that it sees the standby try at least once.
+	Standby = 5 * time.Second
 )
 
 // LocalCluster is a control plane on loopback that does what a real cluster does for this
@@ -29,14 +41,16 @@ type LocalCluster struct {
 	Dir string
 	// AdminKubeconfig is a kubeconfig file for a cluster administrator (group system:masters).
 	AdminKubeconfig string
-	kcm             *process.Process
-	logs            []*os.File
+	// AuditLog is the API server's audit log (e2e.AuditPolicy): every write request, one a line.
+	AuditLog string
+	kcm      *process.Process
+	logs     []*os.File
 }
 
-// Start starts the control plane, installs the CRDs, then starts
-// kube-controller-manager: its garbage collector learns the CRDs at start (a type installed later
-// waits for its periodic discovery resync, about 30 s).
-func Start(dir string) (*LocalCluster, error) {
+// Start starts the control plane, installs the CRDs of the directories crds (as
+// controlplane.Start does), then starts kube-controller-manager: its garbage collector learns the
+// CRDs at start (a type installed later waits for its periodic discovery resync, about 30 s).
+func Start(dir string, crds []string) (*LocalCluster, error) {
 	if err := assets.Export(); err != nil {
 		return nil, err
 	}
@@ -51,9 +65,9 @@ func Start(dir string) (*LocalCluster, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	lc := &LocalCluster{Dir: dir, AdminKubeconfig: filepath.Join(dir, "admin.kubeconfig")}
+	lc := &LocalCluster{Dir: dir, AdminKubeconfig: filepath.Join(dir, "admin.kubeconfig"), AuditLog: filepath.Join(dir, "audit.log")}
 	var err error
-	if lc.ControlPlane, err = lc.startControlPlane(); err != nil {
+	if lc.ControlPlane, err = lc.startControlPlane(crds); err != nil {
 		return nil, err
 	}
 	if err := lc.writeAdminKubeconfig(); err != nil {
@@ -75,10 +89,14 @@ func Start(dir string) (*LocalCluster, error) {
 // startControlPlane starts etcd and kube-apiserver logging into the cluster's directory, with a
 // certificate directory of their own there, kept across a restart: the API server then comes back
 // with the same serving certificate and service-account keys, and every client and token keeps
-// working (RestartAPIServer).
-func (lc *LocalCluster) startControlPlane() (*controlplane.ControlPlane, error) {
+// working (RestartAPIServer). The API server keeps an audit log of every write (AuditLog).
+func (lc *LocalCluster) startControlPlane(crds []string) (*controlplane.ControlPlane, error) {
 	pki := filepath.Join(lc.Dir, "pki")
 	if err := os.MkdirAll(pki, 0o700); err != nil {
+		return nil, err
+	}
+	policy := filepath.Join(lc.Dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, e2e.AuditPolicy, 0o600); err != nil {
 		return nil, err
 	}
 	for _, name := range []string{"etcd", "kube-apiserver"} {
@@ -89,9 +107,12 @@ func (lc *LocalCluster) startControlPlane() (*controlplane.ControlPlane, error) 
 		}
 		lc.logs = append(lc.logs, f)
 	}
-	cp, err := controlplane.Start(func(env *envtest.Environment) {
+	cp, err := controlplane.Start(crds, func(env *envtest.Environment) {
 		env.ControlPlane.Etcd = &envtest.Etcd{Out: lc.logs[0], Err: lc.logs[0]}
 		env.ControlPlane.APIServer = &envtest.APIServer{CertDir: pki, Out: lc.logs[1], Err: lc.logs[1]}
+		env.ControlPlane.APIServer.Configure().
+			Set("audit-policy-file", policy).
+			Set("audit-log-path", lc.AuditLog)
 	})
 	if err != nil {
 		lc.closeLogs()
@@ -131,6 +152,12 @@ func (lc *LocalCluster) Stop() error {
 // Logs names the log files of the cluster's components, for printing on failure.
 func (lc *LocalCluster) Logs() []string {
 	return []string{filepath.Join(lc.Dir, "kube-apiserver.log"), lc.kcm.Log}
+}
+
+// Root is the repository the local cluster deploys from: the directory that holds config/default.
+func Root() (string, error) {
+	dir, err := controlplane.Find(filepath.Join("config", "default"))
+	return filepath.Dir(filepath.Dir(dir)), err
 }
 
 // Kubectl is the path of the kubectl that came with the control plane's binaries.

@@ -18,19 +18,22 @@ import (
 type Options struct {
 	// Setup registers other controllers than the subject's own: a stage of a walkthrough, say.
 	Setup Setup
+	// Settings are the options the spec set, for the Subject's Setup to read.
+	Settings Settings
 	// ClientConfig changes the client configuration its manager connects with: a slower network,
 	// say (package cachelag).
 	ClientConfig func(*rest.Config) *rest.Config
 }
 
 // Zero says whether o changes nothing.
-func (o Options) Zero() bool { return o.Setup == nil && o.ClientConfig == nil }
+func (o Options) Zero() bool { return o.Setup == nil && len(o.Settings) == 0 && o.ClientConfig == nil }
 
 // InProcess runs subject's controllers, as opts change them, in this process, in a manager of its
 // own that sees only namespace: the envtest tier's operator.
 // It is cmd/'s manager (subject.ManagerOptions) minus the metrics server, probes and leader
-// election; its client limits are cfg's. Its counters are this process's (controller-runtime's
-// registry), read without a scrape.
+// election; its client limits are cfg's. Its reconciles are counted in this process's
+// controller-runtime registry, read without a scrape; its API writes by the harness, on the
+// way out of every client built from its manager's configuration.
 func InProcess(cfg *rest.Config, namespace string, subject Subject, opts Options) (*Operator, error) {
 	setup := subject.Setup
 	if opts.Setup != nil {
@@ -39,11 +42,14 @@ func InProcess(cfg *rest.Config, namespace string, subject Subject, opts Options
 	if opts.ClientConfig != nil {
 		cfg = opts.ClientConfig(cfg)
 	}
+	writes := &Writes{}
+	cfg = writes.Counted(cfg)
 	var stop func() error
 	op := New(subject, Controls{
 		Metrics: crmetrics.Registry.Gather,
+		Writes:  func() (map[string]float64, error) { return writes.ByResource(), nil },
 		Start: func() error {
-			started, err := startManager(cfg, namespace, subject, setup)
+			started, err := startManager(cfg, namespace, subject, setup, opts.Settings)
 			stop = started
 			return err
 		},
@@ -57,7 +63,8 @@ func InProcess(cfg *rest.Config, namespace string, subject Subject, opts Options
 }
 
 // startManager starts a manager and returns a func that stops it and waits until it has stopped.
-func startManager(cfg *rest.Config, namespace string, subject Subject, setup Setup) (func() error, error) {
+// Its manager logs where controller-runtime's logger (ctrl.SetLogger) writes.
+func startManager(cfg *rest.Config, namespace string, subject Subject, setup Setup, settings Settings) (func() error, error) {
 	options := ctrl.Options{
 		Scheme:                 subject.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -73,7 +80,10 @@ func startManager(cfg *rest.Config, namespace string, subject Subject, setup Set
 	if err != nil {
 		return nil, fmt.Errorf("new manager for namespace %s: %w", namespace, err)
 	}
-	if err := setup(mgr); err != nil {
+	if settings == nil {
+		settings = Settings{}
+	}
+	if err := setup(mgr, settings); err != nil {
 		return nil, fmt.Errorf("set up the controllers for namespace %s: %w", namespace, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,12 +1,14 @@
 // Package operator is the operator under test, wherever it runs: a manager in the test process
 // (the envtest tier), or, through Controls, the operator binary as a process of the test's (the
-// local e2e tier, the demo) or a Deployment that only its metrics reach (kind; package e2e). A
-// test sees it through its metrics, how many reconciles and how many API writes, and stops,
-// starts or kills it where it can.
+// local e2e tier, the demo) or a Deployment (kind; package e2e). A test sees it through what it
+// does: how many reconciles its controllers finished (controller-runtime's metrics) and how many
+// API writes it sent (counted by the harness, never by the operator), and stops, starts or kills
+// it where it can.
 package operator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -21,14 +23,18 @@ type Operator struct {
 	controls Controls
 	subject  Subject
 	running  bool
-	// base is the counters' reading when it last came up: Counts are counted from there.
-	base Counts
+	// base is the reading when it last came up: what it reports is counted from there.
+	base reading
 }
 
 // Controls are how the harness reaches an operator, wherever it runs.
 type Controls struct {
-	// Metrics gathers its metrics.
+	// Metrics gathers its metrics: controller-runtime's, where its reconciles are counted.
 	Metrics func() ([]*dto.MetricFamily, error)
+	// Writes reads the API writes it has sent, by resource (as Writes counts them), from a count
+	// that keeps growing: the harness's own count of an operator in the test process, the API
+	// server's audit log for one deployed.
+	Writes func() (map[string]float64, error)
 	// Start starts it, Stop stops it gracefully and waits, Kill stops it without warning.
 	Start, Stop, Kill func() error
 	// Logs names the files where it and the cluster's components log.
@@ -47,36 +53,69 @@ func New(subject Subject, controls Controls) *Operator {
 	return &Operator{controls: controls, subject: subject, running: controls.Running}
 }
 
-// Counts is a reading of the operator's counters.
+// Counts is a reading of what the operator has done.
 type Counts struct {
-	// Reconciles is how many reconciles its controller has finished, whatever their result.
+	// Reconciles is how many reconciles its controllers have finished, whatever their result.
 	Reconciles float64
-	// Writes is how many API write requests the operator has sent (Subject.WritesMetric).
+	// Writes is how many API write requests it has sent (as Writes counts them).
 	Writes float64
 }
 
-// Counts reads the operator's counters, counted from when it last came up.
+// reading is everything the harness reads of the operator at once.
+type reading struct {
+	Counts
+	// retries is how many reconciles ended in an error or asked to be requeued: each has a
+	// later reconcile scheduled.
+	retries float64
+	writes  map[string]float64
+}
+
+// Counts reads what the operator has done since it last came up.
 func (o *Operator) Counts() (Counts, error) {
-	raw, err := o.raw()
+	r, err := o.read()
 	if err != nil {
 		return Counts{}, err
 	}
-	return Counts{Reconciles: raw.Reconciles - o.base.Reconciles, Writes: raw.Writes - o.base.Writes}, nil
+	return Counts{Reconciles: r.Reconciles - o.base.Reconciles, Writes: r.Writes - o.base.Writes}, nil
 }
 
-// Up starts the operator (again) and waits until it serves metrics.
+// Retries is how many of its reconciles since it last came up ended in an error or asked to be
+// requeued: while any did, a reconcile may be scheduled that no count shows yet.
+func (o *Operator) Retries() (float64, error) {
+	r, err := o.read()
+	return r.retries - o.base.retries, err
+}
+
+// WritesTo is how many API write requests the operator has sent for resource (a resource as
+// the API names it, with "/" and the subresource, if any: "configmaps", "samples/status") since
+// it last came up.
+func (o *Operator) WritesTo(resource string) (float64, error) {
+	r, err := o.read()
+	return r.writes[resource] - o.base.writes[resource], err
+}
+
+// Up starts the operator (again) and waits until its controllers report.
 func (o *Operator) Up() error {
-	// A process that starts again starts its counters from zero; a manager in this process adds
-	// to counters that live on. Reading before the start covers both: a stopped process reads as
-	// an error, meaning zero.
-	o.base, _ = o.raw()
+	// A process that starts again starts its metrics from zero; a manager in this process adds
+	// to metrics that live on, and the writes are counted apart from either. Reading each before
+	// the start covers all: a stopped process's metrics read as an error, meaning zero.
+	o.base = reading{}
+	if families, err := o.controls.Metrics(); err == nil {
+		o.base.Reconciles, o.base.retries = reconciles(families)
+	}
+	if o.controls.Writes != nil {
+		if writes, err := o.controls.Writes(); err == nil {
+			o.base.writes, o.base.Writes = writes, total(writes)
+		}
+	}
 	if err := o.controls.Start(); err != nil {
 		return err
 	}
 	o.running = true
 	// Ready is not yet serving metrics: the metrics server may start a moment after the probes.
+	// (A standby replica's controllers report nothing until it leads.)
 	if err := poll.Until(context.Background(), 50*time.Millisecond, 30*time.Second, func(context.Context) error {
-		_, err := o.raw()
+		_, err := o.controls.Metrics()
 		return err
 	}); err != nil {
 		return fmt.Errorf("the operator serves no metrics once ready: %w", err)
@@ -115,14 +154,6 @@ func (o *Operator) Release() error {
 	return nil
 }
 
-// WritesTo is how many API write requests the operator has sent for resource (a kind, or
-// kind/subresource), as Subject.WritesMetric counts them: a total of the process the operator
-// runs in, to compare with an earlier reading.
-func (o *Operator) WritesTo(resource string) (float64, error) {
-	n, _, err := o.Sum(o.subject.WritesMetric, "resource", resource)
-	return n, err
-}
-
 // Sum is the total of the operator's counter or gauge name over the samples whose label key is
 // value (every sample when key is ""), and whether the operator exports it at all.
 func (o *Operator) Sum(name, key, value string) (float64, bool, error) {
@@ -140,22 +171,52 @@ func (o *Operator) Logs() []string { return o.controls.Logs() }
 // MetricsURL is where the operator serves its metrics; "" for one in the test process.
 func (o *Operator) MetricsURL() string { return o.controls.URL }
 
-func (o *Operator) raw() (Counts, error) {
-	families, err := o.controls.Metrics()
-	if err != nil {
-		return Counts{}, err
-	}
-	// A counter that has not counted yet may not be exported yet: it reads as zero.
-	reconciles, _ := sum(families, "controller_runtime_reconcile_total", "controller", o.subject.Controller)
-	var writes float64
-	if o.subject.WritesMetric != "" {
-		writes, _ = sum(families, o.subject.WritesMetric, "", "")
-	}
-	return Counts{Reconciles: reconciles, Writes: writes}, nil
-}
-
 // Subject is the operator under test that this one runs.
 func (o *Operator) Subject() Subject { return o.subject }
+
+// reconcileTotal is controller-runtime's count of finished reconciles, by controller and result.
+const reconcileTotal = "controller_runtime_reconcile_total"
+
+// read reads the operator's counts. It fails rather than read a zero it cannot see: an operator
+// whose controllers report no reconciles, or whose writes nothing counts, is an error.
+func (o *Operator) read() (reading, error) {
+	families, err := o.controls.Metrics()
+	if err != nil {
+		return reading{}, err
+	}
+	// controller-runtime exports the count of every controller as it starts, at zero.
+	if _, found := sum(families, reconcileTotal, "", ""); !found {
+		return reading{}, fmt.Errorf("the operator exports no %s: none of its controllers has started", reconcileTotal)
+	}
+	if o.controls.Writes == nil {
+		return reading{}, errors.New("nothing counts this operator's API writes: its Controls have no Writes")
+	}
+	writes, err := o.controls.Writes()
+	if err != nil {
+		return reading{}, fmt.Errorf("count the operator's API writes: %w", err)
+	}
+	r := reading{writes: writes}
+	r.Reconciles, r.retries = reconciles(families)
+	r.Writes = total(writes)
+	return r, nil
+}
+
+// reconciles is how many reconciles the operator's controllers have finished, and how many of
+// those ended in an error or asked to be requeued.
+func reconciles(families []*dto.MetricFamily) (all, retries float64) {
+	all, _ = sum(families, reconcileTotal, "", "")
+	succeeded, _ := sum(families, reconcileTotal, "result", "success")
+	return all, all - succeeded
+}
+
+// total is the sum of the writes to each resource.
+func total(writes map[string]float64) float64 {
+	var n float64
+	for _, w := range writes {
+		n += w
+	}
+	return n
+}
 
 // sum adds up the samples of the counter or gauge called name whose label key is value (every
 // sample when key is ""), and says whether there is such a family at all.

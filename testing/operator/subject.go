@@ -6,12 +6,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// Setup registers the controllers of the operator under test with its manager.
-type Setup func(ctrl.Manager) error
+// Setup registers the controllers of the operator under test with its manager, reading a spec's
+// Settings where the operator takes options (a clock, say).
+type Setup func(ctrl.Manager, Settings) error
 
 // Subject is the operator under test, as a suite hands it to the harness: nothing else in
-// testing/ knows it. A suite describes its operator once, beside its scenarios, and passes it to
-// cluster.Start and cluster.Attach.
+// testing/ knows it. A suite describes its operator once, beside its scenarios, from what its
+// cmd/ wires (the scheme, the manager options, the setup of its controllers and webhooks), so
+// that the scenarios run what production runs.
 type Subject struct {
 	// Scheme knows every kind the operator and its tests read and write.
 	Scheme *runtime.Scheme
@@ -19,20 +21,51 @@ type Subject struct {
 	Setup Setup
 	// ManagerOptions applies its cmd/'s manager options over the harness's (nil: none).
 	ManagerOptions func(ctrl.Options) ctrl.Options
-	// Controller is its controller's name, as controller_runtime_reconcile_total labels it.
-	Controller string
-	// WritesMetric is the counter of API write requests it exports, labelled by resource; "" if
-	// it has none (Counts.Writes then reads zero).
-	WritesMetric string
+	// Webhooks registers its admission webhooks with a manager, as its cmd/ does (nil: it has
+	// none). The harness serves them once for the whole suite, apart from every spec's operator,
+	// with the configurations in WebhookManifests installed (kubebuilder's config/webhook).
+	Webhooks         func(ctrl.Manager) error
+	WebhookManifests []string
+	// CRDs are the directories of the CRDs the control plane installs: the operator's and any it
+	// relies on (default: config/crd/bases). Like WebhookManifests, relative to the repository:
+	// each is found in the working directory or the nearest directory above it that holds it.
+	CRDs []string
 	// Kind is the kind it reconciles (an empty object): a spec's cleanup deletes those objects
 	// from the spec's namespace, and waits until they are gone, before the namespace goes.
 	Kind client.Object
-	// Owned is the kind it creates for them, found by OwnedLabels: where a garbage collector runs
-	// (the e2e tier), the cleanup also waits until they are collected.
-	Owned       client.Object
-	OwnedLabels map[string]string
-	// Namespace is where its deployment (config/default) puts it, and MetricsReaderRole the
-	// ClusterRole that may read its metrics: the e2e tier reads its counters with a token bound
-	// to that role.
-	Namespace, MetricsReaderRole string
+	// Owned are the kinds it creates for them (empty objects). Where a garbage collector runs (the
+	// e2e tier), the cleanup also waits until none of them in the namespace has an owner of Kind.
+	Owned []client.Object
 }
+
+// Option is a setting of the operator under test that a spec may choose (a clock, say) without
+// replacing its setup: the suite declares it beside its Subject, a spec sets it
+// (harness.With(option, value)), and the Subject's Setup reads it (option.In(settings)).
+//
+//	var Clock = operator.NewOption[clock.PassiveClock]("clock", clock.RealClock{})
+type Option[T any] struct {
+	name  string
+	unset T
+}
+
+// NewOption declares an option called name, whose value is unset when a spec does not set it.
+func NewOption[T any](name string, unset T) *Option[T] {
+	return &Option[T]{name: name, unset: unset}
+}
+
+// In is the option's value in s: the spec's, or the value it has when unset.
+func (o *Option[T]) In(s Settings) T {
+	if v, ok := s[o]; ok {
+		return v.(T)
+	}
+	return o.unset
+}
+
+// Set sets the option to v in s.
+func (o *Option[T]) Set(s Settings, v T) { s[o] = v }
+
+// String is the option's name.
+func (o *Option[T]) String() string { return o.name }
+
+// Settings are the options a spec set for its operator, keyed by their Option.
+type Settings map[any]any

@@ -6,6 +6,7 @@
 package tiers
 
 import (
+	"fmt"
 	"os"
 	"strings"
 )
@@ -53,6 +54,9 @@ const (
 type Tier struct {
 	// Name is how the catalogue names it: "envtest", "e2e local", "e2e kind".
 	Name string
+	// Provider names what provides its cluster, in the map of providers a suite hands to
+	// cluster.Start: Envtest, ProviderLocal or ProviderKind.
+	Provider string
 	// Environment selects it: the variables a run of the scenarios sets to run there.
 	Environment []string
 	// Excludes are the labels of the scenarios it cannot run.
@@ -61,24 +65,33 @@ type Tier struct {
 
 // All are the places the scenarios run, cheapest first.
 var All = []Tier{
-	{Name: "envtest", Environment: []string{Env + "=" + Envtest},
+	{Name: "envtest", Provider: Envtest, Environment: []string{Env + "=" + Envtest},
 		Excludes: []string{NeedsGarbageCollector, NeedsKill}},
-	{Name: "e2e local", Environment: []string{Env + "=" + E2E, ProviderEnv + "=" + ProviderLocal},
+	{Name: "e2e local", Provider: ProviderLocal, Environment: []string{Env + "=" + E2E, ProviderEnv + "=" + ProviderLocal},
 		Excludes: []string{NeedsInProcessOperator}},
-	{Name: "e2e kind", Environment: []string{Env + "=" + E2E, ProviderEnv + "=" + ProviderKind},
+	{Name: "e2e kind", Provider: ProviderKind, Environment: []string{Env + "=" + E2E, ProviderEnv + "=" + ProviderKind},
 		Excludes: []string{NeedsInProcessOperator, NeedsOperatorProcess, NeedsKill}},
 }
 
-// Current is the tier that $SCENARIOS_TIER and $E2E_PROVIDER name.
-func Current() Tier {
-	switch {
-	case os.Getenv(Env) != E2E:
-		return All[0]
-	case os.Getenv(ProviderEnv) == ProviderKind:
-		return All[2]
+// Current is the tier that $SCENARIOS_TIER (default envtest) and $E2E_PROVIDER (default local)
+// name.
+func Current() (Tier, error) {
+	provider := Envtest
+	switch tier := os.Getenv(Env); tier {
+	case "", Envtest:
+	case E2E:
+		if provider = os.Getenv(ProviderEnv); provider == "" {
+			provider = ProviderLocal
+		}
 	default:
-		return All[1]
+		return Tier{}, fmt.Errorf("%s=%q: want %s or %s", Env, tier, Envtest, E2E)
 	}
+	for _, t := range All {
+		if t.Provider == provider {
+			return t, nil
+		}
+	}
+	return Tier{}, fmt.Errorf("%s=%q: want %s or %s", ProviderEnv, provider, ProviderLocal, ProviderKind)
 }
 
 // Runs says whether the tier runs a scenario with these labels.
@@ -93,10 +106,8 @@ func (t Tier) Runs(labels ...string) bool {
 	return true
 }
 
-// LabelFilter adds to filter (Ginkgo's --label-filter, maybe empty) the exclusions of the current
-// tier.
-func LabelFilter(filter string) string {
-	tier := Current()
+// LabelFilter adds to filter (Ginkgo's --label-filter, maybe empty) the exclusions of the tier.
+func (tier Tier) LabelFilter(filter string) string {
 	excludes := make([]string, 0, len(tier.Excludes))
 	for _, l := range tier.Excludes {
 		excludes = append(excludes, "!"+l)

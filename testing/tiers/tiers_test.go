@@ -17,7 +17,11 @@ func TestLabelFilterLeavesOutWhatTheTierCannotRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Setenv(Env, tt.tier)
 		t.Setenv(ProviderEnv, tt.provider)
-		if got := LabelFilter(tt.filter); got != tt.want {
+		tier, err := Current()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tier.LabelFilter(tt.filter); got != tt.want {
 			t.Errorf("%s=%q %s=%q: LabelFilter(%q) = %q, want %q", Env, tt.tier, ProviderEnv, tt.provider, tt.filter, got, tt.want)
 		}
 	}
@@ -41,8 +45,19 @@ func TestEachTiersEnvironmentSelectsIt(t *testing.T) {
 			name, value, _ := strings.Cut(v, "=")
 			t.Setenv(name, value)
 		}
-		if got := Current().Name; got != tier.Name {
-			t.Errorf("with %v the scenarios run on %q, want %q", tier.Environment, got, tier.Name)
+		if got, err := Current(); err != nil || got.Name != tier.Name {
+			t.Errorf("with %v the scenarios run on %q (%v), want %q", tier.Environment, got.Name, err, tier.Name)
+		}
+	}
+}
+
+// TestAnUnknownTierIsAnError: a misspelt tier or provider is said, not taken for the default.
+func TestAnUnknownTierIsAnError(t *testing.T) {
+	for _, env := range [][2]string{{"e2f", ""}, {E2E, "kinda"}} {
+		t.Setenv(Env, env[0])
+		t.Setenv(ProviderEnv, env[1])
+		if tier, err := Current(); err == nil {
+			t.Errorf("%s=%q %s=%q: ran on %q, want an error", Env, env[0], ProviderEnv, env[1], tier.Name)
 		}
 	}
 }

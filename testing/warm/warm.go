@@ -33,18 +33,19 @@ const Env = "ENVTEST_WARM"
 // answerWithin is how long a warm control plane has to answer before it is taken for dead.
 const answerWithin = 2 * time.Second
 
-// Envtest attaches to the warm control plane, with the repository's CRDs applied again (they may
-// have changed since it started), when one is up; else it starts a control plane of this run's
-// own (cluster.StartEnvtest). One that does not answer within answerWithin is passed over, with
-// a line on stderr: the run never waits on a dead one.
+// Envtest attaches to the warm control plane, with the operator's CRDs applied again (they may
+// have changed since it started) and its webhooks served (cluster.ServeWebhooks), when one is up;
+// else it starts a control plane of this run's own (cluster.StartEnvtest). One that does not
+// answer within answerWithin is passed over, with a line on stderr: the run never waits on a dead
+// one.
 func Envtest(ctx context.Context, subject operator.Subject) (cluster.Cluster, []byte, error) {
-	root, err := controlplane.RepoRoot()
-	if err != nil {
-		return nil, nil, err
-	}
-	path := filepath.Join(root, File)
-	if other := os.Getenv(Env); other != "" {
-		path = other
+	path := os.Getenv(Env)
+	if path == "" {
+		found, err := controlplane.Find(File)
+		if err != nil {
+			return cluster.StartEnvtest(ctx, subject)
+		}
+		path = found
 	}
 	cfg, attachment, err := Read(path)
 	switch {
@@ -54,12 +55,22 @@ func Envtest(ctx context.Context, subject operator.Subject) (cluster.Cluster, []
 		fmt.Fprintf(os.Stderr, "warm control plane (%s): %v; starting one of this run's own (make envtest-up replaces it)\n", path, err)
 		return cluster.StartEnvtest(ctx, subject)
 	}
-	crds := filepath.Join(root, "config", "crd", "bases")
-	if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: []string{crds}, ErrorIfPathMissing: true}); err != nil {
-		return nil, nil, fmt.Errorf("apply the CRDs of %s to the warm control plane: %w", crds, err)
+	crds, err := controlplane.FindAll(subject.CRDs, controlplane.DefaultCRDs)
+	if err != nil {
+		return nil, nil, err
 	}
-	c, err := cluster.Attach(attachment, subject)
-	return c, attachment, err
+	if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: crds, ErrorIfPathMissing: true}); err != nil {
+		return nil, nil, fmt.Errorf("apply the CRDs of %v to the warm control plane: %w", crds, err)
+	}
+	stopWebhooks, err := cluster.ServeWebhooks(cfg, subject)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := cluster.Envtest(cfg, subject, stopWebhooks)
+	if err != nil {
+		return nil, nil, errors.Join(err, stopWebhooks())
+	}
+	return c, attachment, nil
 }
 
 // Read reads the warm control plane's attachment at path and checks that it answers within

@@ -26,7 +26,7 @@ type env struct {
 }
 
 func startEnv() (*env, error) {
-	cp, err := controlplane.Start()
+	cp, err := controlplane.Start(nil)
 	if err != nil {
 		return nil, err
 	}

@@ -151,7 +151,7 @@ func throughputOnce(ctx context.Context, e *env, n, workers int, qps float32, bu
 		return result{}, err
 	}
 	started := time.Now()
-	op, err := operator.InProcess(limited(e.cp.Config, qps, burst), ns, samples.Operator, operator.Options{Setup: func(mgr ctrl.Manager) error {
+	op, err := operator.InProcess(limited(e.cp.Config, qps, burst), ns, samples.Operator, operator.Options{Setup: func(mgr ctrl.Manager, _ operator.Settings) error {
 		r := controllers.NewSampleReconciler(mgr)
 		r.MaxConcurrentReconciles = workers
 		return r.SetupWithManager(mgr)

@@ -76,7 +76,7 @@ func (s state) serve() error {
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return err
 	}
-	cp, err := controlplane.Start()
+	cp, err := controlplane.Start(nil)
 	if err != nil {
 		return err
 	}

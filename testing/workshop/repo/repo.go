@@ -9,15 +9,9 @@ import (
 )
 
 // Root is the repository root, whether a tool runs there or a test runs in its package
-// directory: the nearest go.mod above the working directory, unless that is the workshop's own
-// (testing/workshop/go.mod), whose repository is two directories up.
+// directory: the nearest directory above the working directory that holds the operator's API
+// (api/), which the workshop's own module does not.
 func Root() (string, error) {
-	dir, err := controlplane.RepoRoot()
-	if err != nil {
-		return "", err
-	}
-	if filepath.Base(dir) == "workshop" && filepath.Base(filepath.Dir(dir)) == "testing" {
-		return filepath.Dir(filepath.Dir(dir)), nil
-	}
-	return dir, nil
+	dir, err := controlplane.Find("api")
+	return filepath.Dir(dir), err
 }

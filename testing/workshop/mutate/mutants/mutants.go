@@ -141,6 +141,8 @@ var All = []Mutant{
 		[]Edit{{controllerGo, "if !metav1.IsControlledBy(current, sample) {", "if !metav1.IsControlledBy(current, sample) && false {"}}},
 	{"a refused write returns its error and leaves status as it was", "refused-write",
 		[]Edit{{controllerGo, "syncErr := r.syncConfigMap(ctx, sample)", "syncErr := r.syncConfigMap(ctx, sample)\n\tif syncErr != nil && !errors.Is(syncErr, errConflict) {\n\t\treturn ctrl.Result{}, syncErr\n\t}"}}},
+	{"status is written on every pass, changed or not", "skip-when-equal",
+		[]Edit{{statusGo, "if equality.Semantic.DeepEqual(status, sample.Status) {", "if equality.Semantic.DeepEqual(status, sample.Status) && false {"}}},
 	{"status is written again on every retry of a refused write", "refused-write",
 		[]Edit{{statusGo, "if equality.Semantic.DeepEqual(status, sample.Status) {", "if equality.Semantic.DeepEqual(status, sample.Status) && syncErr == nil {"}}},
 	{"the operator's client does not read its own writes: a retry soon after a status write finds the status missing", "refused-write",

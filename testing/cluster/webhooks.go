@@ -1,0 +1,90 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"example.com/operator-demo/testing/controlplane"
+	"example.com/operator-demo/testing/operator"
+	"example.com/operator-demo/testing/poll"
+)
+
+// ServeWebhooks installs subject's webhook configurations (Subject.WebhookManifests, pointed at
+// this process) into the API server cfg reaches, and serves its webhooks (Subject.Webhooks) from
+// a manager of their own, apart from any spec's operator: they answer for every test process and
+// while a spec has stopped its operator. It returns once they answer, with a func that stops them
+// and removes the configurations. A subject without webhooks needs nothing: stop does nothing.
+// Call it in the one process that outlives the others (Ginkgo's first).
+func ServeWebhooks(cfg *rest.Config, subject operator.Subject) (stop func() error, err error) {
+	if subject.Webhooks == nil {
+		return func() error { return nil }, nil
+	}
+	paths, err := controlplane.FindAll(subject.WebhookManifests)
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		return nil, errors.New("the operator declares Webhooks but no WebhookManifests (kubebuilder's config/webhook) to install")
+	}
+	install := &envtest.WebhookInstallOptions{Paths: paths}
+	if err := install.Install(cfg); err != nil {
+		return nil, fmt.Errorf("install the webhook configurations of %v: %w", paths, err)
+	}
+	uninstall := func() error {
+		c, err := client.New(cfg, client.Options{})
+		if err != nil {
+			return err
+		}
+		var errs []error
+		for _, obj := range install.MutatingWebhooks {
+			errs = append(errs, client.IgnoreNotFound(c.Delete(context.Background(), obj)))
+		}
+		for _, obj := range install.ValidatingWebhooks {
+			errs = append(errs, client.IgnoreNotFound(c.Delete(context.Background(), obj)))
+		}
+		return errors.Join(append(errs, install.Cleanup())...)
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 subject.Scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		WebhookServer: webhook.NewServer(webhook.Options{
+			Host: install.LocalServingHost, Port: install.LocalServingPort, CertDir: install.LocalServingCertDir,
+		}),
+	})
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("new manager for the webhooks: %w", err), uninstall())
+	}
+	if err := subject.Webhooks(mgr); err != nil {
+		return nil, errors.Join(fmt.Errorf("set up the webhooks: %w", err), uninstall())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	stop = func() error {
+		cancel()
+		return errors.Join(<-done, uninstall())
+	}
+	serving := mgr.GetWebhookServer().StartedChecker()
+	if err := poll.Until(ctx, 50*time.Millisecond, 30*time.Second, func(context.Context) error {
+		select {
+		case err := <-done:
+			done <- err
+			return poll.Stop(fmt.Errorf("the webhooks' manager stopped: %w", err))
+		default:
+			return serving(nil)
+		}
+	}); err != nil {
+		return nil, errors.Join(fmt.Errorf("the webhook server on %s:%d does not answer: %w", install.LocalServingHost, install.LocalServingPort, err), stop())
+	}
+	return stop, nil
+}

@@ -1,0 +1,91 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"sync"
+
+	"example.com/operator-demo/testing/operator"
+)
+
+// AuditPolicy is the API server's audit policy on the e2e tier's clusters (audit-policy.yaml):
+// one line of metadata per write request, nothing else. A local cluster writes it for its API
+// server; testing/e2e-kind.sh mounts the file into kind's.
+//
+//go:embed audit-policy.yaml
+var AuditPolicy []byte
+
+// AuditWrites reads the API writes that username sent, by resource (as operator.Writes counts
+// them), from the API server's audit log at path (written with AuditPolicy): the e2e tier's count
+// of a deployed operator's writes, which the operator itself need not export. Each call reads
+// what the log has gained since the last.
+func AuditWrites(path, username string) func() (map[string]float64, error) {
+	a := &auditLog{path: path, username: username, writes: map[string]float64{}}
+	return a.read
+}
+
+type auditLog struct {
+	path, username string
+	mu             sync.Mutex
+	offset         int64
+	writes         map[string]float64
+}
+
+// auditEvent is what AuditWrites reads of an audit event (audit.k8s.io/v1 Event).
+type auditEvent struct {
+	Stage string `json:"stage"`
+	User  struct {
+		Username string `json:"username"`
+	} `json:"user"`
+	ObjectRef *struct {
+		APIGroup    string `json:"apiGroup"`
+		Resource    string `json:"resource"`
+		Subresource string `json:"subresource"`
+	} `json:"objectRef"`
+}
+
+func (a *auditLog) read() (map[string]float64, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	f, err := os.Open(a.path)
+	if err != nil {
+		return nil, fmt.Errorf("read the API server's audit log: %w", err)
+	}
+	defer func() { _ = f.Close() }()
+	if _, err := f.Seek(a.offset, io.SeekStart); err != nil {
+		return nil, err
+	}
+	r := bufio.NewReader(f)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err == io.EOF {
+			// A line not yet whole is read again next time.
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		a.offset += int64(len(line))
+		var e auditEvent
+		if err := json.Unmarshal(bytes.TrimSpace(line), &e); err != nil {
+			return nil, fmt.Errorf("audit log %s at byte %d: %w", a.path, a.offset, err)
+		}
+		if e.Stage != "ResponseComplete" || e.User.Username != a.username || e.ObjectRef == nil {
+			continue
+		}
+		resource := e.ObjectRef.Resource
+		if e.ObjectRef.Subresource != "" {
+			resource += "/" + e.ObjectRef.Subresource
+		}
+		if operator.IsCounted(e.ObjectRef.APIGroup, resource) {
+			a.writes[resource]++
+		}
+	}
+	return maps.Clone(a.writes), nil
+}

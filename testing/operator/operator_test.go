@@ -1,0 +1,129 @@
+package operator
+
+import (
+	"context"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/rest"
+)
+
+func TestResourceOf(t *testing.T) {
+	for path, want := range map[string][2]string{
+		"/api/v1/namespaces/a/configmaps":                                {"", "configmaps"},
+		"/api/v1/namespaces/a/configmaps/b":                              {"", "configmaps"},
+		"/apis/demo.example.com/v1alpha1/namespaces/a/samples/b/status":  {"demo.example.com", "samples/status"},
+		"/apis/rbac.authorization.k8s.io/v1/clusterroles/view":           {"rbac.authorization.k8s.io", "clusterroles"},
+		"/api/v1/namespaces/a":                                           {"", "namespaces"},
+		"/api/v1/namespaces/a/finalize":                                  {"", "namespaces/finalize"},
+		"/apis/coordination.k8s.io/v1/namespaces/a/leases/operator-demo": {"coordination.k8s.io", "leases"},
+		"/api/v1/namespaces/a/serviceaccounts/b/token":                   {"", "serviceaccounts/token"},
+		"/apis/authentication.k8s.io/v1/tokenreviews":                    {"authentication.k8s.io", "tokenreviews"},
+		"/metrics": {"", ""},
+		"/apis":    {"", ""},
+	} {
+		if group, resource := ResourceOf(path); group != want[0] || resource != want[1] {
+			t.Errorf("ResourceOf(%q) = %q, %q; want %q, %q", path, group, resource, want[0], want[1])
+		}
+	}
+}
+
+func TestIsCounted(t *testing.T) {
+	for _, tt := range []struct {
+		group, resource string
+		want            bool
+	}{
+		{"", "configmaps", true},
+		{"demo.example.com", "samples/status", true},
+		{"", "events", false},
+		{"events.k8s.io", "events", false},
+		{"coordination.k8s.io", "leases", false},
+		{"example.org", "leases", true},
+		{"authentication.k8s.io", "tokenreviews", false},
+		{"authorization.k8s.io", "subjectaccessreviews", false},
+		{"", "", false},
+	} {
+		if got := IsCounted(tt.group, tt.resource); got != tt.want {
+			t.Errorf("IsCounted(%q, %q) = %v, want %v", tt.group, tt.resource, got, tt.want)
+		}
+	}
+}
+
+// TestWritesCountsEveryWriteOfAnyClient: every client built from the counted configuration has
+// its writes counted, whether or not the API server takes them; reads, events and Lease renewals
+// are not counted.
+func TestWritesCountsEveryWriteOfAnyClient(t *testing.T) {
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/refused") {
+			w.WriteHeader(http.StatusForbidden)
+		}
+	}))
+	defer server.Close()
+	writes := &Writes{}
+	httpClient, err := rest.HTTPClientFor(writes.Counted(&rest.Config{Host: server.URL}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []struct{ method, path string }{
+		{http.MethodGet, "/api/v1/namespaces/ns/configmaps/a"},
+		{http.MethodPost, "/api/v1/namespaces/ns/configmaps"},
+		{http.MethodPatch, "/api/v1/namespaces/ns/configmaps/a"},
+		{http.MethodDelete, "/api/v1/namespaces/ns/configmaps/refused"},
+		{http.MethodPatch, "/apis/demo.example.com/v1alpha1/namespaces/ns/samples/a/status"},
+		{http.MethodPost, "/apis/events.k8s.io/v1/namespaces/ns/events"},
+		{http.MethodPut, "/apis/coordination.k8s.io/v1/namespaces/ns/leases/leader"},
+	} {
+		req, err := http.NewRequestWithContext(context.Background(), r.method, server.URL+r.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+	}
+	want := map[string]float64{"configmaps": 3, "samples/status": 1}
+	if got := writes.ByResource(); !maps.Equal(got, want) {
+		t.Errorf("counted %v, want %v (a create, a patch, a refused delete; a status patch; no read, no event, no Lease)", got, want)
+	}
+}
+
+// TestAnOperatorThatCannotBeCountedIsAnError: what the harness cannot see it does not read as zero.
+func TestAnOperatorThatCannotBeCountedIsAnError(t *testing.T) {
+	reconciles := prometheus.NewCounterVec(prometheus.CounterOpts{Name: reconcileTotal}, []string{"controller", "result"})
+	withReconciles := prometheus.NewRegistry()
+	withReconciles.MustRegister(reconciles)
+	reconciles.WithLabelValues("widget", "success").Inc()
+	noWrites := func() (map[string]float64, error) { return map[string]float64{}, nil }
+	for name, tt := range map[string]struct {
+		controls Controls
+		want     string
+	}{
+		"no controller reports": {Controls{Metrics: prometheus.NewRegistry().Gather, Writes: noWrites}, "exports no controller_runtime_reconcile_total"},
+		"nothing counts writes": {Controls{Metrics: withReconciles.Gather}, "nothing counts this operator's API writes"},
+	} {
+		if _, err := New(Subject{}, tt.controls).Counts(); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: Counts = %v, want an error saying %q", name, err, tt.want)
+		}
+	}
+	if counts, err := New(Subject{}, Controls{Metrics: withReconciles.Gather, Writes: noWrites}).Counts(); err != nil || counts.Reconciles != 1 {
+		t.Errorf("Counts = %+v, %v; want 1 reconcile", counts, err)
+	}
+}
+
+func TestOptionsAreReadAsTheSpecSetThem(t *testing.T) {
+	limit := NewOption("limit", 10)
+	settings := Settings{}
+	if got := limit.In(settings); got != 10 {
+		t.Errorf("unset: %d, want 10", got)
+	}
+	limit.Set(settings, 3)
+	if got := limit.In(settings); got != 3 || limit.String() != "limit" {
+		t.Errorf("set to 3: %d (%s)", got, limit)
+	}
+}

@@ -1,0 +1,105 @@
+package operator
+
+import (
+	"maps"
+	"net/http"
+	"strings"
+	"sync"
+
+	"k8s.io/client-go/rest"
+)
+
+// Writes counts the API write requests an operator sends, by resource: every create, update,
+// patch and delete of an object the API server stores, whatever client sent it. Not counted:
+// events (a report of what happened, not a change), leader election's Lease renewals (they
+// go on at rest by design) and the reviews of authentication.k8s.io and authorization.k8s.io
+// (questions the metrics endpoint asks, nothing stored).
+type Writes struct {
+	mu         sync.Mutex
+	byResource map[string]float64
+}
+
+// Counted is cfg with every write request through it, from any client built from it, counted in w.
+func (w *Writes) Counted(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(req *http.Request) (*http.Response, error) {
+			if IsWrite(req.Method) {
+				if group, resource := ResourceOf(req.URL.Path); IsCounted(group, resource) {
+					w.Add(resource)
+				}
+			}
+			return rt.RoundTrip(req)
+		})
+	})
+	return cfg
+}
+
+// Add counts one write to resource.
+func (w *Writes) Add(resource string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.byResource == nil {
+		w.byResource = map[string]float64{}
+	}
+	w.byResource[resource]++
+}
+
+// ByResource is how many writes each resource has had.
+func (w *Writes) ByResource() map[string]float64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return maps.Clone(w.byResource)
+}
+
+// IsWrite says whether an HTTP method writes: POST creates, PUT updates, PATCH patches, DELETE
+// deletes.
+func IsWrite(method string) bool {
+	switch method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+		return true
+	}
+	return false
+}
+
+// IsCounted says whether a write of resource (with "/" and its subresource, if any) of API group
+// counts as a write of the operator's (Writes).
+func IsCounted(group, resource string) bool {
+	base, _, _ := strings.Cut(resource, "/")
+	switch {
+	case base == "events", group == "coordination.k8s.io" && base == "leases":
+		return false
+	case group == "authentication.k8s.io", group == "authorization.k8s.io":
+		return false
+	}
+	return resource != ""
+}
+
+// ResourceOf is the API group and the resource (with "/" and its subresource, if any) of an API
+// request's path: /api/v1/namespaces/a/configmaps/b is ("", "configmaps"),
+// /apis/demo.example.com/v1alpha1/namespaces/a/samples/b/status ("demo.example.com",
+// "samples/status"). A path outside the resource API is ("", "").
+func ResourceOf(path string) (group, resource string) {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	switch {
+	case len(parts) >= 3 && parts[0] == "api":
+		parts = parts[2:]
+	case len(parts) >= 4 && parts[0] == "apis":
+		group, parts = parts[1], parts[3:]
+	default:
+		return "", ""
+	}
+	// namespaces/<ns>/<resource>..., but namespaces/<name>/status and /finalize are a namespace's own.
+	if parts[0] == "namespaces" && len(parts) >= 3 && parts[2] != "status" && parts[2] != "finalize" {
+		parts = parts[2:]
+	}
+	resource = parts[0]
+	if len(parts) >= 3 {
+		resource += "/" + parts[2]
+	}
+	return group, resource
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

@@ -273,7 +273,7 @@ test-harness-copy: setup-envtest $(SCAFFOLD) ## Take the harness as testing/READ
 	@mkdir -p $(REPORTS)
 	@$(call workshop-tool,harnesscopy)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
-		$(WORKSHOP)/harnesscopy -scaffold $(SCAFFOLD) -dir $(LOCALBIN)/harness-copy | tee $(REPORTS)/harness-copy.md
+		$(WORKSHOP)/harnesscopy -scaffold $(SCAFFOLD) -kubebuilder $(KUBEBUILDER) -dir $(LOCALBIN)/harness-copy | tee $(REPORTS)/harness-copy.md
 
 .PHONY: test-first-selftest
 test-first-selftest: setup-controlplane ## Test make test-first on throwaway git histories: red then green, green at the base, characterization, red at the head.

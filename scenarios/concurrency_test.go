@@ -61,7 +61,7 @@ var _ = Describe("Sample", Label("concurrency"), func() {
 					Expect(patches.Wait()).To(Succeed())
 				}
 			})
-			Eventually(ctx, func(g Gomega) {
+			f.Eventually(ctx, func(g Gomega) {
 				cms := &corev1.ConfigMapList{}
 				g.Expect(f.Client.List(ctx, cms, client.InNamespace(f.Namespace))).To(Succeed())
 				edited := 0
@@ -77,7 +77,7 @@ var _ = Describe("Sample", Label("concurrency"), func() {
 			wg.Wait()
 
 			By("waiting for every ConfigMap to hold v3 and the other writer's key, and every Sample to be Ready")
-			Eventually(ctx, func(g Gomega) {
+			f.Eventually(ctx, func(g Gomega) {
 				cms := &corev1.ConfigMapList{}
 				g.Expect(f.Client.List(ctx, cms, client.InNamespace(f.Namespace))).To(Succeed())
 				g.Expect(cms.Items).To(HaveLen(n))

@@ -47,7 +47,7 @@ var _ = Describe("Sample", Label("conflict"), func() {
 			sample := f.CreateSample(ctx, "taken", "hello world")
 
 			By("waiting for the Sample to report the conflict")
-			Eventually(komega.Object(sample)).Should(And(
+			f.Eventually(ctx, komega.Object(sample)).Should(And(
 				samples.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapConflict),
 				HaveField("Status.Conditions", ContainElement(HaveField("Message", ContainSubstring("taken-config")))),
 			))
@@ -75,7 +75,7 @@ var _ = Describe("Sample", Label("conflict"), func() {
 			}
 			Expect(f.Client.Create(ctx, theirs)).To(Succeed())
 			sample := f.CreateSample(ctx, "kept", "hello world")
-			Eventually(komega.Object(sample)).
+			f.Eventually(ctx, komega.Object(sample)).
 				Should(samples.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapConflict))
 
 			By("deleting the Sample in the foreground and waiting for it to be gone")

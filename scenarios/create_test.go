@@ -42,7 +42,7 @@ var _ = Describe("Sample", Label("create"), func() {
 
 			By("waiting for the ConfigMap greeting-config to hold the message")
 			cm := samples.ConfigMapOf(sample)
-			Eventually(komega.Object(cm)).
+			f.Eventually(ctx, komega.Object(cm)).
 				Should(HaveField("Data", HaveKeyWithValue(demov1alpha1.MessageKey, "hello world")))
 
 			By("checking that the Sample is the ConfigMap's controller, blocking its owner's deletion")
@@ -57,7 +57,7 @@ var _ = Describe("Sample", Label("create"), func() {
 			)))
 
 			By("checking that the Sample reports Ready for its current generation")
-			Eventually(komega.Object(sample)).Should(And(
+			f.Eventually(ctx, komega.Object(sample)).Should(And(
 				samples.HaveReady(metav1.ConditionTrue, demov1alpha1.ReasonSynced),
 				HaveField("Status.ConfigMapName", "greeting-config"),
 			))
@@ -66,7 +66,7 @@ var _ = Describe("Sample", Label("create"), func() {
 			// The reconcile is counted when Reconcile returns, a moment after the status it wrote
 			// is visible: wait for the count, then watch it stay.
 			want := operator.Counts{Reconciles: before.Reconciles + 1, Writes: before.Writes + 2}
-			Eventually(f.Operator.Counts).Should(Equal(want))
+			f.Eventually(ctx, f.Operator.Counts).Should(Equal(want))
 			Consistently(f.Operator.Counts).Should(Equal(want))
 		})
 

@@ -66,7 +66,7 @@ var _ = Describe("Sample", Label("killed-mid-run", tiers.NeedsKill), func() {
 
 			By("waiting for every Sample's ConfigMap, each controlled by its Sample and holding its message")
 			// Failover, not Converge: the new operator first waits for the killed one's lease to expire.
-			Eventually(ctx, func(g Gomega) {
+			f.Eventually(ctx, func(g Gomega) {
 				cms := &corev1.ConfigMapList{}
 				g.Expect(f.Client.List(ctx, cms, client.InNamespace(f.Namespace))).To(Succeed())
 				byName := map[string]corev1.ConfigMap{}

@@ -31,7 +31,7 @@ var _ = Describe("Sample", Label("metrics"), func() {
 			f.EventuallySynced(ctx, f.CreateSample(ctx, "counted", "hello world"))
 
 			By("reading controller_runtime_reconcile_total{controller=\"sample\"}: it has counted this Sample's reconcile")
-			Eventually(f.Operator.Counts).
+			f.Eventually(ctx, f.Operator.Counts).
 				Should(HaveField("Reconciles", BeNumerically(">", before.Reconciles)))
 
 			By("reading controller_runtime_reconcile_panics_total: exported, and zero")

@@ -38,7 +38,7 @@ var _ = Describe("Sample", Label("operator-restart", tiers.NeedsOperatorProcess)
 			Expect(f.Operator.Up()).To(Succeed())
 
 			By("waiting for the new operator's first pass over the Sample")
-			Eventually(f.Operator.Counts).
+			f.Eventually(ctx, f.Operator.Counts).
 				Should(HaveField("Reconciles", BeNumerically(">=", 1)))
 
 			By("checking that it wrote nothing and moved no resourceVersion")
@@ -64,7 +64,7 @@ var _ = Describe("Sample", Label("operator-restart", tiers.NeedsOperatorProcess)
 			Expect(f.Operator.Up()).To(Succeed())
 
 			By("waiting for the ConfigMap to be back, holding the message")
-			Eventually(komega.Object(samples.ConfigMapOf(sample))).
+			f.Eventually(ctx, komega.Object(samples.ConfigMapOf(sample))).
 				Should(HaveField("Data", HaveKeyWithValue(demov1alpha1.MessageKey, "hello world")))
 		})
 	})

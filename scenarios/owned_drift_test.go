@@ -44,7 +44,7 @@ var _ = Describe("Sample", Label("owned-drift"), func() {
 			})()).To(Succeed())
 
 			By("waiting for data.message to be restored, with the other key kept")
-			Eventually(komega.Object(cm)).
+			f.Eventually(ctx, komega.Object(cm)).
 				Should(HaveField("Data", Equal(map[string]string{
 					demov1alpha1.MessageKey: "hello world",
 					"extra":                 "someone else's",
@@ -83,7 +83,7 @@ var _ = Describe("Sample", Label("owned-drift"), func() {
 				`{"metadata":{"labels":{"app.kubernetes.io/managed-by":null}},"data":{"message":"drifted"}}`)).To(Succeed())
 
 			By("waiting for the label and the message to be back")
-			Eventually(komega.Object(cm)).Should(And(
+			f.Eventually(ctx, komega.Object(cm)).Should(And(
 				HaveField("Labels", HaveKeyWithValue("app.kubernetes.io/managed-by", "operator-demo")),
 				HaveField("Data", HaveKeyWithValue(demov1alpha1.MessageKey, "hello world")),
 			))
@@ -101,7 +101,7 @@ var _ = Describe("Sample", Label("owned-drift"), func() {
 			Expect(f.Client.Delete(ctx, cm)).To(Succeed())
 
 			By("waiting for a new ConfigMap of that name, holding the message")
-			Eventually(komega.Object(samples.ConfigMapOf(sample))).Should(And(
+			f.Eventually(ctx, komega.Object(samples.ConfigMapOf(sample))).Should(And(
 				HaveField("UID", Not(Equal(oldUID))),
 				HaveField("Data", HaveKeyWithValue(demov1alpha1.MessageKey, "hello world")),
 			))

@@ -54,7 +54,7 @@ var _ = Describe("Sample", Label("refused-write"), func() {
 			sample := f.CreateSample(ctx, "refused", "hello world")
 
 			By("waiting for Ready=False, reason ConfigMapRefused, with the policy's message")
-			Eventually(komega.Object(sample)).Should(And(
+			f.Eventually(ctx, komega.Object(sample)).Should(And(
 				samples.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapRefused),
 				HaveField("Status.Conditions", ContainElement(HaveField("Message", ContainSubstring("ConfigMaps are frozen in this namespace")))),
 			))
@@ -80,7 +80,7 @@ var _ = Describe("Sample", Label("refused-write"), func() {
 			f.CreateSample(ctx, "refused", "hello world")
 
 			By("waiting for the operator to try the write three times, each failing")
-			Eventually(f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">=", before.Reconciles+3)))
+			f.Eventually(ctx, f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">=", before.Reconciles+3)))
 			errors, _, err := f.Operator.Sum("controller_runtime_reconcile_errors_total", "controller", "sample")
 			Expect(err).NotTo(HaveOccurred())
 			Expect(errors).To(BeNumerically(">=", errorsBefore+3), "the error is still returned, and counted")
@@ -105,8 +105,8 @@ var _ = Describe("Sample", Label("refused-write"), func() {
 			sample := f.CreateSample(ctx, "refused", "hello world")
 
 			By("waiting for Ready=False, reason ConfigMapRefused, and for the retries that come before the cache shows that status")
-			Eventually(komega.Object(sample)).Should(samples.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapRefused))
-			Eventually(f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">=", before.Reconciles+3)))
+			f.Eventually(ctx, komega.Object(sample)).Should(samples.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapRefused))
+			f.Eventually(ctx, f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">=", before.Reconciles+3)))
 
 			By("checking that status was written once, and one Warning event recorded")
 			expectReportedOnce(ctx, f, statusWrites)
@@ -124,7 +124,7 @@ var _ = Describe("Sample", Label("refused-write"), func() {
 
 			By("waiting for both to report Ready=False, reason ConfigMapRefused, each for its current generation")
 			for _, s := range []*demov1alpha1.Sample{refused, ready} {
-				Eventually(komega.Object(s)).Should(samples.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapRefused))
+				f.Eventually(ctx, komega.Object(s)).Should(samples.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapRefused))
 			}
 			Expect(ready.Status.ObservedGeneration).To(BeNumerically("==", 2))
 
@@ -139,7 +139,7 @@ var _ = Describe("Sample", Label("refused-write"), func() {
 			By("waiting for both Samples to be synced, the retry with backoff finding the way clear")
 			// Recover, not Converge: the retries back off, up to the rate limiter's cap.
 			for _, s := range []*demov1alpha1.Sample{refused, ready} {
-				Eventually(ctx, func() error {
+				f.Eventually(ctx, func() error {
 					_, err := samples.Check(ctx, f.Client, s)
 					return err
 				}).WithTimeout(samples.Recover).Should(Succeed())

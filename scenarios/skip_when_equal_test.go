@@ -39,7 +39,7 @@ var _ = Describe("Sample", Label("skip-when-equal"), func() {
 			})()).To(Succeed())
 
 			By("waiting for the operator to reconcile the Sample")
-			Eventually(f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">", before.Reconciles)))
+			f.Eventually(ctx, f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">", before.Reconciles)))
 
 			By("checking that it sent no write and moved no resourceVersion")
 			f.ExpectAtRest(ctx, HaveField("Writes", before.Writes), cm, sample)

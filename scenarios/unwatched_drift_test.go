@@ -51,7 +51,7 @@ var _ = Describe("Sample", Label("unwatched-drift", tiers.NeedsInProcessOperator
 			Expect(komega.Update(sample, func() { sample.Spec.Message = "hello again" })()).To(Succeed())
 
 			By("waiting for the ConfigMap to be corrected on that reconcile")
-			Eventually(komega.Object(cm)).
+			f.Eventually(ctx, komega.Object(cm)).
 				Should(HaveField("Data", HaveKeyWithValue(demov1alpha1.MessageKey, "hello again")))
 		})
 	})

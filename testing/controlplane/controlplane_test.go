@@ -19,12 +19,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
+// thirdParty holds a CRD of someone else's, to install beside the operator's.
+const thirdParty = "testing/controlplane/testdata/thirdparty"
+
 // TestControlPlane starts envtest with the binaries that `make setup-envtest` provides and proves
 // they make a working control plane of the release their directory names: the API server reports
-// it, kubectl parses it, a ConfigMap round-trips through the API server, and the project's CRDs
-// are installed and served.
+// it, kubectl parses it, a ConfigMap round-trips through the API server, and the project's CRDs,
+// and a third party's from a directory of its own, are installed and served.
 func TestControlPlane(t *testing.T) {
-	cp, err := Start(nil)
+	cp, err := Start([]string{DefaultCRDs, thirdParty})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,22 +72,26 @@ func TestControlPlane(t *testing.T) {
 		}
 	})
 
-	t.Run("every CRD of config/crd/bases is installed and established", func(t *testing.T) {
-		crdsEstablished(t, c)
+	t.Run("every CRD of config/crd/bases and of the third party's directory is installed and established", func(t *testing.T) {
+		crdsEstablished(t, c, DefaultCRDs, thirdParty)
 	})
 }
 
-// crdsEstablished checks that the API server holds as many CRDs as config/crd/bases has files,
-// each of them established.
-func crdsEstablished(t *testing.T, c client.Client) {
+// crdsEstablished checks that the API server holds as many CRDs as dirs have files, each of them
+// established.
+func crdsEstablished(t *testing.T, c client.Client, dirs ...string) {
 	t.Helper()
-	dir, err := Find(DefaultCRDs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no CRD files in config/crd/bases: %v", err)
+	var files []string
+	for _, d := range dirs {
+		dir, err := Find(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+		if err != nil || len(in) == 0 {
+			t.Fatalf("no CRD files in %s: %v", d, err)
+		}
+		files = append(files, in...)
 	}
 	crds := &unstructured.UnstructuredList{}
 	crds.SetAPIVersion("apiextensions.k8s.io/v1")
@@ -93,7 +100,7 @@ func crdsEstablished(t *testing.T, c client.Client) {
 		t.Fatal(err)
 	}
 	if len(crds.Items) != len(files) {
-		t.Errorf("%d CRDs installed, config/crd/bases holds %d", len(crds.Items), len(files))
+		t.Errorf("%d CRDs installed, %v hold %d", len(crds.Items), dirs, len(files))
 	}
 	for _, crd := range crds.Items {
 		if !established(crd) {

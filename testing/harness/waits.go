@@ -3,6 +3,8 @@ package harness
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -33,7 +35,8 @@ func (f *Fixture) EventuallySettled(ctx context.Context) operator.Counts {
 
 // ExpectAtRest watches, for AtRest, that the operator's counts keep matching counts and that none
 // of objects moves from the resourceVersion it holds now: nothing the operator does writes them.
-// objects are read afresh as it goes.
+// objects are read afresh as it goes. A failure names what the operator has written since it came
+// up, by resource.
 func (f *Fixture) ExpectAtRest(ctx context.Context, counts types.GomegaMatcher, objects ...client.Object) {
 	GinkgoHelper()
 	versions := make([]string, len(objects))
@@ -41,7 +44,9 @@ func (f *Fixture) ExpectAtRest(ctx context.Context, counts types.GomegaMatcher, 
 		versions[i] = obj.GetResourceVersion()
 	}
 	Consistently(ctx, func(g Gomega) {
-		g.Expect(f.Operator.Counts()).To(counts)
+		writes, err := f.Operator.WritesByResource()
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(f.Operator.Counts()).To(counts, "the operator has written, since it came up: %s", byResource(writes))
 		for i, obj := range objects {
 			g.Expect(f.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
 			g.Expect(obj.GetResourceVersion()).To(Equal(versions[i]), "the resourceVersion of %s", describe(obj))
@@ -62,6 +67,19 @@ func (f *Fixture) EventuallyEvent(ctx context.Context, matcher types.GomegaMatch
 	return found
 }
 
+// byResource reads writes by resource: "configmaps: 1, samples/status: 2".
+func byResource(writes map[string]float64) string {
+	out := make([]string, 0, len(writes))
+	for resource, n := range writes {
+		out = append(out, fmt.Sprintf("%s: %.0f", resource, n))
+	}
+	if len(out) == 0 {
+		return "nothing"
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
+}
+
 func describe(obj client.Object) string {
 	return fmt.Sprintf("%T %s/%s", obj, obj.GetNamespace(), obj.GetName())
 }
@@ -74,62 +92,24 @@ func describe(obj client.Object) string {
 // with Gomega's own for what others do (the garbage collector, the API server).
 //
 //	f.Eventually(ctx, komega.Object(sample)).Should(samples.HaveReady(metav1.ConditionTrue, demov1alpha1.ReasonSynced))
-func (f *Fixture) Eventually(ctx context.Context, actual any) types.AsyncAssertion {
-	return untilSettled{Eventually(ctx, actual).WithOffset(1), f.Operator}
+func (f *Fixture) Eventually(ctx context.Context, actual any) Wait {
+	return Wait{Eventually(ctx, actual).WithOffset(1), f.Operator}
 }
 
-// untilSettled is an Eventually whose matchers also stop it once the operator has settled.
-type untilSettled struct {
-	types.AsyncAssertion
-	operator *operator.Operator
+// Wait is an Eventually for what the operator does (Fixture.Eventually).
+type Wait struct {
+	eventually types.AsyncAssertion
+	operator   *operator.Operator
 }
 
-func (u untilSettled) Should(matcher types.GomegaMatcher, description ...any) bool {
-	return u.AsyncAssertion.Should(&settledMatcher{GomegaMatcher: matcher, operator: u.operator}, description...)
+// WithTimeout waits up to d, not Converge: for what takes longer by design, with the reason beside it.
+func (w Wait) WithTimeout(d time.Duration) Wait {
+	return Wait{w.eventually.WithTimeout(d), w.operator}
 }
 
-func (u untilSettled) ShouldNot(matcher types.GomegaMatcher, description ...any) bool {
-	return u.Should(Not(matcher), description...)
-}
-
-func (u untilSettled) To(matcher types.GomegaMatcher, description ...any) bool {
-	return u.Should(matcher, description...)
-}
-
-func (u untilSettled) ToNot(matcher types.GomegaMatcher, description ...any) bool {
-	return u.ShouldNot(matcher, description...)
-}
-
-func (u untilSettled) NotTo(matcher types.GomegaMatcher, description ...any) bool {
-	return u.ShouldNot(matcher, description...)
-}
-
-func (u untilSettled) WithOffset(offset int) types.AsyncAssertion {
-	return untilSettled{u.AsyncAssertion.WithOffset(offset + 1), u.operator}
-}
-
-func (u untilSettled) WithTimeout(d time.Duration) types.AsyncAssertion {
-	return untilSettled{u.AsyncAssertion.WithTimeout(d), u.operator}
-}
-
-func (u untilSettled) WithPolling(d time.Duration) types.AsyncAssertion {
-	return untilSettled{u.AsyncAssertion.WithPolling(d), u.operator}
-}
-
-func (u untilSettled) Within(d time.Duration) types.AsyncAssertion { return u.WithTimeout(d) }
-
-func (u untilSettled) ProbeEvery(d time.Duration) types.AsyncAssertion { return u.WithPolling(d) }
-
-func (u untilSettled) WithContext(ctx context.Context) types.AsyncAssertion {
-	return untilSettled{u.AsyncAssertion.WithContext(ctx), u.operator}
-}
-
-func (u untilSettled) WithArguments(args ...any) types.AsyncAssertion {
-	return untilSettled{u.AsyncAssertion.WithArguments(args...), u.operator}
-}
-
-func (u untilSettled) MustPassRepeatedly(count int) types.AsyncAssertion {
-	return untilSettled{u.AsyncAssertion.MustPassRepeatedly(count), u.operator}
+// Should waits until actual matches matcher, and fails once the operator has settled without it.
+func (w Wait) Should(matcher types.GomegaMatcher, description ...any) bool {
+	return w.eventually.Should(&settledMatcher{GomegaMatcher: matcher, operator: w.operator}, description...)
 }
 
 // settledMatcher is matcher, except that a value it does not match while the operator has

@@ -86,5 +86,5 @@ func TestEventuallyKeepsWaitingWhileTheOperatorWorks(t *testing.T) {
 		polls++
 		reconciles.WithLabelValues("widget", "success").Inc()
 		return polls
-	}).WithTimeout(time.Minute).WithPolling(50 * time.Millisecond).Should(BeNumerically(">", (Settle+time.Second)/(50*time.Millisecond)))
+	}).WithTimeout(time.Minute).Should(BeNumerically(">", (Settle+time.Second)/Poll))
 }

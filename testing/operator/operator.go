@@ -61,37 +61,51 @@ type Counts struct {
 	Writes float64
 }
 
-// reading is everything the harness reads of the operator at once.
+// reading is what the harness reads of the operator at once: its reconciles, how many of them
+// ended in an error or asked to be requeued (each schedules another), and its writes by resource.
 type reading struct {
-	Counts
-	// retries is how many reconciles ended in an error or asked to be requeued: each has a
-	// later reconcile scheduled.
-	retries float64
-	writes  map[string]float64
+	reconciles, retries float64
+	writes              map[string]float64
+}
+
+// since reads the operator, counted from when it last came up.
+func (o *Operator) since() (reading, error) {
+	r, err := o.read()
+	if err != nil {
+		return reading{}, err
+	}
+	writes := map[string]float64{}
+	for resource, n := range r.writes {
+		writes[resource] = n - o.base.writes[resource]
+	}
+	return reading{r.reconciles - o.base.reconciles, r.retries - o.base.retries, writes}, nil
 }
 
 // Counts reads what the operator has done since it last came up.
 func (o *Operator) Counts() (Counts, error) {
-	r, err := o.read()
-	if err != nil {
-		return Counts{}, err
-	}
-	return Counts{Reconciles: r.Reconciles - o.base.Reconciles, Writes: r.Writes - o.base.Writes}, nil
+	r, err := o.since()
+	return Counts{Reconciles: r.reconciles, Writes: total(r.writes)}, err
 }
 
 // Retries is how many of its reconciles since it last came up ended in an error or asked to be
 // requeued: while any did, a reconcile may be scheduled that no count shows yet.
 func (o *Operator) Retries() (float64, error) {
-	r, err := o.read()
-	return r.retries - o.base.retries, err
+	r, err := o.since()
+	return r.retries, err
 }
 
-// WritesTo is how many API write requests the operator has sent for resource (a resource as
+// WritesByResource is how many API write requests the operator has sent for each resource (as
 // the API names it, with "/" and the subresource, if any: "configmaps", "samples/status") since
 // it last came up.
+func (o *Operator) WritesByResource() (map[string]float64, error) {
+	r, err := o.since()
+	return r.writes, err
+}
+
+// WritesTo is how many API write requests the operator has sent for resource since it last came up.
 func (o *Operator) WritesTo(resource string) (float64, error) {
-	r, err := o.read()
-	return r.writes[resource] - o.base.writes[resource], err
+	writes, err := o.WritesByResource()
+	return writes[resource], err
 }
 
 // Up starts the operator (again) and waits until its controllers report.
@@ -101,12 +115,10 @@ func (o *Operator) Up() error {
 	// the start covers all: a stopped process's metrics read as an error, meaning zero.
 	o.base = reading{}
 	if families, err := o.controls.Metrics(); err == nil {
-		o.base.Reconciles, o.base.retries = reconciles(families)
+		o.base.reconciles, o.base.retries = reconciles(families)
 	}
 	if o.controls.Writes != nil {
-		if writes, err := o.controls.Writes(); err == nil {
-			o.base.writes, o.base.Writes = writes, total(writes)
-		}
+		o.base.writes, _ = o.controls.Writes()
 	}
 	if err := o.controls.Start(); err != nil {
 		return err
@@ -196,8 +208,7 @@ func (o *Operator) read() (reading, error) {
 		return reading{}, fmt.Errorf("count the operator's API writes: %w", err)
 	}
 	r := reading{writes: writes}
-	r.Reconciles, r.retries = reconciles(families)
-	r.Writes = total(writes)
+	r.reconciles, r.retries = reconciles(families)
 	return r, nil
 }
 

@@ -42,16 +42,11 @@ type Subject struct {
 // replacing its setup: the suite declares it beside its Subject, a spec sets it
 // (harness.With(option, value)), and the Subject's Setup reads it (option.In(settings)).
 //
-//	var Clock = operator.NewOption[clock.PassiveClock]("clock", clock.RealClock{})
-type Option[T any] struct {
-	name  string
-	unset T
-}
+//	var Clock = operator.NewOption[clock.PassiveClock](clock.RealClock{})
+type Option[T any] struct{ unset T }
 
-// NewOption declares an option called name, whose value is unset when a spec does not set it.
-func NewOption[T any](name string, unset T) *Option[T] {
-	return &Option[T]{name: name, unset: unset}
-}
+// NewOption declares an option, whose value is unset when a spec does not set it.
+func NewOption[T any](unset T) *Option[T] { return &Option[T]{unset: unset} }
 
 // In is the option's value in s: the spec's, or the value it has when unset.
 func (o *Option[T]) In(s Settings) T {
@@ -63,9 +58,6 @@ func (o *Option[T]) In(s Settings) T {
 
 // Set sets the option to v in s.
 func (o *Option[T]) Set(s Settings, v T) { s[o] = v }
-
-// String is the option's name.
-func (o *Option[T]) String() string { return o.name }
 
 // Settings are the options a spec set for its operator, keyed by their Option.
 type Settings map[any]any

@@ -1,10 +1,16 @@
 // Command harnesscopy takes the harness as testing/README.md tells a team to take it, and proves
-// that the copy works: into a copy of a kubebuilder project (-scaffold: init and one kind, Widget,
-// as the Makefile's SCAFFOLD makes it) it copies the directories the README's copy block lists, renames what its rename block lists to the project's
-// module, adds a small reconciler for the scaffold's kind (one child ConfigMap per Widget) and one
-// scenario written with the copied harness (created and synced; at rest, no write), and runs that
-// scenario on envtest. It prints what it copied, renamed and wrote, and the time to green.
-// `make test-harness-copy` runs it.
+// that the copy works on an operator nobody here wrote: a copy of a kubebuilder project (-scaffold:
+// init and one kind, Widget, as the Makefile's SCAFFOLD makes it) that also gets a defaulting and
+// validating webhook (`kubebuilder create webhook`). As the README says, it exports what
+// cmd/main.go wires (internal/setup, main.go.patch), copies the directories the README's copy
+// block lists, renames what its rename block lists to the project's module, and writes a
+// reconciler, the webhook's bodies and four scenarios with the copied harness. Then, on envtest:
+//   - the scenarios pass in 4 Ginkgo processes (defaulting, refusal, at rest, a frozen clock);
+//   - with the reconciler broken to write status on every pass, the at-rest scenario fails,
+//     naming the writes, and shows the operator's log lines.
+//
+// It prints what it copied, renamed and wrote, and the time to green. `make test-harness-copy`
+// runs it.
 package main
 
 import (
@@ -26,30 +32,41 @@ import (
 	"example.com/operator-demo/testing/workshop/repo"
 )
 
-// written are the files the copier writes after the copy: the reconciler replaces the scaffold's,
-// the scenarios package is new.
+// written are the files the copier writes: the export of cmd/main.go's wiring (setup), the
+// reconciler and the webhook's bodies in place of the scaffold's, the Subject and the scenarios.
 //
 //go:embed testdata
 var written embed.FS
 
 // writtenTo maps each directory of testdata to where it goes in the project.
 var writtenTo = map[string]string{
+	"setup":      filepath.Join("internal", "setup"),
 	"controller": filepath.Join("internal", "controller"),
+	"webhook":    filepath.Join("internal", "webhook", "v1"),
 	"widgets":    filepath.Join("scenarios", "widgets"),
 	"scenarios":  "scenarios",
 }
 
+// The break the at-rest scenario must catch: status written on every pass, changed or not.
+const (
+	reconciler  = "internal/controller/widget_controller.go"
+	unbroken    = "if equality.Semantic.DeepEqual(before.Status, widget.Status) {"
+	broken      = "if equality.Semantic.DeepEqual(before.Status, widget.Status) && false {"
+	operatorLog = "INFO\treporting Ready"
+)
+
 func main() {
 	scaffold := flag.String("scaffold", "", "the kubebuilder project to copy the harness into a copy of")
+	kubebuilder := flag.String("kubebuilder", "", "the kubebuilder binary that made it")
 	dir := flag.String("dir", "", "where the copy is made")
 	flag.Parse()
-	if err := run(*scaffold, *dir); err != nil {
+	if err := run(*scaffold, *kubebuilder, *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "harnesscopy:", err)
 		os.Exit(1)
 	}
 }
 
-func run(scaffold, dir string) error {
+func run(scaffold, kubebuilder, dir string) error {
 	root, err := repo.Root()
 	if err != nil {
 		return err
@@ -74,25 +91,60 @@ func run(scaffold, dir string) error {
 	if err := sh(dir, "sh", "-c", `tar -C "$0" --exclude=./bin -cf - . | tar -C "$1" -xf -`, scaffold, project); err != nil {
 		return err
 	}
+	if err := sh(project, kubebuilder, "create", "webhook", "--group", "shop", "--version", "v1", "--kind", "Widget", "--defaulting", "--programmatic-validation"); err != nil {
+		return err
+	}
 	start := time.Now()
 	r, err := take(root, project, copies, renames)
 	if err != nil {
 		return err
 	}
-	out, err := output(project, "go", "test", "-count=1", "-v", "./scenarios/", "-ginkgo.no-color")
+	out, err := output(project, "go", "tool", "ginkgo", "--procs=4", "--no-color", "./scenarios")
 	if err != nil {
 		return err
 	}
 	ran := regexp.MustCompile(`Ran [1-9][0-9]* of [0-9]+ Specs[^\n]*`).FindString(out)
-	if ran == "" {
-		return fmt.Errorf("the copy's scenarios ran no spec:\n%s", out)
+	if ran == "" || !strings.Contains(out, "Running in parallel across 4 processes") {
+		return fmt.Errorf("the copy's scenarios ran no spec in 4 processes:\n%s", out)
 	}
-	r.print(copies, ran, time.Since(start))
+	green := time.Since(start)
+	caught, err := breakAtRest(project)
+	if err != nil {
+		return err
+	}
+	r.print(copies, ran, green, caught)
 	return nil
 }
 
-// take copies the directories copies of root into project, renaming renames to its module, writes
-// the reconciler and the scenario, and tidies and vets the result.
+// breakAtRest builds in the break (status written on every pass) and returns the at-rest
+// scenario's failure, which must name the writes and show the operator's log; then mends it.
+func breakAtRest(project string) (string, error) {
+	path := filepath.Join(project, reconciler)
+	code, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	if bytes.Count(code, []byte(unbroken)) != 1 {
+		return "", fmt.Errorf("%s: no line %q to break", reconciler, unbroken)
+	}
+	if err := os.WriteFile(path, bytes.Replace(code, []byte(unbroken), []byte(broken), 1), 0o644); err != nil {
+		return "", err
+	}
+	defer func() { _ = os.WriteFile(path, code, 0o644) }()
+	out, err := output(project, "go", "tool", "ginkgo", "--procs=4", "--no-color", "--label-filter=at-rest", "./scenarios")
+	if err == nil {
+		return "", fmt.Errorf("the at-rest scenario passed against a reconciler that writes status on every pass:\n%s", out)
+	}
+	named := regexp.MustCompile(`the operator has written, since it came up: [^\n]*widgets/status: [0-9]+`).FindString(err.Error())
+	if named == "" || !strings.Contains(err.Error(), operatorLog) {
+		return "", fmt.Errorf("the at-rest scenario failed without naming the status writes or showing the operator's log (%s):\n%w", operatorLog, err)
+	}
+	return named, nil
+}
+
+// take exports cmd/main.go's wiring, copies the directories copies of root into project,
+// renaming renames to its module, writes the reconciler, the webhook and the scenarios, and
+// generates, tidies and vets the result.
 func take(root, project string, copies, renames []string) (report, error) {
 	var r report
 	module, err := modulePath(project)
@@ -107,10 +159,20 @@ func take(root, project string, copies, renames []string) (report, error) {
 	if err := r.write(project); err != nil {
 		return r, err
 	}
-	if err := sh(project, "go", "mod", "tidy"); err != nil {
-		return r, err
+	for _, step := range [][]string{
+		{"patch", "-p1", "-i", "main.go.patch"},
+		{"rm", "main.go.patch"},
+		{"make", "manifests"},
+		{"go", "get", "sigs.k8s.io/controller-runtime@v0.25.2"},
+		{"go", "mod", "tidy"},
+		{"go", "get", "-tool", "github.com/onsi/ginkgo/v2/ginkgo"},
+		{"go", "vet", "./..."},
+	} {
+		if err := sh(project, step[0], step[1:]...); err != nil {
+			return r, err
+		}
 	}
-	return r, sh(project, "go", "vet", "./testing/...", "./scenarios/...")
+	return r, nil
 }
 
 // Block is the lines of the first fenced block of kind (```kind) in markdown, trimmed.
@@ -178,7 +240,8 @@ func (r *report) copyDir(from, to string, renames []string, module string) error
 	return nil
 }
 
-// write writes the reconciler, the Widget's Subject and the scenario into project.
+// write writes testdata's files into project: the wiring main.go exports (and the patch that
+// makes main.go use it), the reconciler, the webhook, the Widget's Subject and the scenarios.
 func (r *report) write(project string) error {
 	return fs.WalkDir(written, "testdata", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -199,7 +262,7 @@ func (r *report) write(project string) error {
 	})
 }
 
-func (r *report) print(copies []string, ran string, green time.Duration) {
+func (r *report) print(copies []string, ran string, green time.Duration, caught string) {
 	fmt.Printf(`
 ## The harness, taken as testing/README.md says
 
@@ -208,12 +271,16 @@ func (r *report) print(copies []string, ran string, green time.Duration) {
 | copied (%s) | %d | %d |
 | of those, non-test Go | %d | %d |
 | of those, lines renamed (the module path) | | %d |
-| written: the reconciler, the Widget's Subject, the suite and one scenario | %d | %d |
+| written: main.go's wiring exported, the reconciler, the webhook, the Widget's Subject, the suite and its scenarios | %d | %d |
 
-The copy's scenarios: %s. From the first copied file to that green line (go mod tidy, go vet,
-the scenario on envtest): %.1f s.
+The copy's scenarios, in 4 Ginkgo processes with the webhooks served once: %s. From the first
+copied file to that green line (make manifests, go mod tidy, go vet, the scenarios on envtest):
+%.1f s.
+
+With the reconciler writing status on every pass, the at-rest scenario fails, saying "%s", with
+the operator's log.
 `, strings.Join(copies, ", "), r.copiedFiles, r.copiedLines, r.codeFiles, r.codeLines, r.renamedLines,
-		r.writtenFiles, r.writtenLines, ran, green.Seconds())
+		r.writtenFiles, r.writtenLines, ran, green.Seconds(), caught)
 }
 
 // modulePath is the module path of the project in dir.

@@ -1,41 +1,29 @@
 // Package widgets is what the scenarios know of the Widget operator: the operator under test as
-// the harness runs it.
+// the harness runs it, from what cmd/main.go wires (internal/setup).
 package widgets
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	shopv1 "example.org/widgets/api/v1"
-	"example.org/widgets/internal/controller"
+	"example.org/widgets/internal/setup"
 	"example.org/widgets/testing/operator"
 )
 
-// Operator is the Widget operator, as cmd/main.go wires it.
+// Clock is the operator's clock, which a spec may set (harness.With(widgets.Clock, ...)).
+var Clock = operator.NewOption[clock.PassiveClock](clock.RealClock{})
+
+// Operator is the Widget operator: its controllers, its webhooks and their configurations.
 var Operator = operator.Subject{
-	Scheme: scheme(),
-	Setup: func(mgr ctrl.Manager) error {
-		return (&controller.WidgetReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()}).SetupWithManager(mgr)
+	Scheme: setup.NewScheme(),
+	Setup: func(mgr ctrl.Manager, s operator.Settings) error {
+		return setup.Controllers(mgr, Clock.In(s))
 	},
-	Controller:        "widget",
-	Kind:              &shopv1.Widget{},
-	Owned:             &corev1.ConfigMap{},
-	OwnedLabels:       map[string]string{controller.ManagedBy: "widgets"},
-	Namespace:         "widgets-system",
-	MetricsReaderRole: "widgets-metrics-reader",
-}
-
-func scheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	must(clientgoscheme.AddToScheme(s))
-	must(shopv1.AddToScheme(s))
-	return s
-}
-
-func must(err error) {
-	if err != nil {
-		panic(err)
-	}
+	Webhooks:         setup.Webhooks,
+	WebhookManifests: []string{"config/webhook"},
+	Kind:             &shopv1.Widget{},
+	Owned:            []client.Object{&corev1.ConfigMap{}},
 }

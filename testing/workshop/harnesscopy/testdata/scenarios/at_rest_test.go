@@ -1,0 +1,41 @@
+package scenarios
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	shopv1 "example.org/widgets/api/v1"
+	"example.org/widgets/testing/harness"
+)
+
+var _ = Describe("Widget", Label("at-rest"), func() {
+	Context("when a reconcile finds nothing to change", func() {
+		It("sends no API write and moves no resourceVersion", func(ctx SpecContext) {
+			f := harness.NewFixture(ctx, suiteCluster)
+			widget := &shopv1.Widget{
+				ObjectMeta: metav1.ObjectMeta{Name: "gear", Namespace: f.Namespace},
+				Spec:       shopv1.WidgetSpec{Foo: ptr.To("bar")},
+			}
+			Expect(f.Client.Create(ctx, widget)).To(Succeed())
+			child := &corev1.ConfigMap{}
+			f.Eventually(ctx, func(g Gomega) {
+				g.Expect(f.Client.Get(ctx, client.ObjectKey{Namespace: f.Namespace, Name: "gear-child"}, child)).To(Succeed())
+				g.Expect(f.Client.Get(ctx, client.ObjectKeyFromObject(widget), widget)).To(Succeed())
+				g.Expect(widget.Status.Conditions).To(ContainElement(HaveField("Type", "Ready")))
+			}).Should(Succeed())
+			settled := f.EventuallySettled(ctx)
+
+			By("annotating its ConfigMap, which starts a reconcile that has nothing to do")
+			child.Annotations = map[string]string{"example.org/touched": "yes"}
+			Expect(f.Client.Update(ctx, child)).To(Succeed())
+			Eventually(f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">", settled.Reconciles)))
+
+			By("watching that the operator writes nothing")
+			f.ExpectAtRest(ctx, HaveField("Writes", settled.Writes), widget, child)
+		})
+	})
+})

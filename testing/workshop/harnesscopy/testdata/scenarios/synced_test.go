@@ -1,0 +1,36 @@
+package scenarios
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
+
+	shopv1 "example.org/widgets/api/v1"
+	"example.org/widgets/scenarios/widgets"
+	"example.org/widgets/testing/harness"
+)
+
+var _ = Describe("Widget", Label("synced"), func() {
+	Context("when its ConfigMap holds spec.foo", func() {
+		It("reports Ready, since the time it first did", func(ctx SpecContext) {
+			then := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+			f := harness.NewFixture(ctx, suiteCluster, harness.With[clock.PassiveClock](widgets.Clock, clocktesting.NewFakePassiveClock(then)))
+			widget := &shopv1.Widget{
+				ObjectMeta: metav1.ObjectMeta{Name: "dated", Namespace: f.Namespace},
+				Spec:       shopv1.WidgetSpec{Foo: ptr.To("bar")},
+			}
+			Expect(f.Client.Create(ctx, widget)).To(Succeed())
+			f.Eventually(ctx, komega.Object(widget)).Should(HaveField("Status.Conditions", ContainElement(And(
+				HaveField("Type", "Ready"),
+				HaveField("Status", metav1.ConditionTrue),
+				HaveField("LastTransitionTime.Time", BeTemporally("==", then)),
+			))))
+		})
+	})
+})

@@ -129,6 +129,8 @@ var All = []Mutant{
 		[]Edit{{configMapGo, "dataChanged := overlay(&merged.Data, desired.Data)", "dataChanged := merged.Data[demov1alpha1.MessageKey] != desired.Data[demov1alpha1.MessageKey]; merged.Data = desired.Data"}}},
 	{"the managed-by label is not put back: a ConfigMap stripped of it leaves the cache for good", "owned-drift",
 		[]Edit{{configMapGo, "labelsChanged := overlay(&merged.Labels, desired.Labels)", "labelsChanged := false"}}},
+	{"a missing key reads as an empty message: an empty message's key, deleted, is never put back", "owned-drift",
+		[]Edit{{configMapGo, "if old, ok := (*dst)[k]; ok && old == v {", "if old := (*dst)[k]; old == v {"}}},
 	{"no owner reference on the ConfigMap", "gc",
 		[]Edit{{configMapGo, `OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(sample, demov1alpha1.GroupVersion.WithKind("Sample"))},`, ""}}},
 	{"status carries the time of the pass, and status changes start a reconcile", "status-loop",

@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"time"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -11,6 +13,7 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/scenarios/samples"
+	"example.com/operator-demo/testing/harness"
 	"example.com/operator-demo/testing/tiers"
 )
 
@@ -67,6 +70,31 @@ var _ = Describe("Sample", Label("conflict"), func() {
 			))
 		})
 
+		// First of the specs to start (SpecPriority): it waits up to the recheck, while the other
+		// processes run the rest.
+		It("takes the name at its next recheck, within 10 s, once that ConfigMap is deleted", SpecPriority(1), func(ctx SpecContext) {
+			f := samples.NewFixture(ctx, suiteCluster)
+			theirs := &corev1.ConfigMap{
+				ObjectMeta: metav1.ObjectMeta{Name: "freed-config", Namespace: f.Namespace},
+				Data:       map[string]string{demov1alpha1.MessageKey: "theirs"},
+			}
+			Expect(f.Client.Create(ctx, theirs)).To(Succeed())
+			sample := f.CreateSample(ctx, "freed", "hello world")
+			f.Eventually(ctx, komega.Object(sample)).
+				Should(samples.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapConflict))
+
+			By("deleting the ConfigMap in the way, as the condition's message says to")
+			Expect(f.Client.Delete(ctx, theirs)).To(Succeed())
+
+			By("waiting for the Sample to create its own and report Ready: within the 10 s recheck, and Converge")
+			// Nothing tells the operator that the name is free (the ConfigMap in the way carries no
+			// label of its, so its cache never saw it): it looks again every 10 s.
+			f.Eventually(ctx, func() error {
+				_, err := samples.Check(ctx, f.Client, sample)
+				return err
+			}).WithTimeout(conflictRecheck + harness.Converge).Should(Succeed())
+		})
+
 		It("leaves that ConfigMap in place when the Sample is deleted", Label(tiers.NeedsGarbageCollector), func(ctx SpecContext) {
 			f := samples.NewFixture(ctx, suiteCluster)
 			theirs := &corev1.ConfigMap{
@@ -91,3 +119,7 @@ var _ = Describe("Sample", Label("conflict"), func() {
 		})
 	})
 })
+
+// conflictRecheck is how often a Sample whose ConfigMap name is taken looks again, as the README
+// promises.
+const conflictRecheck = 10 * time.Second

@@ -1,0 +1,3 @@
+package docs
+
+// three lines

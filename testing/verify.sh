@@ -6,7 +6,8 @@
 #                 review the change and commit it;
 #   uncommitted   the regeneration left it as it was, but it differs from what is committed:
 #                 work in progress, to commit (or stash) before verifying.
-# `make verify` runs it; CI's lint job runs make verify.
+# It also fails if a relative link of the Markdown pages names a file or heading that does not exist
+# (testing/workshop/links). `make verify` runs it; CI's lint job runs make verify.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 paths=(api config go.mod go.sum testing/workshop/go.mod testing/workshop/go.sum testing/k8sbin scenarios)
@@ -24,6 +25,10 @@ go mod tidy
 go mod tidy -C testing/workshop
 make --no-print-directory -s k8sbin-sync >/dev/null
 after=$(state)
+if ! links=$(go test -C testing/workshop -count=1 ./links/ 2>&1); then
+  printf 'verify: links that do not resolve:\n%s\n' "$links" >&2
+  exit 1
+fi
 [ -z "$after" ] && exit 0
 
 echo "verify: these files differ from what is committed:" >&2

@@ -1,5 +1,6 @@
-// Package workflow checks that there is one definition of CI: the GitHub workflow's jobs and
-// .ci/run, what CI runs on this repository's own machines, call the same make targets. A tier
+// Package workflow checks that there is one definition of CI: the GitHub workflow's jobs (and the
+// local actions they use) and .ci/run, what CI runs on this repository's own machines, call the
+// same make targets. A tier
 // added to one and not the other fails here, by name. It has no code of its own: only this test.
 package workflow
 
@@ -49,29 +50,53 @@ func TestTheWorkflowAndCIRunCallTheSameMakeTargets(t *testing.T) {
 		}
 	}
 	workflow = expand(called, prerequisites)
-	for _, tier := range []string{"test-unit", "test-envtest", "test-e2e-local", "test-e2e-kind", "mutate", "demo", "test-fresh-clone", "test-first-selftest", "cross-vet", "verify"} {
+	for _, tier := range []string{"test-unit", "test-envtest", "test-e2e-local", "test-e2e-kind", "mutate", "demo", "test-fresh-clone", "test-first-selftest", "test-workshop", "cross-vet", "verify"} {
 		if !slices.Contains(workflow, tier) {
 			t.Errorf("the workflow does not run make %s", tier)
 		}
 	}
 }
 
-// workflowTargets are the make targets that the run steps of the workflow's jobs call.
+// steps are the steps of a job or of a composite action.
+type steps []struct {
+	Run string `json:"run"`
+}
+
+// workflowTargets are the make targets that the run steps of the workflow's jobs call, and of the
+// local actions in .github/actions that the jobs use.
 func workflowTargets(t *testing.T) []string {
 	t.Helper()
 	var wf struct {
 		Jobs map[string]struct {
-			Steps []struct {
-				Run string `json:"run"`
-			} `json:"steps"`
+			Steps steps `json:"steps"`
 		} `json:"jobs"`
 	}
 	if err := yaml.Unmarshal([]byte(read(t, ".github/workflows/ci.yaml")), &wf); err != nil {
 		t.Fatal(err)
 	}
-	var runs []string
+	var all []steps
 	for _, job := range wf.Jobs {
-		for _, step := range job.Steps {
+		all = append(all, job.Steps)
+	}
+	actions, err := filepath.Glob(filepath.Join(root, ".github", "actions", "*", "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, action := range actions {
+		var a struct {
+			Runs struct {
+				Steps steps `json:"steps"`
+			} `json:"runs"`
+		}
+		rel, _ := filepath.Rel(root, action)
+		if err := yaml.Unmarshal([]byte(read(t, rel)), &a); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, a.Runs.Steps)
+	}
+	var runs []string
+	for _, s := range all {
+		for _, step := range s {
 			runs = append(runs, step.Run)
 		}
 	}
@@ -103,11 +128,19 @@ func makeTargets(script string) []string {
 // rule is a Makefile rule's target and its prerequisites.
 var rule = regexp.MustCompile(`(?m)^([a-z][a-z0-9-]*):([^=#\n]*)`)
 
-// readMakefile maps each target of the Makefile to its prerequisites that are targets too.
+// include is a Makefile's include line.
+var include = regexp.MustCompile(`(?m)^-?include\s+(\S+)$`)
+
+// readMakefile maps each target of the Makefile, and of the make files it includes, to its
+// prerequisites that are targets too.
 func readMakefile(t *testing.T) map[string][]string {
 	t.Helper()
+	makefile := read(t, "Makefile")
+	for _, m := range include.FindAllStringSubmatch(makefile, -1) {
+		makefile += "\n" + read(t, m[1])
+	}
 	out := map[string][]string{}
-	for _, m := range rule.FindAllStringSubmatch(read(t, "Makefile"), -1) {
+	for _, m := range rule.FindAllStringSubmatch(makefile, -1) {
 		for _, p := range strings.Fields(m[2]) {
 			if !strings.ContainsAny(p, "$|") {
 				out[m[1]] = append(out[m[1]], p)

@@ -1,0 +1,161 @@
+# The workshop's targets: the tools that serve only this repository (testing/workshop, a Go module
+# of its own), included by the root Makefile. Nothing here is part of `make test`; a team taking
+# the operator can delete this file, the include line and testing/workshop.
+
+# KUBEBUILDER_VERSION: the yardstick of make bench-suite (a kubebuilder scaffold's make test), and
+# the project that make test-harness-copy copies the harness into.
+KUBEBUILDER_VERSION ?= v4.16.0
+KUBEBUILDER ?= $(LOCALBIN)/kubebuilder-$(KUBEBUILDER_VERSION)
+# A kubebuilder project as a team starts one: init, one kind (Widget) with its controller, its CRD
+# generated; nothing else.
+SCAFFOLD ?= $(LOCALBIN)/scaffold-$(KUBEBUILDER_VERSION)
+# workshop-tool builds the tool $(1) into bin/workshop/; every tool runs from the repository root.
+WORKSHOP = $(LOCALBIN)/workshop
+workshop-tool = go build -C testing/workshop -o $(WORKSHOP)/$(1) ./$(1)
+# Where a change starts when BASE is not given: the merge-base with origin/main, else main.
+DEFAULT_BASE = $(shell git merge-base origin/main HEAD 2>/dev/null || git merge-base main HEAD 2>/dev/null)
+# Extra flags for make bench's envtest measurements, e.g. BENCH_FLAGS="-samples 200 -noise 2000".
+BENCH_FLAGS ?=
+
+##@ Getting started
+
+.PHONY: demo
+demo: linux-only build setup-controlplane ## Walk through the introductory article's kubebuilder walkthrough on a local cluster (KEEP=1 leaves it running for kubectl).
+	$(call workshop-tool,demo)
+	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" \
+		$(WORKSHOP)/demo $(if $(KEEP),-keep) -operator $(LOCALBIN)/manager -dir $(REPORTS)/demo
+
+##@ The test-first loop (docs/test-first.md)
+
+.PHONY: scenario
+scenario: ## Write the skeleton of a new scenario NAME=<label>: every doc field, in the reading order, failing until written.
+	@test -n "$(NAME)" || { echo "usage: make scenario NAME=<label>, e.g. make scenario NAME=paused"; exit 2; }
+	@$(call workshop-tool,catalogue)
+	$(WORKSHOP)/catalogue new '$(NAME)'
+	@$(MAKE) --no-print-directory catalogue
+
+# The catalogue takes the spec tree, its labels and locations from a dry run of the scenario
+# binary (Ginkgo lists every spec without running one), and what only the source holds (doc
+# comments, By steps) from the scenario files. make verify regenerates it.
+CATALOGUE_DRY_RUN = $(CURDIR)/bin/catalogue-dry-run.json
+
+.PHONY: catalogue
+catalogue: ## Generate scenarios/README.md, the scenario catalogue, from the specs, the mutants, the controller and the API.
+	$(build-scenarios)
+	@$(call workshop-tool,catalogue)
+	@cd bin && $(SCENARIOS_TEST) -ginkgo.dry-run -ginkgo.no-color -ginkgo.json-report=$(CATALOGUE_DRY_RUN) >/dev/null
+	$(WORKSHOP)/catalogue scenarios $(CATALOGUE_DRY_RUN) scenarios/README.md
+
+.PHONY: envtest-up
+envtest-up: setup-envtest ## Start etcd and kube-apiserver with the CRDs once and leave them running: the scenarios then attach to them instead of starting their own (a stale one is replaced).
+	@$(call workshop-tool,envtestup)
+	@if ! $(WORKSHOP)/envtestup status 2>/dev/null; then \
+		$(WORKSHOP)/envtestup down >/dev/null; \
+		KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" nohup $(WORKSHOP)/envtestup serve > $(LOCALBIN)/envtest-up.log 2>&1 & \
+		$(WORKSHOP)/envtestup wait || { tail -20 $(LOCALBIN)/envtest-up.log; exit 1; }; \
+	fi
+
+.PHONY: envtest-down
+envtest-down: ## Stop the control plane make envtest-up started.
+	@$(call workshop-tool,envtestup)
+	@$(WORKSHOP)/envtestup down
+
+.PHONY: watch
+watch: envtest-up ## Rerun the scenarios labelled LABEL=<label> and the unit tests of controllers/ on every save, on the warm control plane.
+	@test -n "$(LABEL)" || { echo "usage: make watch LABEL=<label>, e.g. make watch LABEL=create"; exit 2; }
+	go tool ginkgo watch --label-filter='$(LABEL)' ./controllers ./scenarios
+
+.PHONY: red
+red: manifests generate catalogue setup-envtest ## Run scenario NAME=<label>; once it fails inside its specs, commit it (with api/ and what is generated) before the code.
+	@test -n "$(NAME)" || { echo "usage: make red NAME=<label>, e.g. make red NAME=paused"; exit 2; }
+	@$(call workshop-tool,testfirst)
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(WORKSHOP)/testfirst red -label '$(NAME)'
+
+# SCENARIO=<label> tries only the breaks of that scenario; MUTANT=<text> only the breaks that
+# mention text. Either also tries every break whose lines the change touched since BASE (the work
+# tree counts), since an edit there can leave a break breaking nothing.
+.PHONY: mutate
+mutate: setup-envtest ## Prove the scenarios can fail: build each break of testing/workshop/mutate/mutants into the operator; its scenario must fail (SCENARIO=<label>, MUTANT=<text>: some, plus those the change touched).
+	@mkdir -p $(REPORTS)
+	@$(call workshop-tool,mutate)
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
+		$(WORKSHOP)/mutate $(if $(SCENARIO),-scenario '$(SCENARIO)') $(if $(MUTANT),-mutant '$(MUTANT)') \
+		-changed-since "$(or $(BASE),$(DEFAULT_BASE))" | tee $(REPORTS)/mutate.md
+
+# FILE=<text> sweeps only the files whose path contains text, BREAK=<text> only the breaks whose
+# description contains it (the report's "file function operator: was → now"); REPEAT=<n> runs each
+# envtest kill n more times, the whole envtest tier each time (default 2). The scenarios attach to
+# make envtest-up's control plane, which stays up afterwards (make envtest-down).
+.PHONY: mutate-sweep
+mutate-sweep: envtest-up ## Make every generic break of controllers/ and api/ (delete a statement, negate a condition, drop a returned error, replace a constant); run the unit and envtest tiers against each; report the score and every survivor.
+	@mkdir -p $(REPORTS)
+	@$(call workshop-tool,mutate)
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
+		$(WORKSHOP)/mutate -sweep $(if $(FILE),-file '$(FILE)') $(if $(BREAK),-break '$(BREAK)') $(if $(REPEAT),-repeat $(REPEAT)) | tee $(REPORTS)/mutate-sweep.md
+
+# BASE: the revision a change starts from. A changed spec that only rewrites the test states so in
+# a commit trailer `Spec-Rewrite: <name>`.
+.PHONY: test-first
+test-first: setup-controlplane ## Prove the change BASE..HEAD test-first: each new or changed spec fails against BASE's behaviour and passes at HEAD.
+	@mkdir -p $(REPORTS)
+	@$(call workshop-tool,testfirst)
+	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" \
+		$(WORKSHOP)/testfirst $(if $(BASE),-base $(BASE)) $(if $(HEAD),-head $(HEAD)) -report $(REPORTS)/test-first.md
+
+##@ The workshop's own tests (docs/workshop.md)
+
+# Its unit packages: all but the self-tests that run make test-first and the README on throwaway clones.
+WORKSHOP_UNIT_PACKAGES = $(shell go list -C testing/workshop ./... | grep -v -e /testfirst/history -e /freshclone)
+
+.PHONY: test-workshop
+test-workshop: ## The tools' own tests, the workflow's parity with .ci/run and the Markdown links among them. No control plane.
+	go test -C testing/workshop $(GO_TEST_FLAGS) $(WORKSHOP_UNIT_PACKAGES)
+
+.PHONY: test-fresh-clone
+test-fresh-clone: setup-envtest ## Run the README's one-scenario command in a fresh clone, with only setup-envtest's store populated.
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -C testing/workshop -count=1 -timeout=15m ./freshclone/
+
+.PHONY: test-harness-copy
+test-harness-copy: setup-envtest $(SCAFFOLD) ## Take the harness as testing/README.md says: copy it into a fresh kubebuilder project, add a reconciler and one scenario, run it on envtest.
+	@mkdir -p $(REPORTS)
+	@$(call workshop-tool,harnesscopy)
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
+		$(WORKSHOP)/harnesscopy -scaffold $(SCAFFOLD) -kubebuilder $(KUBEBUILDER) -dir $(LOCALBIN)/harness-copy | tee $(REPORTS)/harness-copy.md
+
+.PHONY: test-first-selftest
+test-first-selftest: setup-controlplane ## Test make test-first on throwaway git histories: red then green, green at the base, characterization, red at the head.
+	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" go test -C testing/workshop -count=1 -timeout=30m ./testfirst/history/
+
+##@ Benchmarks (BENCHMARKS.md)
+
+.PHONY: bench
+bench: setup-envtest ## Measure (not part of make test): micro-benchmarks, then writes, throughput, latency, memory on envtest.
+	go test -run '^$$' -bench . -benchmem ./controllers/
+	$(call workshop-tool,bench)
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(WORKSHOP)/bench $(BENCH_FLAGS)
+
+.PHONY: bench-loop
+bench-loop: setup-envtest ## Measure the test-first loop: a saved edit to the red/green line of scenario LABEL (default create), cold, warm (make envtest-up) and the floor.
+	$(call workshop-tool,bench)
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(WORKSHOP)/bench -loop '$(or $(LABEL),create)'
+
+.PHONY: bench-suite
+bench-suite: setup-envtest $(SCAFFOLD) ## Measure make test (warm) beside a kubebuilder scaffold's, and the scenarios at 1-8 processes.
+	BIN_DIR=$(LOCALBIN) SCAFFOLD=$(SCAFFOLD) KUBEBUILDER_VERSION=$(KUBEBUILDER_VERSION) \
+		ASSETS="$(ENVTEST_ASSETS)" testing/workshop/bench/suite-speed.sh
+
+.PHONY: kubebuilder
+kubebuilder: $(KUBEBUILDER) ## Download kubebuilder locally if necessary (make bench-suite's yardstick, make test-harness-copy's project).
+$(KUBEBUILDER): | $(LOCALBIN)
+	$(call go-install-tool,$(KUBEBUILDER),sigs.k8s.io/kubebuilder/v4,$(KUBEBUILDER_VERSION))
+
+# SCAFFOLD is made once: make bench-suite times its make test, make test-harness-copy copies the
+# harness into a copy of it.
+$(SCAFFOLD): | $(KUBEBUILDER)
+	@echo "generating a kubebuilder $(KUBEBUILDER_VERSION) project in $@ (once)"
+	@rm -rf $@.new && mkdir -p $@.new && cd $@.new && { \
+		$(KUBEBUILDER) init --domain example.org --repo example.org/widgets --project-name widgets && \
+		$(KUBEBUILDER) create api --group shop --version v1 --kind Widget --resource --controller && \
+		env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make manifests; \
+	} > $@.log 2>&1 || { tail -30 $@.log; exit 1; }
+	@mv $@.new $@

@@ -41,7 +41,7 @@ func TestTheWorkflowAndCIRunCallTheSameMakeTargets(t *testing.T) {
 	}
 	for _, target := range workflow {
 		if !slices.Contains(ciRun, target) {
-			t.Errorf(".github/workflows/ci.yaml runs make %s, which .ci/run does not", target)
+			t.Errorf(".github/workflows/ci.yaml (with .github/actions) runs make %s, which .ci/run does not", target)
 		}
 	}
 	for target, why := range onlyInTheWorkflow {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # testing/workshop/bench/suite-speed.sh: how long `make test` takes warm, measured beside a kubebuilder
 # scaffold's `make test` on the same machine, and what running the scenarios in parallel buys.
-# The goal it checks: `make test` within 1.5x of the scaffold's. `make bench-suite` runs it; it
+# The goal it checks: `make test` within 1.2x of the scaffold's. `make bench-suite` runs it; it
 # writes its table into BENCHMARKS.md and the make test time into README.md, between the markers
 # that bound them.
 #
@@ -59,7 +59,7 @@ done
 m_ours=$(median "${ours[@]}")
 m_theirs=$(median "${theirs[@]}")
 ratio=$(awk -v a="$m_ours" -v b="$m_theirs" 'BEGIN {printf "%.2f", a / b}')
-verdict=$(awk -v r="$ratio" 'BEGIN {print (r <= 1.5) ? "ok" : "**over**"}')
+verdict=$(awk -v r="$ratio" 'BEGIN {print (r <= 1.2) ? "ok" : "**over**"}')
 
 # The scenario suite alone, from the binary make test built: one process, then each of PROCS.
 suite() { KUBEBUILDER_ASSETS="$ASSETS" seconds go tool ginkgo --procs="$1" bin/scenarios.test; }
@@ -75,7 +75,7 @@ table() {
 	echo
 	echo "| What (warm, median of $RUNS) | Time | Goal | |"
 	echo "|---|---|---|---|"
-	echo "| \`make test\` (manifests, generate, catalogue, fmt, vet, unit, envtest; race detector on) | ${m_ours} s | ≤ 1.5× the scaffold's | ${ratio}× $verdict |"
+	echo "| \`make test\` (manifests, generate, fmt, vet, unit, envtest; race detector on) | ${m_ours} s | ≤ 1.2× the scaffold's | ${ratio}× $verdict |"
 	echo "| kubebuilder $KUBEBUILDER_VERSION scaffold, \`make test\` (one kind, its one trivial spec) | ${m_theirs} s | — | |"
 	echo "| the scenario suite, 1 Ginkgo process | $serial s | — | |"
 	set -- $PROCS
@@ -90,7 +90,8 @@ echo
 table
 
 # The figures go where they are read, between the markers that bound what this script writes:
-# BENCHMARKS.md's table, and the README's make test time (testing/workshop/bench's test checks they agree).
+# BENCHMARKS.md's table, dated, and the README's make test time, undated, pointing to the table
+# (testing/workshop/bench's test checks they agree).
 replace() { # replace FILE MARKER TEXT
 	awk -v marker="$2" -v text="$3" '
 		$0 == "<!-- " marker " -->" { print; print text; skip = 1; next }
@@ -98,6 +99,6 @@ replace() { # replace FILE MARKER TEXT
 		!skip { print }' "$1" >"$1.new" && mv "$1.new" "$1"
 }
 replace BENCHMARKS.md "make bench-suite" "$(table)"
-replace README.md "make bench-suite" "After that, \`make test\` takes about ${m_ours} s warm, ${ratio}× a bare kubebuilder scaffold's (the median of $RUNS runs of \`make bench-suite\`, on $machine, $(date -u +%Y-%m-%d))."
+replace README.md "make bench-suite" "After that, \`make test\` takes about ${m_ours} s warm, ${ratio}× a bare kubebuilder scaffold's ([BENCHMARKS.md](BENCHMARKS.md#test-suite-speed-make-bench-suite))."
 echo
 echo "bench-suite: wrote the table into BENCHMARKS.md and the make test time into README.md"

@@ -29,7 +29,7 @@ func (c *catalogue) render() []byte {
 	p("scenario fails against it.\n\n")
 	p("Run them: `make test-envtest` (envtest tier), `make test-e2e` (e2e tier), or one scenario with\n")
 	p("`go test ./scenarios/ -ginkgo.label-filter=owned-drift`. Try them by hand on `make demo KEEP=1`.\n")
-	p("To add one, see \"Writing a behaviour, test first\" in the [README](../README.md).\n\n")
+	p("To add one, see [Writing a behaviour, test first](../docs/test-first.md).\n\n")
 	c.renderWatches(p)
 	p("## Index\n\n| Scenario | Behaviour | Tiers |\n|---|---|---|\n")
 	for _, s := range c.scenarios {

@@ -23,7 +23,8 @@ func pages(t *testing.T, root string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := []string{"README.md", "BENCHMARKS.md", "testing/README.md", "scenarios/README.md"}
+	out := make([]string, 0, 4+len(docs))
+	out = append(out, "README.md", "BENCHMARKS.md", "testing/README.md", "scenarios/README.md")
 	for _, doc := range docs {
 		rel, _ := filepath.Rel(root, doc)
 		out = append(out, filepath.ToSlash(rel))

@@ -74,13 +74,13 @@ func workflowTargets(t *testing.T) []string {
 	if err := yaml.Unmarshal([]byte(read(t, ".github/workflows/ci.yaml")), &wf); err != nil {
 		t.Fatal(err)
 	}
-	var all []steps
-	for _, job := range wf.Jobs {
-		all = append(all, job.Steps)
-	}
 	actions, err := filepath.Glob(filepath.Join(root, ".github", "actions", "*", "action.yml"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	all := make([]steps, 0, len(wf.Jobs)+len(actions))
+	for _, job := range wf.Jobs {
+		all = append(all, job.Steps)
 	}
 	for _, action := range actions {
 		var a struct {

@@ -92,21 +92,8 @@ func TestTheVersionsFileStartsWithGoModsKubernetes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	content, err := os.ReadFile(gomodPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gomod, err := modfile.ParseLax(gomodPath, content, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var api string // go.mod's k8s.io/api, without "v0.": 37.2
-	for _, r := range gomod.Require {
-		if r.Mod.Path == "k8s.io/api" {
-			api = strings.TrimPrefix(r.Mod.Version, "v0.")
-		}
-	}
-	content, err = os.ReadFile(filepath.Join(root, "testing", "k8sbin", "kubernetes-versions.txt"))
+	api := requiredAPI(t, gomodPath)
+	content, err := os.ReadFile(filepath.Join(root, "testing", "k8sbin", "kubernetes-versions.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,4 +119,24 @@ func TestTheVersionsFileStartsWithGoModsKubernetes(t *testing.T) {
 	if !slices.Equal(minors, slices.Compact(sorted)) {
 		t.Errorf("minors %v: want each once, newest first", minors)
 	}
+}
+
+// requiredAPI is the version of k8s.io/api that the go.mod at path requires, without "v0.": 37.2.
+func requiredAPI(t *testing.T, path string) string {
+	t.Helper()
+	content, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gomod, err := modfile.ParseLax(path, content, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range gomod.Require {
+		if r.Mod.Path == "k8s.io/api" {
+			return strings.TrimPrefix(r.Mod.Version, "v0.")
+		}
+	}
+	t.Fatalf("%s requires no k8s.io/api", path)
+	return ""
 }

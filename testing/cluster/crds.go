@@ -64,26 +64,31 @@ func absent(t reflect.Type, props apiextensionsv1.JSONSchemaProps, path string) 
 			return absent(t.Elem(), *props.AdditionalProperties.Schema, path+"[*]")
 		}
 	case reflect.Struct:
-		var out []string
-		for i := range t.NumField() {
-			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			switch {
-			case !f.IsExported() || name == "-" || path == "" && (name == "metadata" || f.Name == "TypeMeta"):
-			case f.Anonymous && name == "":
-				out = append(out, absent(f.Type, props, path)...)
-			default:
-				at := strings.TrimPrefix(path+"."+name, ".")
-				if property, ok := props.Properties[name]; ok {
-					out = append(out, absent(f.Type, property, at)...)
-				} else {
-					out = append(out, at)
-				}
-			}
-		}
-		return out
+		return absentFields(t, props, path)
 	}
 	return nil
+}
+
+// absentFields lists the JSON fields of the struct t (at path) that props does not name.
+func absentFields(t reflect.Type, props apiextensionsv1.JSONSchemaProps, path string) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case !f.IsExported() || name == "-" || path == "" && (name == "metadata" || f.Name == "TypeMeta"):
+		case f.Anonymous && name == "":
+			out = append(out, absent(f.Type, props, path)...)
+		default:
+			at := strings.TrimPrefix(path+"."+name, ".")
+			if property, ok := props.Properties[name]; ok {
+				out = append(out, absent(f.Type, property, at)...)
+			} else {
+				out = append(out, at)
+			}
+		}
+	}
+	return out
 }
 
 // implements says whether t marshals itself to JSON (metav1.Time, say): its Go fields are not its

@@ -50,8 +50,8 @@ func NewOption[T any](unset T) *Option[T] { return &Option[T]{unset: unset} }
 
 // In is the option's value in s: the spec's, or the value it has when unset.
 func (o *Option[T]) In(s Settings) T {
-	if v, ok := s[o]; ok {
-		return v.(T)
+	if v, ok := s[o].(T); ok {
+		return v
 	}
 	return o.unset
 }

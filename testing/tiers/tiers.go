@@ -107,9 +107,9 @@ func (t Tier) Runs(labels ...string) bool {
 }
 
 // LabelFilter adds to filter (Ginkgo's --label-filter, maybe empty) the exclusions of the tier.
-func (tier Tier) LabelFilter(filter string) string {
-	excludes := make([]string, 0, len(tier.Excludes))
-	for _, l := range tier.Excludes {
+func (t Tier) LabelFilter(filter string) string {
+	excludes := make([]string, 0, len(t.Excludes))
+	for _, l := range t.Excludes {
 		excludes = append(excludes, "!"+l)
 	}
 	exclude := strings.Join(excludes, " && ")

@@ -12,16 +12,17 @@ import (
 //
 // Lesson: an operator is a long-running process that nobody watches; its metrics are how anyone
 // finds out that it loops, errors or panics. controller-runtime counts reconciles, errors and
-// panics per controller; this operator adds the API writes it sends. The e2e tier reads them the
-// way Prometheus would: over HTTPS, with a ServiceAccount token that config/rbac's metrics-reader
-// role lets through.
+// panics per controller, and client-go the requests the operator sends (its writes are the POST,
+// PUT, PATCH and DELETE of rest_client_requests_total). The e2e tier reads them the way Prometheus
+// would: over HTTPS, with a ServiceAccount token that config/rbac's metrics-reader role lets
+// through.
 //
 // Source: the Kubernetes Operator lecture notes, production concerns: an operator is observed
 // through its metrics (reconciles, errors, panics).
 //
 // By hand (`make demo KEEP=1` prints the operator's metrics address and a metrics-reader token):
 //
-//	curl -sk -H "Authorization: Bearer $TOKEN" $METRICS | grep -E 'reconcile_(total|panics)|operator_demo'
+//	curl -sk -H "Authorization: Bearer $TOKEN" $METRICS | grep -E 'reconcile_(total|panics)|rest_client_requests_total'
 var _ = Describe("Sample", Label("metrics"), func() {
 	Context("when the operator has reconciled it", func() {
 		It("reports reconcile totals for the sample controller and no panics", func(ctx SpecContext) {

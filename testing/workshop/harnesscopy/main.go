@@ -21,8 +21,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/mod/modfile"
-
 	"example.com/operator-demo/testing/workshop/repo"
 )
 
@@ -95,7 +93,7 @@ func run(scaffold, dir string) error {
 // the reconciler and the scenario, and tidies and vets the result.
 func take(root, project string, copies, renames []string) (report, error) {
 	var r report
-	module, err := modulePath(project)
+	module, err := repo.ModulePath(project)
 	if err != nil {
 		return r, err
 	}
@@ -214,18 +212,6 @@ The copy's scenarios: %s. From the first copied file to that green line (go mod 
 the scenario on envtest): %.1f s.
 `, strings.Join(copies, ", "), r.copiedFiles, r.copiedLines, r.codeFiles, r.codeLines, r.renamedLines,
 		r.writtenFiles, r.writtenLines, ran, green.Seconds())
-}
-
-// modulePath is the module path of the project in dir.
-func modulePath(dir string) (string, error) {
-	gomod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	if err != nil {
-		return "", err
-	}
-	if m := modfile.ModulePath(gomod); m != "" {
-		return m, nil
-	}
-	return "", fmt.Errorf("%s/go.mod names no module", dir)
 }
 
 // sh runs name with args in dir, its output shown only if it fails.

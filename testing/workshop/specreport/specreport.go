@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"example.com/operator-demo/testing/workshop/repo"
 )
 
 // Result is what one run said of one spec or test function.
@@ -226,7 +228,7 @@ func relative(root, file string, line int) string {
 // module path ("example.com/operator-demo/scenarios/x_test.go"): the module's own lose that prefix.
 func relativeFile(root, file string) string {
 	if !filepath.IsAbs(file) {
-		if module := modulePath(root); module != "" {
+		if module, err := repo.ModulePath(root); err == nil {
 			return strings.TrimPrefix(file, module+"/")
 		}
 		return file
@@ -235,17 +237,4 @@ func relativeFile(root, file string) string {
 		return rel
 	}
 	return file
-}
-
-// modulePath is the module path in root's go.mod, or "".
-func modulePath(root string) string {
-	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		return ""
-	}
-	m := regexp.MustCompile(`(?m)^module\s+(\S+)`).FindSubmatch(gomod)
-	if m == nil {
-		return ""
-	}
-	return string(m[1])
 }

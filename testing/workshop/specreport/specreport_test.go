@@ -1,6 +1,10 @@
 package specreport
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 func TestGist(t *testing.T) {
 	for message, want := range map[string]string{
@@ -56,6 +60,24 @@ func TestGoTestReadsResultsAndBuildErrors(t *testing.T) {
 	}
 	if got := CompilerCause(buildErrors["example.com/x/controllers [example.com/x/controllers.test]"], "controllers/a_test.go"); got != "controllers/a_test.go:3:2: undefined: desiredConfigMap" {
 		t.Errorf("build errors %v", buildErrors)
+	}
+}
+
+// TestALocationIsRelativeToTheTree: a file under the tree, or named by the tree's module path (a
+// binary built with -trimpath), is named relative to the tree; any other as it is.
+func TestALocationIsRelativeToTheTree(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/tree\n\ngo 1.26\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{
+		filepath.Join(root, "scenarios", "x_test.go"): filepath.Join("scenarios", "x_test.go"),
+		"example.com/tree/scenarios/x_test.go":        "scenarios/x_test.go",
+		"example.com/other/x_test.go":                 "example.com/other/x_test.go",
+	} {
+		if got := relativeFile(root, file); got != want {
+			t.Errorf("relativeFile(%s) = %s, want %s", file, got, want)
+		}
 	}
 }
 

@@ -65,16 +65,25 @@ type Suite struct {
 	Setup *Result
 }
 
-// Ginkgo reads the JSON report at path, written by a suite run in the tree at root.
-func Ginkgo(path, root string) (Suite, error) {
-	var suite Suite
+// Reports reads the JSON report that Ginkgo wrote at path (--json-report), as Ginkgo's own types.
+func Reports(path string) ([]types.Report, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return suite, err
+		return nil, err
 	}
 	var reports []types.Report
 	if err := json.Unmarshal(raw, &reports); err != nil {
-		return suite, fmt.Errorf("read Ginkgo report %s: %w", path, err)
+		return nil, fmt.Errorf("read Ginkgo report %s: %w", path, err)
+	}
+	return reports, nil
+}
+
+// Ginkgo reads the JSON report at path, written by a suite run in the tree at root.
+func Ginkgo(path, root string) (Suite, error) {
+	var suite Suite
+	reports, err := Reports(path)
+	if err != nil {
+		return suite, err
 	}
 	for _, report := range reports {
 		suite.Description = report.SuiteDescription
@@ -91,6 +100,21 @@ func Ginkgo(path, root string) (Suite, error) {
 		}
 	}
 	return suite, nil
+}
+
+// FirstFailure is what failed first in the run: the suite's setup when it failed (InSpec false),
+// else the first spec or test that failed; ok is false when nothing did. Whether a failure
+// outside every spec counts is the reader's call: make mutate asks whether a scenario caught
+// its break (it does not count), make mutate-sweep whether any test noticed (it does).
+func (s Suite) FirstFailure() (r Result, ok bool) {
+	if s.Setup != nil {
+		return *s.Setup, true
+	}
+	i := slices.IndexFunc(s.Specs, Result.Failed)
+	if i < 0 {
+		return Result{}, false
+	}
+	return s.Specs[i], true
 }
 
 func ginkgoResult(spec types.SpecReport, root string) Result {

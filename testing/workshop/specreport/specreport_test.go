@@ -33,10 +33,11 @@ func TestGoTestReadsResultsAndBuildErrors(t *testing.T) {
 {"Action":"fail","Test":"TestC"}
 {"Action":"pass","Test":"TestB"}
 `
-	results, buildErrors, err := GoTest([]byte(events))
+	tests, buildErrors, err := GoTest([]byte(events))
 	if err != nil {
 		t.Fatal(err)
 	}
+	results := tests.Specs
 	if len(buildErrors) != 0 || len(results) != 3 {
 		t.Fatalf("results %+v, build errors %v", results, buildErrors)
 	}
@@ -60,6 +61,27 @@ func TestGoTestReadsResultsAndBuildErrors(t *testing.T) {
 	}
 	if got := CompilerCause(buildErrors["example.com/x/controllers [example.com/x/controllers.test]"], "controllers/a_test.go"); got != "controllers/a_test.go:3:2: undefined: desiredConfigMap" {
 		t.Errorf("build errors %v", buildErrors)
+	}
+}
+
+// TestFirstFailureIsTheSetupsElseTheFirstFailedSpec: a failed suite setup comes first, whatever
+// the specs did; else the first spec that failed; nothing when every spec passed or was skipped.
+func TestFirstFailureIsTheSetupsElseTheFirstFailedSpec(t *testing.T) {
+	passed, skipped := Result{Name: "passed", Passed: true}, Result{Name: "skipped", Skipped: true}
+	first, second := Result{Name: "first", InSpec: true}, Result{Name: "second", InSpec: true}
+	setup := Result{Name: "SynchronizedBeforeSuite"}
+	for name, tt := range map[string]struct {
+		suite Suite
+		want  string
+	}{
+		"the first failed spec":             {Suite{Specs: []Result{passed, skipped, first, second}}, "first"},
+		"the setup, before any failed spec": {Suite{Specs: []Result{first}, Setup: &setup}, "SynchronizedBeforeSuite"},
+		"nothing failed":                    {Suite{Specs: []Result{passed, skipped}}, ""},
+	} {
+		got, ok := tt.suite.FirstFailure()
+		if got.Name != tt.want || ok != (tt.want != "") {
+			t.Errorf("%s: FirstFailure() = %q, %v; want %q", name, got.Name, ok, tt.want)
+		}
 	}
 }
 

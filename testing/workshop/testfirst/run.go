@@ -257,7 +257,7 @@ func (t *tree) runUnitTests(pkg string, specs []spec) (map[string]outcome, error
 		quoted[i] = regexp.QuoteMeta(n)
 	}
 	events, runErr := t.goCmd("test", "-count=1", "-json", "-run=^(?:"+strings.Join(quoted, "|")+")$", pkg)
-	results, buildErrors, err := specreport.GoTest(events)
+	tests, buildErrors, err := specreport.GoTest(events)
 	if err != nil {
 		return nil, errors.Join(err, runErr)
 	}
@@ -265,7 +265,7 @@ func (t *tree) runUnitTests(pkg string, specs []spec) (map[string]outcome, error
 		return doesNotCompile(specs, errs), nil
 	}
 	out := all(names, notRun)
-	for _, r := range results {
+	for _, r := range tests.Specs {
 		if _, named := out[r.Name]; named {
 			out[r.Name] = outcomeOf(r)
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -15,6 +14,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"example.com/operator-demo/testing/workshop/mutate/mutants"
+	"example.com/operator-demo/testing/workshop/specreport"
 	"example.com/operator-demo/testing/workshop/specsource"
 )
 
@@ -132,21 +132,13 @@ func (r *reader) check(out []scenario, order []string) {
 
 // dryRun reads the specs (Its and table entries) of a Ginkgo JSON report.
 func dryRun(path string) ([]types.SpecReport, error) {
-	raw, err := os.ReadFile(path)
+	reports, err := specreport.Reports(path)
 	if err != nil {
 		return nil, fmt.Errorf("the scenarios' dry run: %w (make catalogue writes it)", err)
 	}
-	var reports []types.Report
-	if err := json.Unmarshal(raw, &reports); err != nil {
-		return nil, fmt.Errorf("read the dry run %s: %w", path, err)
-	}
 	var out []types.SpecReport
 	for _, report := range reports {
-		for _, s := range report.SpecReports {
-			if s.LeafNodeType.Is(types.NodeTypeIt) {
-				out = append(out, s)
-			}
-		}
+		out = append(out, report.SpecReports.WithLeafNodeType(types.NodeTypeIt)...)
 	}
 	return out, nil
 }

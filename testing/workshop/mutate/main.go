@@ -27,6 +27,7 @@ import (
 	"example.com/operator-demo/testing/workshop/mutate/trial"
 	"example.com/operator-demo/testing/workshop/overlay"
 	"example.com/operator-demo/testing/workshop/repo"
+	"example.com/operator-demo/testing/workshop/specreport"
 )
 
 // result is what the scenario and the unit tests said about one mutant.
@@ -223,7 +224,7 @@ func report(chosen []mutants.Mutant, results []result) error {
 	fmt.Println("|---|---|---|---|")
 	for i, m := range chosen {
 		r := results[i]
-		fmt.Printf("| %s | %s | %s (%.0f s) | %s |\n", m.Break, m.Scenario, cell(r.scenario.String()), r.took.Seconds(), cell(r.unit.String()))
+		fmt.Printf("| %s | %s | %s (%.0f s) | %s |\n", m.Break, m.Scenario, specreport.Cell(r.scenario.String()), r.took.Seconds(), specreport.Cell(r.unit.String()))
 		if !r.scenario.Failed {
 			survivors = append(survivors, fmt.Sprintf("%q survived %s", m.Break, m.Scenario))
 		}
@@ -233,11 +234,6 @@ func report(chosen []mutants.Mutant, results []result) error {
 	}
 	fmt.Printf("\nEvery break failed the scenario that exists to catch it (%d of the %d mutants).\n", len(chosen), len(mutants.All))
 	return nil
-}
-
-// cell makes s safe inside a Markdown table cell.
-func cell(s string) string {
-	return strings.ReplaceAll(s, "|", `\|`)
 }
 
 // writeOverlay writes m's mutated files, and the overlay that builds them in, into dir, and

@@ -328,7 +328,7 @@ func report(breaks []sweep.Break, outcomes []outcome, notCompiled, repeat int, o
 		fmt.Printf("\n## %s\n\n| Where | Function | Break | %s |\n|---|---|---|---|\n", title, why)
 		for _, i := range rows {
 			b := breaks[i]
-			fmt.Printf("| %s:%d | %s | %s: `%s` → `%s` | %s |\n", b.File, b.Line, b.Func, b.Operator, cell(b.Was), cell(b.Now), cell(reason(i)))
+			fmt.Printf("| %s:%d | %s | %s: `%s` → `%s` | %s |\n", b.File, b.Line, b.Func, b.Operator, specreport.Cell(b.Was), specreport.Cell(b.Now), specreport.Cell(reason(i)))
 		}
 	}
 	table("Survivors", "Why it lives", t.survivors, func(i int) string { return outcomes[i].String() })
@@ -363,9 +363,4 @@ func reaches(profiles []*cover.Profile, b sweep.Break) bool {
 		}
 	}
 	return !inBlock
-}
-
-// cell makes s safe inside a Markdown table cell.
-func cell(s string) string {
-	return strings.ReplaceAll(s, "|", `\|`)
 }

@@ -175,12 +175,7 @@ func CompilerErrors(output string) string {
 // all. Errors that merely follow from the cause ("imported and not used") come before it as often
 // as not, so the first line alone can blame the wrong thing or the wrong file.
 func CompilerCause(output, file string) string {
-	var lines []string
-	for line := range strings.SplitSeq(output, "\n") {
-		if l := compilerLine(line); l != "" {
-			lines = append(lines, l)
-		}
-	}
+	lines := strings.Split(CompilerErrors(output), "\n")
 	inFile := func(l string) bool {
 		name, _, _ := strings.Cut(l, ":")
 		name = filepath.ToSlash(strings.TrimPrefix(name, "./"))
@@ -191,7 +186,7 @@ func CompilerCause(output, file string) string {
 		func(l string) bool { return inFile(l) && undefined(l) },
 		undefined,
 		inFile,
-		func(string) bool { return true },
+		func(l string) bool { return l != "" },
 	} {
 		if i := slices.IndexFunc(lines, choose); i >= 0 {
 			return lines[i]
@@ -233,6 +228,12 @@ var (
 	// frame matches lines that only frame what failed: which function, and a pointer's type.
 	frame = regexp.MustCompile(`^(The function passed to (Eventually|Consistently) (failed at .* with:|returned the following error:)|Expected success, but got an error:|<[^>]*\| 0x[0-9a-f]+>: ?)$`)
 )
+
+// Cell is s as one cell of a Markdown table, as the tools print what they read: on one line,
+// its pipes escaped.
+func Cell(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "|", `\|`)), " ")
+}
 
 func clip(s string) string {
 	if r := []rune(s); len(r) > 200 {

@@ -85,6 +85,12 @@ func TestFirstFailureIsTheSetupsElseTheFirstFailedSpec(t *testing.T) {
 	}
 }
 
+func TestACellIsOneLineWithItsPipesEscaped(t *testing.T) {
+	if got := Cell("a | b\n\t  c"); got != `a \| b c` {
+		t.Errorf("Cell = %q", got)
+	}
+}
+
 // TestALocationIsRelativeToTheTree: a file under the tree, or named by the tree's module path (a
 // binary built with -trimpath), is named relative to the tree; any other as it is.
 func TestALocationIsRelativeToTheTree(t *testing.T) {

@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"example.com/operator-demo/testing/e2e"
+	"example.com/operator-demo/testing/metrics"
 	"example.com/operator-demo/testing/process"
 	"example.com/operator-demo/testing/workshop/repo"
 )
@@ -144,26 +142,24 @@ func operatorMemory(ctx context.Context, e *env, operator, mode, dir, ns string,
 	if err := pause(ctx, 3*time.Second); err != nil {
 		return 0, 0, err
 	}
-	heap, err = liveHeap("http://" + addr + "/live-heap")
+	families, err := metrics.Scrape(ctx, "http://"+addr+"/metrics", "")
 	if err != nil {
 		return 0, 0, err
 	}
-	rss, err = residentBytes(proc.Pid())
+	gauge := func(name string) (float64, error) {
+		for _, f := range families {
+			if f.GetName() == name && len(f.GetMetric()) == 1 {
+				return f.GetMetric()[0].GetGauge().GetValue(), nil
+			}
+		}
+		return 0, fmt.Errorf("the %s operator's metrics have no %s", mode, name)
+	}
+	if heap, err = gauge("bench_live_heap_bytes"); err != nil {
+		return 0, 0, err
+	}
+	// The process collector's, as Prometheus sees it; Linux's and Windows' have it.
+	rss, err = gauge("process_resident_memory_bytes")
 	return heap, rss, err
-}
-
-// liveHeap reads the operator's live heap, in bytes, from its /live-heap endpoint.
-func liveHeap(url string) (float64, error) {
-	resp, err := http.Get(url) //nolint:gosec,noctx // the bench's own operator, on loopback
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, err
-	}
-	return strconv.ParseFloat(string(body), 64)
 }
 
 func mib(bytes float64) string { return fmt.Sprintf("%.1f MiB", bytes/(1<<20)) }

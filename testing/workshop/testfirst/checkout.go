@@ -190,45 +190,35 @@ func (t *checkout) listScenarios() (specs []spec, description string, err error)
 // runAll runs specs in the tree, the scenarios of each tier together and the unit tests of each
 // package together, and says how each ended, by key.
 func (t *checkout) runAll(description string, specs []spec) (map[string]outcome, error) {
-	// A run: the scenarios of a tier, or the unit tests of a package.
-	type run struct {
-		kind  kind
-		where string
-	}
-	runOf := func(s spec) run {
-		if s.kind == unit {
-			return run{unit, s.pkg}
-		}
-		return run{scenario, s.tier}
-	}
-	byRun := map[run][]spec{}
-	var order []run
+	// A run is a tier's scenarios or a package's unit tests, named for the tier or the package.
+	runs := map[string][]spec{}
+	var order []string
 	for _, s := range specs {
-		if s.tier == "" {
-			continue
+		run := s.tier
+		if s.kind == unit {
+			run = s.pkg
 		}
-		r := runOf(s)
-		if _, ok := byRun[r]; !ok {
-			order = append(order, r)
+		if run != "" && runs[run] == nil {
+			order = append(order, run)
 		}
-		byRun[r] = append(byRun[r], s)
+		runs[run] = append(runs[run], s)
 	}
-	ended := map[run]map[string]outcome{}
-	for _, r := range order {
+	out := map[string]outcome{}
+	for _, run := range order {
+		var ended map[string]outcome
 		var err error
-		if r.kind == scenario {
-			ended[r], err = t.runScenarios(r.where, description, byRun[r])
+		if runs[run][0].kind == unit {
+			ended, err = t.runUnitTests(run, runs[run])
 		} else {
-			ended[r], err = t.runUnitTests(r.where, byRun[r])
+			ended, err = t.runScenarios(run, description, runs[run])
 		}
 		if err != nil {
 			return nil, err
 		}
-	}
-	out := map[string]outcome{}
-	for _, s := range specs {
-		if o, ok := ended[runOf(s)][s.name]; ok {
-			out[key(s)] = o
+		for _, s := range runs[run] {
+			if o, ok := ended[s.name]; ok {
+				out[key(s)] = o
+			}
 		}
 	}
 	return out, nil

@@ -17,7 +17,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -220,14 +219,10 @@ func sh(dir, name string, args ...string) error {
 	return err
 }
 
-// output runs name with args in dir and returns its output, which an error quotes. A make it runs
-// is the scaffold's own, as its developer would start it: without the calling make's flags.
+// output runs name with args in dir and returns its output, which an error quotes.
 func output(dir, name string, args ...string) (string, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
-	cmd.Env = slices.DeleteFunc(os.Environ(), func(v string) bool {
-		return strings.HasPrefix(v, "MAKEFLAGS=") || strings.HasPrefix(v, "MAKELEVEL=") || strings.HasPrefix(v, "MFLAGS=")
-	})
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("%s %s in %s: %w\n%s", name, strings.Join(args, " "), dir, err, out)

@@ -253,13 +253,7 @@ func (t *checkout) runScenarios(tier, description string, specs []spec) (map[str
 	if suite.Setup != nil {
 		return nil, fmt.Errorf("the suite failed outside any spec in %s (%s), which proves nothing: %s", t.dir, suite.Setup.Name, suite.Setup.Where())
 	}
-	out := all(names, notRun)
-	for _, s := range suite.Specs {
-		if _, named := out[s.Name]; named {
-			out[s.Name] = outcomeOf(s)
-		}
-	}
-	return out, nil
+	return ended(names, suite.Specs), nil
 }
 
 // operatorBinary builds the tree's manager for the local e2e tier, which runs the operator as a
@@ -273,6 +267,17 @@ func (t *checkout) operatorBinary() (string, outcome) {
 		return "", outcome{uncompiled, "the manager does not compile: " + specreport.CompilerCause(string(b), "")}
 	}
 	return manager, outcome{}
+}
+
+// ended is how each of names ended, as results say: one they leave out did not run.
+func ended(names []string, results []specreport.Result) map[string]outcome {
+	out := all(names, notRun)
+	for _, r := range results {
+		if _, named := out[r.Name]; named {
+			out[r.Name] = outcomeOf(r)
+		}
+	}
+	return out
 }
 
 // outcomeOf is how a spec or test ended, as its report says.
@@ -345,21 +350,22 @@ func fileName(tier string) string { return strings.ReplaceAll(tier, " ", "-") }
 // focus is the regular expression that Ginkgo's --focus matches against exactly the named specs:
 // it matches the suite's description and a spec's full text, joined by a space.
 func focus(description string, names []string) string {
+	return "^" + regexp.QuoteMeta(description) + " " + anyOf(names) + "$"
+}
+
+// anyOf is the regular expression that matches any one of names, as it is.
+func anyOf(names []string) string {
 	quoted := make([]string, len(names))
 	for i, n := range names {
 		quoted[i] = regexp.QuoteMeta(n)
 	}
-	return "^" + regexp.QuoteMeta(description) + " (?:" + strings.Join(quoted, "|") + ")$"
+	return "(?:" + strings.Join(quoted, "|") + ")"
 }
 
 // runUnitTests runs the test functions of pkg and says how each ended, by name.
 func (t *checkout) runUnitTests(pkg string, specs []spec) (map[string]outcome, error) {
 	names := namesOf(specs)
-	quoted := make([]string, len(names))
-	for i, n := range names {
-		quoted[i] = regexp.QuoteMeta(n)
-	}
-	events, runErr := t.goCmd("test", "-count=1", "-json", "-run=^(?:"+strings.Join(quoted, "|")+")$", pkg)
+	events, runErr := t.goCmd("test", "-count=1", "-json", "-run=^"+anyOf(names)+"$", pkg)
 	tests, buildErrors, err := specreport.GoTest(events)
 	if err != nil {
 		return nil, errors.Join(err, runErr)
@@ -367,13 +373,7 @@ func (t *checkout) runUnitTests(pkg string, specs []spec) (map[string]outcome, e
 	for _, errs := range buildErrors {
 		return doesNotCompile(specs, errs), nil
 	}
-	out := all(names, notRun)
-	for _, r := range tests.Specs {
-		if _, named := out[r.Name]; named {
-			out[r.Name] = outcomeOf(r)
-		}
-	}
-	return out, nil
+	return ended(names, tests.Specs), nil
 }
 
 func tail(s string, n int) string {

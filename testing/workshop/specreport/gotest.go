@@ -29,7 +29,7 @@ func GoTest(events []byte) (tests Suite, buildErrors map[string]string, err erro
 
 // testEvent is one event of `go test -json` (cmd/test2json).
 type testEvent struct {
-	Action, Test, Package, ImportPath, Output, FailedBuild string
+	Action, Test, ImportPath, Output, FailedBuild string
 }
 
 // goTestRun gathers the events of one `go test -json` run.
@@ -78,8 +78,9 @@ func (run *goTestRun) buildFailure(e testEvent) bool {
 			run.buildErrors[e.ImportPath] = strings.TrimPrefix(run.buildErrors[e.ImportPath]+"\n"+line, "\n")
 		}
 		return true
-	case e.FailedBuild != "" && run.buildErrors[e.Package] == "":
-		run.buildErrors[e.Package] = "does not build"
+	case e.FailedBuild != "" && run.buildErrors[e.FailedBuild] == "":
+		// FailedBuild names the build as its build-output events do.
+		run.buildErrors[e.FailedBuild] = "does not build"
 	}
 	return false
 }

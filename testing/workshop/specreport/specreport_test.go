@@ -59,6 +59,10 @@ func TestGoTestReadsResultsAndBuildErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One package that did not build, once: its failure names the build whose errors were read.
+	if len(buildErrors) != 1 {
+		t.Errorf("build errors %q: want the one build's", buildErrors)
+	}
 	if got := CompilerCause(buildErrors["example.com/x/controllers [example.com/x/controllers.test]"], "controllers/a_test.go"); got != "controllers/a_test.go:3:2: undefined: desiredConfigMap" {
 		t.Errorf("build errors %v", buildErrors)
 	}

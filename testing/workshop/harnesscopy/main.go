@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"example.com/operator-demo/testing/workshop/repo"
+	"example.com/operator-demo/testing/workshop/specreport"
 )
 
 // written are the files the copier writes after the copy: the reconciler replaces the scaffold's,
@@ -92,7 +93,7 @@ func run(scaffold, dir string) error {
 // the reconciler and the scenario, and tidies and vets the result.
 func take(root, project string, copies, renames []string) (report, error) {
 	var r report
-	module, err := repo.ModulePath(project)
+	module, err := specreport.ModulePath(project)
 	if err != nil {
 		return r, err
 	}

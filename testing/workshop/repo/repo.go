@@ -1,13 +1,9 @@
-// Package repo finds the repository that the workshop's tools work on (the one around the
-// workshop's own module) and a module's path.
+// Package repo finds the repository that the workshop's tools work on: the one around the
+// workshop's own module.
 package repo
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
-
-	"golang.org/x/mod/modfile"
 
 	"example.com/operator-demo/testing/controlplane"
 )
@@ -24,17 +20,4 @@ func Root() (string, error) {
 		return filepath.Dir(filepath.Dir(dir)), nil
 	}
 	return dir, nil
-}
-
-// ModulePath is the module path that dir's go.mod declares.
-func ModulePath(dir string) (string, error) {
-	path := filepath.Join(dir, "go.mod")
-	gomod, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	if m := modfile.ModulePath(gomod); m != "" {
-		return m, nil
-	}
-	return "", fmt.Errorf("%s names no module", path)
 }

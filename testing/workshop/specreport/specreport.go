@@ -15,8 +15,7 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/types"
-
-	"example.com/operator-demo/testing/workshop/repo"
+	"golang.org/x/mod/modfile"
 )
 
 // Result is what one run said of one spec or test function.
@@ -253,7 +252,7 @@ func relative(root, file string, line int) string {
 // module path ("example.com/operator-demo/scenarios/x_test.go"): the module's own lose that prefix.
 func relativeFile(root, file string) string {
 	if !filepath.IsAbs(file) {
-		if module, err := repo.ModulePath(root); err == nil {
+		if module, err := ModulePath(root); err == nil {
 			return strings.TrimPrefix(file, module+"/")
 		}
 		return file
@@ -262,4 +261,17 @@ func relativeFile(root, file string) string {
 		return rel
 	}
 	return file
+}
+
+// ModulePath is the module path that dir's go.mod declares.
+func ModulePath(dir string) (string, error) {
+	path := filepath.Join(dir, "go.mod")
+	gomod, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	if m := modfile.ModulePath(gomod); m != "" {
+		return m, nil
+	}
+	return "", fmt.Errorf("%s names no module", path)
 }

@@ -19,7 +19,7 @@ func TestGist(t *testing.T) {
 	}
 }
 
-func TestGoTestReadsResultsAndBuildErrors(t *testing.T) {
+func TestGoTestReadsOneResultPerTopLevelTest(t *testing.T) {
 	events := `{"Action":"run","Test":"TestA"}
 {"Action":"output","Test":"TestA","Output":"    a_test.go:12: data.message = \"drifted\"\n"}
 {"Action":"fail","Test":"TestA"}
@@ -51,11 +51,16 @@ func TestGoTestReadsResultsAndBuildErrors(t *testing.T) {
 		t.Errorf("TestC, failed in a subtest, read as %+v (%s)", c, c.Where())
 	}
 
+}
+
+// TestAPackageThatDoesNotBuildIsOneBuildError: the compiler's errors are kept under the build
+// that failed, once, whichever event names it.
+func TestAPackageThatDoesNotBuildIsOneBuildError(t *testing.T) {
 	broken := `{"ImportPath":"example.com/x/controllers [example.com/x/controllers.test]","Action":"build-output","Output":"# example.com/x/controllers\n"}
 {"ImportPath":"example.com/x/controllers [example.com/x/controllers.test]","Action":"build-output","Output":"controllers/a_test.go:3:2: undefined: desiredConfigMap\n"}
 {"Action":"fail","Package":"example.com/x/controllers","FailedBuild":"example.com/x/controllers [example.com/x/controllers.test]"}
 `
-	_, buildErrors, err = GoTest([]byte(broken))
+	_, buildErrors, err := GoTest([]byte(broken))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,7 +91,7 @@ func newOrChanged(base, head []spec) []spec {
 			before[key(s)] = s.body
 		}
 	}
-	var out []spec
+	out := make([]spec, 0, len(head))
 	for _, s := range head {
 		body, existed := before[key(s)]
 		switch {

@@ -22,9 +22,9 @@ const Workers = 2
 type Outside bool
 
 const (
-	// ProvesNothing: the run is an error. make mutate asks whether a scenario caught its break.
+	// ProvesNothing makes the run an error: make mutate asks whether a scenario caught its break.
 	ProvesNothing Outside = false
-	// Notices: the break is killed. make mutate-sweep asks whether any test noticed it.
+	// Notices makes the break killed: make mutate-sweep asks whether any test noticed it.
 	Notices Outside = true
 )
 

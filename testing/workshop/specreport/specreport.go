@@ -1,8 +1,8 @@
 // Package specreport reads what a test run left behind, Ginkgo's JSON report (--json-report) or
 // the events of `go test -json`, and says of each spec or test function whether it passed or
 // failed, and where it failed: the step it was in (its last By), the line of the failed
-// assertion, and the first line of the failure. make mutate and make test-first read their runs
-// through it, so both name a failure the same way.
+// assertion, and the first line of the failure. make mutate, make mutate-sweep, make test-first,
+// the bench and the catalogue read their runs through it, so all name a failure the same way.
 package specreport
 
 import (

@@ -89,9 +89,9 @@ mutate: setup-envtest ## Prove the scenarios can fail: build each break of testi
 .PHONY: mutate-sweep
 mutate-sweep: envtest-up ## Make every generic break of controllers/ and api/ (delete a statement, negate a condition, drop a returned error, replace a constant); run the unit and envtest tiers against each; report the score and every survivor.
 	@mkdir -p $(REPORTS)
-	@$(call workshop-tool,mutate)
+	@$(call workshop-tool,mutatesweep)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
-		$(WORKSHOP)/mutate -sweep $(if $(FILE),-file '$(FILE)') $(if $(BREAK),-break '$(BREAK)') $(if $(REPEAT),-repeat $(REPEAT)) | tee $(REPORTS)/mutate-sweep.md
+		$(WORKSHOP)/mutatesweep $(if $(FILE),-file '$(FILE)') $(if $(BREAK),-break '$(BREAK)') $(if $(REPEAT),-repeat $(REPEAT)) | tee $(REPORTS)/mutate-sweep.md
 
 # BASE: the revision a change starts from. A changed spec that only rewrites the test states so in
 # a commit trailer `Spec-Rewrite: <name>`.
@@ -136,8 +136,8 @@ bench: setup-envtest ## Measure (not part of make test): micro-benchmarks, then 
 
 .PHONY: bench-loop
 bench-loop: setup-envtest ## Measure the test-first loop: a saved edit to the red/green line of scenario LABEL (default create), cold, warm (make envtest-up) and the floor.
-	$(call workshop-tool,bench)
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(WORKSHOP)/bench -loop '$(or $(LABEL),create)'
+	$(call workshop-tool,benchloop)
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(WORKSHOP)/benchloop -label '$(or $(LABEL),create)'
 
 .PHONY: bench-suite
 bench-suite: setup-envtest $(SCAFFOLD) ## Measure make test (warm) beside a kubebuilder scaffold's, and the scenarios at 1-8 processes.

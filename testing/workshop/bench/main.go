@@ -4,8 +4,8 @@
 // how soon Samples recover once a refusal of their writes is lifted.
 // `make bench` runs it; BENCHMARKS.md keeps its output with the machine and the command.
 //
-// Measuring memory needs the operator in a process of its own: the bench runs itself again
-// with -operator=scoped|naive as that process.
+// Measuring memory needs the operator in a process of its own: the bench builds and runs
+// bench/operator as that process.
 package main
 
 import (
@@ -24,29 +24,15 @@ import (
 )
 
 func main() {
-	operator := flag.String("operator", "", "run as the operator under measurement: scoped (as cmd/) or naive (caches every ConfigMap)")
-	metricsAddr := flag.String("metrics-bind-address", "", "with -operator: where to serve metrics (plain HTTP)")
 	samples := flag.Int("samples", 1000, "Samples for the throughput run")
 	noise := flag.Int("noise", 10000, "ConfigMaps the operator does not own, for the memory run")
 	outage := flag.Duration("outage", 90*time.Second, "how long ConfigMap writes are refused, for the recovery run")
-	loopLabel := flag.String("loop", "", "measure the test-first loop for the scenario with this label instead (make bench-loop)")
-	runs := flag.Int("runs", 3, "with -loop: runs of each kind")
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var err error
-	switch {
-	case *loopLabel != "":
-		err = loop(*loopLabel, *runs)
-	case *operator != "":
-		// The cluster comes from controller-runtime's own -kubeconfig flag.
-		err = runOperator(ctx, *operator, *metricsAddr)
-	default:
-		err = run(ctx, *samples, *noise, *outage)
-	}
-	if err != nil {
+	if err := run(ctx, *samples, *noise, *outage); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}

@@ -4,70 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"example.com/operator-demo/controllers"
 	"example.com/operator-demo/testing/e2e"
+	"example.com/operator-demo/testing/metrics"
 	"example.com/operator-demo/testing/process"
+	"example.com/operator-demo/testing/workshop/repo"
 )
-
-// The operator's cache of ConfigMaps, in the memory measurement.
-const (
-	scoped = "scoped" // as cmd/ has it: only ConfigMaps with the managed-by label
-	naive  = "naive"  // every ConfigMap in the cluster, as a plain Owns(&ConfigMap{}) has it
-)
-
-// runOperator is the operator under memory measurement: cmd/'s manager ("scoped"), or the same
-// with the ConfigMap cache left unscoped ("naive"), as a plain Owns(&ConfigMap{}) has it.
-func runOperator(ctx context.Context, mode, metricsAddr string) error {
-	cfg, err := ctrl.GetConfig()
-	if err != nil {
-		return err
-	}
-	cfg.QPS, cfg.Burst = operatorQPS, operatorBurst
-	opts := controllers.ManagerOptions(ctrl.Options{
-		Scheme:                 controllers.NewScheme(),
-		Metrics:                metricsserver.Options{BindAddress: metricsAddr},
-		HealthProbeBindAddress: "0",
-	})
-	switch mode {
-	case scoped:
-	case naive:
-		opts.Cache.ByObject = nil
-	default:
-		return fmt.Errorf("-operator=%q: want scoped or naive", mode)
-	}
-	mgr, err := ctrl.NewManager(cfg, opts)
-	if err != nil {
-		return err
-	}
-	// The live heap, after a collection: what the operator holds, not what it has yet to free.
-	if err := mgr.AddMetricsServerExtraHandler("/live-heap", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		_, _ = fmt.Fprintf(w, "%d", m.HeapAlloc)
-	})); err != nil {
-		return err
-	}
-	if err := controllers.NewSampleReconciler(mgr).SetupWithManager(mgr); err != nil {
-		return err
-	}
-	return mgr.Start(ctx)
-}
 
 // memory: the operator's heap and RSS once converged over 100 Samples, with no other ConfigMaps
 // in the cluster and with `noise` ConfigMaps it does not own; scoped cache against naive.
@@ -78,6 +29,10 @@ func memory(ctx context.Context, e *env, noise int) ([]result, error) {
 		return nil, err
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
+	operator := filepath.Join(dir, "operator")
+	if err := buildOperator(operator); err != nil {
+		return nil, err
+	}
 	if err := e2e.WriteKubeconfig(filepath.Join(dir, "kubeconfig"), e.cp.Config); err != nil {
 		return nil, err
 	}
@@ -91,7 +46,7 @@ func memory(ctx context.Context, e *env, noise int) ([]result, error) {
 
 	type reading struct{ heap, rss float64 }
 	measure := func(mode string) (reading, error) {
-		heap, rss, err := operatorMemory(ctx, e, mode, dir, ns, n)
+		heap, rss, err := operatorMemory(ctx, e, operator, mode, dir, ns, n)
 		if err != nil {
 			return reading{}, fmt.Errorf("memory of the %s operator: %w", mode, err)
 		}
@@ -145,21 +100,37 @@ func memory(ctx context.Context, e *env, noise int) ([]result, error) {
 	return out, nil
 }
 
-// operatorMemory runs the operator as a process of its own (this binary, with -operator=mode)
-// until the n Samples in ns have converged and its memory has settled, and returns its heap in
-// use and its RSS, in bytes. Its log goes into dir.
-func operatorMemory(ctx context.Context, e *env, mode, dir, ns string, n int) (heap, rss float64, err error) {
-	self, err := os.Executable()
+// The operator's cache of ConfigMaps, in the memory measurement (bench/operator's -cache).
+const (
+	scoped = "scoped" // as cmd/ has it: only ConfigMaps with the managed-by label
+	naive  = "naive"  // every ConfigMap in the cluster, as a plain Owns(&ConfigMap{}) has it
+)
+
+// buildOperator builds bench/operator, the operator under measurement, into path.
+func buildOperator(path string) error {
+	root, err := repo.Root()
 	if err != nil {
-		return 0, 0, err
+		return err
 	}
+	cmd := exec.Command("go", "build", "-o", path, "./bench/operator")
+	cmd.Dir = filepath.Join(root, "testing", "workshop")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("build bench/operator: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// operatorMemory runs the operator binary with its cache in mode until the n Samples in ns have
+// converged and its memory has settled, and returns its heap in use and its RSS, in bytes. Its
+// log goes into dir.
+func operatorMemory(ctx context.Context, e *env, operator, mode, dir, ns string, n int) (heap, rss float64, err error) {
 	port, err := process.FreePort()
 	if err != nil {
 		return 0, 0, err
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	proc, err := process.Start("the "+mode+" operator", filepath.Join(dir, mode+".log"), 30*time.Second, self,
-		"-operator="+mode, "-kubeconfig="+filepath.Join(dir, "kubeconfig"), "-metrics-bind-address="+addr)
+	proc, err := process.Start("the "+mode+" operator", filepath.Join(dir, mode+".log"), 30*time.Second, operator,
+		"-cache="+mode, "-kubeconfig="+filepath.Join(dir, "kubeconfig"), "-metrics-bind-address="+addr)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -171,26 +142,24 @@ func operatorMemory(ctx context.Context, e *env, mode, dir, ns string, n int) (h
 	if err := pause(ctx, 3*time.Second); err != nil {
 		return 0, 0, err
 	}
-	heap, err = liveHeap("http://" + addr + "/live-heap")
+	families, err := metrics.Scrape(ctx, "http://"+addr+"/metrics", "")
 	if err != nil {
 		return 0, 0, err
 	}
-	rss, err = residentBytes(proc.Pid())
+	gauge := func(name string) (float64, error) {
+		for _, f := range families {
+			if f.GetName() == name && len(f.GetMetric()) == 1 {
+				return f.GetMetric()[0].GetGauge().GetValue(), nil
+			}
+		}
+		return 0, fmt.Errorf("the %s operator's metrics have no %s", mode, name)
+	}
+	if heap, err = gauge("bench_live_heap_bytes"); err != nil {
+		return 0, 0, err
+	}
+	// The process collector's, as Prometheus sees it; Linux's and Windows' have it.
+	rss, err = gauge("process_resident_memory_bytes")
 	return heap, rss, err
-}
-
-// liveHeap reads the operator's live heap, in bytes, from its /live-heap endpoint.
-func liveHeap(url string) (float64, error) {
-	resp, err := http.Get(url) //nolint:gosec,noctx // the bench's own operator, on loopback
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, err
-	}
-	return strconv.ParseFloat(string(body), 64)
 }
 
 func mib(bytes float64) string { return fmt.Sprintf("%.1f MiB", bytes/(1<<20)) }

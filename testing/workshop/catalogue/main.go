@@ -1,8 +1,8 @@
 // Command catalogue writes scenarios/README.md, the scenario catalogue, from the code itself: each
 // scenario file's doc comment (behaviour, lesson, source, how to try it by hand) and its Ginkgo
 // tree (Context and It texts, By steps, table entries, labels); the breaks in the mutants; the
-// watches in the controller's SetupWithManager; the reasons of Ready=False in the API. What the
-// catalogue says is therefore what the code does and the specs check. `make catalogue` runs it;
+// reasons of Ready=False in the API; around them, the fixed prose of catalogue.md.tmpl. What the
+// catalogue says of each scenario is therefore what the specs check. `make catalogue` runs it;
 // `make verify` fails when the committed catalogue differs from what it writes.
 //
 //	catalogue SCENARIO_DIR DRY_RUN OUTPUT  write the catalogue of the scenarios in SCENARIO_DIR, whose
@@ -37,13 +37,17 @@ func main() {
 }
 
 // write renders the catalogue of the scenarios in dir, whose dry run's report is dryRun, into
-// output. The repository's root is dir's parent: the controller and the API are read from there.
+// output. The repository's root is dir's parent: the API is read from there.
 func write(dir, dryRun, output string) error {
 	c, err := build(dir, dryRun)
 	if err != nil {
 		return err
 	}
-	return writeIfChanged(output, c.render())
+	content, err := c.render()
+	if err != nil {
+		return err
+	}
+	return writeIfChanged(output, content)
 }
 
 // build reads everything the catalogue says, and fails on anything it cannot say truthfully.
@@ -52,13 +56,10 @@ func build(dir, dryRun string) (*catalogue, error) {
 	r := &reader{}
 	c := &catalogue{}
 	var err error
-	if c.scenarios, err = r.scenarios(dir, dryRun); err != nil {
+	if c.Scenarios, err = r.scenarios(dir, dryRun); err != nil {
 		return nil, err
 	}
-	if c.watches, err = watches(filepath.Join(root, "controllers")); err != nil {
-		return nil, err
-	}
-	if c.reasons, err = reasons(filepath.Join(root, "api")); err != nil {
+	if c.Reasons, err = reasons(filepath.Join(root, "api")); err != nil {
 		return nil, err
 	}
 	if len(r.problems) > 0 {

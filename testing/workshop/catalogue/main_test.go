@@ -99,15 +99,15 @@ func TestSpecsAreReadFromTheDryRun(t *testing.T) {
 		t.Fatalf("read %+v, problems %v", got, problems)
 	}
 	s := got[0]
-	if s.title != "Paused" || s.line != 12 || !slices.Equal(s.labels, []string{"paused"}) {
+	if s.Title != "Paused" || s.Line != 12 || !slices.Equal(s.labels, []string{"paused"}) {
 		t.Errorf("scenario read as %+v", s)
 	}
 	want := []spec{
-		{path: []string{"when it is paused"}, text: "writes nothing", line: 14, steps: []string{"pausing it", "editing its spec"}, labels: []string{"in-process"}},
-		{path: []string{"when it is paused"}, text: "rejects: a bad name", line: 22, steps: []string{"applying it"}},
-		{path: []string{"when it is paused"}, text: "rejects: a long name", line: 23, steps: []string{"applying it"}},
+		{Path: []string{"when it is paused"}, Text: "writes nothing", Line: 14, Steps: []string{"pausing it", "editing its spec"}, labels: []string{"in-process"}},
+		{Path: []string{"when it is paused"}, Text: "rejects: a bad name", Line: 22, Steps: []string{"applying it"}},
+		{Path: []string{"when it is paused"}, Text: "rejects: a long name", Line: 23, Steps: []string{"applying it"}},
 	}
-	if diff := cmp.Diff(want, s.specs, cmp.AllowUnexported(spec{}), cmpopts.EquateEmpty()); diff != "" {
+	if diff := cmp.Diff(want, s.Specs, cmp.AllowUnexported(spec{}), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("specs (-want +got):\n%s", diff)
 	}
 }
@@ -136,10 +136,10 @@ func TestParseDoc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.title != "Create" || s.behaviour != "a new Sample gets a ConfigMap." || s.lesson != "Owner references." || s.source.short != "Lecture notes" || s.where != "§3: it appears." {
+	if s.Title != "Create" || s.Behaviour != "a new Sample gets a ConfigMap." || s.Lesson != "Owner references." || s.Source.Short != "Lecture notes" || s.Where != "§3: it appears." {
 		t.Errorf("parsed %+v", s)
 	}
-	if got := byHand(s.byHand); got != "By hand:\n\n```sh\nkubectl get samples\n```\n" {
+	if got := byHand(s.ByHand); got != "By hand:\n\n```sh\nkubectl get samples\n```\n" {
 		t.Errorf("by hand rendered as %q", got)
 	}
 	for _, bad := range []string{
@@ -154,21 +154,30 @@ func TestParseDoc(t *testing.T) {
 	}
 }
 
-// TestWatchesAreReadFromTheController: the diagram's watches are the controller's own.
-func TestWatchesAreReadFromTheController(t *testing.T) {
-	got, err := watches(filepath.Join("..", "..", "..", "controllers"))
+// TestTheCatalogueRendersWhatItRead: a scenario as read from its source and its dry run is
+// indexed with the tiers of its specs, listed under its source, counted among the scenarios
+// without a break of their own, and written out with its lesson, its specs (each with its tiers,
+// its steps and its line) and its commands by hand.
+func TestTheCatalogueRendersWhatItRead(t *testing.T) {
+	read, _ := readDryRun(t, dryRunOf)
+	c := &catalogue{Scenarios: read, Reasons: []reason{{Value: "Synced", Ready: "True", What: "all is well."}}}
+	page, err := c.render()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 {
-		t.Fatalf("watches = %+v, want For Sample and Owns ConfigMap", got)
-	}
-	sample, configMap := got[0], got[1]
-	if sample.how != "For" || sample.kind != "Sample" || len(sample.events) != 3 || !strings.Contains(sample.events[1], "metadata.generation") {
-		t.Errorf("the Sample's watch read as %+v", sample)
-	}
-	if configMap.how != "Owns" || configMap.kind != "ConfigMap" || !slices.Equal(configMap.events, []string{"its updates", "its deletion"}) {
-		t.Errorf("the ConfigMap's watch read as %+v", configMap)
+	for _, want := range []string{
+		"| [Paused](#paused) | a paused Sample keeps its ConfigMap as it is. | envtest, e2e local, e2e kind |",
+		"| [Paused](#paused) | Beyond both | Asked for by a team. |",
+		"| `Synced` | True | all is well. | — |",
+		"these have none yet: [Paused](#paused).",
+		"## Paused\n\nA paused Sample keeps its ConfigMap as it is.\n\n**Lesson.** A field that stops reconciling.",
+		"- *when it is paused › it writes nothing* [spec](paused_test.go#L14) — tiers: envtest\n  1. pausing it\n  1. editing its spec\n",
+		"- *when it is paused › it rejects: a bad name* [spec](paused_test.go#L22) — tiers: envtest, e2e local, e2e kind\n  1. applying it\n",
+		"By hand:\n\n```sh\nkubectl get samples\n```\n",
+	} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the catalogue lacks %q:\n%s", want, page)
+		}
 	}
 }
 
@@ -181,9 +190,9 @@ func TestEveryReasonSaysWhatToDo(t *testing.T) {
 	}
 	values := make([]string, 0, len(got))
 	for _, r := range got {
-		values = append(values, r.value)
-		if r.what == "" || (r.ready == "False") != (r.todo != "") {
-			t.Errorf("reason %s (Ready=%s): what happened %q, what to do %q", r.value, r.ready, r.what, r.todo)
+		values = append(values, r.Value)
+		if r.What == "" || (r.Ready == "False") != (r.Todo != "") {
+			t.Errorf("reason %s (Ready=%s): what happened %q, what to do %q", r.Value, r.Ready, r.What, r.Todo)
 		}
 	}
 	for _, want := range []string{"Synced", "ConfigMapConflict", "ConfigMapRefused", "QuotaExceeded", "ConfigMapForbidden"} {
@@ -204,11 +213,11 @@ func TestNewScenarioWritesTheHouseForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &reader{}
-	found, err := r.file(filepath.Join(dir, "paused_sample_test.go"))
+	found, err := r.parseFile(filepath.Join(dir, "paused_sample_test.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.problems) > 0 || len(found.scenarios) != 1 || found.scenarios[0].title != "Paused sample" || len(found.steps) != 1 {
+	if len(r.problems) > 0 || len(found.scenarios) != 1 || found.scenarios[0].Title != "Paused sample" || len(found.steps) != 1 {
 		t.Errorf("the skeleton reads as %+v (problems %v)", found, r.problems)
 	}
 	content, err := os.ReadFile(filepath.Join(dir, "paused_sample_test.go"))

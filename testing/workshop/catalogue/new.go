@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -61,37 +62,8 @@ Next:
 
 // skeleton is a new scenario in the house form: every field of the doc comment the catalogue
 // reads, and a Describe › Context › It that fails until it is written.
-var skeleton = template.Must(template.New("scenario").Parse(`package scenarios
-
-import (
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-
-	"example.com/operator-demo/scenarios/samples"
-)
-
-// {{.Title}}: the behaviour in one sentence, as a user of a Sample would notice it.
 //
-// Lesson: what this behaviour teaches about operators: why it matters, and what goes wrong
-// without it.
-//
-// Source: beyond both sources: or begin with "the introductory Kubernetes Operator article
-// (RevComm Advent Calendar 2025, day 2, in Japanese)" or "the Kubernetes Operator lecture notes",
-// then the step of it this scenario proves.
-//
-// By hand (on the cluster of ` + "`make demo KEEP=1`" + `):
-//
-//	kubectl apply -f config/samples/demo_v1alpha1_sample.yaml
-var _ = Describe("Sample", Label("{{.Label}}"), func() {
-	Context("when …", func() {
-		It("…", func(ctx SpecContext) {
-			f := samples.NewFixture(ctx, suiteCluster)
-			sample := f.CreateSample(ctx, "{{.Label}}", "hello world")
-			f.EventuallySynced(ctx, sample)
+//go:embed scenario.go.tmpl
+var skeletonText string
 
-			By("…")
-			Fail("{{.Label}} is a skeleton: write its steps and what they expect, then watch it fail for the reason you expect")
-		})
-	})
-})
-`))
+var skeleton = template.Must(template.New("scenario").Parse(skeletonText))

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -15,29 +14,30 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"example.com/operator-demo/testing/workshop/mutate/mutants"
+	"example.com/operator-demo/testing/workshop/specreport"
 	"example.com/operator-demo/testing/workshop/specsource"
 )
 
 // scenario is one scenario file: its doc comment and its specs.
 type scenario struct {
-	file      string
-	line      int
-	title     string // "Create"
-	behaviour string // "a new Sample gets ..."
-	lesson    string
-	source    source
-	where     string // where in the source: "§10, `kubectl apply ...`: the ConfigMap appears"
-	byHand    string
+	File      string
+	Line      int
+	Title     string // "Create"
+	Behaviour string // "a new Sample gets ..."
+	Lesson    string
+	Source    source
+	Where     string // where in the source: "§10, `kubectl apply ...`: the ConfigMap appears"
+	ByHand    string
 	labels    []string
-	specs     []spec
+	Specs     []spec
 }
 
 // spec is one It (or table Entry) with the containers above it and its By steps.
 type spec struct {
-	path   []string // Context texts, outermost first
-	text   string
-	line   int
-	steps  []string
+	Path   []string // Context texts, outermost first
+	Text   string
+	Line   int
+	Steps  []string
 	labels []string
 }
 
@@ -69,7 +69,7 @@ func (r *reader) scenarios(dir, report string) ([]scenario, error) {
 	}
 	parsed := map[string]*scenarioFile{}
 	for _, path := range files {
-		if parsed[filepath.Base(path)], err = r.file(path); err != nil {
+		if parsed[filepath.Base(path)], err = r.parseFile(path); err != nil {
 			return nil, err
 		}
 	}
@@ -81,10 +81,10 @@ func (r *reader) scenarios(dir, report string) ([]scenario, error) {
 	var out []scenario
 	for _, path := range files {
 		for _, s := range parsed[filepath.Base(path)].scenarios {
-			if len(s.specs) == 0 {
-				r.problem("%s: scenario %q has no specs in the dry run (%s)", s.file, s.title, report)
+			if len(s.Specs) == 0 {
+				r.problem("%s: scenario %q has no specs in the dry run (%s)", s.File, s.Title, report)
 			}
-			slices.SortFunc(s.specs, func(a, b spec) int { return a.line - b.line })
+			slices.SortFunc(s.Specs, func(a, b spec) int { return a.Line - b.Line })
 			out = append(out, *s)
 		}
 	}
@@ -112,10 +112,10 @@ func firstLabel(s scenario) string {
 func (r *reader) check(out []scenario, order []string) {
 	for _, s := range out {
 		if !slices.Contains(order, firstLabel(s)) {
-			r.problem("%s: scenario %q: its first label %v is not in %s", s.file, s.title, s.labels, readingOrderFile)
+			r.problem("%s: scenario %q: its first label %v is not in %s", s.File, s.Title, s.labels, readingOrderFile)
 		}
-		if want := fileOf(s.labels); s.file != want {
-			r.problem("%s: scenario %q is labelled %v: its file should be %s, named for its first label", s.file, s.title, s.labels, want)
+		if want := fileOf(s.labels); s.File != want {
+			r.problem("%s: scenario %q is labelled %v: its file should be %s, named for its first label", s.File, s.Title, s.labels, want)
 		}
 	}
 	for _, label := range order {
@@ -132,21 +132,13 @@ func (r *reader) check(out []scenario, order []string) {
 
 // dryRun reads the specs (Its and table entries) of a Ginkgo JSON report.
 func dryRun(path string) ([]types.SpecReport, error) {
-	raw, err := os.ReadFile(path)
+	reports, err := specreport.Reports(path)
 	if err != nil {
 		return nil, fmt.Errorf("the scenarios' dry run: %w (make catalogue writes it)", err)
 	}
-	var reports []types.Report
-	if err := json.Unmarshal(raw, &reports); err != nil {
-		return nil, fmt.Errorf("read the dry run %s: %w", path, err)
-	}
 	var out []types.SpecReport
 	for _, report := range reports {
-		for _, s := range report.SpecReports {
-			if s.LeafNodeType.Is(types.NodeTypeIt) {
-				out = append(out, s)
-			}
-		}
+		out = append(out, report.SpecReports.WithLeafNodeType(types.NodeTypeIt)...)
 	}
 	return out, nil
 }
@@ -168,16 +160,16 @@ func (r *reader) place(specs []types.SpecReport, files map[string]*scenarioFile)
 			continue
 		}
 		sc.labels = s.ContainerHierarchyLabels[0]
-		sp := spec{path: slices.Clone(s.ContainerHierarchyTexts[1:]), text: s.LeafNodeText, line: s.LeafNodeLocation.LineNumber,
-			steps: src.steps[s.LeafNodeLocation.LineNumber], labels: slices.Clone(s.LeafNodeLabels)}
+		sp := spec{Path: slices.Clone(s.ContainerHierarchyTexts[1:]), Text: s.LeafNodeText, Line: s.LeafNodeLocation.LineNumber,
+			Steps: src.steps[s.LeafNodeLocation.LineNumber], labels: slices.Clone(s.LeafNodeLabels)}
 		for _, l := range s.ContainerHierarchyLabels[1:] {
 			sp.labels = append(sp.labels, l...)
 		}
-		if last := len(sp.path) - 1; last >= 0 && src.tables[s.ContainerHierarchyLocations[last+1].LineNumber] {
-			sp.text = sp.path[last] + ": " + sp.text
-			sp.path = sp.path[:last]
+		if last := len(sp.Path) - 1; last >= 0 && src.tables[s.ContainerHierarchyLocations[last+1].LineNumber] {
+			sp.Text = sp.Path[last] + ": " + sp.Text
+			sp.Path = sp.Path[:last]
 		}
-		sc.specs = append(sc.specs, sp)
+		sc.Specs = append(sc.Specs, sp)
 	}
 }
 
@@ -208,8 +200,8 @@ type scenarioFile struct {
 	tables map[int]bool
 }
 
-// file reads one scenario file's source.
-func (r *reader) file(path string) (*scenarioFile, error) {
+// parseFile reads one scenario file's source.
+func (r *reader) parseFile(path string) (*scenarioFile, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
 	if err != nil {
@@ -230,8 +222,8 @@ func (r *reader) file(path string) (*scenarioFile, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
 		}
-		s.file = filepath.Base(path)
-		s.line = line(gen)
+		s.File = filepath.Base(path)
+		s.Line = line(gen)
 		src.scenarios = append(src.scenarios, &s)
 		src.describes[line(call)] = &s
 	}

@@ -11,10 +11,10 @@ import (
 
 // reason is a reason of the Ready condition, as its documented constant in the API says.
 type reason struct {
-	value string // "ConfigMapRefused"
-	ready string // "True" or "False"
+	Value string // "ConfigMapRefused"
+	Ready string // "True" or "False"
 	// what happened, and what to do about it (empty for Ready=True).
-	what, todo string
+	What, Todo string
 }
 
 // reasons reads the Reason* constants of the API packages under dir, with their doc comments:
@@ -64,10 +64,10 @@ func reasonOf(vs *ast.ValueSpec) (reason, bool) {
 		return reason{}, false
 	}
 	doc := oneLine(vs.Doc.Text())
-	r := reason{value: value}
+	r := reason{Value: value}
 	if _, rest, ok := strings.Cut(doc, "(Ready="); ok {
-		r.ready, rest, _ = strings.Cut(rest, "): ")
-		r.what, r.todo, _ = strings.Cut(rest, " To do: ")
+		r.Ready, rest, _ = strings.Cut(rest, "): ")
+		r.What, r.Todo, _ = strings.Cut(rest, " To do: ")
 	}
-	return r, r.ready != ""
+	return r, r.Ready != ""
 }

@@ -23,7 +23,7 @@ func parseDoc(doc string) (scenario, error) {
 	if !ok {
 		return s, errors.New("doc comment has one paragraph; want paragraphs Title: behaviour, Lesson, Source, By hand")
 	}
-	s.title, s.behaviour, ok = strings.Cut(oneLine(title), ": ")
+	s.Title, s.Behaviour, ok = strings.Cut(oneLine(title), ": ")
 	if !ok {
 		return s, fmt.Errorf("first line %q is not \"Title: behaviour\"", title)
 	}
@@ -31,18 +31,18 @@ func parseDoc(doc string) (scenario, error) {
 		para = strings.TrimSpace(para)
 		switch {
 		case strings.HasPrefix(para, "Lesson: "):
-			s.lesson = capitalise(oneLine(strings.TrimPrefix(para, "Lesson: ")))
+			s.Lesson = capitalise(oneLine(strings.TrimPrefix(para, "Lesson: ")))
 		case strings.HasPrefix(para, "Source: "):
 			var err error
-			if s.source, s.where, err = parseSource(oneLine(strings.TrimPrefix(para, "Source: "))); err != nil {
-				return s, fmt.Errorf("scenario %q: %w", s.title, err)
+			if s.Source, s.Where, err = parseSource(oneLine(strings.TrimPrefix(para, "Source: "))); err != nil {
+				return s, fmt.Errorf("scenario %q: %w", s.Title, err)
 			}
 		case strings.HasPrefix(para, "By hand"):
-			s.byHand = strings.TrimSpace(rest[strings.Index(rest, "By hand"):])
+			s.ByHand = strings.TrimSpace(rest[strings.Index(rest, "By hand"):])
 		}
 	}
-	if s.lesson == "" || s.source.name == "" || s.byHand == "" {
-		return s, fmt.Errorf("scenario %q lacks a Lesson:, Source: or By hand: paragraph", s.title)
+	if s.Lesson == "" || s.Source.name == "" || s.ByHand == "" {
+		return s, fmt.Errorf("scenario %q lacks a Lesson:, Source: or By hand: paragraph", s.Title)
 	}
 	return s, nil
 }

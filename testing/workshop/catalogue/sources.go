@@ -8,7 +8,7 @@ import (
 // source is a document the scenarios come from.
 type source struct {
 	// name is how a scenario's Source: paragraph begins; short is the catalogue's column.
-	name, short string
+	name, Short string
 	// about says what the document is and what the project takes from it.
 	about string
 }
@@ -17,23 +17,23 @@ type source struct {
 var sources = []source{
 	{
 		name:  "the introductory Kubernetes Operator article (RevComm Advent Calendar 2025, day 2, in Japanese)",
-		short: "Article",
+		Short: "Article",
 		about: "resources, controllers, the API server and the reconcile loop, then a kubebuilder walkthrough (§10) of this very operator on a kind cluster; `make demo` follows that walkthrough",
 	},
 	{
 		name:  "the Kubernetes Operator lecture notes",
-		short: "Lecture notes",
+		Short: "Lecture notes",
 		about: "operators in production (leader election, rate limiting, concurrency, cache scoping, metrics), the test pyramid (unit, envtest, kind), and the failures operators commonly have: status updates that loop, children leaked without owner references, errors swallowed, watches missing",
 	},
 	{
 		name:  "beyond both sources",
-		short: "Beyond both",
+		Short: "Beyond both",
 		about: "what an operator that others rely on must do as well, which neither document shows",
 	},
 }
 
-// describe is the source's entry in the catalogue's list of sources.
-func (src source) describe() string {
+// Describe is the source's entry in the catalogue's list of sources.
+func (src source) Describe() string {
 	if src.name == sources[len(sources)-1].name {
 		return src.about
 	}

@@ -27,9 +27,8 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/mod/modfile"
-
 	"example.com/operator-demo/testing/workshop/repo"
+	"example.com/operator-demo/testing/workshop/specreport"
 )
 
 // written are the files the copier writes: the export of cmd/main.go's wiring (setup), the
@@ -147,7 +146,7 @@ func breakAtRest(project string) (string, error) {
 // generates, tidies and vets the result.
 func take(root, project string, copies, renames []string) (report, error) {
 	var r report
-	module, err := modulePath(project)
+	module, err := specreport.ModulePath(project)
 	if err != nil {
 		return r, err
 	}
@@ -283,18 +282,6 @@ the operator's log.
 		r.writtenFiles, r.writtenLines, ran, green.Seconds(), caught)
 }
 
-// modulePath is the module path of the project in dir.
-func modulePath(dir string) (string, error) {
-	gomod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	if err != nil {
-		return "", err
-	}
-	if m := modfile.ModulePath(gomod); m != "" {
-		return m, nil
-	}
-	return "", fmt.Errorf("%s/go.mod names no module", dir)
-}
-
 // sh runs name with args in dir, its output shown only if it fails.
 func sh(dir, name string, args ...string) error {
 	_, err := output(dir, name, args...)
@@ -306,9 +293,11 @@ func sh(dir, name string, args ...string) error {
 func output(dir, name string, args ...string) (string, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
-	cmd.Env = slices.DeleteFunc(os.Environ(), func(v string) bool {
-		return strings.HasPrefix(v, "MAKEFLAGS=") || strings.HasPrefix(v, "MAKELEVEL=") || strings.HasPrefix(v, "MFLAGS=")
-	})
+	if name == "make" {
+		cmd.Env = slices.DeleteFunc(os.Environ(), func(v string) bool {
+			return strings.HasPrefix(v, "MAKEFLAGS=") || strings.HasPrefix(v, "MAKELEVEL=") || strings.HasPrefix(v, "MFLAGS=")
+		})
+	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("%s %s in %s: %w\n%s", name, strings.Join(args, " "), dir, err, out)

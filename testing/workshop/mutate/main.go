@@ -24,24 +24,15 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"example.com/operator-demo/testing/workshop/mutate/mutants"
+	"example.com/operator-demo/testing/workshop/mutate/trial"
+	"example.com/operator-demo/testing/workshop/overlay"
 	"example.com/operator-demo/testing/workshop/repo"
+	"example.com/operator-demo/testing/workshop/specreport"
 )
-
-// verdict is what one test run said about a mutant.
-type verdict struct {
-	failed bool
-	// spec is the first spec or test that failed, and where says where: its step and the line
-	// of the failed assertion.
-	spec, where string
-}
-
-// workers is how many mutants are tried at once. A killed mutant mostly waits out a scenario's
-// Eventually timeout, so two at a time roughly halve the run on two cores.
-const workers = 2
 
 // result is what the scenario and the unit tests said about one mutant.
 type result struct {
-	scenario, unit verdict
+	scenario, unit trial.Verdict
 	took           time.Duration
 }
 
@@ -49,19 +40,10 @@ func main() {
 	scenario := flag.String("scenario", "", "try only the breaks that this scenario (its label) exists to catch")
 	mutant := flag.String("mutant", "", "try only the breaks whose description contains this text")
 	since := flag.String("changed-since", "", "with -scenario or -mutant: also try every break whose lines changed since this revision (the work tree counts)")
-	sweeping := flag.Bool("sweep", false, "instead of the chosen breaks, make every generic break of controllers/ and api/ and run the unit and envtest tiers against each")
-	only := flag.String("file", "", "with -sweep: break only the files whose path contains this text")
-	breakText := flag.String("break", "", "with -sweep: try only the breaks whose ID (file function operator: was → now) contains this text")
-	repeat := flag.Int("repeat", 2, "with -sweep: try each break the envtest tier kills this many more times, the whole tier each time")
 	flag.Parse()
-	var err error
-	if *sweeping {
-		err = runSweep(*only, *breakText, *repeat)
-	} else {
-		var chosen []mutants.Mutant
-		if chosen, err = chooseFrom(*scenario, *mutant, *since); err == nil {
-			err = mutate(chosen)
-		}
+	chosen, err := chooseFrom(*scenario, *mutant, *since)
+	if err == nil {
+		err = mutate(chosen)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
@@ -179,7 +161,7 @@ func mutate(chosen []mutants.Mutant) error {
 
 	results := make([]result, len(chosen))
 	var g errgroup.Group
-	g.SetLimit(workers)
+	g.SetLimit(trial.Workers)
 	for i, m := range chosen {
 		g.Go(func() (err error) {
 			results[i], err = try(root, filepath.Join(work, fmt.Sprint(i)), m)
@@ -207,7 +189,7 @@ func try(root, dir string, m mutants.Mutant) (result, error) {
 		return r, fmt.Errorf("mutant %q, scenario %s: %w", m.Break, m.Scenario, err)
 	}
 	r.took = time.Since(start)
-	if r.unit, err = unitTests(root, overlay, "./controllers/"); err != nil {
+	if r.unit, err = trial.UnitTests(root, overlay, trial.ProvesNothing, "./controllers/"); err != nil {
 		return r, fmt.Errorf("mutant %q, unit tests: %w", m.Break, err)
 	}
 	return r, nil
@@ -223,14 +205,14 @@ func baseline(root, dir string, chosen []mutants.Mutant) error {
 		}
 	}
 	v, err := scenarios(root, "", strings.Join(labels, " || "), dir)
-	if err == nil && !v.failed {
-		v, err = unitTests(root, "", "./controllers/")
+	if err == nil && !v.Failed {
+		v, err = trial.UnitTests(root, "", trial.ProvesNothing, "./controllers/")
 	}
 	if err != nil {
 		return fmt.Errorf("without any mutant: %w", err)
 	}
-	if v.failed {
-		return fmt.Errorf("without any mutant, %s fails (%s): fix that first", v.spec, v.where)
+	if v.Failed {
+		return fmt.Errorf("without any mutant, %s fails (%s): fix that first", v.Test, v.Where)
 	}
 	return nil
 }
@@ -242,8 +224,8 @@ func report(chosen []mutants.Mutant, results []result) error {
 	fmt.Println("|---|---|---|---|")
 	for i, m := range chosen {
 		r := results[i]
-		fmt.Printf("| %s | %s | %s (%.0f s) | %s |\n", m.Break, m.Scenario, cell(r.scenario.String()), r.took.Seconds(), cell(r.unit.String()))
-		if !r.scenario.failed {
+		fmt.Printf("| %s | %s | %s (%.0f s) | %s |\n", m.Break, m.Scenario, specreport.Cell(r.scenario.String()), r.took.Seconds(), specreport.Cell(r.unit.String()))
+		if !r.scenario.Failed {
 			survivors = append(survivors, fmt.Sprintf("%q survived %s", m.Break, m.Scenario))
 		}
 	}
@@ -254,14 +236,26 @@ func report(chosen []mutants.Mutant, results []result) error {
 	return nil
 }
 
-// cell makes s safe inside a Markdown table cell.
-func cell(s string) string {
-	return strings.ReplaceAll(s, "|", `\|`)
+// writeOverlay writes m's mutated files, and the overlay that builds them in, into dir, and
+// returns the overlay file's path.
+func writeOverlay(root, dir string, m mutants.Mutant) (string, error) {
+	mutated, err := m.Apply(root)
+	if err != nil {
+		return "", err
+	}
+	replace := make(map[string]string, len(mutated))
+	for file, content := range mutated {
+		replace[filepath.Join(root, file)] = content
+	}
+	return overlay.Write(dir, replace)
 }
 
-func (v verdict) String() string {
-	if v.failed {
-		return fmt.Sprintf("failed: %s, at %s", v.spec, v.where)
-	}
-	return "**passed**"
+// scenarios runs the scenarios labelled by filter on envtest, with the overlay unless it is
+// empty, and reads Ginkgo's JSON report (written into dir) for the first spec that failed. Only
+// a failed spec counts: a run that fails in a suite node (a control plane that cannot start, say)
+// or does not build is an error, since it proves nothing about the scenarios.
+func scenarios(root, ov, filter, dir string) (trial.Verdict, error) {
+	report := filepath.Join(dir, "scenarios.json")
+	out, err := trial.GoTest(root, ov, "-timeout=5m", "./scenarios/", "-ginkgo.no-color", "-ginkgo.label-filter="+filter, "-ginkgo.json-report="+report)
+	return trial.Scenarios(err, out, report, root, trial.ProvesNothing)
 }

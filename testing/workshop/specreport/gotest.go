@@ -8,28 +8,28 @@ import (
 	"strings"
 )
 
-// GoTest reads the events of `go test -json`: one Result per top-level test function that ran,
-// and, for a package that did not build, its compiler errors, one a line (CompilerCause picks
-// the one that says why).
-func GoTest(events []byte) (results []Result, buildErrors map[string]string, err error) {
+// GoTest reads the events of `go test -json`: a Suite of one Result per top-level test function
+// that ran, and, for a package that did not build, its compiler errors, one a line
+// (CompilerCause picks the one that says why).
+func GoTest(events []byte) (tests Suite, buildErrors map[string]string, err error) {
 	run := goTestRun{byTest: map[string]*Result{}, buildErrors: map[string]string{}}
 	dec := json.NewDecoder(bytes.NewReader(events))
 	for dec.More() {
 		var e testEvent
 		if err := dec.Decode(&e); err != nil {
-			return nil, nil, fmt.Errorf("read go test -json: %w", err)
+			return Suite{}, nil, fmt.Errorf("read go test -json: %w", err)
 		}
 		run.add(e)
 	}
 	for _, name := range run.order {
-		results = append(results, *run.byTest[name])
+		tests.Specs = append(tests.Specs, *run.byTest[name])
 	}
-	return results, run.buildErrors, nil
+	return tests, run.buildErrors, nil
 }
 
 // testEvent is one event of `go test -json` (cmd/test2json).
 type testEvent struct {
-	Action, Test, Package, ImportPath, Output, FailedBuild string
+	Action, Test, ImportPath, Output, FailedBuild string
 }
 
 // goTestRun gathers the events of one `go test -json` run.
@@ -78,8 +78,9 @@ func (run *goTestRun) buildFailure(e testEvent) bool {
 			run.buildErrors[e.ImportPath] = strings.TrimPrefix(run.buildErrors[e.ImportPath]+"\n"+line, "\n")
 		}
 		return true
-	case e.FailedBuild != "" && run.buildErrors[e.Package] == "":
-		run.buildErrors[e.Package] = "does not build"
+	case e.FailedBuild != "" && run.buildErrors[e.FailedBuild] == "":
+		// FailedBuild names the build as its build-output events do.
+		run.buildErrors[e.FailedBuild] = "does not build"
 	}
 	return false
 }

@@ -1,8 +1,8 @@
 // Package specreport reads what a test run left behind, Ginkgo's JSON report (--json-report) or
 // the events of `go test -json`, and says of each spec or test function whether it passed or
 // failed, and where it failed: the step it was in (its last By), the line of the failed
-// assertion, and the first line of the failure. make mutate and make test-first read their runs
-// through it, so both name a failure the same way.
+// assertion, and the first line of the failure. make mutate, make mutate-sweep, make test-first,
+// the bench and the catalogue read their runs through it, so all name a failure the same way.
 package specreport
 
 import (
@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/types"
+	"golang.org/x/mod/modfile"
 )
 
 // Result is what one run said of one spec or test function.
@@ -63,16 +64,25 @@ type Suite struct {
 	Setup *Result
 }
 
-// Ginkgo reads the JSON report at path, written by a suite run in the tree at root.
-func Ginkgo(path, root string) (Suite, error) {
-	var suite Suite
+// Reports reads the JSON report that Ginkgo wrote at path (--json-report), as Ginkgo's own types.
+func Reports(path string) ([]types.Report, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return suite, err
+		return nil, err
 	}
 	var reports []types.Report
 	if err := json.Unmarshal(raw, &reports); err != nil {
-		return suite, fmt.Errorf("read Ginkgo report %s: %w", path, err)
+		return nil, fmt.Errorf("read Ginkgo report %s: %w", path, err)
+	}
+	return reports, nil
+}
+
+// Ginkgo reads the JSON report at path, written by a suite run in the tree at root.
+func Ginkgo(path, root string) (Suite, error) {
+	var suite Suite
+	reports, err := Reports(path)
+	if err != nil {
+		return suite, err
 	}
 	for _, report := range reports {
 		suite.Description = report.SuiteDescription
@@ -89,6 +99,21 @@ func Ginkgo(path, root string) (Suite, error) {
 		}
 	}
 	return suite, nil
+}
+
+// FirstFailure is what failed first in the run: the suite's setup when it failed (InSpec false),
+// else the first spec or test that failed; ok is false when nothing did. Whether a failure
+// outside every spec counts is the reader's call: make mutate asks whether a scenario caught
+// its break (it does not count), make mutate-sweep whether any test noticed (it does).
+func (s Suite) FirstFailure() (r Result, ok bool) {
+	if s.Setup != nil {
+		return *s.Setup, true
+	}
+	i := slices.IndexFunc(s.Specs, Result.Failed)
+	if i < 0 {
+		return Result{}, false
+	}
+	return s.Specs[i], true
 }
 
 func ginkgoResult(spec types.SpecReport, root string) Result {
@@ -149,12 +174,7 @@ func CompilerErrors(output string) string {
 // all. Errors that merely follow from the cause ("imported and not used") come before it as often
 // as not, so the first line alone can blame the wrong thing or the wrong file.
 func CompilerCause(output, file string) string {
-	var lines []string
-	for line := range strings.SplitSeq(output, "\n") {
-		if l := compilerLine(line); l != "" {
-			lines = append(lines, l)
-		}
-	}
+	lines := strings.Split(CompilerErrors(output), "\n")
 	inFile := func(l string) bool {
 		name, _, _ := strings.Cut(l, ":")
 		name = filepath.ToSlash(strings.TrimPrefix(name, "./"))
@@ -165,7 +185,7 @@ func CompilerCause(output, file string) string {
 		func(l string) bool { return inFile(l) && undefined(l) },
 		undefined,
 		inFile,
-		func(string) bool { return true },
+		func(l string) bool { return l != "" },
 	} {
 		if i := slices.IndexFunc(lines, choose); i >= 0 {
 			return lines[i]
@@ -208,6 +228,12 @@ var (
 	frame = regexp.MustCompile(`^(The function passed to (Eventually|Consistently) (failed at .* with:|returned the following error:)|Expected success, but got an error:|<[^>]*\| 0x[0-9a-f]+>: ?)$`)
 )
 
+// Cell is s as one cell of a Markdown table, as the tools print what they read: on one line,
+// its pipes escaped.
+func Cell(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "|", `\|`)), " ")
+}
+
 func clip(s string) string {
 	if r := []rune(s); len(r) > 200 {
 		return string(r[:199]) + "…"
@@ -226,7 +252,7 @@ func relative(root, file string, line int) string {
 // module path ("example.com/operator-demo/scenarios/x_test.go"): the module's own lose that prefix.
 func relativeFile(root, file string) string {
 	if !filepath.IsAbs(file) {
-		if module := modulePath(root); module != "" {
+		if module, err := ModulePath(root); err == nil {
 			return strings.TrimPrefix(file, module+"/")
 		}
 		return file
@@ -237,15 +263,15 @@ func relativeFile(root, file string) string {
 	return file
 }
 
-// modulePath is the module path in root's go.mod, or "".
-func modulePath(root string) string {
-	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+// ModulePath is the module path that dir's go.mod declares.
+func ModulePath(dir string) (string, error) {
+	path := filepath.Join(dir, "go.mod")
+	gomod, err := os.ReadFile(path)
 	if err != nil {
-		return ""
+		return "", err
 	}
-	m := regexp.MustCompile(`(?m)^module\s+(\S+)`).FindSubmatch(gomod)
-	if m == nil {
-		return ""
+	if m := modfile.ModulePath(gomod); m != "" {
+		return m, nil
 	}
-	return string(m[1])
+	return "", fmt.Errorf("%s names no module", path)
 }

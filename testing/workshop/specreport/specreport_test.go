@@ -1,6 +1,10 @@
 package specreport
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 func TestGist(t *testing.T) {
 	for message, want := range map[string]string{
@@ -15,7 +19,7 @@ func TestGist(t *testing.T) {
 	}
 }
 
-func TestGoTestReadsResultsAndBuildErrors(t *testing.T) {
+func TestGoTestReadsOneResultPerTopLevelTest(t *testing.T) {
 	events := `{"Action":"run","Test":"TestA"}
 {"Action":"output","Test":"TestA","Output":"    a_test.go:12: data.message = \"drifted\"\n"}
 {"Action":"fail","Test":"TestA"}
@@ -29,10 +33,11 @@ func TestGoTestReadsResultsAndBuildErrors(t *testing.T) {
 {"Action":"fail","Test":"TestC"}
 {"Action":"pass","Test":"TestB"}
 `
-	results, buildErrors, err := GoTest([]byte(events))
+	tests, buildErrors, err := GoTest([]byte(events))
 	if err != nil {
 		t.Fatal(err)
 	}
+	results := tests.Specs
 	if len(buildErrors) != 0 || len(results) != 3 {
 		t.Fatalf("results %+v, build errors %v", results, buildErrors)
 	}
@@ -46,16 +51,70 @@ func TestGoTestReadsResultsAndBuildErrors(t *testing.T) {
 		t.Errorf("TestC, failed in a subtest, read as %+v (%s)", c, c.Where())
 	}
 
+}
+
+// TestAPackageThatDoesNotBuildIsOneBuildError: the compiler's errors are kept under the build
+// that failed, once, whichever event names it.
+func TestAPackageThatDoesNotBuildIsOneBuildError(t *testing.T) {
 	broken := `{"ImportPath":"example.com/x/controllers [example.com/x/controllers.test]","Action":"build-output","Output":"# example.com/x/controllers\n"}
 {"ImportPath":"example.com/x/controllers [example.com/x/controllers.test]","Action":"build-output","Output":"controllers/a_test.go:3:2: undefined: desiredConfigMap\n"}
 {"Action":"fail","Package":"example.com/x/controllers","FailedBuild":"example.com/x/controllers [example.com/x/controllers.test]"}
 `
-	_, buildErrors, err = GoTest([]byte(broken))
+	_, buildErrors, err := GoTest([]byte(broken))
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One package that did not build, once: its failure names the build whose errors were read.
+	if len(buildErrors) != 1 {
+		t.Errorf("build errors %q: want the one build's", buildErrors)
+	}
 	if got := CompilerCause(buildErrors["example.com/x/controllers [example.com/x/controllers.test]"], "controllers/a_test.go"); got != "controllers/a_test.go:3:2: undefined: desiredConfigMap" {
 		t.Errorf("build errors %v", buildErrors)
+	}
+}
+
+// TestFirstFailureIsTheSetupsElseTheFirstFailedSpec: a failed suite setup comes first, whatever
+// the specs did; else the first spec that failed; nothing when every spec passed or was skipped.
+func TestFirstFailureIsTheSetupsElseTheFirstFailedSpec(t *testing.T) {
+	passed, skipped := Result{Name: "passed", Passed: true}, Result{Name: "skipped", Skipped: true}
+	first, second := Result{Name: "first", InSpec: true}, Result{Name: "second", InSpec: true}
+	setup := Result{Name: "SynchronizedBeforeSuite"}
+	for name, tt := range map[string]struct {
+		suite Suite
+		want  string
+	}{
+		"the first failed spec":             {Suite{Specs: []Result{passed, skipped, first, second}}, "first"},
+		"the setup, before any failed spec": {Suite{Specs: []Result{first}, Setup: &setup}, "SynchronizedBeforeSuite"},
+		"nothing failed":                    {Suite{Specs: []Result{passed, skipped}}, ""},
+	} {
+		got, ok := tt.suite.FirstFailure()
+		if got.Name != tt.want || ok != (tt.want != "") {
+			t.Errorf("%s: FirstFailure() = %q, %v; want %q", name, got.Name, ok, tt.want)
+		}
+	}
+}
+
+func TestACellIsOneLineWithItsPipesEscaped(t *testing.T) {
+	if got := Cell("a | b\n\t  c"); got != `a \| b c` {
+		t.Errorf("Cell = %q", got)
+	}
+}
+
+// TestALocationIsRelativeToTheTree: a file under the tree, or named by the tree's module path (a
+// binary built with -trimpath), is named relative to the tree; any other as it is.
+func TestALocationIsRelativeToTheTree(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/tree\n\ngo 1.26\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{
+		filepath.Join(root, "scenarios", "x_test.go"): filepath.Join("scenarios", "x_test.go"),
+		"example.com/tree/scenarios/x_test.go":        "scenarios/x_test.go",
+		"example.com/other/x_test.go":                 "example.com/other/x_test.go",
+	} {
+		if got := relativeFile(root, file); got != want {
+			t.Errorf("relativeFile(%s) = %s, want %s", file, got, want)
+		}
 	}
 }
 

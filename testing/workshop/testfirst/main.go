@@ -81,44 +81,56 @@ func publish(md, path string) error {
 	return errors.Join(err, f.Close())
 }
 
+// check is one check of a change: the repository, the change's base and head commits, where its
+// checkouts go, and the attachment of make envtest-up's control plane, which their envtest runs
+// attach to instead of starting a control plane each ("" when none is up).
+type check struct{ repo, base, head, work, warm string }
+
 func run(baseRev, headRev string, keep bool) (report, error) {
-	repo, base, head, err := revisions(baseRev, headRev)
+	c, err := revisions(baseRev, headRev)
 	if err != nil {
 		return report{}, err
 	}
-	rp := report{base: short(baseRev, base), head: short(headRev, head)}
-	if rp.production, err = productionChanges(repo, base, head); err != nil {
+	rp := report{base: short(baseRev, c.base), head: short(headRev, c.head)}
+	if rp.production, err = productionChanges(c); err != nil {
 		return rp, err
 	}
-	work, err := os.MkdirTemp("", "test-first-")
-	if err != nil {
+	if c.work, err = os.MkdirTemp("", "test-first-"); err != nil {
 		return rp, err
 	}
 	if keep {
-		progress("checkouts, binaries and logs are kept in %s", work)
+		progress("checkouts, binaries and logs are kept in %s", c.work)
 	} else {
-		defer func() { _ = os.RemoveAll(work) }()
+		defer func() { _ = os.RemoveAll(c.work) }()
 	}
-	if _, err := os.Stat(filepath.Join(repo, warm.File)); err == nil {
-		warmAttachment = filepath.Join(repo, warm.File)
+	if attachment := filepath.Join(c.repo, warm.File); fileExists(attachment) {
+		c.warm = attachment
 		progress("the envtest runs attach to make envtest-up's control plane")
 	}
-	progress("checking out %s (base), %s (head), and the head's specs on the base's production code", rp.base, rp.head)
-	c, err := prepare(repo, base, head, work)
+	progress("checking out %s (base), %s (head), and the head's specs on the base's production code; compiling their scenarios", rp.base, rp.head)
+	base, err := c.checkOut("base", c.base, "")
 	if err != nil {
 		return rp, err
 	}
-	specs, description, err := changedSpecs(c.base, c.head)
+	head, err := c.checkOut("head", c.head, "")
 	if err != nil {
 		return rp, err
 	}
-	statements, err := readRewrites(repo, base, head)
+	againstBase, err := c.checkOut("against-base", c.head, c.base, production...)
+	if err != nil {
+		return rp, err
+	}
+	specs, description, err := changedSpecs(base, head)
+	if err != nil {
+		return rp, err
+	}
+	statements, err := readRewrites(c)
 	if err != nil {
 		return rp, err
 	}
 	rp.stale = applyRewrites(specs, statements)
 	progress("%d spec(s) new or changed; running them against the base's production code", len(specs))
-	atBase, err := runAll(c.mixed, description, specs)
+	atBase, err := againstBase.runAll(description, specs)
 	if err != nil {
 		return rp, fmt.Errorf("against the base: %w", err)
 	}
@@ -127,7 +139,7 @@ func run(baseRev, headRev string, keep bool) (report, error) {
 		return rp, fmt.Errorf("against the base with the head's api/: %w", err)
 	}
 	progress("running them at the head")
-	atHead, err := runAll(c.head, description, specs)
+	atHead, err := head.runAll(description, specs)
 	if err != nil {
 		return rp, fmt.Errorf("at the head: %w", err)
 	}
@@ -138,32 +150,49 @@ func run(baseRev, headRev string, keep bool) (report, error) {
 	return rp, nil
 }
 
-// revisions finds the repository and the commits of the base (its default when "") and the head.
-func revisions(baseRev, headRev string) (repo, base, head string, err error) {
-	if repo, err = git("", "rev-parse", "--show-toplevel"); err != nil {
-		return "", "", "", err
+// againstBaseWithHeadAPI runs the specs that do not compile against the base once more, against
+// the base's behaviour with the head's api/ (production[0]): the names a new spec uses (a reason,
+// a field) come with the change, and this run shows whether the spec then fails for the reason
+// it should.
+func (c check) againstBaseWithHeadAPI(description string, specs []spec, atBase map[string]outcome) (map[string]outcome, error) {
+	uncompiledSpecs := slices.DeleteFunc(slices.Clone(specs), func(s spec) bool { return atBase[key(s)].state != uncompiled })
+	if len(uncompiledSpecs) == 0 {
+		return nil, nil
 	}
-	if baseRev == "" {
-		if baseRev, err = defaultBase(repo, headRev); err != nil {
-			return "", "", "", err
-		}
+	progress("%d spec(s) do not compile against the base: running them against it with the head's api/", len(uncompiledSpecs))
+	t, err := c.checkOut("against-base-with-head-api", c.head, c.base, production[1:]...)
+	if err != nil {
+		return nil, err
 	}
-	if base, err = commit(repo, baseRev); err != nil {
-		return "", "", "", err
-	}
-	head, err = commit(repo, headRev)
-	return repo, base, head, err
+	return t.runAll(description, uncompiledSpecs)
 }
 
-// productionChanges are the production files that differ between base and head.
-func productionChanges(repo, base, head string) ([]string, error) {
-	out, err := git(repo, "diff", "--name-only", base, head)
+// revisions finds the repository and the commits of the base (its default when "") and the head.
+func revisions(baseRev, headRev string) (c check, err error) {
+	if c.repo, err = git("", "rev-parse", "--show-toplevel"); err != nil {
+		return c, err
+	}
+	if baseRev == "" {
+		if baseRev, err = defaultBase(c.repo, headRev); err != nil {
+			return c, err
+		}
+	}
+	if c.base, err = commit(c.repo, baseRev); err != nil {
+		return c, err
+	}
+	c.head, err = commit(c.repo, headRev)
+	return c, err
+}
+
+// productionChanges are the production files that differ between the base and the head.
+func productionChanges(c check) ([]string, error) {
+	out, err := git(c.repo, "diff", "--name-only", c.base, c.head)
 	if err != nil {
 		return nil, err
 	}
 	var files []string
 	for f := range strings.FieldsSeq(out) {
-		if isProduction(filepath.FromSlash(f)) {
+		if isProduction(f) {
 			files = append(files, f)
 		}
 	}

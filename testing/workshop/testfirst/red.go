@@ -14,7 +14,7 @@ import (
 
 // redPaths are what the red commit holds: the specs, the API names they use, what is generated
 // from both (the CRD, the catalogue), and the unit tests. Never the code that makes them pass.
-var redPaths = []string{"scenarios", "api", filepath.Join("config", "crd"), ":(glob)controllers/**/*_test.go"}
+var redPaths = []string{"scenarios", "api", "config/crd", ":(glob)controllers/**/*_test.go"}
 
 // red runs the scenario labelled label on envtest and, when it fails inside its specs, commits it
 // with the API names it uses and the files generated from them, before any code: the history
@@ -79,7 +79,7 @@ func uncommittedCode(repo string) ([]string, error) {
 	}
 	var code []string
 	for f := range strings.FieldsSeq(changed + "\n" + added) {
-		if isProduction(filepath.FromSlash(f)) {
+		if isProduction(f) {
 			code = append(code, f)
 		}
 	}

@@ -22,9 +22,9 @@ type rewriteStatement struct {
 // separated by NUL, the trailer's values one a line.
 const rewriteLog = "--format=%x1e%h%x00%s%x00%(trailers:key=" + RewriteTrailer + ",valueonly,unfold)"
 
-// readRewrites reads the rewrite statements of the commits base..head.
-func readRewrites(repo, base, head string) ([]rewriteStatement, error) {
-	out, err := git(repo, "log", rewriteLog, base+".."+head)
+// readRewrites reads the rewrite statements of the change's commits, base..head.
+func readRewrites(c check) ([]rewriteStatement, error) {
+	out, err := git(c.repo, "log", rewriteLog, c.base+".."+c.head)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"example.com/operator-demo/testing/workshop/specreport"
 	"example.com/operator-demo/testing/workshop/specsource"
 )
 
@@ -33,73 +35,114 @@ const (
 	unit     kind = "unit"
 )
 
-// spec is a spec or test function that the change adds or changes.
+// spec is a spec or test function as a tree holds it, and what the change does to it.
 type spec struct {
 	kind kind
 	// pkg is the package that holds it ("./scenarios", "./controllers").
 	pkg string
 	// name is the scenario's full text, or the test function's name.
 	name string
-	// change is added (a spec the base lacks) or changed (its body differs from the base's).
-	change string
 	// file is the file that holds it, relative to the tree.
 	file string
-	// tier is where it can run here: "envtest", "e2e local" (tiers.All's names), or "" when neither runs it.
+	// body is its source as tokens (specsource.Tokens): a change of comments or layout is none.
+	body string
+	// tier is where it can run here: "unit" for a unit test, a scenario's first tier of runnable
+	// that its labels allow, or "" when none does.
 	tier             string
 	characterization bool
+	// change is added (a spec the base lacks) or changed (its body differs from the base's).
+	change string
 	// rewrite is the commit that states, by a Spec-Rewrite trailer, that the change rewrites this
 	// spec without changing what it proves ("" when none does): a changed spec may then pass
 	// against the base, and the table shows the statement.
 	rewrite string
 }
 
-// scenarioSpec is one Ginkgo spec as a dry run lists it, with the source of its body.
-type scenarioSpec struct {
-	name   string
-	file   string
-	labels []string
-	body   string
-	// tiers are the tiers whose label filter lets it run.
-	tiers []string
+// key names a spec uniquely across kinds and packages.
+func key(s spec) string { return s.pkg + " " + s.name }
+
+// changedSpecs are the specs, scenarios and unit tests, that head adds or changes. description
+// is the scenario suite's, which Ginkgo's focus matches.
+func changedSpecs(base, head *checkout) ([]spec, string, error) {
+	baseScenarios, _, err := base.listScenarios()
+	if err != nil {
+		return nil, "", fmt.Errorf("the base's scenarios: %w", err)
+	}
+	headScenarios, description, err := head.listScenarios()
+	if err != nil {
+		return nil, "", fmt.Errorf("the head's scenarios: %w", err)
+	}
+	baseUnits, err := unitTests(base.dir, "api", "controllers")
+	if err != nil {
+		return nil, "", err
+	}
+	headUnits, err := unitTests(head.dir, "api", "controllers")
+	if err != nil {
+		return nil, "", err
+	}
+	return newOrChanged(append(baseScenarios, baseUnits...), append(headScenarios, headUnits...)), description, nil
 }
 
-// changedScenarios are the specs of head that base does not have, by full text, or has with
-// another body.
-func changedScenarios(base, head []scenarioSpec) []spec {
+// newOrChanged are the specs of head that base lacks, by key, or has with another body.
+func newOrChanged(base, head []spec) []spec {
 	before := map[string]string{}
 	for _, s := range base {
-		if _, ok := before[s.name]; !ok {
-			before[s.name] = s.body
+		if _, ok := before[key(s)]; !ok {
+			before[key(s)] = s.body
 		}
 	}
-	var out []spec
+	out := make([]spec, 0, len(head))
 	for _, s := range head {
-		body, existed := before[s.name]
-		if existed && body == s.body {
+		body, existed := before[key(s)]
+		switch {
+		case existed && body == s.body:
 			continue
+		case existed:
+			s.change = changed
+		default:
+			s.change = added
 		}
-		sp := spec{kind: scenario, pkg: "./scenarios", name: s.name, file: s.file, change: added, characterization: slices.Contains(s.labels, Characterization)}
-		if existed {
-			sp.change = changed
-		}
-		if len(s.tiers) > 0 {
-			sp.tier = s.tiers[0]
-		}
-		out = append(out, sp)
+		out = append(out, s)
 	}
 	return out
 }
 
-// unitTest is a test function as its source has it.
-type unitTest struct {
-	pkg, file, name, body string
-	characterization      bool
+// dryRun is what a dry run of the scenarios on a tier listed: every spec, those the tier runs
+// as passed.
+type dryRun struct {
+	tier  string
+	suite specreport.Suite
+}
+
+// scenarioSpecs are the scenario specs of tree that its dry runs list, each with its body, the
+// tier it runs on here (the first dry run that passed it) and whether it is labelled
+// characterization.
+func scenarioSpecs(tree string, dryRuns []dryRun) ([]spec, error) {
+	var out []spec
+	index := map[string]int{}
+	for _, d := range dryRuns {
+		for _, r := range d.suite.Specs {
+			i, listed := index[r.Name]
+			if !listed {
+				body, err := specsource.Body(filepath.Join(tree, r.File), r.Line)
+				if err != nil {
+					return nil, err
+				}
+				i, index[r.Name] = len(out), len(out)
+				out = append(out, spec{kind: scenario, pkg: "./scenarios", name: r.Name, file: r.File, body: body, characterization: slices.Contains(r.Labels, Characterization)})
+			}
+			if r.Passed && out[i].tier == "" {
+				out[i].tier = d.tier
+			}
+		}
+	}
+	return out, nil
 }
 
 // unitTests are the test functions (func TestX(t *testing.T)) in the _test.go files under dirs of
-// the tree at root, with their bodies printed from the syntax tree.
-func unitTests(root string, dirs ...string) ([]unitTest, error) {
-	var out []unitTest
+// the tree at root, with their bodies as tokens.
+func unitTests(root string, dirs ...string) ([]spec, error) {
+	var out []spec
 	for _, dir := range dirs {
 		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -130,7 +173,7 @@ func unitTests(root string, dirs ...string) ([]unitTest, error) {
 	return out, nil
 }
 
-func testFuncs(path string) ([]unitTest, error) {
+func testFuncs(path string) ([]spec, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -140,13 +183,13 @@ func testFuncs(path string) ([]unitTest, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []unitTest
+	var out []spec
 	for _, decl := range f.Decls {
 		fn, ok := decl.(*ast.FuncDecl)
 		if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Test") || fn.Name.Name == "TestMain" {
 			continue
 		}
-		out = append(out, unitTest{name: fn.Name.Name, body: specsource.Tokens(fset, src, fn.Body), characterization: isCharacterization(fn.Doc)})
+		out = append(out, spec{kind: unit, name: fn.Name.Name, body: specsource.Tokens(fset, src, fn.Body), tier: "unit", characterization: isCharacterization(fn.Doc)})
 	}
 	return out, nil
 }
@@ -162,49 +205,6 @@ func isCharacterization(doc *ast.CommentGroup) bool {
 		}
 	}
 	return false
-}
-
-// changedUnitTests are the test functions of head that base lacks, or has with another body.
-func changedUnitTests(base, head []unitTest) []spec {
-	before := map[string]string{}
-	for _, t := range base {
-		before[t.pkg+"."+t.name] = t.body
-	}
-	var out []spec
-	for _, t := range head {
-		body, existed := before[t.pkg+"."+t.name]
-		if existed && body == t.body {
-			continue
-		}
-		s := spec{kind: unit, pkg: t.pkg, file: t.file, name: t.name, change: added, tier: "unit", characterization: t.characterization}
-		if existed {
-			s.change = changed
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
-// readScenarioSpecs reads a dry run's specs and the source of each one's body from tree.
-func readScenarioSpecs(tree string, listed []listedSpec) ([]scenarioSpec, error) {
-	out := make([]scenarioSpec, 0, len(listed))
-	for _, l := range listed {
-		body, err := specsource.Body(filepath.Join(tree, l.file), l.line)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, scenarioSpec{name: l.name, file: l.file, labels: l.labels, body: body, tiers: l.tiers})
-	}
-	return out, nil
-}
-
-// listedSpec is a spec as the suite's dry runs list it, on every tier.
-type listedSpec struct {
-	name   string
-	labels []string
-	file   string
-	line   int
-	tiers  []string
 }
 
 // fileExists says whether path names a file or directory.

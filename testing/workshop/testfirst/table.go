@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"example.com/operator-demo/testing/workshop/specreport"
 )
 
 // row is one spec, how it ended against the base (and, when it did not compile there, against the
@@ -118,8 +120,8 @@ func (rp report) markdown() string {
 		if r.base.state == uncompiled && r.withAPI != (outcome{}) {
 			against += "; with the head's api/: " + mark(r.withAPI)
 		}
-		p("| %s | %s | %s | %s | %s | %s %s |\n", cell(string(r.spec.kind)+": "+r.spec.name), r.spec.change, orDash(r.spec.tier),
-			against, mark(r.head), tick(r), cell(r.verdict))
+		p("| %s | %s | %s | %s | %s | %s %s |\n", specreport.Cell(string(r.spec.kind)+": "+r.spec.name), r.spec.change, orDash(r.spec.tier),
+			against, mark(r.head), tick(r), specreport.Cell(r.verdict))
 	}
 	if len(rp.rows) == 0 {
 		verdict := "no production code changed either"
@@ -160,11 +162,11 @@ func mark(o outcome) string {
 	case passed:
 		return "passed"
 	case failed:
-		return "failed: " + cell(o.detail)
+		return "failed: " + specreport.Cell(o.detail)
 	case uncompiled:
-		return cell(o.detail)
+		return specreport.Cell(o.detail)
 	default:
-		return "no verdict: " + cell(o.detail)
+		return "no verdict: " + specreport.Cell(o.detail)
 	}
 }
 
@@ -183,10 +185,4 @@ func orDash(s string) string {
 		return "—"
 	}
 	return s
-}
-
-// cell makes s safe inside a Markdown table cell.
-func cell(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return strings.Join(strings.Fields(s), " ")
 }

@@ -7,29 +7,63 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"example.com/operator-demo/testing/workshop/specreport"
 )
 
-func TestChangedScenariosAreNewTextsAndChangedBodies(t *testing.T) {
-	base := []scenarioSpec{
-		{name: "Sample when created it creates", body: "a", tiers: []string{"envtest", "e2e local"}},
-		{name: "Sample when edited it restores", body: "b", tiers: []string{"envtest", "e2e local"}},
-		{name: "Sample when deleted it is collected", body: "c", tiers: []string{"e2e local"}},
+// TestNewOrChangedAreNewNamesAndChangedBodies: a spec is new when the base has none of its name
+// in its package, changed when the base's has another body; the same body is no change.
+func TestNewOrChangedAreNewNamesAndChangedBodies(t *testing.T) {
+	base := []spec{
+		{kind: scenario, pkg: "./scenarios", name: "Sample when created it creates", body: "a"},
+		{kind: scenario, pkg: "./scenarios", name: "Sample when edited it restores", body: "b"},
+		{kind: unit, pkg: "./controllers", name: "TestDesired", body: "c"},
 	}
-	head := []scenarioSpec{
-		{name: "Sample when created it creates", body: "a", tiers: []string{"envtest", "e2e local"}},
-		{name: "Sample when edited it restores", body: "b2", tiers: []string{"envtest", "e2e local"}},
-		{name: "Sample when deleted it is collected", body: "c", tiers: []string{"e2e local"}},
-		{name: "Sample when paused it waits", body: "d", labels: []string{"paused", Characterization}, tiers: []string{"envtest"}},
-		{name: "Sample when killed it recovers", body: "e", tiers: []string{"e2e local"}},
+	head := []spec{
+		{kind: scenario, pkg: "./scenarios", name: "Sample when created it creates", body: "a"},
+		{kind: scenario, pkg: "./scenarios", name: "Sample when edited it restores", body: "b2"},
+		{kind: unit, pkg: "./controllers", name: "TestDesired", body: "c"},
+		{kind: unit, pkg: "./api/v1alpha1", name: "TestDesired", body: "c"},
 	}
-	got := changedScenarios(base, head)
+	got := newOrChanged(base, head)
 	want := []spec{
-		{kind: scenario, pkg: "./scenarios", name: "Sample when edited it restores", change: "changed", tier: "envtest"},
-		{kind: scenario, pkg: "./scenarios", name: "Sample when paused it waits", change: "new", tier: "envtest", characterization: true},
-		{kind: scenario, pkg: "./scenarios", name: "Sample when killed it recovers", change: "new", tier: "e2e local"},
+		{kind: scenario, pkg: "./scenarios", name: "Sample when edited it restores", body: "b2", change: changed},
+		{kind: unit, pkg: "./api/v1alpha1", name: "TestDesired", body: "c", change: added},
 	}
 	if !slices.Equal(got, want) {
-		t.Errorf("changed scenarios:\n got %+v\nwant %+v", got, want)
+		t.Errorf("new or changed:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestAScenarioRunsOnTheFirstTierWhoseDryRunPassesIt: each spec that the dry runs list, once, with
+// its body from its source, the first tier whose dry run passed it (none when none did), and
+// whether it is labelled characterization.
+func TestAScenarioRunsOnTheFirstTierWhoseDryRunPassesIt(t *testing.T) {
+	tree := t.TempDir()
+	const source = "package scenarios\n\nvar _ = Describe(\"Sample\", func() {\n\tIt(\"creates\", func() { create() })\n\tIt(\"is collected\", func() { collect() })\n\tIt(\"dies\", func() { kill() })\n})\n"
+	if err := os.MkdirAll(filepath.Join(tree, "scenarios"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tree, "scenarios", "x_test.go"), []byte(source), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	listed := func(name string, line int, passed bool, labels ...string) specreport.Result {
+		return specreport.Result{Name: name, File: "scenarios/x_test.go", Line: line, Labels: labels, Passed: passed, Skipped: !passed}
+	}
+	got, err := scenarioSpecs(tree, []dryRun{
+		{"envtest", specreport.Suite{Specs: []specreport.Result{listed("Sample creates", 4, true, Characterization), listed("Sample is collected", 5, false), listed("Sample dies", 6, false)}}},
+		{"e2e local", specreport.Suite{Specs: []specreport.Result{listed("Sample creates", 4, true, Characterization), listed("Sample is collected", 5, true), listed("Sample dies", 6, false)}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []spec{
+		{kind: scenario, pkg: "./scenarios", file: "scenarios/x_test.go", name: "Sample creates", body: `It ( "creates" , func ( ) { create ( ) } )`, tier: "envtest", characterization: true},
+		{kind: scenario, pkg: "./scenarios", file: "scenarios/x_test.go", name: "Sample is collected", body: `It ( "is collected" , func ( ) { collect ( ) } )`, tier: "e2e local"},
+		{kind: scenario, pkg: "./scenarios", file: "scenarios/x_test.go", name: "Sample dies", body: `It ( "dies" , func ( ) { kill ( ) } )`},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("scenario specs:\n got %+v\nwant %+v", got, want)
 	}
 }
 
@@ -56,7 +90,10 @@ func TestChangedUnitTests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := changedUnitTests(base, head)
+	got := newOrChanged(base, head)
+	for i := range got {
+		got[i].body = ""
+	}
 	want := []spec{
 		{kind: unit, pkg: "./controllers", file: "controllers/a_test.go", name: "TestEdited", change: "changed", tier: "unit"},
 		{kind: unit, pkg: "./controllers", file: "controllers/a_test.go", name: "TestOld", change: "new", tier: "unit", characterization: true},
@@ -169,9 +206,13 @@ func TestIsProduction(t *testing.T) {
 		"scenarios/create_test.go":                       false,
 		"apis/x.go":                                      false,
 	} {
-		if got := isProduction(filepath.FromSlash(path)); got != want {
+		if got := isProduction(path); got != want {
 			t.Errorf("isProduction(%s) = %v, want %v", path, got, want)
 		}
+	}
+	// The production code of some paths only: the base's behaviour with the head's api/.
+	if isProduction("api/v1alpha1/sample_types.go", production[1:]...) || !isProduction("controllers/sample_controller.go", production[1:]...) {
+		t.Error("isProduction under all of production but api/ takes api/ in, or leaves controllers/ out")
 	}
 }
 

@@ -1,6 +1,6 @@
 // Package sweep makes the generic breaks of a package's code, without anyone choosing them: every
 // statement deleted, every condition negated, every returned error dropped, every constant
-// replaced. `make mutate-sweep` (testing/workshop/mutate -sweep) builds each into the operator and
+// replaced. `make mutate-sweep` (testing/workshop/mutatesweep) builds each into the operator and
 // runs the unit and envtest tiers against it; a break that no test notices is a line that no test
 // needs, or a behaviour that no test pins.
 package sweep

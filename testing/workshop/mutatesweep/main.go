@@ -1,8 +1,13 @@
+// Command mutatesweep makes every generic break of the operator's logic (package sweep: a
+// statement deleted, a condition negated, a returned error dropped, a constant replaced), without
+// anyone choosing them, and runs the unit tier, then the envtest tier, against each that
+// compiles, built in with `go test -overlay`. A break that no test notices is a line that no
+// test needs, or a behaviour that no test pins: the report gives the score and every survivor.
+// `make mutate-sweep` runs it.
 package main
 
 import (
-	"bufio"
-	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,8 +19,10 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/tools/cover"
 
 	"example.com/operator-demo/testing/workshop/mutate/sweep"
+	"example.com/operator-demo/testing/workshop/mutate/trial"
 	"example.com/operator-demo/testing/workshop/overlay"
 	"example.com/operator-demo/testing/workshop/repo"
 	"example.com/operator-demo/testing/workshop/specreport"
@@ -43,11 +50,22 @@ const (
 	envtestTier = "envtest"
 )
 
+func main() {
+	only := flag.String("file", "", "break only the files whose path contains this text")
+	breakText := flag.String("break", "", "try only the breaks whose ID (file function operator: was → now) contains this text")
+	repeat := flag.Int("repeat", 2, "try each break the envtest tier kills this many more times, the whole tier each time")
+	flag.Parse()
+	if err := run(*only, *breakText, *repeat); err != nil {
+		fmt.Fprintln(os.Stderr, "mutate-sweep:", err)
+		os.Exit(1)
+	}
+}
+
 // outcome is what the tiers said about one break.
 type outcome struct {
 	// tier killed it (unitTier or envtestTier; "" if it survived), and how.
 	tier string
-	v    verdict
+	v    trial.Verdict
 	// kills of runs of the envtest tier, and the specs that killed it.
 	kills, runs int
 	killers     []string
@@ -57,11 +75,11 @@ type outcome struct {
 	reached bool
 }
 
-// runSweep makes every generic break of sweepDirs (those in files whose path contains only),
+// run makes every generic break of sweepDirs (those in files whose path contains only),
 // and runs the unit tier, then the envtest tier, against each that compiles; a spec that kills a
 // break in the envtest tier is run repeat times more against it, since a kill that depends on
 // timing may not happen every time. The report lists every survivor.
-func runSweep(only, breakText string, repeat int) error {
+func run(only, breakText string, repeat int) error {
 	start := time.Now()
 	root, err := repo.Root()
 	if err != nil {
@@ -79,7 +97,7 @@ func runSweep(only, breakText string, repeat int) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "sweep: %d breaks compile (%d do not); the tiers, unbroken, with coverage\n", len(breaks), notCompiled)
-	unitCover, envtestCover, err := sweepBaseline(root, work)
+	unitCover, envtestCover, err := baseline(root, work)
 	if err != nil {
 		return fmt.Errorf("without any break: %w", err)
 	}
@@ -87,10 +105,10 @@ func runSweep(only, breakText string, repeat int) error {
 	outcomes := make([]outcome, len(breaks))
 	var done atomic.Int32
 	var g errgroup.Group
-	g.SetLimit(workers)
+	g.SetLimit(trial.Workers)
 	for i, b := range breaks {
 		g.Go(func() error {
-			o, err := trySweep(root, filepath.Join(work, strconv.Itoa(i)), b, unitCover.reaches(b), envtestCover.reaches(b), repeat)
+			o, err := try(root, filepath.Join(work, strconv.Itoa(i)), b, reaches(unitCover, b), reaches(envtestCover, b), repeat)
 			if err != nil {
 				o = outcome{err: err}
 			}
@@ -102,7 +120,7 @@ func runSweep(only, breakText string, repeat int) error {
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	return sweepReport(breaks, outcomes, notCompiled, repeat, only, time.Since(start))
+	return report(breaks, outcomes, notCompiled, repeat, only, time.Since(start))
 }
 
 // compilingBreaks makes the breaks of the files under sweepDirs whose path contains only, keeps
@@ -152,11 +170,11 @@ func coverPackages() string {
 	return strings.Join(pkgs, ",")
 }
 
-// sweepBaseline runs both tiers without any break, with coverage: they must pass, and their
-// coverage says which tier can reach which line.
-func sweepBaseline(root, work string) (unit, envtest coverage, err error) {
+// baseline runs both tiers without any break, with coverage: they must pass, and their coverage
+// says which tier can reach which line.
+func baseline(root, work string) (unit, envtest []*cover.Profile, err error) {
 	unitProfile, envtestProfile := filepath.Join(work, "unit.cover"), filepath.Join(work, "envtest.cover")
-	out, err := goTest(root, "", "-coverpkg="+coverPackages(), "-coverprofile="+unitProfile, "./controllers/", "./api/...")
+	out, err := trial.GoTest(root, "", "-coverpkg="+coverPackages(), "-coverprofile="+unitProfile, "./controllers/", "./api/...")
 	if err != nil {
 		return nil, nil, fmt.Errorf("the unit tier fails: %w\n%s", err, out)
 	}
@@ -166,23 +184,24 @@ func sweepBaseline(root, work string) (unit, envtest coverage, err error) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, nil, fmt.Errorf("the envtest tier fails: %w\n%s", err, out)
 	}
-	if unit, err = readCoverage(unitProfile); err == nil {
-		envtest, err = readCoverage(envtestProfile)
+	if unit, err = cover.ParseProfiles(unitProfile); err == nil {
+		envtest, err = cover.ParseProfiles(envtestProfile)
 	}
 	return unit, envtest, err
 }
 
-// trySweep runs the tiers against b: the unit tier if a unit test reaches its line, then the
+// try runs the tiers against b: the unit tier if a unit test reaches its line, then the
 // envtest tier if a scenario does. A kill on envtest is tried repeat times more, the whole tier
 // each time: a break that only some runs notice is noticed by chance.
-func trySweep(root, dir string, b sweep.Break, unitReaches, envtestReaches bool, repeat int) (outcome, error) {
+func try(root, dir string, b sweep.Break, unitReaches, envtestReaches bool, repeat int) (outcome, error) {
 	o := outcome{reached: unitReaches || envtestReaches}
 	ov, err := overlay.Write(dir, map[string]string{filepath.Join(root, filepath.FromSlash(b.File)): string(b.Content)})
 	if err != nil {
 		return o, err
 	}
 	if unitReaches {
-		if o.v, err = sweepUnit(root, ov); err != nil || o.v.failed {
+		o.v, err = trial.UnitTests(root, ov, trial.Notices, "-failfast", unlinked, unvetted, "./controllers/", "./api/...")
+		if err != nil || o.v.Failed {
 			o.tier = unitTier
 			return o, err
 		}
@@ -191,22 +210,22 @@ func trySweep(root, dir string, b sweep.Break, unitReaches, envtestReaches bool,
 		return o, nil
 	}
 	binary := filepath.Join(dir, "scenarios.test")
-	if out, err := goTest(root, ov, "-c", "-o", binary, unlinked, unvetted, "./scenarios/"); err != nil {
+	if out, err := trial.GoTest(root, ov, "-c", "-o", binary, unlinked, unvetted, "./scenarios/"); err != nil {
 		return o, fmt.Errorf("build the scenarios: %w\n%s", err, out)
 	}
 	for run := range repeat + 1 {
-		v, err := sweepEnvtest(root, dir, binary)
+		v, err := envtest(root, dir, binary)
 		if err != nil {
 			return o, err
 		}
-		if run == 0 && !v.failed {
+		if run == 0 && !v.Failed {
 			return o, nil
 		}
 		o.tier, o.runs = envtestTier, o.runs+1
-		if v.failed {
+		if v.Failed {
 			o.kills++
-			if !slices.Contains(o.killers, v.spec) {
-				o.killers = append(o.killers, v.spec)
+			if !slices.Contains(o.killers, v.Test) {
+				o.killers = append(o.killers, v.Test)
 			}
 		}
 		if run == 0 {
@@ -216,58 +235,17 @@ func trySweep(root, dir string, b sweep.Break, unitReaches, envtestReaches bool,
 	return o, nil
 }
 
-// sweepUnit runs the unit tier against a break. A test binary that fails before any test does
-// (a panic in init, say) has noticed the break as surely as a failed test.
-func sweepUnit(root, ov string) (verdict, error) {
-	v, err := unitTests(root, ov, "-failfast", unlinked, unvetted, "./controllers/", "./api/...")
-	return panicked(v, err, "the unit test binary")
-}
-
-// panicked turns a run that failed by panicking before any test (err says so) into a kill by
-// binary; any other verdict or error is returned as it is.
-func panicked(v verdict, err error, binary string) (verdict, error) {
-	if err == nil {
-		return v, nil
-	}
-	_, message, found := strings.Cut(err.Error(), "panic:")
-	if !found {
-		return v, err
-	}
-	return verdict{failed: true, spec: binary, where: "panics before any test: " + specreport.Gist("panic:"+message)}, nil
-}
-
-// sweepEnvtest runs the envtest tier (the scenario binary, in sweepProcs processes, stopping at
-// the first failure) against a break. A suite that panics before any spec runs has noticed it.
-func sweepEnvtest(root, dir, binary string) (verdict, error) {
-	v, err := ginkgoRun(root, dir, binary, sweepProcs, "--fail-fast")
-	return panicked(v, err, "the scenario binary")
-}
-
-// ginkgoRun runs the scenario binary in procs processes and reads its report for the first spec
-// that failed. A failure outside every spec counts as a kill too: a break of the operator that
-// stops the suite's own setup is seen, if not by a spec.
-func ginkgoRun(root, dir, binary string, procs int, flags ...string) (verdict, error) {
-	report := "scenarios.json"
-	args := append([]string{"tool", "ginkgo", "--no-color", "--timeout=5m", "--procs=" + strconv.Itoa(procs), "--output-dir=" + dir, "--json-report=" + report}, flags...)
-	cmd := exec.Command("go", append(args, binary)...)
+// envtest runs the envtest tier (the scenario binary, in sweepProcs processes, stopping at the
+// first failure) against a break and reads its report for the first spec that failed. A failure
+// outside every spec counts too: a break of the operator that stops the suite's own setup is
+// seen, if not by a spec.
+func envtest(root, dir, binary string) (trial.Verdict, error) {
+	report := filepath.Join(dir, "scenarios.json")
+	cmd := exec.Command("go", "tool", "ginkgo", "--no-color", "--timeout=5m", "--procs="+strconv.Itoa(sweepProcs), "--fail-fast",
+		"--output-dir="+dir, "--json-report="+filepath.Base(report), binary)
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
-	if err == nil {
-		return verdict{}, nil
-	}
-	suite, readErr := specreport.Ginkgo(filepath.Join(dir, report), root)
-	if readErr != nil {
-		return verdict{}, fmt.Errorf("%w, and no Ginkgo report (%w):\n%s", err, readErr, out)
-	}
-	if suite.Setup != nil {
-		return verdict{failed: true, spec: suite.Setup.Name, where: suite.Setup.Where()}, nil
-	}
-	for _, spec := range suite.Specs {
-		if spec.Failed() {
-			return verdict{failed: true, spec: spec.Name, where: spec.Where()}, nil
-		}
-	}
-	return verdict{}, fmt.Errorf("%w, with no failed spec in the report:\n%s", err, out)
+	return trial.Scenarios(err, out, report, root, trial.Notices)
 }
 
 func (o outcome) String() string {
@@ -275,7 +253,7 @@ func (o outcome) String() string {
 	case o.err != nil:
 		return "NO VERDICT: " + specreport.Gist(o.err.Error())
 	case o.tier == unitTier:
-		return "killed by unit test " + o.v.spec
+		return "killed by unit test " + o.v.Test
 	case o.tier == envtestTier:
 		return fmt.Sprintf("killed in %d of %d runs of the envtest tier, by %q", o.kills, o.runs, strings.Join(o.killers, `", "`))
 	case !o.reached:
@@ -333,11 +311,11 @@ func staleEquivalents(breaks []sweep.Break, only string) []string {
 	return stale
 }
 
-// sweepReport prints the score, every survivor, the equivalent breaks and every kill that did
+// report prints the score, every survivor, the equivalent breaks and every kill that did
 // not happen in every run. It fails on a survivor not listed as equivalent, on a kill that did not
 // happen every time, on a break without a verdict, and on an equivalent entry (of the files
 // swept) that no break matches.
-func sweepReport(breaks []sweep.Break, outcomes []outcome, notCompiled, repeat int, only string, took time.Duration) error {
+func report(breaks []sweep.Break, outcomes []outcome, notCompiled, repeat int, only string, took time.Duration) error {
 	t := tallied(breaks, outcomes)
 	scored := len(breaks) - len(t.equivalent)
 	fmt.Printf("# Mutation sweep of %s\n\n", strings.Join(sweepDirs, ", "))
@@ -350,7 +328,7 @@ func sweepReport(breaks []sweep.Break, outcomes []outcome, notCompiled, repeat i
 		fmt.Printf("\n## %s\n\n| Where | Function | Break | %s |\n|---|---|---|---|\n", title, why)
 		for _, i := range rows {
 			b := breaks[i]
-			fmt.Printf("| %s:%d | %s | %s: `%s` → `%s` | %s |\n", b.File, b.Line, b.Func, b.Operator, cell(b.Was), cell(b.Now), cell(reason(i)))
+			fmt.Printf("| %s:%d | %s | %s: `%s` → `%s` | %s |\n", b.File, b.Line, b.Func, b.Operator, specreport.Cell(b.Was), specreport.Cell(b.Now), specreport.Cell(reason(i)))
 		}
 	}
 	table("Survivors", "Why it lives", t.survivors, func(i int) string { return outcomes[i].String() })
@@ -365,53 +343,19 @@ func sweepReport(breaks []sweep.Break, outcomes []outcome, notCompiled, repeat i
 	return nil
 }
 
-// coverage is, by file (its path's tail, as the breaks name it), the blocks of a cover profile.
-type coverage map[string][]block
-
-// block is a range of lines of a cover profile, and whether a test ran it.
-type block struct {
-	lineRange
-	ran bool
-}
-
-// readCoverage reads a Go cover profile ("pkg/file.go:12.3,14.2 1 5").
-func readCoverage(path string) (coverage, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = f.Close() }()
-	c := coverage{}
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		file, rest, ok := strings.Cut(s.Text(), ":")
-		fields := strings.Fields(rest)
-		if !ok || len(fields) != 3 {
-			continue
-		}
-		var b block
-		var c1, c2 int
-		if _, err := fmt.Sscanf(fields[0], "%d.%d,%d.%d", &b.first, &c1, &b.last, &c2); err != nil {
-			continue
-		}
-		b.ran = fields[2] != "0"
-		c[file] = append(c[file], b)
-	}
-	return c, errors.Join(s.Err(), f.Close())
-}
-
-// reaches says whether a test may have run b's line: one that a block run holds, or one that no
-// block holds at all (the lines of a statement after its first, a constant, a package variable:
-// a profile counts statements, not lines). Only a line in blocks none of which ran is unreached.
-func (c coverage) reaches(b sweep.Break) bool {
+// reaches says whether a test may have run b's line, by a cover profile: one that a block run
+// holds, or one that no block holds at all (the lines of a statement after its first, a
+// constant, a package variable: a profile counts statements, not lines). Only a line in blocks
+// none of which ran is unreached.
+func reaches(profiles []*cover.Profile, b sweep.Break) bool {
 	inBlock := false
-	for file, blocks := range c {
-		if !strings.HasSuffix(file, "/"+b.File) {
+	for _, p := range profiles {
+		if !strings.HasSuffix(p.FileName, "/"+b.File) {
 			continue
 		}
-		for _, bl := range blocks {
-			if bl.first <= b.Line && b.Line <= bl.last {
-				if bl.ran {
+		for _, bl := range p.Blocks {
+			if bl.StartLine <= b.Line && b.Line <= bl.EndLine {
+				if bl.Count > 0 {
 					return true
 				}
 				inBlock = true

@@ -1,8 +1,12 @@
+// Command benchloop measures the test-first loop for one scenario: from a saved edit of the
+// controller to the scenario's red/green line, cold (the suite starts its own control plane) and
+// warm (make envtest-up's), and the unit tier after the same edit; it prints a Markdown table.
+// `make bench-loop` runs it; BENCHMARKS.md keeps its output.
 package main
 
 import (
-	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,7 +19,18 @@ import (
 	"example.com/operator-demo/testing/warm"
 	"example.com/operator-demo/testing/workshop/overlay"
 	"example.com/operator-demo/testing/workshop/repo"
+	"example.com/operator-demo/testing/workshop/specreport"
 )
+
+func main() {
+	label := flag.String("label", "create", "the scenario (its label) whose red/green line the loop ends at")
+	runs := flag.Int("runs", 3, "runs of each kind")
+	flag.Parse()
+	if err := loop(*label, *runs); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-loop:", err)
+		os.Exit(1)
+	}
+}
 
 // loopSplit is where the time from a saved change to the red/green line of one scenario goes.
 type loopSplit struct {
@@ -26,7 +41,6 @@ type loopSplit struct {
 // (a comment, built in with -overlay, so the tree is never touched), the scenarios compiled again,
 // and the one scenario run; cold (the suite starts its own control plane) and warm (make
 // envtest-up's), runs times each, and the unit tier of controllers/ after the same edit.
-// `make bench-loop` runs it.
 func loop(label string, runs int) error {
 	root, err := repo.Root()
 	if err != nil {
@@ -53,7 +67,7 @@ func loop(label string, runs int) error {
 			} else {
 				cold = append(cold, s)
 			}
-			progress("loop %s, run %d: %+v", mode, i+1, s)
+			fmt.Fprintf(os.Stderr, "bench-loop: %s, run %d: %+v\n", mode, i+1, s)
 		}
 	}
 	for i := range runs {
@@ -111,12 +125,8 @@ func loopOnce(root, work, label, edit string) (loopSplit, error) {
 		return s, fmt.Errorf("run the scenario %s: %w\n%s", label, err, out)
 	}
 	s.total = s.compile + time.Since(started)
-	raw, err := os.ReadFile(report)
+	reports, err := specreport.Reports(report)
 	if err != nil {
-		return s, err
-	}
-	var reports []types.Report
-	if err := json.Unmarshal(raw, &reports); err != nil {
 		return s, err
 	}
 	for _, r := range reports {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -202,6 +203,36 @@ func TestEveryReasonSaysWhatToDo(t *testing.T) {
 	}
 }
 
+// TestTheSkeletonBuilds: the skeleton compiles in the scenarios package as it is written, so that
+// its first run fails in its spec, for the reason it gives, and not in the compiler.
+func TestTheSkeletonBuilds(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, readingOrderFile), []byte("create\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := newScenario(dir, "paused-sample"); err != nil {
+		t.Fatal(err)
+	}
+	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {
+		filepath.Join(root, "scenarios", "paused_sample_test.go"): filepath.Join(dir, "paused_sample_test.go"),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "overlay.json"), overlay, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vet := exec.Command("go", "vet", "-overlay", filepath.Join(dir, "overlay.json"), "./scenarios/")
+	vet.Dir = root
+	if out, err := vet.CombinedOutput(); err != nil {
+		t.Errorf("the skeleton, as written into scenarios/, does not build: %v\n%s", err, out)
+	}
+}
+
 // TestNewScenarioWritesTheHouseForm: the skeleton has every field the catalogue reads, a spec
 // that fails until it is written, and its label in the reading order.
 func TestNewScenarioWritesTheHouseForm(t *testing.T) {
@@ -224,7 +255,7 @@ func TestNewScenarioWritesTheHouseForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(content), "Fail(") || !strings.Contains(string(content), `Label("paused-sample")`) {
+	if !strings.Contains(string(content), "paused-sample is a skeleton") || !strings.Contains(string(content), `Label("paused-sample")`) {
 		t.Error("the skeleton's spec is not labelled paused-sample, or does not fail until it is written")
 	}
 	if order, err := readingOrder(filepath.Join(dir, readingOrderFile)); err != nil || !slices.Equal(order, []string{"create", "paused-sample"}) {

@@ -61,9 +61,9 @@ envtest-down: ## Stop the control plane make envtest-up started.
 	@$(WORKSHOP)/envtestup down
 
 .PHONY: watch
-watch: envtest-up ## Rerun the scenarios labelled LABEL=<label> and the unit tests of controllers/ on every save, on the warm control plane.
+watch: envtest-up ## Rerun the scenarios labelled LABEL=<label> on every save of what they build from, on the warm control plane.
 	@test -n "$(LABEL)" || { echo "usage: make watch LABEL=<label>, e.g. make watch LABEL=create"; exit 2; }
-	go tool ginkgo watch --label-filter='$(LABEL)' ./controllers ./scenarios
+	go tool ginkgo watch --label-filter='$(LABEL)' ./scenarios
 
 .PHONY: red
 red: manifests generate catalogue setup-envtest ## Run scenario NAME=<label>; once it fails inside its specs, commit it (with api/ and what is generated) before the code.

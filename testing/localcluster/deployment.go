@@ -33,8 +33,9 @@ type LocalDeployment struct {
 	MetricsToken string
 	// Deployment is config/default's Deployment, as rendered: not created, the process plays it.
 	Deployment *unstructured.Unstructured
-	binary     Binary
-	replicas   []*operator.Operator
+	binary       Binary
+	replicas     []*operator.Operator
+	stopWebhooks func() error
 }
 
 // E2E is the e2e tier on a LocalDeployment of bin/manager (or $E2E_OPERATOR_BINARY), its logs
@@ -56,6 +57,8 @@ func E2E(ctx context.Context, subject operator.Subject) (cluster.Cluster, []byte
 }
 
 // StartDeployment starts a LocalCluster in dir and deploys binary, which runs subject, into it.
+// subject's webhooks, if it has any, are served from this process, as on envtest: the binary's
+// own webhook server would need the certificates that cert-manager gives a Deployment.
 func StartDeployment(ctx context.Context, dir, binary string, subject operator.Subject) (*LocalDeployment, error) {
 	if _, err := os.Stat(binary); err != nil {
 		return nil, fmt.Errorf("no operator binary at %s: run `make build`", binary)
@@ -68,10 +71,15 @@ func StartDeployment(ctx context.Context, dir, binary string, subject operator.S
 	if err != nil {
 		return nil, err
 	}
-	d, err := deploy(ctx, lc, filepath.Join(root, "config", "default"), binary, subject)
+	stopWebhooks, err := cluster.ServeWebhooks(lc.Config, subject)
 	if err != nil {
 		return nil, errors.Join(err, lc.Stop())
 	}
+	d, err := deploy(ctx, lc, filepath.Join(root, "config", "default"), binary, subject)
+	if err != nil {
+		return nil, errors.Join(err, stopWebhooks(), lc.Stop())
+	}
+	d.stopWebhooks = stopWebhooks
 	return d, nil
 }
 
@@ -144,13 +152,13 @@ func install(ctx context.Context, c client.Client, kubectl, kustomizeDir string)
 	return m, nil
 }
 
-// Stop stops the operator and its replicas, then the cluster.
+// Stop stops the operator and its replicas, then the webhooks and the cluster.
 func (d *LocalDeployment) Stop() error {
 	errs := []error{d.Operator.Down()}
 	for _, r := range d.replicas {
 		errs = append(errs, r.Down())
 	}
-	return errors.Join(append(errs, d.LocalCluster.Stop())...)
+	return errors.Join(append(errs, d.stopWebhooks(), d.LocalCluster.Stop())...)
 }
 
 // StartReplica starts one more operator process, as a Deployment with one more replica would:

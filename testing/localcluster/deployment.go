@@ -32,7 +32,7 @@ type LocalDeployment struct {
 	// MetricsToken is the token of a ServiceAccount bound to the metrics-reader role.
 	MetricsToken string
 	// Deployment is config/default's Deployment, as rendered: not created, the process plays it.
-	Deployment *unstructured.Unstructured
+	Deployment   *unstructured.Unstructured
 	binary       Binary
 	replicas     []*operator.Operator
 	stopWebhooks func() error

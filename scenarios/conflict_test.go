@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -74,14 +75,7 @@ var _ = Describe("Sample", Label("conflict"), func() {
 		// processes run the rest.
 		It("takes the name at its next recheck, within 10 s, once that ConfigMap is deleted", SpecPriority(1), func(ctx SpecContext) {
 			f := samples.NewFixture(ctx, suiteCluster)
-			theirs := &corev1.ConfigMap{
-				ObjectMeta: metav1.ObjectMeta{Name: "freed-config", Namespace: f.Namespace},
-				Data:       map[string]string{demov1alpha1.MessageKey: "theirs"},
-			}
-			Expect(f.Client.Create(ctx, theirs)).To(Succeed())
-			sample := f.CreateSample(ctx, "freed", "hello world")
-			f.Eventually(ctx, komega.Object(sample)).
-				Should(samples.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapConflict))
+			sample, theirs := inConflict(ctx, f, "freed")
 
 			By("deleting the ConfigMap in the way, as the condition's message says to")
 			Expect(f.Client.Delete(ctx, theirs)).To(Succeed())
@@ -97,14 +91,7 @@ var _ = Describe("Sample", Label("conflict"), func() {
 
 		It("leaves that ConfigMap in place when the Sample is deleted", Label(tiers.NeedsGarbageCollector), func(ctx SpecContext) {
 			f := samples.NewFixture(ctx, suiteCluster)
-			theirs := &corev1.ConfigMap{
-				ObjectMeta: metav1.ObjectMeta{Name: "kept-config", Namespace: f.Namespace},
-				Data:       map[string]string{demov1alpha1.MessageKey: "theirs"},
-			}
-			Expect(f.Client.Create(ctx, theirs)).To(Succeed())
-			sample := f.CreateSample(ctx, "kept", "hello world")
-			f.Eventually(ctx, komega.Object(sample)).
-				Should(samples.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapConflict))
+			sample, theirs := inConflict(ctx, f, "kept")
 
 			By("deleting the Sample in the foreground and waiting for it to be gone")
 			Expect(f.Client.Delete(ctx, sample, client.PropagationPolicy("Foreground"))).To(Succeed())
@@ -119,6 +106,21 @@ var _ = Describe("Sample", Label("conflict"), func() {
 		})
 	})
 })
+
+// inConflict creates a ConfigMap <name>-config of someone else's, then a Sample called name, and
+// waits until the Sample reports the conflict, as the first spec shows step by step.
+func inConflict(ctx context.Context, f *samples.Fixture, name string) (*demov1alpha1.Sample, *corev1.ConfigMap) {
+	GinkgoHelper()
+	theirs := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: demov1alpha1.ConfigMapName(name), Namespace: f.Namespace},
+		Data:       map[string]string{demov1alpha1.MessageKey: "theirs"},
+	}
+	Expect(f.Client.Create(ctx, theirs)).To(Succeed())
+	sample := f.CreateSample(ctx, name, "hello world")
+	f.Eventually(ctx, komega.Object(sample)).
+		Should(samples.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapConflict))
+	return sample, theirs
+}
 
 // conflictRecheck is how often a Sample whose ConfigMap name is taken looks again, as the README
 // promises.

@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -177,21 +176,6 @@ func TestRewriteStatementsNameChangedSpecs(t *testing.T) {
 	}
 	if len(stale) != 1 || !strings.Contains(stale[0], "Sample when gone it is gone") || !strings.Contains(stale[0], "0123456") {
 		t.Errorf("stale statements = %q, want the one naming no changed spec", stale)
-	}
-}
-
-func TestFocusMatchesExactlyTheNamedSpecs(t *testing.T) {
-	re := regexp.MustCompile(focus("Sample scenarios", []string{"Sample when (a) it [b]", "Sample when c it d"}))
-	for text, want := range map[string]bool{
-		"Sample scenarios Sample when (a) it [b]":       true,
-		"Sample scenarios Sample when c it d":           true,
-		"Sample scenarios Sample when c it d and e":     false,
-		"Sample scenarios Sample when (a) it [b] again": false,
-		"Other Sample when c it d":                      false,
-	} {
-		if got := re.MatchString(text); got != want {
-			t.Errorf("focus matches %q: %v, want %v", text, got, want)
-		}
 	}
 }
 

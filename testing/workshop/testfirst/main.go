@@ -124,8 +124,12 @@ func run(baseRev, headRev string, keep bool) (report, error) {
 	if err != nil {
 		return rp, fmt.Errorf("at the head: %w", err)
 	}
+	bites, err := c.bites(base, head, specs, withAPI, atHead)
+	if err != nil {
+		return rp, err
+	}
 	for _, s := range specs {
-		rp.rows = append(rp.rows, judge(s, atBase[key(s)], withAPI[key(s)], atHead[key(s)]))
+		rp.rows = append(rp.rows, judge(s, atBase[key(s)], withAPI[key(s)], atHead[key(s)], bites[key(s)]))
 	}
 	rp.took = time.Since(started)
 	return rp, nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"example.com/operator-demo/testing/workshop/specreport"
+	"example.com/operator-demo/testing/workshop/specsource"
 )
 
 // TestNewOrChangedAreNewNamesAndChangedBodies: a spec is new when the base has none of its name
@@ -289,5 +291,51 @@ func TestMarkdownShowsEveryVerdictAndAChangeWithoutSpecs(t *testing.T) {
 	empty := report{base: "abc", head: "def", production: []string{"controllers/x.go"}}.markdown()
 	if !strings.Contains(empty, "no new or changed spec") || !strings.Contains(empty, "production code changed without a new or changed spec") {
 		t.Errorf("a change with production code and no spec is not shown:\n%s", empty)
+	}
+}
+
+// TestEveryCharacterizationSpecSaysWhy: each spec of this repository labelled characterization
+// (a Go test: with a Characterization paragraph) gives its reason in the documented form, so that
+// no spec on main is one that make test-first would now refuse.
+func TestEveryCharacterizationSpecSaysWhy(t *testing.T) {
+	root := filepath.Join("..", "..", "..")
+	files, err := filepath.Glob(filepath.Join(root, "*", "*_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, err := filepath.Glob(filepath.Join(root, "api", "*", "*_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, file := range append(files, more...) {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tests, err := testFuncs(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			if strings.Contains(line, "It(") && strings.Contains(line, `"`+Characterization+`"`) {
+				_, comment, err := specsource.Body(file, i+1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tests = append(tests, spec{name: fmt.Sprintf("%s:%d", file, i+1), characterization: true, reason: characterizationReason(comment)})
+			}
+		}
+		for _, s := range tests {
+			if s.characterization {
+				found++
+				if !statesWhy(s.reason) {
+					t.Errorf("%s %s: labelled characterization, its reason %q not in the form %s", file, s.name, s.reason, characterizationForm)
+				}
+			}
+		}
+	}
+	if found < 5 {
+		t.Errorf("found %d characterization specs, want those of scenarios/ and controllers/", found)
 	}
 }

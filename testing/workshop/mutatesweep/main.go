@@ -116,13 +116,11 @@ type sweeper struct {
 	spent       map[string]time.Duration
 }
 
-// test is a unit test of Pkg, or a spec of the scenarios (Pkg scenarios), and how long it ran
-// alone.
+// test is a unit test of Pkg, or a spec of the scenarios (Pkg scenarios), and the numbers of the
+// breaks whose code it ran, alone and unbroken.
 type test struct {
 	Pkg, Name string
-	took      time.Duration
-	// hits are the numbers of the breaks whose code it ran.
-	hits []int
+	hits      []int
 }
 
 // run makes the breaks of sweepDirs (in files whose path contains only, with an ID that contains
@@ -158,7 +156,8 @@ func run(only, breakText, shard string, repeat, workers int) (sweepReport, error
 	if err != nil {
 		return r, err
 	}
-	progress(start, "%d breaks switched, %d built on their own; every test alone, unbroken, to see which breaks each reaches", count(schema.Switched, true), count(schema.Switched, false))
+	own := strings.Count(fmt.Sprint(schema.Switched), "false")
+	progress(start, "%d breaks switched, %d built on their own; every test alone, unbroken, to see which breaks each reaches", len(breaks)-own, own)
 	reach, all, err := s.reach(len(breaks), workers)
 	if err != nil {
 		return r, fmt.Errorf("without any break: %w", err)
@@ -195,10 +194,6 @@ func run(only, breakText, shard string, repeat, workers int) (sweepReport, error
 
 func progress(start time.Time, format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "sweep %4.0f s: "+format+"\n", append([]any{time.Since(start).Seconds()}, args...)...)
-}
-
-func count(switched []bool, want bool) int {
-	return len(slices.DeleteFunc(slices.Clone(switched), func(s bool) bool { return s != want }))
 }
 
 // inShard says whether the break with this ID is in shard i of n: a hash of the ID alone decides.
@@ -258,8 +253,8 @@ func (s *sweeper) build(dir string, overlay map[string]string) ([]byte, error) {
 }
 
 // reach runs every unit test and every envtest spec alone against the schemata's build, with no
-// break made: each must pass. It returns, for each of the n breaks, the tests that ran its code
-// (unit tests first, then specs, the quickest first), and every test.
+// break made: each must pass. It returns, for each of the n breaks, the tests that ran its code,
+// and every test.
 func (s *sweeper) reach(n, workers int) (reach [][]test, all []test, err error) {
 	for _, pkg := range unitPackages {
 		names, err := s.output(trial.Binary(s.work, pkg), pkg, "-test.list=.")
@@ -294,23 +289,22 @@ func (s *sweeper) reach(n, workers int) (reach [][]test, all []test, err error) 
 	for i := range all {
 		g.Go(func() (err error) {
 			file := filepath.Join(s.work, "hits", strconv.Itoa(i))
-			start := time.Now()
+			defer s.spend("the baseline: each test alone", time.Now())
 			v, err := s.runTests(s.work, []string{sweep.HitsEnv + "=" + file}, all[i:i+1], "reach-"+strconv.Itoa(i))
-			all[i].took = time.Since(start)
-			s.spend("the baseline: each test alone", start)
 			if err == nil && v.Failed {
 				err = fmt.Errorf("%s fails: %s", v.Test, v.Where)
 			}
-			if err == nil {
-				all[i].hits, err = readHits(file)
+			raw, readErr := os.ReadFile(file)
+			for _, field := range strings.Fields(string(raw)) {
+				id, _ := strconv.Atoi(field)
+				all[i].hits = append(all[i].hits, id)
 			}
-			return err
+			return errors.Join(err, readErr)
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, nil, err
 	}
-	slices.SortStableFunc(all, func(a, b test) int { return cmp.Or(strings.Compare(a.Pkg, b.Pkg), cmp.Compare(a.took, b.took)) })
 	reach = make([][]test, n)
 	for _, t := range all {
 		for _, id := range t.hits {
@@ -318,24 +312,6 @@ func (s *sweeper) reach(n, workers int) (reach [][]test, all []test, err error) 
 		}
 	}
 	return reach, all, nil
-}
-
-// readHits reads the numbers of the breaks whose code a run reached, which it wrote into file
-// (none when it wrote nothing).
-func readHits(file string) ([]int, error) {
-	raw, err := os.ReadFile(file)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	var ids []int
-	for _, field := range strings.Fields(string(raw)) {
-		id, err := strconv.Atoi(field)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		ids = append(ids, id)
-	}
-	return ids, err
 }
 
 // output runs a test binary in its package's directory, as go test does, and returns its output.

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -92,8 +93,12 @@ func Build(c *Checker, breaks []Break, build func(overlay map[string]string) ([]
 	for {
 		s.Overlay, s.Vars = map[string]string{}, nil
 		var failed []error
-		for _, dir := range dirsOf(breaks) {
-			failed = append(failed, c.schemata(dir, breaks, &s, constants)...)
+		var dirs []string
+		for _, b := range breaks {
+			if dir := path.Dir(b.File); !slices.Contains(dirs, dir) {
+				dirs = append(dirs, dir)
+				failed = append(failed, c.schemata(dir, breaks, &s, constants)...)
+			}
 		}
 		err := errors.Join(failed...)
 		if err == nil {
@@ -111,16 +116,6 @@ func Build(c *Checker, breaks []Break, build func(overlay map[string]string) ([]
 		}
 		constants = append(constants, named...)
 	}
-}
-
-func dirsOf(breaks []Break) []string {
-	var dirs []string
-	for _, b := range breaks {
-		if !slices.Contains(dirs, path.Dir(b.File)) {
-			dirs = append(dirs, path.Dir(b.File))
-		}
-	}
-	return dirs
 }
 
 // schemata renders the breaks of the package in dir behind their switches into s, and
@@ -179,10 +174,12 @@ type renderer struct {
 	switched        []bool
 	files           map[string][]byte
 	// spans are where each break's switched code is in the rendered files.
-	spans []struct {
-		file           string
-		from, to, item int
-	}
+	spans []span
+}
+
+type span struct {
+	file           string
+	from, to, item int
 }
 
 // render renders file with each of its switched breaks behind its switch; a break that cannot be
@@ -214,17 +211,10 @@ func (r *renderer) render(file string) {
 			items = append(items, it)
 		}
 	}
-	slices.SortStableFunc(items, func(a, b item) int { return cmpOr(a.from-b.from, b.to-a.to) })
+	slices.SortStableFunc(items, func(a, b item) int { return cmp.Or(a.from-b.from, b.to-a.to) })
 	var out bytes.Buffer
 	r.write(&out, file, src, 0, len(src), items)
 	r.files[file] = out.Bytes()
-}
-
-func cmpOr(a, b int) int {
-	if a != 0 {
-		return a
-	}
-	return b
 }
 
 // write writes src from, to with items (sorted, all within) rewritten.
@@ -244,10 +234,7 @@ func (r *renderer) write(out *bytes.Buffer, file string, src []byte, from, to in
 		}
 		out.WriteString(it.parts[len(it.holes)])
 		if it.breakIndex >= 0 {
-			r.spans = append(r.spans, struct {
-				file           string
-				from, to, item int
-			}{file, start, out.Len(), it.breakIndex})
+			r.spans = append(r.spans, span{file, start, out.Len(), it.breakIndex})
 		}
 		from = it.to
 	}

@@ -256,30 +256,8 @@ func (s *sweeper) build(dir string, overlay map[string]string) ([]byte, error) {
 // break made: each must pass. It returns, for each of the n breaks, the tests that ran its code,
 // and every test.
 func (s *sweeper) reach(n, workers int) (reach [][]test, all []test, err error) {
-	for _, pkg := range unitPackages {
-		names, err := s.output(trial.Binary(s.work, pkg), pkg, "-test.list=.")
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, name := range strings.Fields(names) {
-			if strings.HasPrefix(name, "Test") { // not the benchmarks and examples
-				all = append(all, test{Pkg: pkg, Name: name})
-			}
-		}
-	}
-	dryRun := filepath.Join(s.work, "dry-run.json")
-	if _, err := s.output(trial.Binary(s.work, scenarios), scenarios, "-ginkgo.dry-run", "-ginkgo.json-report="+dryRun); err != nil {
+	if all, err = s.tests(); err != nil {
 		return nil, nil, err
-	}
-	suite, err := specreport.Ginkgo(dryRun, s.root)
-	if err != nil {
-		return nil, nil, err
-	}
-	s.description = suite.Description
-	for _, spec := range suite.Specs {
-		if spec.Passed { // a dry run passes the specs this tier runs
-			all = append(all, test{Pkg: scenarios, Name: spec.Name})
-		}
 	}
 	if err := os.MkdirAll(filepath.Join(s.work, "hits"), 0o755); err != nil {
 		return nil, nil, err
@@ -312,6 +290,33 @@ func (s *sweeper) reach(n, workers int) (reach [][]test, all []test, err error) 
 		}
 	}
 	return reach, all, nil
+}
+
+// tests lists the unit tests and the envtest tier's specs of the build in s.work.
+func (s *sweeper) tests() (all []test, err error) {
+	for _, pkg := range unitPackages {
+		names, err := s.output(trial.Binary(s.work, pkg), pkg, "-test.list=.")
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range strings.Fields(names) {
+			if strings.HasPrefix(name, "Test") { // not the benchmarks and examples
+				all = append(all, test{Pkg: pkg, Name: name})
+			}
+		}
+	}
+	dryRun := filepath.Join(s.work, "dry-run.json")
+	if _, err := s.output(trial.Binary(s.work, scenarios), scenarios, "-ginkgo.dry-run", "-ginkgo.json-report="+dryRun); err != nil {
+		return nil, err
+	}
+	suite, err := specreport.Ginkgo(dryRun, s.root)
+	for _, spec := range suite.Specs {
+		if spec.Passed { // a dry run passes the specs this tier runs
+			all = append(all, test{Pkg: scenarios, Name: spec.Name})
+		}
+	}
+	s.description = suite.Description
+	return all, err
 }
 
 // output runs a test binary in its package's directory, as go test does, and returns its output.
@@ -388,7 +393,13 @@ func (s *sweeper) try(v *verdict, dir string, env []string, reach []test, name s
 	if v.Tier == unitTier {
 		return
 	}
-	killer := slices.IndexFunc(specs, func(t test) bool { return t.Name == first.Test })
+	s.confirm(v, dir, env, specs, name)
+}
+
+// confirm runs the specs s.repeat times more against the break of v that they killed: the one
+// that killed it first, then the others if it passes.
+func (s *sweeper) confirm(v *verdict, dir string, env []string, specs []test, name string) {
+	killer := slices.IndexFunc(specs, func(t test) bool { return t.Name == v.Killers[0] })
 	for range s.repeat {
 		start := time.Now()
 		again, err := trial.Verdict{}, error(nil)
@@ -445,43 +456,15 @@ func (v *verdict) String() string {
 // whole sweep, on an equivalent entry (of the files swept: their path contains only) that no
 // break matches.
 func (r sweepReport) write(w io.Writer, only string, whole bool) error {
-	var survivors, unsteady, unanswered, equivalent []verdict
-	killed, byUnit := 0, 0
-	seen := map[string]bool{}
-	for _, v := range r.Verdicts {
-		seen[v.Break.ID()] = true
-		_, listed := sweep.Equivalent[v.Break.ID()]
-		switch {
-		case v.Err != "":
-			unanswered = append(unanswered, v)
-		case v.Tier == "" && listed:
-			equivalent = append(equivalent, v)
-		case v.Tier == "":
-			survivors = append(survivors, v)
-		case v.Tier == unitTier:
-			byUnit++
-		}
-		if v.Tier != "" {
-			killed++
-		}
-		if v.Kills < v.Runs {
-			unsteady = append(unsteady, v)
-		}
-	}
-	var stale []string
-	for id := range sweep.Equivalent {
-		if whole && strings.Contains(strings.Fields(id)[0], only) && !seen[id] {
-			stale = append(stale, id)
-		}
-	}
+	t := r.tally(only, whole)
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	scored := len(r.Verdicts) - len(equivalent)
+	scored := len(r.Verdicts) - len(t.equivalent)
 	p("# Mutation sweep of %s", strings.Join(sweepDirs, ", "))
 	if !whole {
 		p(", shard %s", r.Shard)
 	}
 	p("\n\n**Score: %d of %d breaks killed (%.0f%%)**, not counting %d equivalent ones: %d by the unit tier, %d by the envtest tier (each envtest kill tried %d more times; %d not killed every time). %d breaks without a verdict. %d further breaks do not compile and were not tried.\n",
-		killed, scored, 100*float64(killed)/float64(max(scored, 1)), len(equivalent), byUnit, killed-byUnit, r.Repeat, len(unsteady), len(unanswered), r.NotCompiled)
+		t.killed, scored, 100*float64(t.killed)/float64(max(scored, 1)), len(t.equivalent), t.byUnit, t.killed-t.byUnit, r.Repeat, len(t.unsteady), len(t.unanswered), r.NotCompiled)
 	p("\nSweep time: %s. Time spent, summed over the processes:", r.Took.Round(time.Second))
 	for i, kind := range slices.Sorted(maps.Keys(r.Spent)) {
 		p("%s %s %s", map[bool]string{true: ",", false: ""}[i > 0], kind, r.Spent[kind].Round(time.Second))
@@ -503,19 +486,57 @@ func (r sweepReport) write(w io.Writer, only string, whole bool) error {
 		}
 		return strings.Join(v.Reach, "; ")
 	}
-	table("Survivors: no test that runs their code fails", "Reached by", survivors, reachedBy)
-	table("Killed only sometimes", "Kills", unsteady, func(v verdict) string { return v.String() })
-	table("No verdict: a run that proved nothing", "Why", unanswered, func(v verdict) string { return v.Err })
-	table("Equivalent: no behaviour can observe them", "Why", equivalent, func(v verdict) string { return sweep.Equivalent[v.Break.ID()] })
-	if len(survivors)+len(unsteady)+len(unanswered)+len(stale) == 0 {
+	table("Survivors: no test that runs their code fails", "Reached by", t.survivors, reachedBy)
+	table("Killed only sometimes", "Kills", t.unsteady, func(v verdict) string { return v.String() })
+	table("No verdict: a run that proved nothing", "Why", t.unanswered, func(v verdict) string { return v.Err })
+	table("Equivalent: no behaviour can observe them", "Why", t.equivalent, func(v verdict) string { return sweep.Equivalent[v.Break.ID()] })
+	if len(t.survivors)+len(t.unsteady)+len(t.unanswered)+len(t.stale) == 0 {
 		return nil
 	}
-	named := make([]string, len(survivors))
-	for i, v := range survivors {
+	named := make([]string, len(t.survivors))
+	for i, v := range t.survivors {
 		named[i] = fmt.Sprintf("%s:%d %s: %s → %s (reached by: %s)", v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, reachedBy(v))
 	}
 	return fmt.Errorf("%d survivors not listed as equivalent%s; %d kills not made every time, %d breaks without a verdict, %d equivalent entries that match no break (%s)",
-		len(survivors), strings.Join(append([]string{""}, named...), "\n  "), len(unsteady), len(unanswered), len(stale), strings.Join(stale, "; "))
+		len(t.survivors), strings.Join(append([]string{""}, named...), "\n  "), len(t.unsteady), len(t.unanswered), len(t.stale), strings.Join(t.stale, "; "))
+}
+
+// tally is a report's verdicts sorted for the report.
+type tally struct {
+	survivors, unsteady, unanswered, equivalent []verdict
+	killed, byUnit                              int
+	// stale are the equivalent entries, of the files swept, that no break matches.
+	stale []string
+}
+
+func (r sweepReport) tally(only string, whole bool) (t tally) {
+	seen := map[string]bool{}
+	for _, v := range r.Verdicts {
+		seen[v.Break.ID()] = true
+		_, listed := sweep.Equivalent[v.Break.ID()]
+		switch {
+		case v.Err != "":
+			t.unanswered = append(t.unanswered, v)
+		case v.Tier == "" && listed:
+			t.equivalent = append(t.equivalent, v)
+		case v.Tier == "":
+			t.survivors = append(t.survivors, v)
+		case v.Tier == unitTier:
+			t.byUnit++
+		}
+		if v.Tier != "" {
+			t.killed++
+		}
+		if v.Kills < v.Runs {
+			t.unsteady = append(t.unsteady, v)
+		}
+	}
+	for id := range sweep.Equivalent {
+		if whole && strings.Contains(strings.Fields(id)[0], only) && !seen[id] {
+			t.stale = append(t.stale, id)
+		}
+	}
+	return t
 }
 
 // gather reads the shards' reports at paths into one, the report of the whole sweep.

@@ -73,7 +73,7 @@ func TestASurvivorFailsTheSweepNamingItsLineAndWhatReachesIt(t *testing.T) {
 // break's entry that no shard's break matches fails only there, where every break is known.
 func TestTheShardsGatherIntoOneReport(t *testing.T) {
 	dir := t.TempDir()
-	var paths []string
+	paths := make([]string, 0, 2)
 	for i, v := range []verdict{
 		{Break: aBreak(10, `"a"`), Tier: envtestTier, Killers: []string{"Sample when created makes it"}, Kills: 3, Runs: 3},
 		{Break: aBreak(12, `"b"`), Tier: unitTier, Killers: []string{"TestB"}},

@@ -28,4 +28,3 @@ func Publish(md, path string) error {
 	_, err = f.WriteString(md)
 	return errors.Join(err, f.Close())
 }
-

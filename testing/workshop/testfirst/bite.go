@@ -14,6 +14,16 @@ import (
 	"example.com/operator-demo/testing/workshop/mutate/trial"
 )
 
+// judgeAll judges each spec by its runs, and by its bite where it needs one.
+func (c check) judgeAll(base, head *checkout, specs []spec, atBase, withAPI, atHead map[string]outcome) ([]row, error) {
+	bites, err := c.bites(base, head, specs, withAPI, atHead)
+	rows := make([]row, 0, len(specs))
+	for _, s := range specs {
+		rows = append(rows, judge(s, atBase[key(s)], withAPI[key(s)], atHead[key(s)], bites[key(s)]))
+	}
+	return rows, err
+}
+
 // bites runs each unit test that passes at the head but does not compile against the base, even
 // with the head's api/ (a test of a function the change adds), against the mutation sweep's breaks
 // of the functions it tests: those of its package that the change adds and that its body names.
@@ -37,29 +47,9 @@ func (c check) bites(base, head *checkout, specs []spec, withAPI, atHead map[str
 // bite runs the unit test s, in the tree, against the breaks of the functions it tests (those the
 // tree at base lacks), built into dir, up to the first that it fails against.
 func (t *checkout) bite(base string, s spec, dir string) (outcome, error) {
-	pkgDir := strings.TrimPrefix(s.pkg, "./")
-	files, err := sweep.Files(t.dir, pkgDir)
+	checker, breaks, err := t.breaksOfNew(base, s)
 	if err != nil {
 		return outcome{}, err
-	}
-	checker, err := sweep.NewChecker(t.dir, pkgDir)
-	if err != nil {
-		return outcome{}, err
-	}
-	var breaks []sweep.Break
-	var tested []string
-	for _, f := range files {
-		all, err := sweep.Of(t.dir, f)
-		if err != nil {
-			return outcome{}, err
-		}
-		for _, b := range all {
-			name := b.Func[strings.LastIndex(b.Func, ".")+1:]
-			if b.Func != "" && slices.Contains(strings.Fields(s.body), name) && !declares(base, pkgDir, name) && checker.Compiles(b) == nil {
-				breaks = append(breaks, b)
-				tested = append(tested, b.Func)
-			}
-		}
 	}
 	if len(breaks) == 0 {
 		return outcome{passed, "no break: of the functions its package gains, it names none with a break that compiles"}, nil
@@ -88,7 +78,41 @@ func (t *checkout) bite(base string, s spec, dir string) (outcome, error) {
 			return outcome{failed, fmt.Sprintf("%s:%d %s %s: %s → %s", b.File, b.Line, b.Func, b.Operator, b.Was, b.Now)}, nil
 		}
 	}
-	return outcome{passed, fmt.Sprintf("none of the %d breaks of %s", len(breaks), strings.Join(slices.Compact(tested), ", "))}, nil
+	var tested []string
+	for _, b := range breaks {
+		if !slices.Contains(tested, b.Func) {
+			tested = append(tested, b.Func)
+		}
+	}
+	return outcome{passed, fmt.Sprintf("none of the %d breaks of %s", len(breaks), strings.Join(tested, ", "))}, nil
+}
+
+// breaksOfNew are the sweep's breaks that compile of the functions of s's package, in the tree,
+// that s's body names and the tree at base lacks.
+func (t *checkout) breaksOfNew(base string, s spec) (*sweep.Checker, []sweep.Break, error) {
+	pkgDir := strings.TrimPrefix(s.pkg, "./")
+	files, err := sweep.Files(t.dir, pkgDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	checker, err := sweep.NewChecker(t.dir, pkgDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var breaks []sweep.Break
+	for _, f := range files {
+		all, err := sweep.Of(t.dir, f)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, b := range all {
+			name := b.Func[strings.LastIndex(b.Func, ".")+1:]
+			if b.Func != "" && slices.Contains(strings.Fields(s.body), name) && !declares(base, pkgDir, name) && checker.Compiles(b) == nil {
+				breaks = append(breaks, b)
+			}
+		}
+	}
+	return checker, breaks, nil
 }
 
 // declares says whether the package in dir of the tree at root declares a function or a method

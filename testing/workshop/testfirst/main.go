@@ -124,15 +124,9 @@ func run(baseRev, headRev string, keep bool) (report, error) {
 	if err != nil {
 		return rp, fmt.Errorf("at the head: %w", err)
 	}
-	bites, err := c.bites(base, head, specs, withAPI, atHead)
-	if err != nil {
-		return rp, err
-	}
-	for _, s := range specs {
-		rp.rows = append(rp.rows, judge(s, atBase[key(s)], withAPI[key(s)], atHead[key(s)], bites[key(s)]))
-	}
+	rp.rows, err = c.judgeAll(base, head, specs, atBase, withAPI, atHead)
 	rp.took = time.Since(started)
-	return rp, nil
+	return rp, err
 }
 
 // againstBaseWithHeadAPI runs the specs that do not compile against the base once more, against

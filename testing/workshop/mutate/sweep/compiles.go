@@ -75,28 +75,9 @@ func (c *Checker) check(dir string, replace map[string][]byte, add [][]byte, wit
 		return nil, []error{fmt.Errorf("%s: not a loaded package", dir)}
 	}
 	fset := token.NewFileSet()
-	files := make([]*ast.File, 0, len(p.GoFiles)+len(add))
-	sources := make([]any, 0, cap(files))
-	for _, path := range p.GoFiles {
-		var src any
-		if rel, err := filepath.Rel(c.root, path); err == nil && replace[filepath.ToSlash(rel)] != nil {
-			src = replace[filepath.ToSlash(rel)]
-		}
-		sources = append(sources, src)
-	}
-	for _, src := range add {
-		sources = append(sources, src)
-	}
-	for i, src := range sources {
-		name := fmt.Sprintf("added%d.go", i)
-		if i < len(p.GoFiles) {
-			name = p.GoFiles[i]
-		}
-		f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
-		if err != nil {
-			return nil, []error{err}
-		}
-		files = append(files, f)
+	files, err := c.parse(fset, p, replace, add)
+	if err != nil {
+		return nil, []error{err}
 	}
 	var errs []error
 	conf := types.Config{Error: func(err error) { errs = append(errs, err) }, Importer: importerFunc(func(path string) (*types.Package, error) {
@@ -124,6 +105,29 @@ func (c *Checker) check(dir string, replace map[string][]byte, add [][]byte, wit
 		}
 	}
 	return typesAt, errs
+}
+
+// parse parses the files of p, those of replace (by path relative to the root, with slashes) in
+// place of its own, and those of add after them.
+func (c *Checker) parse(fset *token.FileSet, p *packages.Package, replace map[string][]byte, add [][]byte) ([]*ast.File, error) {
+	files := make([]*ast.File, 0, len(p.GoFiles)+len(add))
+	for i := range len(p.GoFiles) + len(add) {
+		name, src := fmt.Sprintf("added%d.go", i), any(nil)
+		if i < len(p.GoFiles) {
+			name = p.GoFiles[i]
+			if rel, err := filepath.Rel(c.root, name); err == nil && replace[filepath.ToSlash(rel)] != nil {
+				src = replace[filepath.ToSlash(rel)]
+			}
+		} else {
+			src = add[i-len(p.GoFiles)]
+		}
+		f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
 }
 
 // exprAt is where an expression is: its file (relative to the root, with slashes) and its offsets.

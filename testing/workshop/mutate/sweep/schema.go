@@ -199,8 +199,10 @@ func (r *renderer) render(file string) {
 		if ok && decl != nil && !converted[decl] {
 			converted[decl] = true
 			for _, spec := range decl.Specs {
-				for _, name := range spec.(*ast.ValueSpec).Names {
-					r.vars = append(r.vars, name.Name)
+				if v, isValue := spec.(*ast.ValueSpec); isValue {
+					for _, name := range v.Names {
+						r.vars = append(r.vars, name.Name)
+					}
 				}
 			}
 			at := b.file.fset.Position(decl.TokPos).Offset
@@ -270,6 +272,7 @@ func (r *renderer) item(b Break, i int) (item, bool) {
 	logic, isLogic := b.node.(*ast.BinaryExpr)
 	clause, isClause := b.node.(*ast.CaseClause)
 	_, isStmt := b.node.(ast.Stmt)
+	expr, isExpr := b.node.(ast.Expr)
 	switch {
 	case b.Operator == Delete && isClause:
 		return clauseItem(b, it, clause, rangeOf, id)
@@ -290,8 +293,8 @@ func (r *renderer) item(b Break, i int) (item, bool) {
 		it.parts = []string{"(", ") != sweepOn(" + id + ")"}
 	case b.Operator == DropError:
 		it.parts = []string{"sweepPick(" + id + ", func() error { return ", " }, func() error { return nil })()"}
-	case b.Operator == Constant:
-		targ, ok := r.typeArg(b, b.node.(ast.Expr))
+	case b.Operator == Constant && isExpr:
+		targ, ok := r.typeArg(b, expr)
 		it.holes, it.parts = nil, []string{"sweepPick" + targ + "(" + id + ", " + string(b.file.src[whole[0]:whole[1]]) + ", " + b.Now + ")"}
 		return it, ok && targ != ""
 	}
@@ -364,8 +367,8 @@ func (r *renderer) constDecl(b Break) (*ast.GenDecl, bool) {
 		}
 		text := string(b.file.src[b.file.fset.Position(g.Pos()).Offset:b.file.fset.Position(g.End()).Offset])
 		return g, !strings.Contains(text, "iota") && !slices.ContainsFunc(g.Specs, func(s ast.Spec) bool {
-			v := s.(*ast.ValueSpec)
-			return len(v.Values) == 0 || slices.ContainsFunc(v.Names, func(n *ast.Ident) bool { return slices.Contains(r.constants, n.Name) })
+			v, ok := s.(*ast.ValueSpec)
+			return !ok || len(v.Values) == 0 || slices.ContainsFunc(v.Names, func(n *ast.Ident) bool { return slices.Contains(r.constants, n.Name) })
 		})
 	}
 	return nil, false

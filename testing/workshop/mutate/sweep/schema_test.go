@@ -192,7 +192,7 @@ func build(t *testing.T, root string, overlay map[string]string) string {
 }
 
 func jsonOf(m map[string]string) string {
-	var parts []string
+	parts := make([]string, 0, len(m))
 	for k, v := range m {
 		parts = append(parts, fmt.Sprintf("%q: %q", k, v))
 	}

@@ -142,17 +142,19 @@ func suspended(t *testing.T, dir, assertion string) {
 func TestDishonestChangesAreRefused(t *testing.T) {
 	repo := newRepo(t)
 	repo.commit(t, "main")
-	repo.commit(t, "a new function, its vacuous test, and specs of old behaviour labelled without a reason", func(t *testing.T, dir string) {
+	// Each commit is the repository's files with its changes: a later commit repeats the earlier's.
+	added := func(t *testing.T, dir string) {
 		t.Helper()
 		suspended(t, dir, `suspendedReason("greeting") == ""`)
 		writeFile(t, filepath.Join(dir, "scenarios", "dishonest_test.go"), dishonestSpecs)
-	})
+	}
 	weakened := func(t *testing.T, dir string) {
 		t.Helper()
 		edit(t, filepath.Join(dir, "scenarios", "owned_drift_test.go"), "\t\t\t\tHaveField(\"Action\", \"UpdateConfigMap\"),\n", "")
 	}
-	repo.commit(t, "owned-drift: the event's action is no business of the scenario's", weakened)
-	repo.commit(t, "skip-when-equal: labelled characterization, loosened", weakened, func(t *testing.T, dir string) {
+	repo.commit(t, "a new function, its vacuous test, and specs of old behaviour labelled without a reason", added)
+	repo.commit(t, "owned-drift: the event's action is no business of the scenario's", added, weakened)
+	repo.commit(t, "skip-when-equal: labelled characterization, loosened", added, weakened, func(t *testing.T, dir string) {
 		t.Helper()
 		edit(t, filepath.Join(dir, scenarioFile), `		It("sends no API write`, "\t\t// Characterization: "+reason+"\n\t\tIt(\"sends no API write")
 		edit(t, filepath.Join(dir, scenarioFile), `Label("`+label+`")`, `Label("`+label+`", "characterization")`)
@@ -332,8 +334,8 @@ func TestARewriteIsStatedPerSpecByACommitTrailer(t *testing.T) {
 	repo.commit(t, "main")
 	rewrite := func(t *testing.T, dir string) {
 		t.Helper()
-		edit(t, filepath.Join(dir, scenarioFile), `Eventually(f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">", before.Reconciles)))`,
-			`Eventually(f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">=", before.Reconciles+1)))`)
+		edit(t, filepath.Join(dir, scenarioFile), `f.Eventually(ctx, f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">", before.Reconciles)))`,
+			`f.Eventually(ctx, f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">=", before.Reconciles+1)))`)
 	}
 	repo.commit(t, "skip-when-equal: wait for the reconcile as the other scenarios do", rewrite)
 	code, table, stderr := repo.testFirst(t)

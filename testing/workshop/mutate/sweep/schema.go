@@ -283,7 +283,7 @@ func (r *renderer) item(b Break, i int) (item, bool) {
 		it.holes = [][2]int{rangeOf(kv.Value)}
 		it.from, it.to, it.parts = it.holes[0][0], it.holes[0][1], []string{"sweepZero" + targ + "(" + id + ", ", ")"}
 		return it, ok
-	case b.Operator == Negate && isLogic && (b.Now == "&&" || b.Now == "||"):
+	case b.Operator == Negate && isLogic && len(b.Now) == 2: // && for ||, || for &&
 		// Both ways written out, so that each keeps its short circuit.
 		x, y := rangeOf(logic.X), rangeOf(logic.Y)
 		it.holes = [][2]int{x, y, x, y}
@@ -294,9 +294,10 @@ func (r *renderer) item(b Break, i int) (item, bool) {
 	case b.Operator == DropError:
 		it.parts = []string{"sweepPick(" + id + ", func() error { return ", " }, func() error { return nil })()"}
 	case b.Operator == Constant && isExpr:
+		// A constant's type is named: Go would infer an untyped constant's default type.
 		targ, ok := r.typeArg(b, expr)
 		it.holes, it.parts = nil, []string{"sweepPick" + targ + "(" + id + ", " + string(b.file.src[whole[0]:whole[1]]) + ", " + b.Now + ")"}
-		return it, ok && targ != ""
+		return it, ok && len(targ) > 0
 	}
 	// A call left out of a builder's chain is not switched: the chain's type would change.
 	return it, it.parts != nil

@@ -135,7 +135,8 @@ var namespaceTerminating = &apierrors.StatusError{ErrStatus: metav1.Status{
 // no contract; worded otherwise, a refusal falls back to ConfigMapRefused, less precise but never
 // wrong.
 //
-// Characterization: the fallback came with the refused-write scenario; this test pins it.
+// Characterization: written after the fallback it pins, which came with the refused-write
+// scenario, because no scenario can make the API server word a denial otherwise.
 func TestRefusalReason(t *testing.T) {
 	configMaps := schema.GroupResource{Resource: "configmaps"}
 	forbidden := func(message string) error {

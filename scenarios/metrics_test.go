@@ -4,8 +4,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"example.com/operator-demo/controllers"
 	"example.com/operator-demo/scenarios/samples"
+	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/tiers"
 )
 
 // Metrics: the operator reports how much it reconciles and whether it ever panicked.
@@ -41,18 +42,21 @@ var _ = Describe("Sample", Label("metrics"), func() {
 			Expect(found).To(BeTrue(), "the panics counter is not exported")
 			Expect(panics).To(BeZero())
 		})
+	})
 
-		// Characterization: written after the default it pins, when the mutation sweep found that
-		// no test noticed it set to 0 (which controller-runtime turns into one worker).
-		It("runs the measured number of workers: controller_runtime_max_concurrent_reconciles is DefaultMaxConcurrentReconciles", Label("characterization"), func(ctx SpecContext) {
-			f := samples.NewFixture(ctx, suiteCluster)
+	Context("when told how many Samples to reconcile at once", func() {
+		// Characterization: written after the setting it proves, when the spec that compared the
+		// workers with the default constant went, and the mutation sweep found that no spec
+		// noticed the controller built without its options.
+		It("runs that many workers: controller_runtime_max_concurrent_reconciles is its --max-concurrent-reconciles", Label(tiers.NeedsInProcessOperator, "characterization"), func(ctx SpecContext) {
+			f := samples.NewFixture(ctx, suiteCluster, harness.With(samples.Workers, 3))
 			f.EventuallySynced(ctx, f.CreateSample(ctx, "counted", "hello world"))
 
-			By("reading controller_runtime_max_concurrent_reconciles{controller=\"sample\"}: the default that BENCHMARKS.md measured")
-			workers, found, err := f.Operator.Sum("controller_runtime_max_concurrent_reconciles", "controller", controllers.ControllerName)
+			By("reading controller_runtime_max_concurrent_reconciles{controller=\"sample\"}")
+			workers, found, err := f.Operator.Sum("controller_runtime_max_concurrent_reconciles", "controller", "sample")
 			Expect(err).NotTo(HaveOccurred())
 			Expect(found).To(BeTrue(), "the workers gauge is not exported")
-			Expect(workers).To(BeNumerically("==", controllers.DefaultMaxConcurrentReconciles))
+			Expect(workers).To(BeNumerically("==", 3))
 		})
 	})
 })

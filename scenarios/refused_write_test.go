@@ -90,10 +90,10 @@ var _ = Describe("Sample", Label("refused-write"), func() {
 		})
 
 		// Characterization: written after the setting it proves (the operator's client reads its
-		// own writes). Without that setting this spec fails in 20 of 20 runs, 3 to 5 status writes
-		// instead of 1, under two busy CPU loops; make mutate's break "does not read its own
-		// writes" is that setting turned off. Only a cache that lags shows it reliably, and only
-		// the envtest tier can make the operator's cache lag.
+		// own writes), because only a cache that lags shows it reliably, and only the envtest tier
+		// can make the operator's cache lag. Without that setting this spec fails in 20 of 20
+		// runs, 3 to 5 status writes instead of 1, under two busy CPU loops; make mutate's break
+		// "does not read its own writes" is that setting turned off.
 		It("writes that status and its Warning event once even when its cache shows that write late: it reads its own writes", Label(tiers.NeedsInProcessOperator, "characterization"), func(ctx SpecContext) {
 			f := samples.NewFixture(ctx, suiteCluster, harness.WithClientConfig(cachelag.Of(cacheLag)))
 			f.RefuseConfigMaps(ctx, "ConfigMaps are frozen in this namespace")

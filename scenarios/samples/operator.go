@@ -15,13 +15,18 @@ import (
 // controller that cmd/ wires, reconciling Samples into ConfigMaps.
 var Operator = operator.Subject{
 	Scheme: controllers.NewScheme(),
-	Setup: func(mgr ctrl.Manager, _ operator.Settings) error {
-		return controllers.NewSampleReconciler(mgr).SetupWithManager(mgr)
+	Setup: func(mgr ctrl.Manager, settings operator.Settings) error {
+		r := controllers.NewSampleReconciler(mgr)
+		r.MaxConcurrentReconciles = Workers.In(settings)
+		return r.SetupWithManager(mgr)
 	},
 	ManagerOptions: controllers.ManagerOptions,
 	Kind:           &demov1alpha1.Sample{},
 	Owned:          []client.Object{&corev1.ConfigMap{}},
 }
+
+// Workers is what the operator is told to run as --max-concurrent-reconciles (0: its default).
+var Workers = operator.NewOption(0)
 
 // Recover bounds how long a Sample whose ConfigMap write the API server refused takes to become
 // ready once the refusal is lifted: the retry's backoff, capped by controllers.MaxRetryDelay, and

@@ -25,7 +25,6 @@ import (
 
 	"example.com/operator-demo/testing/workshop/mutate/mutants"
 	"example.com/operator-demo/testing/workshop/mutate/trial"
-	"example.com/operator-demo/testing/workshop/overlay"
 	"example.com/operator-demo/testing/workshop/repo"
 	"example.com/operator-demo/testing/workshop/specreport"
 )
@@ -149,19 +148,21 @@ func mutate(chosen []mutants.Mutant) error {
 	if err != nil {
 		return err
 	}
-	work, err := os.MkdirTemp("", "mutate-")
+	// The scenario binaries run inside the tree, where the harness finds go.mod.
+	work, err := os.MkdirTemp(filepath.Join(root, "bin"), "mutate-")
 	if err != nil {
 		return err
 	}
 	defer func() { _ = os.RemoveAll(work) }()
 
-	if err := baseline(root, work, chosen); err != nil {
+	if err := baseline(root, filepath.Join(work, "base"), chosen); err != nil {
 		return err
 	}
-
 	results := make([]result, len(chosen))
 	var g errgroup.Group
-	g.SetLimit(trial.Workers)
+	// A killed break mostly waits out a scenario's Eventually timeout: two at a time roughly
+	// halve a run on two cores.
+	g.SetLimit(2)
 	for i, m := range chosen {
 		g.Go(func() (err error) {
 			results[i], err = try(root, filepath.Join(work, fmt.Sprint(i)), m)
@@ -180,23 +181,33 @@ func mutate(chosen []mutants.Mutant) error {
 // try builds m into the operator, in dir, and runs its scenario and the unit tests against it.
 func try(root, dir string, m mutants.Mutant) (result, error) {
 	var r result
-	overlay, err := writeOverlay(root, dir, m)
+	mutated, err := m.Apply(root)
 	if err != nil {
 		return r, fmt.Errorf("mutant %q: %w", m.Break, err)
 	}
+	overlay := map[string]string{}
+	for file, content := range mutated {
+		overlay[filepath.Join(root, file)] = content
+	}
+	if out, err := trial.Build(root, dir, overlay, unit, "./scenarios"); err != nil {
+		return r, fmt.Errorf("mutant %q does not build: %w\n%s", m.Break, err, out)
+	}
 	start := time.Now()
-	if r.scenario, err = scenarios(root, overlay, m.Scenario, dir); err != nil {
+	if r.scenario, err = trial.Scenarios(root, dir, "scenarios", nil, trial.ProvesNothing, "-ginkgo.label-filter="+m.Scenario); err != nil {
 		return r, fmt.Errorf("mutant %q, scenario %s: %w", m.Break, m.Scenario, err)
 	}
 	r.took = time.Since(start)
-	if r.unit, err = trial.UnitTests(root, overlay, trial.ProvesNothing, "./controllers/"); err != nil {
+	if r.unit, err = trial.Unit(root, dir, unit, nil, nil, trial.ProvesNothing); err != nil {
 		return r, fmt.Errorf("mutant %q, unit tests: %w", m.Break, err)
 	}
 	return r, nil
 }
 
+// unit is the package of the unit tests that make mutate runs against each break.
+const unit = "./controllers"
+
 // baseline runs every scenario that a mutant names, and the unit tests, against the controller
-// as it is: they must pass, or a failure against a mutant would prove nothing.
+// as it is (built into dir): they must pass, or a failure against a mutant would prove nothing.
 func baseline(root, dir string, chosen []mutants.Mutant) error {
 	var labels []string
 	for _, m := range chosen {
@@ -204,9 +215,13 @@ func baseline(root, dir string, chosen []mutants.Mutant) error {
 			labels = append(labels, m.Scenario)
 		}
 	}
-	v, err := scenarios(root, "", strings.Join(labels, " || "), dir)
+	out, err := trial.Build(root, dir, nil, unit, "./scenarios")
+	if err != nil {
+		return fmt.Errorf("the operator does not build: %w\n%s", err, out)
+	}
+	v, err := trial.Scenarios(root, dir, "scenarios", nil, trial.ProvesNothing, "-ginkgo.label-filter="+strings.Join(labels, " || "))
 	if err == nil && !v.Failed {
-		v, err = trial.UnitTests(root, "", trial.ProvesNothing, "./controllers/")
+		v, err = trial.Unit(root, dir, unit, nil, nil, trial.ProvesNothing)
 	}
 	if err != nil {
 		return fmt.Errorf("without any mutant: %w", err)
@@ -234,28 +249,4 @@ func report(chosen []mutants.Mutant, results []result) error {
 	}
 	fmt.Printf("\nEvery break failed the scenario that exists to catch it (%d of the %d mutants).\n", len(chosen), len(mutants.All))
 	return nil
-}
-
-// writeOverlay writes m's mutated files, and the overlay that builds them in, into dir, and
-// returns the overlay file's path.
-func writeOverlay(root, dir string, m mutants.Mutant) (string, error) {
-	mutated, err := m.Apply(root)
-	if err != nil {
-		return "", err
-	}
-	replace := make(map[string]string, len(mutated))
-	for file, content := range mutated {
-		replace[filepath.Join(root, file)] = content
-	}
-	return overlay.Write(dir, replace)
-}
-
-// scenarios runs the scenarios labelled by filter on envtest, with the overlay unless it is
-// empty, and reads Ginkgo's JSON report (written into dir) for the first spec that failed. Only
-// a failed spec counts: a run that fails in a suite node (a control plane that cannot start, say)
-// or does not build is an error, since it proves nothing about the scenarios.
-func scenarios(root, ov, filter, dir string) (trial.Verdict, error) {
-	report := filepath.Join(dir, "scenarios.json")
-	out, err := trial.GoTest(root, ov, "-timeout=5m", "./scenarios/", "-ginkgo.no-color", "-ginkgo.label-filter="+filter, "-ginkgo.json-report="+report)
-	return trial.Scenarios(err, out, report, root, trial.ProvesNothing)
 }

@@ -1,29 +1,38 @@
 // Command mutatesweep makes every generic break of the operator's logic (package sweep: a
-// statement deleted, a condition negated, a returned error dropped, a constant replaced), without
-// anyone choosing them, and runs the unit tier, then the envtest tier, against each that
-// compiles, built in with `go test -overlay`. A break that no test notices is a line that no
-// test needs, or a behaviour that no test pins: the report gives the score and every survivor.
-// `make mutate-sweep` runs it.
+// statement deleted, a condition negated, a returned error dropped, a constant replaced),
+// without anyone choosing them, and runs against each the unit tests, then the envtest specs, that
+// run its code. A break that no test notices is a line that no test needs, or a behaviour that no
+// test pins: the report gives the score and every survivor, with the tests that reach it.
+//
+// One build serves every break (sweep.Schemata: each behind a switch), and a run of every test
+// alone, unbroken, says which breaks' code it runs; a break that cannot be switched is built on
+// its own. `make mutate-sweep` runs it; -shard splits the breaks among jobs, -gather reports
+// their verdicts together.
 package main
 
 import (
+	"cmp"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"hash/fnv"
+	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/tools/cover"
 
 	"example.com/operator-demo/testing/workshop/mutate/sweep"
 	"example.com/operator-demo/testing/workshop/mutate/trial"
-	"example.com/operator-demo/testing/workshop/overlay"
 	"example.com/operator-demo/testing/workshop/repo"
 	"example.com/operator-demo/testing/workshop/specreport"
 )
@@ -31,336 +40,540 @@ import (
 // sweepDirs are the directories the sweep breaks: the operator's logic. cmd/ only wires flags.
 var sweepDirs = []string{"controllers", "api/v1alpha1"}
 
-// sweepProcs is how many Ginkgo processes run the scenarios against one break. Two breaks are
-// tried at once, so two control planes and eight processes share the two cores.
-const sweepProcs = 4
-
-// unlinked leaves the symbol table and the debug information out of the test binaries built
-// against a break: a third of the link time, and a failure's file:line comes from the runtime's
-// own tables, not from them.
-const unlinked = "-ldflags=-s -w"
-
-// unvetted skips go test's vet checks: a break of a format string ("" for "sync %s: %w") is
-// for vet to flag, and for the tests to notice.
-const unvetted = "-vet=off"
-
-// The tiers the sweep runs, as an outcome names the one that killed a break.
+// The tiers the sweep runs, as a verdict names the one that killed a break, and their packages.
 const (
 	unitTier    = "unit"
 	envtestTier = "envtest"
+	scenarios   = "./scenarios"
 )
+
+var unitPackages = []string{"./controllers", "./api/v1alpha1"}
 
 func main() {
 	only := flag.String("file", "", "break only the files whose path contains this text")
 	breakText := flag.String("break", "", "try only the breaks whose ID (file function operator: was → now) contains this text")
-	repeat := flag.Int("repeat", 2, "try each break the envtest tier kills this many more times, the whole tier each time")
+	repeat := flag.Int("repeat", 2, "run the specs against each break the envtest tier kills this many more times, the spec that killed it first")
+	shard := flag.String("shard", "1/1", "try only shard i of n (i/n) of the breaks, split by their IDs")
+	workers := flag.Int("workers", 4, "how many test processes run at once")
+	jsonPath := flag.String("json", "", "write the verdicts into this file too, for -gather")
+	gathered := flag.Bool("gather", false, "report together the verdicts of the shards' JSON files named as arguments")
 	flag.Parse()
-	if err := run(*only, *breakText, *repeat); err != nil {
+	r, err := sweepReport{}, error(nil)
+	if *gathered {
+		r, err = gather(flag.Args())
+	} else {
+		r, err = run(*only, *breakText, *shard, *repeat, *workers)
+	}
+	if err == nil && *jsonPath != "" {
+		err = writeJSON(*jsonPath, r)
+	}
+	if err == nil {
+		var md strings.Builder
+		err = r.write(&md, *only, r.Shard == "1/1")
+		fmt.Print(md.String())
+		err = errors.Join(err, specreport.Publish(md.String(), ""))
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutate-sweep:", err)
 		os.Exit(1)
 	}
 }
 
-// outcome is what the tiers said about one break.
-type outcome struct {
-	// tier killed it (unitTier or envtestTier; "" if it survived), and how.
-	tier string
-	v    trial.Verdict
-	// kills of runs of the envtest tier, and the specs that killed it.
-	kills, runs int
-	killers     []string
-	// err is why the tiers could not say (a run that proved nothing).
-	err error
-	// reached says a test ran its line (from the unmutated run's coverage).
-	reached bool
+// verdict is what the tiers said about one break.
+type verdict struct {
+	Break sweep.Break
+	// Tier killed it (unitTier or envtestTier; "" if it survived), Killers are the tests or specs
+	// that did, and Where is where the first failed.
+	Tier    string   `json:",omitempty"`
+	Killers []string `json:",omitempty"`
+	Where   string   `json:",omitempty"`
+	// Kills of Runs of the envtest tier.
+	Kills, Runs int `json:",omitempty"`
+	// Reach are the tests and specs that run its code.
+	Reach []string `json:",omitempty"`
+	// Err is why the tiers could not say: a run that proved nothing.
+	Err string `json:",omitempty"`
 }
 
-// run makes every generic break of sweepDirs (those in files whose path contains only),
-// and runs the unit tier, then the envtest tier, against each that compiles; a spec that kills a
-// break in the envtest tier is run repeat times more against it, since a kill that depends on
-// timing may not happen every time. The report lists every survivor.
-func run(only, breakText string, repeat int) error {
+// sweepReport is what a sweep, or one shard of it, found, and where its time went.
+type sweepReport struct {
+	Shard string
+	// Repeat is how many more times the specs ran against a break they killed.
+	Repeat      int
+	Verdicts    []verdict
+	NotCompiled int
+	Took        time.Duration
+	// Spent is the time each kind of work took, summed over the processes that did it.
+	Spent map[string]time.Duration
+}
+
+// sweeper runs the tests against the breaks of one sweep.
+type sweeper struct {
+	root, work  string
+	repeat      int
+	description string // the scenario suite's, which Ginkgo's focus matches
+	mu          sync.Mutex
+	spent       map[string]time.Duration
+}
+
+// test is a unit test of Pkg, or a spec of the scenarios (Pkg scenarios), and the numbers of the
+// breaks whose code it ran, alone and unbroken.
+type test struct {
+	Pkg, Name string
+	hits      []int
+}
+
+// run makes the breaks of sweepDirs (in files whose path contains only, with an ID that contains
+// breakText) that compile, builds them in, finds which tests reach which, and tries the breaks of
+// the shard (i/n) against the tests that reach them.
+func run(only, breakText, shard string, repeat, workers int) (sweepReport, error) {
 	start := time.Now()
+	r := sweepReport{Shard: shard, Repeat: repeat, Spent: map[string]time.Duration{}}
+	var i, n int
+	if _, err := fmt.Sscanf(shard, "%d/%d", &i, &n); err != nil || i < 1 || i > n {
+		return r, fmt.Errorf("shard %q: want i/n, 1 <= i <= n", shard)
+	}
 	root, err := repo.Root()
 	if err != nil {
-		return err
+		return r, err
 	}
 	// The scenario binaries run inside the tree, where the harness finds go.mod.
 	work, err := os.MkdirTemp(filepath.Join(root, "bin"), "mutate-sweep-")
 	if err != nil {
-		return err
+		return r, err
 	}
 	defer func() { _ = os.RemoveAll(work) }()
+	s := &sweeper{root: root, work: work, repeat: repeat, spent: r.Spent}
 
-	breaks, notCompiled, err := compilingBreaks(root, only, breakText)
+	checker, breaks, err := compilingBreaks(root, only, breakText, &r.NotCompiled)
 	if err != nil {
-		return err
+		return r, err
 	}
-	fmt.Fprintf(os.Stderr, "sweep: %d breaks compile (%d do not); the tiers, unbroken, with coverage\n", len(breaks), notCompiled)
-	unitCover, envtestCover, err := baseline(root, work)
+	progress(start, "%d breaks compile (%d do not); building them in, each behind a switch", len(breaks), r.NotCompiled)
+	schema, err := sweep.Build(checker, breaks, func(overlay map[string]string) ([]byte, error) {
+		return s.build(work, overlay)
+	})
 	if err != nil {
-		return fmt.Errorf("without any break: %w", err)
+		return r, err
 	}
-
-	outcomes := make([]outcome, len(breaks))
-	var done atomic.Int32
+	own := strings.Count(fmt.Sprint(schema.Switched), "false")
+	progress(start, "%d breaks switched, %d built on their own; every test alone, unbroken, to see which breaks each reaches", len(breaks)-own, own)
+	reach, all, err := s.reach(len(breaks), workers)
+	if err != nil {
+		return r, fmt.Errorf("without any break: %w", err)
+	}
+	var mine []int
+	for k, b := range breaks {
+		if inShard(b.ID(), i, n) {
+			mine = append(mine, k)
+			r.Verdicts = append(r.Verdicts, verdict{Break: b})
+		}
+	}
+	if len(mine) == 0 {
+		return r, fmt.Errorf("shard %s holds none of the %d breaks", shard, len(breaks))
+	}
 	var g errgroup.Group
-	g.SetLimit(trial.Workers)
-	for i, b := range breaks {
+	g.SetLimit(workers)
+	var done atomic.Int32
+	for j, k := range mine {
 		g.Go(func() error {
-			o, err := try(root, filepath.Join(work, strconv.Itoa(i)), b, reaches(unitCover, b), reaches(envtestCover, b), repeat)
-			if err != nil {
-				o = outcome{err: err}
+			v, id := &r.Verdicts[j], strconv.Itoa(k+1)
+			if schema.Switched[k] {
+				s.try(v, work, []string{sweep.Env + "=" + id}, reach[k], id)
+			} else {
+				s.tryOnItsOwn(v, filepath.Join(work, id), schema.Overlay, all, id)
 			}
-			outcomes[i] = o
-			fmt.Fprintf(os.Stderr, "sweep %d/%d (%.0f s): %s:%d %s %s → %s: %s\n", done.Add(1), len(breaks), time.Since(start).Seconds(), b.File, b.Line, b.Operator, b.Was, b.Now, o)
+			progress(start, "%d/%d (shard %s): %s:%d %s %s → %s: %s", done.Add(1), len(mine), shard, v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, v)
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	return report(breaks, outcomes, notCompiled, repeat, only, time.Since(start))
+	_ = g.Wait()
+	r.Took = time.Since(start)
+	return r, nil
+}
+
+func progress(start time.Time, format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "sweep %4.0f s: "+format+"\n", append([]any{time.Since(start).Seconds()}, args...)...)
+}
+
+// inShard says whether the break with this ID is in shard i of n: a hash of the ID alone decides.
+func inShard(id string, i, n int) bool {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(id))
+	return int(h.Sum32()%uint32(n)) == i-1
 }
 
 // compilingBreaks makes the breaks of the files under sweepDirs whose path contains only, keeps
-// those whose ID contains breakText and compile, and says how many of those do not compile.
-func compilingBreaks(root, only, breakText string) ([]sweep.Break, int, error) {
+// those whose ID contains breakText and compile, and counts into notCompiled those that do not.
+func compilingBreaks(root, only, breakText string, notCompiled *int) (*sweep.Checker, []sweep.Break, error) {
 	files, err := sweep.Files(root, sweepDirs...)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	checker, err := sweep.NewChecker(root, sweepDirs...)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	var out []sweep.Break
-	notCompiled := 0
 	for _, f := range files {
 		if !strings.Contains(f, only) {
 			continue
 		}
 		breaks, err := sweep.Of(root, f)
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, err
 		}
 		for _, b := range breaks {
-			if !strings.Contains(b.ID(), breakText) {
-				continue
+			switch {
+			case !strings.Contains(b.ID(), breakText):
+			case checker.Compiles(b) != nil:
+				*notCompiled++
+			default:
+				out = append(out, b)
 			}
-			if checker.Compiles(b) != nil {
-				notCompiled++
-				continue
-			}
-			out = append(out, b)
 		}
 	}
 	if len(out) == 0 {
-		return nil, 0, fmt.Errorf("no break of a file matching %q compiles", only)
+		return nil, nil, fmt.Errorf("no break of a file matching %q, with an ID matching %q, compiles", only, breakText)
 	}
-	return out, notCompiled, nil
+	return checker, out, nil
 }
 
-// coverPackages are the packages whose lines the baseline's coverage records.
-func coverPackages() string {
-	pkgs := make([]string, len(sweepDirs))
-	for i, d := range sweepDirs {
-		pkgs[i] = "./" + d
-	}
-	return strings.Join(pkgs, ",")
+// spend counts the time since start as spent on kind.
+func (s *sweeper) spend(kind string, start time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.spent[kind] += time.Since(start)
 }
 
-// baseline runs both tiers without any break, with coverage: they must pass, and their coverage
-// says which tier can reach which line.
-func baseline(root, work string) (unit, envtest []*cover.Profile, err error) {
-	unitProfile, envtestProfile := filepath.Join(work, "unit.cover"), filepath.Join(work, "envtest.cover")
-	out, err := trial.GoTest(root, "", "-coverpkg="+coverPackages(), "-coverprofile="+unitProfile, "./controllers/", "./api/...")
-	if err != nil {
-		return nil, nil, fmt.Errorf("the unit tier fails: %w\n%s", err, out)
-	}
-	cmd := exec.Command("go", "tool", "ginkgo", "--no-color", "--procs="+strconv.Itoa(sweepProcs), "--cover", "--coverpkg="+coverPackages(),
-		"--output-dir="+work, "--coverprofile=envtest.cover", "./scenarios")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, nil, fmt.Errorf("the envtest tier fails: %w\n%s", err, out)
-	}
-	if unit, err = cover.ParseProfiles(unitProfile); err == nil {
-		envtest, err = cover.ParseProfiles(envtestProfile)
-	}
-	return unit, envtest, err
+// build builds the unit tests and the scenarios into dir with the overlay.
+func (s *sweeper) build(dir string, overlay map[string]string) ([]byte, error) {
+	defer s.spend("builds", time.Now())
+	return trial.Build(s.root, dir, overlay, append(slices.Clone(unitPackages), scenarios)...)
 }
 
-// try runs the tiers against b: the unit tier if a unit test reaches its line, then the
-// envtest tier if a scenario does. A kill on envtest is tried repeat times more, the whole tier
-// each time: a break that only some runs notice is noticed by chance.
-func try(root, dir string, b sweep.Break, unitReaches, envtestReaches bool, repeat int) (outcome, error) {
-	o := outcome{reached: unitReaches || envtestReaches}
-	ov, err := overlay.Write(dir, map[string]string{filepath.Join(root, filepath.FromSlash(b.File)): string(b.Content)})
-	if err != nil {
-		return o, err
+// reach runs every unit test and every envtest spec alone against the schemata's build, with no
+// break made: each must pass. It returns, for each of the n breaks, the tests that ran its code,
+// and every test.
+func (s *sweeper) reach(n, workers int) (reach [][]test, all []test, err error) {
+	if all, err = s.tests(); err != nil {
+		return nil, nil, err
 	}
-	if unitReaches {
-		o.v, err = trial.UnitTests(root, ov, trial.Notices, "-failfast", unlinked, unvetted, "./controllers/", "./api/...")
-		if err != nil || o.v.Failed {
-			o.tier = unitTier
-			return o, err
+	if err := os.MkdirAll(filepath.Join(s.work, "hits"), 0o755); err != nil {
+		return nil, nil, err
+	}
+	var g errgroup.Group
+	g.SetLimit(workers)
+	for i := range all {
+		g.Go(func() (err error) {
+			file := filepath.Join(s.work, "hits", strconv.Itoa(i))
+			defer s.spend("the baseline: each test alone", time.Now())
+			v, err := s.runTests(s.work, []string{sweep.HitsEnv + "=" + file}, all[i:i+1], "reach-"+strconv.Itoa(i))
+			if err == nil && v.Failed {
+				err = fmt.Errorf("%s fails: %s", v.Test, v.Where)
+			}
+			raw, readErr := os.ReadFile(file)
+			for _, field := range strings.Fields(string(raw)) {
+				id, _ := strconv.Atoi(field)
+				all[i].hits = append(all[i].hits, id)
+			}
+			return errors.Join(err, readErr)
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	reach = make([][]test, n)
+	for _, t := range all {
+		for _, id := range t.hits {
+			reach[id-1] = append(reach[id-1], t)
 		}
 	}
-	if !envtestReaches {
-		return o, nil
-	}
-	binary := filepath.Join(dir, "scenarios.test")
-	if out, err := trial.GoTest(root, ov, "-c", "-o", binary, unlinked, unvetted, "./scenarios/"); err != nil {
-		return o, fmt.Errorf("build the scenarios: %w\n%s", err, out)
-	}
-	for run := range repeat + 1 {
-		v, err := envtest(root, dir, binary)
+	return reach, all, nil
+}
+
+// tests lists the unit tests and the envtest tier's specs of the build in s.work.
+func (s *sweeper) tests() (all []test, err error) {
+	for _, pkg := range unitPackages {
+		names, err := s.output(trial.Binary(s.work, pkg), pkg, "-test.list=.")
 		if err != nil {
-			return o, err
+			return nil, err
 		}
-		if run == 0 && !v.Failed {
-			return o, nil
-		}
-		o.tier, o.runs = envtestTier, o.runs+1
-		if v.Failed {
-			o.kills++
-			if !slices.Contains(o.killers, v.Test) {
-				o.killers = append(o.killers, v.Test)
+		for _, name := range strings.Fields(names) {
+			if strings.HasPrefix(name, "Test") { // not the benchmarks and examples
+				all = append(all, test{Pkg: pkg, Name: name})
 			}
 		}
-		if run == 0 {
-			o.v = v
+	}
+	dryRun := filepath.Join(s.work, "dry-run.json")
+	if _, err := s.output(trial.Binary(s.work, scenarios), scenarios, "-ginkgo.dry-run", "-ginkgo.json-report="+dryRun); err != nil {
+		return nil, err
+	}
+	suite, err := specreport.Ginkgo(dryRun, s.root)
+	for _, spec := range suite.Specs {
+		if spec.Passed { // a dry run passes the specs this tier runs
+			all = append(all, test{Pkg: scenarios, Name: spec.Name})
 		}
 	}
-	return o, nil
+	s.description = suite.Description
+	return all, err
 }
 
-// envtest runs the envtest tier (the scenario binary, in sweepProcs processes, stopping at the
-// first failure) against a break and reads its report for the first spec that failed. A failure
-// outside every spec counts too: a break of the operator that stops the suite's own setup is
-// seen, if not by a spec.
-func envtest(root, dir, binary string) (trial.Verdict, error) {
-	report := filepath.Join(dir, "scenarios.json")
-	cmd := exec.Command("go", "tool", "ginkgo", "--no-color", "--timeout=5m", "--procs="+strconv.Itoa(sweepProcs), "--fail-fast",
-		"--output-dir="+dir, "--json-report="+filepath.Base(report), binary)
-	cmd.Dir = root
+// output runs a test binary in its package's directory, as go test does, and returns its output.
+func (s *sweeper) output(binary, pkg string, args ...string) (string, error) {
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = filepath.Join(s.root, pkg)
 	out, err := cmd.CombinedOutput()
-	return trial.Scenarios(err, out, report, root, trial.Notices)
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w\n%s", filepath.Base(binary), strings.Join(args, " "), err, out)
+	}
+	return string(out), nil
 }
 
-func (o outcome) String() string {
+// runTests runs tests in the build in dir, with env: the unit tests of each package in a
+// process, then the specs in one (its report named name), up to the first that fails.
+func (s *sweeper) runTests(dir string, env []string, tests []test, name string) (trial.Verdict, error) {
+	for _, pkg := range append(slices.Clone(unitPackages), scenarios) {
+		var names []string
+		for _, t := range tests {
+			if t.Pkg == pkg {
+				names = append(names, t.Name)
+			}
+		}
+		v, err := trial.Verdict{}, error(nil)
+		switch {
+		case len(names) == 0:
+		case pkg == scenarios:
+			v, err = trial.Scenarios(s.root, dir, name, env, trial.Notices, "-ginkgo.focus="+specreport.Focus(s.description, names))
+		default:
+			v, err = trial.Unit(s.root, dir, pkg, env, names, trial.Notices)
+		}
+		if err != nil || v.Failed {
+			return v, err
+		}
+	}
+	return trial.Verdict{}, nil
+}
+
+// try runs against the break of v, which env makes in the build in dir, the tests that reach it:
+// the unit tests, then, if none fails, the specs. The specs run s.repeat times more against a
+// break they kill, the one that killed it first, then the others if it passes: a break that only
+// some runs notice is noticed by chance.
+// Its runs' reports are named for name.
+func (s *sweeper) try(v *verdict, dir string, env []string, reach []test, name string) {
+	var unit, specs []test
+	for _, t := range reach {
+		v.Reach = append(v.Reach, t.Name)
+		if t.Pkg == scenarios {
+			specs = append(specs, t)
+		} else {
+			unit = append(unit, t)
+		}
+	}
+	start := time.Now()
+	first, err := s.runTests(dir, env, unit, name)
+	s.spend("unit runs", start)
+	if err == nil && !first.Failed && len(specs) > 0 {
+		start = time.Now()
+		first, err = s.runTests(dir, env, specs, name)
+		s.spend("envtest runs", start)
+		v.Tier, v.Runs = envtestTier, 1
+	}
 	switch {
-	case o.err != nil:
-		return "NO VERDICT: " + specreport.Gist(o.err.Error())
-	case o.tier == unitTier:
-		return "killed by unit test " + o.v.Test
-	case o.tier == envtestTier:
-		return fmt.Sprintf("killed in %d of %d runs of the envtest tier, by %q", o.kills, o.runs, strings.Join(o.killers, `", "`))
-	case !o.reached:
-		return "SURVIVED: no test reaches the line"
-	default:
-		return "SURVIVED"
+	case err != nil:
+		v.Tier, v.Runs, v.Err = "", 0, err.Error()
+		return
+	case !first.Failed:
+		v.Tier, v.Runs = "", 0
+		return
+	case v.Tier == "":
+		v.Tier = unitTier
+	}
+	v.Killers, v.Where, v.Kills = []string{first.Test}, first.Where, 1
+	if v.Tier == unitTier {
+		return
+	}
+	s.confirm(v, dir, env, specs, name)
+}
+
+// confirm runs the specs s.repeat times more against the break of v that they killed: the one
+// that killed it first, then the others if it passes.
+func (s *sweeper) confirm(v *verdict, dir string, env []string, specs []test, name string) {
+	killer := slices.IndexFunc(specs, func(t test) bool { return t.Name == v.Killers[0] })
+	for range s.repeat {
+		start := time.Now()
+		again, err := trial.Verdict{}, error(nil)
+		if killer >= 0 {
+			again, err = s.runTests(dir, env, specs[killer:killer+1], name)
+		}
+		if err == nil && !again.Failed {
+			again, err = s.runTests(dir, env, slices.Delete(slices.Clone(specs), max(killer, 0), max(killer+1, 0)), name)
+		}
+		s.spend("envtest confirmations", start)
+		if err != nil {
+			v.Err = err.Error()
+			return
+		}
+		v.Runs++
+		if again.Failed {
+			v.Kills++
+			if !slices.Contains(v.Killers, again.Test) {
+				v.Killers = append(v.Killers, again.Test)
+			}
+		}
 	}
 }
 
-// tally is the outcomes sorted for the report: indexes into the breaks.
-type tally struct {
-	survivors, equivalent, unsteady, unanswered []int
-	killed, byUnit                              int
+// tryOnItsOwn builds the break of v, one that cannot be switched, into dir on its own, and runs
+// every test against it.
+func (s *sweeper) tryOnItsOwn(v *verdict, dir string, overlay map[string]string, all []test, name string) {
+	own := maps.Clone(overlay)
+	own[filepath.Join(s.root, filepath.FromSlash(v.Break.File))] = string(v.Break.Content)
+	if out, err := s.build(dir, own); err != nil {
+		v.Err = fmt.Sprintf("build it: %v\n%s", err, out)
+		return
+	}
+	s.try(v, dir, nil, all, name)
 }
 
-// tallied sorts the outcomes of breaks.
-func tallied(breaks []sweep.Break, outcomes []outcome) tally {
-	var t tally
-	for i, b := range breaks {
-		o := outcomes[i]
-		_, listed := sweep.Equivalent[b.ID()]
-		switch {
-		case o.err != nil:
-			t.unanswered = append(t.unanswered, i)
-		case o.tier == "" && listed:
-			t.equivalent = append(t.equivalent, i)
-		case o.tier == "":
-			t.survivors = append(t.survivors, i)
-		default:
-			t.killed++
-			if o.tier == unitTier {
-				t.byUnit++
-			}
+func (v *verdict) String() string {
+	switch {
+	case v.Err != "":
+		return "NO VERDICT: " + specreport.Gist(v.Err)
+	case v.Tier == unitTier:
+		return "killed by unit test " + v.Killers[0]
+	case v.Tier == envtestTier:
+		return fmt.Sprintf("killed in %d of %d runs of the specs that reach it, by %q", v.Kills, v.Runs, strings.Join(v.Killers, `", "`))
+	case len(v.Reach) == 0:
+		return "SURVIVED: no test reaches its code"
+	}
+	return "SURVIVED"
+}
+
+// write prints the score, every survivor with the tests that reach it, every kill not made in
+// every run, every break without a verdict, and the equivalent ones. It fails on a survivor not
+// listed as equivalent, on a kill not made every time, on a break without a verdict, and, for a
+// whole sweep, on an equivalent entry (of the files swept: their path contains only) that no
+// break matches.
+func (r sweepReport) write(w io.Writer, only string, whole bool) error {
+	t := r.tally(only, whole)
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	scored := len(r.Verdicts) - len(t.equivalent)
+	p("# Mutation sweep of %s", strings.Join(sweepDirs, ", "))
+	if !whole {
+		p(", shard %s", r.Shard)
+	}
+	p("\n\n**Score: %d of %d breaks killed (%.0f%%)**, not counting %d equivalent ones: %d by the unit tier, %d by the envtest tier (each envtest kill tried %d more times; %d not killed every time). %d breaks without a verdict. %d further breaks do not compile and were not tried.\n",
+		t.killed, scored, 100*float64(t.killed)/float64(max(scored, 1)), len(t.equivalent), t.byUnit, t.killed-t.byUnit, r.Repeat, len(t.unsteady), len(t.unanswered), r.NotCompiled)
+	p("\nSweep time: %s. Time spent, summed over the processes:", r.Took.Round(time.Second))
+	for i, kind := range slices.Sorted(maps.Keys(r.Spent)) {
+		p("%s %s %s", map[bool]string{true: ",", false: ""}[i > 0], kind, r.Spent[kind].Round(time.Second))
+	}
+	p(".\n")
+	table := func(title, why string, rows []verdict, reason func(verdict) string) {
+		if len(rows) == 0 {
+			return
 		}
-		if o.kills < o.runs {
-			t.unsteady = append(t.unsteady, i)
+		p("\n## %s\n\n| Where | Function | Break | %s |\n|---|---|---|---|\n", title, why)
+		for _, v := range rows {
+			b := v.Break
+			p("| %s:%d | %s | %s: `%s` → `%s` | %s |\n", b.File, b.Line, b.Func, b.Operator, specreport.Cell(b.Was), specreport.Cell(b.Now), specreport.Cell(reason(v)))
+		}
+	}
+	reachedBy := func(v verdict) string {
+		if len(v.Reach) == 0 {
+			return "no test reaches its code"
+		}
+		return strings.Join(v.Reach, "; ")
+	}
+	table("Survivors: no test that runs their code fails", "Reached by", t.survivors, reachedBy)
+	table("Killed only sometimes", "Kills", t.unsteady, func(v verdict) string { return v.String() })
+	table("No verdict: a run that proved nothing", "Why", t.unanswered, func(v verdict) string { return v.Err })
+	table("Equivalent: no behaviour can observe them", "Why", t.equivalent, func(v verdict) string { return sweep.Equivalent[v.Break.ID()] })
+	if len(t.survivors)+len(t.unsteady)+len(t.unanswered)+len(t.stale) == 0 {
+		return nil
+	}
+	named := make([]string, len(t.survivors))
+	for i, v := range t.survivors {
+		named[i] = fmt.Sprintf("%s:%d %s: %s → %s (reached by: %s)", v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, reachedBy(v))
+	}
+	return fmt.Errorf("%d survivors not listed as equivalent%s; %d kills not made every time, %d breaks without a verdict, %d equivalent entries that match no break (%s)",
+		len(t.survivors), strings.Join(append([]string{""}, named...), "\n  "), len(t.unsteady), len(t.unanswered), len(t.stale), strings.Join(t.stale, "; "))
+}
+
+// tally is a report's verdicts sorted for the report.
+type tally struct {
+	survivors, unsteady, unanswered, equivalent []verdict
+	killed, byUnit                              int
+	// stale are the equivalent entries, of the files swept, that no break matches.
+	stale []string
+}
+
+func (r sweepReport) tally(only string, whole bool) (t tally) {
+	seen := map[string]bool{}
+	for _, v := range r.Verdicts {
+		seen[v.Break.ID()] = true
+		_, listed := sweep.Equivalent[v.Break.ID()]
+		switch {
+		case v.Err != "":
+			t.unanswered = append(t.unanswered, v)
+		case v.Tier == "" && listed:
+			t.equivalent = append(t.equivalent, v)
+		case v.Tier == "":
+			t.survivors = append(t.survivors, v)
+		case v.Tier == unitTier:
+			t.byUnit++
+		}
+		if v.Tier != "" {
+			t.killed++
+		}
+		if v.Kills < v.Runs {
+			t.unsteady = append(t.unsteady, v)
+		}
+	}
+	for id := range sweep.Equivalent {
+		if whole && strings.Contains(strings.Fields(id)[0], only) && !seen[id] {
+			t.stale = append(t.stale, id)
 		}
 	}
 	return t
 }
 
-// staleEquivalents are the entries of sweep.Equivalent, for the files swept (their path contains
-// only), that none of breaks matches.
-func staleEquivalents(breaks []sweep.Break, only string) []string {
-	seen := map[string]bool{}
-	for _, b := range breaks {
-		seen[b.ID()] = true
-	}
-	var stale []string
-	for id := range sweep.Equivalent {
-		if strings.Contains(strings.Fields(id)[0], only) && !seen[id] {
-			stale = append(stale, id)
+// gather reads the shards' reports at paths into one, the report of the whole sweep.
+func gather(paths []string) (sweepReport, error) {
+	all := sweepReport{Shard: "1/1", Spent: map[string]time.Duration{}}
+	for _, path := range paths {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return all, err
+		}
+		var r sweepReport
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return all, fmt.Errorf("%s: %w", path, err)
+		}
+		all.Verdicts = append(all.Verdicts, r.Verdicts...)
+		all.NotCompiled, all.Repeat = all.NotCompiled+r.NotCompiled, r.Repeat
+		all.Took = max(all.Took, r.Took)
+		for kind, d := range r.Spent {
+			all.Spent[kind] += d
 		}
 	}
-	return stale
+	if len(paths) == 0 {
+		return all, errors.New("no shard's report to gather")
+	}
+	slices.SortStableFunc(all.Verdicts, func(a, b verdict) int {
+		return cmp.Or(strings.Compare(a.Break.File, b.Break.File), a.Break.Line-b.Break.Line)
+	})
+	return all, nil
 }
 
-// report prints the score, every survivor, the equivalent breaks and every kill that did
-// not happen in every run. It fails on a survivor not listed as equivalent, on a kill that did not
-// happen every time, on a break without a verdict, and on an equivalent entry (of the files
-// swept) that no break matches.
-func report(breaks []sweep.Break, outcomes []outcome, notCompiled, repeat int, only string, took time.Duration) error {
-	t := tallied(breaks, outcomes)
-	scored := len(breaks) - len(t.equivalent)
-	fmt.Printf("# Mutation sweep of %s\n\n", strings.Join(sweepDirs, ", "))
-	fmt.Printf("**Score: %d of %d breaks killed (%.0f%%)**, not counting %d equivalent ones: %d by the unit tier, %d by the envtest tier (each envtest kill tried %d more times, the whole tier each time; %d not killed every time). %d breaks without a verdict. %d further breaks do not compile and were not tried. Sweep time: %s.\n",
-		t.killed, scored, 100*float64(t.killed)/float64(max(scored, 1)), len(t.equivalent), t.byUnit, t.killed-t.byUnit, repeat, len(t.unsteady), len(t.unanswered), notCompiled, took.Round(time.Second))
-	table := func(title, why string, rows []int, reason func(int) string) {
-		if len(rows) == 0 {
-			return
-		}
-		fmt.Printf("\n## %s\n\n| Where | Function | Break | %s |\n|---|---|---|---|\n", title, why)
-		for _, i := range rows {
-			b := breaks[i]
-			fmt.Printf("| %s:%d | %s | %s: `%s` → `%s` | %s |\n", b.File, b.Line, b.Func, b.Operator, specreport.Cell(b.Was), specreport.Cell(b.Now), specreport.Cell(reason(i)))
-		}
+func writeJSON(path string, r sweepReport) error {
+	raw, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
 	}
-	table("Survivors", "Why it lives", t.survivors, func(i int) string { return outcomes[i].String() })
-	table("Killed only sometimes", "Kills", t.unsteady, func(i int) string { return outcomes[i].String() })
-	table("No verdict: a run that proved nothing", "Why", t.unanswered, func(i int) string { return outcomes[i].err.Error() })
-	table("Equivalent: no behaviour can observe them", "Why", t.equivalent, func(i int) string { return sweep.Equivalent[breaks[i].ID()] })
-	stale := staleEquivalents(breaks, only)
-	if len(t.survivors) > 0 || len(t.unsteady) > 0 || len(t.unanswered) > 0 || len(stale) > 0 {
-		return fmt.Errorf("%d survivors not listed as equivalent, %d kills not made every time, %d breaks without a verdict, %d equivalent entries that match no break (%s)",
-			len(t.survivors), len(t.unsteady), len(t.unanswered), len(stale), strings.Join(stale, "; "))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
 	}
-	return nil
-}
-
-// reaches says whether a test may have run b's line, by a cover profile: one that a block run
-// holds, or one that no block holds at all (the lines of a statement after its first, a
-// constant, a package variable: a profile counts statements, not lines). Only a line in blocks
-// none of which ran is unreached.
-func reaches(profiles []*cover.Profile, b sweep.Break) bool {
-	inBlock := false
-	for _, p := range profiles {
-		if !strings.HasSuffix(p.FileName, "/"+b.File) {
-			continue
-		}
-		for _, bl := range p.Blocks {
-			if bl.StartLine <= b.Line && b.Line <= bl.EndLine {
-				if bl.Count > 0 {
-					return true
-				}
-				inBlock = true
-			}
-		}
-	}
-	return !inBlock
+	return os.WriteFile(path, raw, 0o644)
 }

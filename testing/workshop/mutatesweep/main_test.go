@@ -1,36 +1,105 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
-
-	"golang.org/x/tools/cover"
+	"time"
 
 	"example.com/operator-demo/testing/workshop/mutate/sweep"
 )
 
-// TestALineIsUnreachedOnlyInBlocksThatNoneRan: a break's line counts as reached when a block that
-// ran holds it, or when no block holds it (a statement's later lines); unreached only when every
-// block that holds it never ran.
-func TestALineIsUnreachedOnlyInBlocksThatNoneRan(t *testing.T) {
-	profile := filepath.Join(t.TempDir(), "cover.out")
-	content := "mode: set\n" +
-		"example.com/p/controllers/a.go:10.2,12.3 2 1\n" +
-		"example.com/p/controllers/a.go:14.2,16.3 1 0\n"
-	if err := os.WriteFile(profile, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
+// TestEachBreakIsInOneShard: the shards split the breaks by their IDs alone, each break into
+// exactly one, whatever the other breaks are, and none of four shards is left empty.
+func TestEachBreakIsInOneShard(t *testing.T) {
+	sizes := make([]int, 4)
+	for i := range 200 {
+		id := fmt.Sprintf("controllers/a.go f constant: %d → 0", i)
+		in := 0
+		for shard := range 4 {
+			if inShard(id, shard+1, 4) {
+				in++
+				sizes[shard]++
+			}
+		}
+		if in != 1 {
+			t.Errorf("%s is in %d shards of 4", id, in)
+		}
+		if !inShard(id, 1, 1) {
+			t.Errorf("%s is not in the one shard of 1", id)
+		}
 	}
-	c, err := cover.ParseProfiles(profile)
+	for shard, n := range sizes {
+		if n < 20 {
+			t.Errorf("shard %d/4 holds %d of 200 breaks", shard+1, n)
+		}
+	}
+}
+
+func aBreak(line int, was string) sweep.Break {
+	return sweep.Break{File: "controllers/a.go", Line: line, Func: "f", Operator: sweep.Constant, Was: was, Now: `""`}
+}
+
+// TestASurvivorFailsTheSweepNamingItsLineAndWhatReachesIt: the report names each survivor with its
+// file:line and the tests and specs that run its code, and the sweep fails naming it.
+func TestASurvivorFailsTheSweepNamingItsLineAndWhatReachesIt(t *testing.T) {
+	r := sweepReport{Verdicts: []verdict{
+		{Break: aBreak(10, `"a"`), Tier: unitTier, Killers: []string{"TestA"}, Reach: []string{"TestA"}},
+		{Break: aBreak(12, `"b"`), Reach: []string{"TestA", "Sample when created makes it"}},
+		{Break: aBreak(14, `"c"`)},
+	}, Took: time.Minute}
+	var out bytes.Buffer
+	err := r.write(&out, "", false)
+	if err == nil {
+		t.Fatal("a sweep with survivors passes")
+	}
+	for _, want := range []string{"controllers/a.go:12", `constant: "b" → ""`, "Sample when created makes it", "controllers/a.go:14"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the failure does not name %q: %v", want, err)
+		}
+	}
+	for _, want := range []string{"**Score: 1 of 3 breaks killed (33%)**", "| controllers/a.go:12 | f | constant: `\"b\"` → `\"\"` | TestA; Sample when created makes it |", "| controllers/a.go:14 | f | constant: `\"c\"` → `\"\"` | no test reaches its code |"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the report lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestTheShardsGatherIntoOneReport: the verdicts of the shards make one report; an equivalent
+// break's entry that no shard's break matches fails only there, where every break is known.
+func TestTheShardsGatherIntoOneReport(t *testing.T) {
+	dir := t.TempDir()
+	paths := make([]string, 0, 2)
+	for i, v := range []verdict{
+		{Break: aBreak(10, `"a"`), Tier: envtestTier, Killers: []string{"Sample when created makes it"}, Kills: 3, Runs: 3},
+		{Break: aBreak(12, `"b"`), Tier: unitTier, Killers: []string{"TestB"}},
+	} {
+		raw, err := json.Marshal(sweepReport{Shard: fmt.Sprintf("%d/2", i+1), Verdicts: []verdict{v}, NotCompiled: 1, Took: time.Minute, Spent: map[string]time.Duration{"builds": time.Second}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, filepath.Join(dir, fmt.Sprint(i, ".json")))
+		if err := os.WriteFile(paths[i], raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := gather(paths)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for line, want := range map[int]bool{11: true, 13: true, 15: false, 20: true} {
-		if got := reaches(c, sweep.Break{File: "controllers/a.go", Line: line}); got != want {
-			t.Errorf("line %d reached: %v, want %v", line, got, want)
-		}
+	if len(r.Verdicts) != 2 || r.NotCompiled != 2 || r.Spent["builds"] != 2*time.Second || r.Took != time.Minute {
+		t.Errorf("gathered %d verdicts, %d not compiling, builds %s, took %s: want 2, 2, 2s, the longest shard's 1m0s", len(r.Verdicts), r.NotCompiled, r.Spent["builds"], r.Took)
 	}
-	if !reaches(c, sweep.Break{File: "controllers/b.go", Line: 15}) {
-		t.Error("a line of a file the profile does not name counts as unreached")
+	var out bytes.Buffer
+	err = r.write(&out, "", true)
+	if err == nil || !strings.Contains(err.Error(), "equivalent entries that match no break") {
+		t.Errorf("gathered, the equivalent entries that no break matches pass: %v", err)
+	}
+	if !strings.Contains(out.String(), "**Score: 2 of 2 breaks killed (100%)**") {
+		t.Errorf("the gathered report:\n%s", out.String())
 	}
 }

@@ -228,6 +228,21 @@ var (
 	frame = regexp.MustCompile(`^(The function passed to (Eventually|Consistently) (failed at .* with:|returned the following error:)|Expected success, but got an error:|<[^>]*\| 0x[0-9a-f]+>: ?)$`)
 )
 
+// Focus is the regular expression that Ginkgo's --focus matches against exactly the named specs:
+// it matches the suite's description and a spec's full text, joined by a space.
+func Focus(description string, names []string) string {
+	return "^" + regexp.QuoteMeta(description) + " " + AnyOf(names) + "$"
+}
+
+// AnyOf is the regular expression that matches any one of names, as it is.
+func AnyOf(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = regexp.QuoteMeta(n)
+	}
+	return "(?:" + strings.Join(quoted, "|") + ")"
+}
+
 // Cell is s as one cell of a Markdown table, as the tools print what they read: on one line,
 // its pipes escaped.
 func Cell(s string) string {

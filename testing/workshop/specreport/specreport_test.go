@@ -3,6 +3,7 @@ package specreport
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 )
 
@@ -140,5 +141,20 @@ scenarios/other_test.go:9:3: undefined: demov1alpha1.Other
 	}
 	if got := CompilerCause("", "y_test.go"); got != "does not build" {
 		t.Errorf("no output: got %q", got)
+	}
+}
+
+func TestFocusMatchesExactlyTheNamedSpecs(t *testing.T) {
+	re := regexp.MustCompile(Focus("Sample scenarios", []string{"Sample when (a) it [b]", "Sample when c it d"}))
+	for text, want := range map[string]bool{
+		"Sample scenarios Sample when (a) it [b]":       true,
+		"Sample scenarios Sample when c it d":           true,
+		"Sample scenarios Sample when c it d and e":     false,
+		"Sample scenarios Sample when (a) it [b] again": false,
+		"Other Sample when c it d":                      false,
+	} {
+		if got := re.MatchString(text); got != want {
+			t.Errorf("focus matches %q: %v, want %v", text, got, want)
+		}
 	}
 }

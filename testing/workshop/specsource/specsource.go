@@ -14,22 +14,28 @@ import (
 )
 
 // Body is the source of the spec written at file:line: the It (or Entry) call, and for a
-// table entry the table's body too, as tokens, so that comments and layout do not count as a change.
-func Body(file string, line int) (string, error) {
+// table entry the table's body too, as tokens, so that comments and layout do not count as a change;
+// and the text of the comment written just above it.
+func Body(file string, line int) (body, comment string, err error) {
 	src, err := os.ReadFile(file)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, file, src, 0)
+	f, err := parser.ParseFile(fset, file, src, parser.ParseComments)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	found, table := call(fset, f, line)
 	if found == nil {
-		return "", fmt.Errorf("%s:%d: no It or Entry there", file, line)
+		return "", "", fmt.Errorf("%s:%d: no It or Entry there", file, line)
 	}
-	body := Tokens(fset, src, found)
+	for _, g := range f.Comments {
+		if fset.Position(g.End()).Line == line-1 {
+			comment = g.Text()
+		}
+	}
+	body = Tokens(fset, src, found)
 	if table != nil {
 		for _, arg := range table.Args {
 			if e, ok := arg.(*ast.CallExpr); !ok || Name(e) != "Entry" {
@@ -37,7 +43,7 @@ func Body(file string, line int) (string, error) {
 			}
 		}
 	}
-	return body, nil
+	return body, comment, nil
 }
 
 // Tokens is the source of n as its tokens, one space apart: no comments, no layout.

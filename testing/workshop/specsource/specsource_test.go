@@ -35,7 +35,7 @@ func write(t *testing.T, name, content string) string {
 func TestBodyIgnoresCommentsAndLayoutButNotCode(t *testing.T) {
 	body := func(content string, line int) string {
 		t.Helper()
-		b, err := Body(write(t, "x_test.go", content), line)
+		b, _, err := Body(write(t, "x_test.go", content), line)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +63,20 @@ func TestBodyIgnoresCommentsAndLayoutButNotCode(t *testing.T) {
 		t.Error("a changed table body left the entry's body the same")
 	}
 
-	if _, err := Body(write(t, "y_test.go", scenarioFile), 5); err == nil {
+	if _, _, err := Body(write(t, "y_test.go", scenarioFile), 5); err == nil {
 		t.Error("line 5 holds no It, yet a body was found")
+	}
+}
+
+// TestBodyComesWithTheCommentJustAboveIt: the comment written on the lines just above a spec is
+// its own; one with a line between is not.
+func TestBodyComesWithTheCommentJustAboveIt(t *testing.T) {
+	commented := strings.Replace(scenarioFile, "\tIt(", "\t// Characterization: written after it,\n\t// when it came.\n\tIt(", 1)
+	if _, comment, err := Body(write(t, "x_test.go", commented), 6); err != nil || comment != "Characterization: written after it,\nwhen it came.\n" {
+		t.Errorf("the comment above the It at line 6: %q, %v", comment, err)
+	}
+	apart := strings.Replace(scenarioFile, "\tIt(", "\t// a comment of the Describe\n\n\tIt(", 1)
+	if _, comment, err := Body(write(t, "x_test.go", apart), 6); err != nil || comment != "" {
+		t.Errorf("a comment a line apart counts as the It's: %q, %v", comment, err)
 	}
 }

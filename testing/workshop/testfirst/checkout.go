@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -246,7 +245,7 @@ func (t *checkout) runScenarios(tier, description string, specs []spec) (map[str
 	case t.warm != "":
 		env = append(env, warm.Env+"="+t.warm)
 	}
-	suite, err := t.runSuite(env, "run-"+fileName(tier), "-ginkgo.focus="+focus(description, names))
+	suite, err := t.runSuite(env, "run-"+fileName(tier), "-ginkgo.focus="+specreport.Focus(description, names))
 	if err != nil {
 		return nil, err
 	}
@@ -347,25 +346,10 @@ func (t *checkout) runSuite(env []string, name string, flags ...string) (specrep
 // fileName is a tier's name as a file name: "e2e local" is e2e-local.
 func fileName(tier string) string { return strings.ReplaceAll(tier, " ", "-") }
 
-// focus is the regular expression that Ginkgo's --focus matches against exactly the named specs:
-// it matches the suite's description and a spec's full text, joined by a space.
-func focus(description string, names []string) string {
-	return "^" + regexp.QuoteMeta(description) + " " + anyOf(names) + "$"
-}
-
-// anyOf is the regular expression that matches any one of names, as it is.
-func anyOf(names []string) string {
-	quoted := make([]string, len(names))
-	for i, n := range names {
-		quoted[i] = regexp.QuoteMeta(n)
-	}
-	return "(?:" + strings.Join(quoted, "|") + ")"
-}
-
 // runUnitTests runs the test functions of pkg and says how each ended, by name.
 func (t *checkout) runUnitTests(pkg string, specs []spec) (map[string]outcome, error) {
 	names := namesOf(specs)
-	events, runErr := t.goCmd("test", "-count=1", "-json", "-run=^"+anyOf(names)+"$", pkg)
+	events, runErr := t.goCmd("test", "-count=1", "-json", "-run=^"+specreport.AnyOf(names)+"$", pkg)
 	tests, buildErrors, err := specreport.GoTest(events)
 	if err != nil {
 		return nil, errors.Join(err, runErr)

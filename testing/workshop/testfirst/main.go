@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"example.com/operator-demo/testing/warm"
+	"example.com/operator-demo/testing/workshop/specreport"
 )
 
 func main() {
@@ -51,7 +52,7 @@ func main() {
 	}
 	md := rp.markdown()
 	fmt.Print(md)
-	if err := publish(md, *reportPath); err != nil {
+	if err := specreport.Publish(md, *reportPath); err != nil {
 		fmt.Fprintln(os.Stderr, "test-first:", err)
 		os.Exit(2)
 	}
@@ -59,26 +60,6 @@ func main() {
 		fmt.Fprintf(os.Stderr, "\ntest-first: %d spec(s) do not show test-first:\n  %s\n", len(failures), strings.Join(failures, "\n  "))
 		os.Exit(1)
 	}
-}
-
-// publish writes the table to path and, when GitHub Actions gives one, to the job summary.
-func publish(md, path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
-		return err
-	}
-	summary := os.Getenv("GITHUB_STEP_SUMMARY")
-	if summary == "" {
-		return nil
-	}
-	f, err := os.OpenFile(summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(md)
-	return errors.Join(err, f.Close())
 }
 
 // check is one check of a change: the repository, the change's base and head commits, where its
@@ -143,11 +124,9 @@ func run(baseRev, headRev string, keep bool) (report, error) {
 	if err != nil {
 		return rp, fmt.Errorf("at the head: %w", err)
 	}
-	for _, s := range specs {
-		rp.rows = append(rp.rows, judge(s, atBase[key(s)], withAPI[key(s)], atHead[key(s)]))
-	}
+	rp.rows, err = c.judgeAll(base, head, specs, atBase, withAPI, atHead)
 	rp.took = time.Since(started)
-	return rp, nil
+	return rp, err
 }
 
 // againstBaseWithHeadAPI runs the specs that do not compile against the base once more, against

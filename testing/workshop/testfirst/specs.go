@@ -16,10 +16,15 @@ import (
 	"example.com/operator-demo/testing/workshop/specsource"
 )
 
-// Characterization is the Ginkgo label of a spec written for behaviour that already exists: it
-// may pass against the base. A Go test says the same with a doc comment paragraph that starts
-// "Characterization:".
+// Characterization is the Ginkgo label of a spec written for behaviour that already exists: a new
+// one may pass against the base. A Go test says the same with a doc comment paragraph that starts
+// "Characterization:". Either states its reason in that paragraph (of the comment just above the
+// It, for a scenario), in the form of characterizationForm.
 const Characterization = "characterization"
+
+// characterizationForm is the form of a characterization spec's reason: what it pins, and why
+// it was written after the code.
+const characterizationForm = "`// Characterization: written after <what it pins>, when|because <why it came after the code>.`"
 
 // What a change did to a spec.
 const (
@@ -50,6 +55,8 @@ type spec struct {
 	// that its labels allow, or "" when none does.
 	tier             string
 	characterization bool
+	// reason is the text of its "Characterization:" paragraph, on one line ("" when none).
+	reason string
 	// change is added (a spec the base lacks) or changed (its body differs from the base's).
 	change string
 	// rewrite is the commit that states, by a Spec-Rewrite trailer, that the change rewrites this
@@ -124,12 +131,13 @@ func scenarioSpecs(tree string, dryRuns []dryRun) ([]spec, error) {
 		for _, r := range d.suite.Specs {
 			i, listed := index[r.Name]
 			if !listed {
-				body, err := specsource.Body(filepath.Join(tree, r.File), r.Line)
+				body, comment, err := specsource.Body(filepath.Join(tree, r.File), r.Line)
 				if err != nil {
 					return nil, err
 				}
 				i, index[r.Name] = len(out), len(out)
-				out = append(out, spec{kind: scenario, pkg: "./scenarios", name: r.Name, file: r.File, body: body, characterization: slices.Contains(r.Labels, Characterization)})
+				out = append(out, spec{kind: scenario, pkg: "./scenarios", name: r.Name, file: r.File, body: body,
+					characterization: slices.Contains(r.Labels, Characterization), reason: characterizationReason(comment)})
 			}
 			if r.Passed && out[i].tier == "" {
 				out[i].tier = d.tier
@@ -189,22 +197,28 @@ func testFuncs(path string) ([]spec, error) {
 		if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Test") || fn.Name.Name == "TestMain" {
 			continue
 		}
-		out = append(out, spec{kind: unit, name: fn.Name.Name, body: specsource.Tokens(fset, src, fn.Body), tier: "unit", characterization: isCharacterization(fn.Doc)})
+		doc := fn.Doc.Text()
+		out = append(out, spec{kind: unit, name: fn.Name.Name, body: specsource.Tokens(fset, src, fn.Body), tier: "unit",
+			characterization: strings.Contains(doc, "Characterization:"), reason: characterizationReason(doc)})
 	}
 	return out, nil
 }
 
-// isCharacterization: a paragraph of the doc comment starts "Characterization:".
-func isCharacterization(doc *ast.CommentGroup) bool {
-	if doc == nil {
-		return false
-	}
-	for para := range strings.SplitSeq(doc.Text(), "\n\n") {
-		if strings.HasPrefix(strings.TrimSpace(para), "Characterization:") {
-			return true
+// characterizationReason is the paragraph of comment that starts "Characterization:", without
+// that word, on one line ("" when there is none).
+func characterizationReason(comment string) string {
+	for para := range strings.SplitSeq(comment, "\n\n") {
+		if reason, ok := strings.CutPrefix(strings.TrimSpace(para), "Characterization:"); ok {
+			return strings.Join(strings.Fields(reason), " ")
 		}
 	}
-	return false
+	return ""
+}
+
+// statesWhy says whether a characterization reason is in characterizationForm.
+func statesWhy(reason string) bool {
+	after, ok := strings.CutPrefix(reason, "written after ")
+	return ok && (strings.Contains(after, " when ") || strings.Contains(after, " because "))
 }
 
 // fileExists says whether path names a file or directory.

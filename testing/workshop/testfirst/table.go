@@ -22,11 +22,15 @@ type row struct {
 // judge says what a spec's runs make it. Test-first means: it fails against the base's behaviour,
 // inside the spec, and passes at the head. A spec that does not compile against the base because
 // it uses names the change adds to api/ is judged by its run against the base's behaviour with
-// the head's api/: it must fail there too. Passing against the base is allowed only to a spec
-// labelled characterization and to a changed spec whose rewrite a commit of the change states.
-func judge(s spec, base, withAPI, head outcome) row {
+// the head's api/: it must fail there too; a unit test that does not compile there either (its
+// function is new) must fail against a break of that function (bite). Passing against the base is
+// allowed only to a new spec labelled characterization that says why, and to a spec whose rewrite
+// a commit of the change states.
+func judge(s spec, base, withAPI, head, bite outcome) row {
 	r := row{spec: s, base: base, withAPI: withAPI, head: head}
 	switch {
+	case s.characterization && !statesWhy(s.reason):
+		r.verdict = "labelled characterization without its reason: say what it pins and why it came after the code, as " + characterizationForm
 	case s.tier == "":
 		r.verdict = "not checked: no tier here runs it"
 	case head.state == broken:
@@ -36,7 +40,7 @@ func judge(s spec, base, withAPI, head outcome) row {
 	case base.state == failed:
 		r.verdict, r.ok = "written first", true
 	case base.state == uncompiled:
-		r.verdict, r.ok, r.warn = withHeadAPI(s, withAPI)
+		r.verdict, r.ok, r.warn = withHeadAPI(s, withAPI, bite)
 	case base.state == broken:
 		r.verdict = "the run against the base proves nothing"
 	default:
@@ -47,13 +51,15 @@ func judge(s spec, base, withAPI, head outcome) row {
 
 // withHeadAPI judges a spec that does not compile against the base by its run against the base's
 // behaviour with the head's api/.
-func withHeadAPI(s spec, withAPI outcome) (verdict string, ok, warn bool) {
+func withHeadAPI(s spec, withAPI, bite outcome) (verdict string, ok, warn bool) {
 	switch {
 	case withAPI.state == failed:
 		return "written first: red against the base's behaviour with the head's api/", true, false
+	case withAPI.state == uncompiled && s.kind == unit && bite.state == failed:
+		// The usual red of a unit test: the function it tests does not exist yet. It can fail.
+		return "written first: does not compile against the base, even with the head's api/, and fails against the break " + bite.detail, true, false
 	case withAPI.state == uncompiled && s.kind == unit:
-		// The usual red of a unit test: the function it tests does not exist yet.
-		return "written first: does not compile against the base, even with the head's api/", true, false
+		return unproven(s, "does not compile against the base, even with the head's api/, but fails against "+bite.detail+": nothing shows it can fail")
 	case withAPI.state == uncompiled:
 		// A scenario needs more of the head than api/'s names (a harness change that follows a
 		// production one): nothing shows how it fares against the base's behaviour.
@@ -66,8 +72,11 @@ func withHeadAPI(s spec, withAPI outcome) (verdict string, ok, warn bool) {
 
 // passedAtBase judges a spec that passed against the base's behaviour (how says how it got there).
 func passedAtBase(s spec, how string) (verdict string, ok, warn bool) {
-	if s.characterization {
-		return "characterization: " + how + ", as its label says", true, false
+	switch {
+	case s.characterization && s.change == added:
+		return "characterization: " + how + ", as its label says: " + s.reason, true, false
+	case s.characterization:
+		how += ", as a changed characterization spec does by nature: weakening one is a rewrite"
 	}
 	return unproven(s, how)
 }

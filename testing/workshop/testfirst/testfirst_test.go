@@ -1,14 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"example.com/operator-demo/testing/workshop/specreport"
+	"example.com/operator-demo/testing/workshop/specsource"
 )
 
 // TestNewOrChangedAreNewNamesAndChangedBodies: a spec is new when the base has none of its name
@@ -40,7 +41,7 @@ func TestNewOrChangedAreNewNamesAndChangedBodies(t *testing.T) {
 // whether it is labelled characterization.
 func TestAScenarioRunsOnTheFirstTierWhoseDryRunPassesIt(t *testing.T) {
 	tree := t.TempDir()
-	const source = "package scenarios\n\nvar _ = Describe(\"Sample\", func() {\n\tIt(\"creates\", func() { create() })\n\tIt(\"is collected\", func() { collect() })\n\tIt(\"dies\", func() { kill() })\n})\n"
+	const source = "package scenarios\n\nvar _ = Describe(\"Sample\", func() {\n\t// Characterization: written after create,\n\t// when x.\n\tIt(\"creates\", func() { create() })\n\tIt(\"is collected\", func() { collect() })\n\tIt(\"dies\", func() { kill() })\n})\n"
 	if err := os.MkdirAll(filepath.Join(tree, "scenarios"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -51,14 +52,14 @@ func TestAScenarioRunsOnTheFirstTierWhoseDryRunPassesIt(t *testing.T) {
 		return specreport.Result{Name: name, File: "scenarios/x_test.go", Line: line, Labels: labels, Passed: passed, Skipped: !passed}
 	}
 	got, err := scenarioSpecs(tree, []dryRun{
-		{"envtest", specreport.Suite{Specs: []specreport.Result{listed("Sample creates", 4, true, Characterization), listed("Sample is collected", 5, false), listed("Sample dies", 6, false)}}},
-		{"e2e local", specreport.Suite{Specs: []specreport.Result{listed("Sample creates", 4, true, Characterization), listed("Sample is collected", 5, true), listed("Sample dies", 6, false)}}},
+		{"envtest", specreport.Suite{Specs: []specreport.Result{listed("Sample creates", 6, true, Characterization), listed("Sample is collected", 7, false), listed("Sample dies", 8, false)}}},
+		{"e2e local", specreport.Suite{Specs: []specreport.Result{listed("Sample creates", 6, true, Characterization), listed("Sample is collected", 7, true), listed("Sample dies", 8, false)}}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []spec{
-		{kind: scenario, pkg: "./scenarios", file: "scenarios/x_test.go", name: "Sample creates", body: `It ( "creates" , func ( ) { create ( ) } )`, tier: "envtest", characterization: true},
+		{kind: scenario, pkg: "./scenarios", file: "scenarios/x_test.go", name: "Sample creates", body: `It ( "creates" , func ( ) { create ( ) } )`, tier: "envtest", characterization: true, reason: "written after create, when x."},
 		{kind: scenario, pkg: "./scenarios", file: "scenarios/x_test.go", name: "Sample is collected", body: `It ( "is collected" , func ( ) { collect ( ) } )`, tier: "e2e local"},
 		{kind: scenario, pkg: "./scenarios", file: "scenarios/x_test.go", name: "Sample dies", body: `It ( "dies" , func ( ) { kill ( ) } )`},
 	}
@@ -81,7 +82,7 @@ func TestChangedUnitTests(t *testing.T) {
 	}
 	mustWrite("base/controllers/a_test.go", "package controllers\n\nfunc TestKept(t *testing.T) { t.Log(1) }\n\nfunc TestEdited(t *testing.T) { t.Log(1) }\n")
 	mustWrite("head/controllers/a_test.go", "package controllers\n\n// TestKept, with a comment now.\nfunc TestKept(t *testing.T) { t.Log(1) }\n\nfunc TestEdited(t *testing.T) { t.Log(2) }\n\n"+
-		"// TestOld describes what the base does already.\n//\n// Characterization: the base has it.\nfunc TestOld(t *testing.T) {}\n\nfunc helper(t *testing.T) {}\n")
+		"// TestOld describes what the base does already.\n//\n// Characterization: written after the base had it,\n// when this test came.\nfunc TestOld(t *testing.T) {}\n\nfunc helper(t *testing.T) {}\n")
 	base, err := unitTests(filepath.Join(dir, "base"), "api", "controllers")
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +97,7 @@ func TestChangedUnitTests(t *testing.T) {
 	}
 	want := []spec{
 		{kind: unit, pkg: "./controllers", file: "controllers/a_test.go", name: "TestEdited", change: "changed", tier: "unit"},
-		{kind: unit, pkg: "./controllers", file: "controllers/a_test.go", name: "TestOld", change: "new", tier: "unit", characterization: true},
+		{kind: unit, pkg: "./controllers", file: "controllers/a_test.go", name: "TestOld", change: "new", tier: "unit", characterization: true, reason: "written after the base had it, when this test came."},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("changed unit tests:\n got %+v\nwant %+v", got, want)
@@ -147,7 +148,10 @@ func TestJudge(t *testing.T) {
 				k = unit
 			}
 			s := spec{kind: k, name: "s", change: tt.change, tier: tt.tier, characterization: tt.characterization, rewrite: tt.rewrite}
-			r := judge(s, tt.base, tt.withAPI, tt.head)
+			if s.characterization {
+				s.reason = aReason
+			}
+			r := judge(s, tt.base, tt.withAPI, tt.head, bitten)
 			if tick(r) != tt.wantTick || !strings.Contains(r.verdict, tt.wantVerdict) {
 				t.Errorf("judge = %s %q, want %s and a verdict containing %q", tick(r), r.verdict, tt.wantTick, tt.wantVerdict)
 			}
@@ -155,6 +159,66 @@ func TestJudge(t *testing.T) {
 				t.Errorf("judge.ok = %v for %s", r.ok, tt.wantTick)
 			}
 		})
+	}
+}
+
+// aReason is a characterization spec's reason in the documented form; bitten, a unit test's run
+// against a break of the function it tests, which it failed.
+const aReason = "written after the event it proves, when the mutation sweep found that no spec noticed its action left empty."
+
+var bitten = outcome{failed, "controllers/x.go:3 f constant: \"a\" → \"\""}
+
+// TestACharacterizationSpecIsNewAndSaysWhy: the label lets a spec pass at the base only where its
+// comment says what it pins and why it came after the code, and only a new spec: a changed one
+// passes at the base by nature, so weakening it is a rewrite, stated by its trailer.
+func TestACharacterizationSpecIsNewAndSaysWhy(t *testing.T) {
+	green := outcome{passed, "passed"}
+	for _, tt := range []struct {
+		name, change, reason, rewrite string
+		wantOK                        bool
+		wantVerdict                   string
+	}{
+		{"new, with its reason", added, aReason, "", true, "characterization: passed at the base, as its label says: " + aReason},
+		{"new, without a reason", added, "", "", false, "labelled characterization without its reason"},
+		{"new, with a reason that says neither what nor why", added, "written after the code.", "", false, "labelled characterization without its reason"},
+		{"changed", changed, aReason, "", false, "Spec-Rewrite"},
+		{"changed, its rewrite stated", changed, aReason, "abc1234 \"loosen\"", true, "abc1234"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := spec{kind: scenario, name: "s", change: tt.change, tier: "envtest", characterization: true, reason: tt.reason, rewrite: tt.rewrite}
+			if r := judge(s, green, outcome{}, green, outcome{}); r.ok != tt.wantOK || !strings.Contains(r.verdict, tt.wantVerdict) {
+				t.Errorf("judge = %v %q, want %v and a verdict containing %q", r.ok, r.verdict, tt.wantOK, tt.wantVerdict)
+			}
+		})
+	}
+}
+
+// TestAUnitTestRedByNotCompilingMustFailAgainstABreak: a unit test that is red at the base only
+// because the function it tests does not exist there passes only if it fails against a break of
+// that function.
+func TestAUnitTestRedByNotCompilingMustFailAgainstABreak(t *testing.T) {
+	uncompiledBase := outcome{uncompiled, "does not compile: x_test.go:1: undefined: f"}
+	s := spec{kind: unit, name: "TestF", change: added, tier: "unit"}
+	if r := judge(s, uncompiledBase, uncompiledBase, outcome{passed, ""}, bitten); !r.ok || !strings.Contains(r.verdict, "fails against the break controllers/x.go:3") {
+		t.Errorf("a test that fails against a break: %v %q", r.ok, r.verdict)
+	}
+	none := outcome{passed, "none of the 3 breaks of f"}
+	if r := judge(s, uncompiledBase, uncompiledBase, outcome{passed, ""}, none); r.ok || !strings.Contains(r.verdict, "fails against none of the 3 breaks of f") {
+		t.Errorf("a test that fails against no break: %v %q", r.ok, r.verdict)
+	}
+}
+
+// TestACharacterizationReasonIsItsParagraph: the reason is the paragraph of a comment that starts
+// "Characterization:", on one line.
+func TestACharacterizationReasonIsItsParagraph(t *testing.T) {
+	for comment, want := range map[string]string{
+		"TestX checks x.\n\nCharacterization: written after the code,\nwhen x.\n\nMore.": "written after the code, when x.",
+		"Characterization: written after y, because z.":                                  "written after y, because z.",
+		"TestX checks x.": "",
+	} {
+		if got := characterizationReason(comment); got != want {
+			t.Errorf("characterizationReason(%q) = %q, want %q", comment, got, want)
+		}
 	}
 }
 
@@ -177,21 +241,6 @@ func TestRewriteStatementsNameChangedSpecs(t *testing.T) {
 	}
 	if len(stale) != 1 || !strings.Contains(stale[0], "Sample when gone it is gone") || !strings.Contains(stale[0], "0123456") {
 		t.Errorf("stale statements = %q, want the one naming no changed spec", stale)
-	}
-}
-
-func TestFocusMatchesExactlyTheNamedSpecs(t *testing.T) {
-	re := regexp.MustCompile(focus("Sample scenarios", []string{"Sample when (a) it [b]", "Sample when c it d"}))
-	for text, want := range map[string]bool{
-		"Sample scenarios Sample when (a) it [b]":       true,
-		"Sample scenarios Sample when c it d":           true,
-		"Sample scenarios Sample when c it d and e":     false,
-		"Sample scenarios Sample when (a) it [b] again": false,
-		"Other Sample when c it d":                      false,
-	} {
-		if got := re.MatchString(text); got != want {
-			t.Errorf("focus matches %q: %v, want %v", text, got, want)
-		}
 	}
 }
 
@@ -218,10 +267,10 @@ func TestIsProduction(t *testing.T) {
 
 func TestMarkdownShowsEveryVerdictAndAChangeWithoutSpecs(t *testing.T) {
 	rp := report{base: "abc", head: "def", production: []string{"controllers/x.go"}, rows: []row{
-		judge(spec{kind: scenario, name: "Sample when a | b it c", change: "new", tier: "envtest"}, outcome{failed, "step: boom (x_test.go:1)"}, outcome{}, outcome{passed, "passed"}),
-		judge(spec{kind: unit, name: "TestY", change: "changed", tier: "unit"}, outcome{passed, "passed"}, outcome{}, outcome{passed, "passed"}),
-		judge(spec{kind: unit, name: "TestZ", change: "new", tier: "unit"}, outcome{uncompiled, "does not compile: undefined: R"}, outcome{failed, "want R (z_test.go:9)"}, outcome{passed, "passed"}),
-		judge(spec{kind: scenario, name: "Sample when copied it passes", change: "new", tier: "envtest"}, outcome{uncompiled, "does not compile: undefined: P"}, outcome{passed, ""}, outcome{passed, ""}),
+		judge(spec{kind: scenario, name: "Sample when a | b it c", change: "new", tier: "envtest"}, outcome{failed, "step: boom (x_test.go:1)"}, outcome{}, outcome{passed, "passed"}, outcome{}),
+		judge(spec{kind: unit, name: "TestY", change: "changed", tier: "unit"}, outcome{passed, "passed"}, outcome{}, outcome{passed, "passed"}, outcome{}),
+		judge(spec{kind: unit, name: "TestZ", change: "new", tier: "unit"}, outcome{uncompiled, "does not compile: undefined: R"}, outcome{failed, "want R (z_test.go:9)"}, outcome{passed, "passed"}, outcome{}),
+		judge(spec{kind: scenario, name: "Sample when copied it passes", change: "new", tier: "envtest"}, outcome{uncompiled, "does not compile: undefined: P"}, outcome{passed, ""}, outcome{passed, ""}, outcome{}),
 	}}
 	md := rp.markdown()
 	for _, want := range []string{
@@ -242,5 +291,51 @@ func TestMarkdownShowsEveryVerdictAndAChangeWithoutSpecs(t *testing.T) {
 	empty := report{base: "abc", head: "def", production: []string{"controllers/x.go"}}.markdown()
 	if !strings.Contains(empty, "no new or changed spec") || !strings.Contains(empty, "production code changed without a new or changed spec") {
 		t.Errorf("a change with production code and no spec is not shown:\n%s", empty)
+	}
+}
+
+// TestEveryCharacterizationSpecSaysWhy: each spec of this repository labelled characterization
+// (a Go test: with a Characterization paragraph) gives its reason in the documented form, so that
+// no spec on main is one that make test-first would now refuse.
+func TestEveryCharacterizationSpecSaysWhy(t *testing.T) {
+	root := filepath.Join("..", "..", "..")
+	files, err := filepath.Glob(filepath.Join(root, "*", "*_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, err := filepath.Glob(filepath.Join(root, "api", "*", "*_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, file := range append(files, more...) {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tests, err := testFuncs(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			if strings.Contains(line, "It(") && strings.Contains(line, `"`+Characterization+`"`) {
+				_, comment, err := specsource.Body(file, i+1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tests = append(tests, spec{name: fmt.Sprintf("%s:%d", file, i+1), characterization: true, reason: characterizationReason(comment)})
+			}
+		}
+		for _, s := range tests {
+			if s.characterization {
+				found++
+				if !statesWhy(s.reason) {
+					t.Errorf("%s %s: labelled characterization, its reason %q not in the form %s", file, s.name, s.reason, characterizationForm)
+				}
+			}
+		}
+	}
+	if found < 5 {
+		t.Errorf("found %d characterization specs, want those of scenarios/ and controllers/", found)
 	}
 }

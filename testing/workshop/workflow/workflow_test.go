@@ -22,6 +22,7 @@ var onlyInTheWorkflow = map[string]string{
 	"test-e2e-kind":       "kind needs a Docker engine, which the machines .ci/run runs on lack",
 	"test-first":          "it checks a pull request against its base, which a run of main has not",
 	"kubernetes-versions": "it only reads the supported minors for the workflow's matrices",
+	"mutate-sweep-report": "it gathers the verdicts of the workflow's shards of the sweep; .ci/run sweeps whole, and reports in the same run",
 }
 
 func TestTheWorkflowAndCIRunCallTheSameMakeTargets(t *testing.T) {
@@ -50,7 +51,7 @@ func TestTheWorkflowAndCIRunCallTheSameMakeTargets(t *testing.T) {
 		}
 	}
 	workflow = expand(called, prerequisites)
-	for _, tier := range []string{"test-unit", "test-envtest", "test-e2e-local", "test-e2e-kind", "mutate", "demo", "test-fresh-clone", "test-first-selftest", "test-workshop", "cross-vet", "verify"} {
+	for _, tier := range []string{"test-unit", "test-envtest", "test-e2e-local", "test-e2e-kind", "mutate", "mutate-sweep", "demo", "test-fresh-clone", "test-first-selftest", "test-workshop", "cross-vet", "verify"} {
 		if !slices.Contains(workflow, tier) {
 			t.Errorf("the workflow does not run make %s", tier)
 		}

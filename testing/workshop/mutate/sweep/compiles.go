@@ -6,8 +6,9 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
-	"os"
+	"path"
 	"path/filepath"
+	"slices"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -20,6 +21,8 @@ type Checker struct {
 	root string
 	// pkgs is each package by its directory relative to root, with slashes.
 	pkgs map[string]*packages.Package
+	// std are the packages that the schemata's switch imports.
+	std map[string]*types.Package
 }
 
 // NewChecker loads the packages of root's dirs.
@@ -32,12 +35,16 @@ func NewChecker(root string, dirs ...string) (*Checker, error) {
 	for i, d := range dirs {
 		patterns[i] = "./" + d
 	}
-	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedTypes | packages.NeedModule, Dir: root}, patterns...)
+	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedTypes | packages.NeedModule, Dir: root}, append(patterns, switchImports...)...)
 	if err != nil {
 		return nil, err
 	}
-	c := &Checker{root: root, pkgs: map[string]*packages.Package{}}
+	c := &Checker{root: root, pkgs: map[string]*packages.Package{}, std: map[string]*types.Package{}}
 	for _, p := range pkgs {
+		if slices.Contains(switchImports, p.PkgPath) {
+			c.std[p.PkgPath] = p.Types
+			continue
+		}
 		if len(p.Errors) > 0 {
 			return nil, fmt.Errorf("load %s: %w", p.PkgPath, p.Errors[0])
 		}
@@ -52,36 +59,81 @@ func NewChecker(root string, dirs ...string) (*Checker, error) {
 
 // Compiles returns nil if the package of b's file, with b made, type-checks; else the first error.
 func (c *Checker) Compiles(b Break) error {
-	p, ok := c.pkgs[filepath.ToSlash(filepath.Dir(filepath.FromSlash(b.File)))]
+	_, errs := c.check(path.Dir(b.File), map[string][]byte{b.File: b.Content}, nil, false)
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	return nil
+}
+
+// check type-checks the package in dir (relative to the root) with the files of replace (by path
+// relative to the root, with slashes) in place of its own, and the files of add added, and
+// returns every error and, if asked, the type and value of each expression, by where it is.
+func (c *Checker) check(dir string, replace map[string][]byte, add [][]byte, withTypes bool) (map[exprAt]types.TypeAndValue, []error) {
+	p, ok := c.pkgs[filepath.ToSlash(dir)]
 	if !ok {
-		return fmt.Errorf("%s: not in a loaded package", b.File)
+		return nil, []error{fmt.Errorf("%s: not a loaded package", dir)}
 	}
 	fset := token.NewFileSet()
-	files := make([]*ast.File, 0, len(p.GoFiles))
-	for _, path := range p.GoFiles {
-		var src any
-		if rel, err := filepath.Rel(c.root, path); err == nil && filepath.ToSlash(rel) == b.File {
-			src = b.Content
-		} else if src, err = os.ReadFile(path); err != nil {
-			return err
-		}
-		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		files = append(files, f)
+	files, err := c.parse(fset, p, replace, add)
+	if err != nil {
+		return nil, []error{err}
 	}
-	conf := types.Config{Importer: importerFunc(func(path string) (*types.Package, error) {
+	var errs []error
+	conf := types.Config{Error: func(err error) { errs = append(errs, err) }, Importer: importerFunc(func(path string) (*types.Package, error) {
 		if imp, ok := p.Imports[path]; ok && imp.Types != nil {
 			return imp.Types, nil
+		}
+		if imp, ok := c.std[path]; ok {
+			return imp, nil
 		}
 		return nil, fmt.Errorf("%s is not imported by %s", path, p.PkgPath)
 	})}
 	if p.Module != nil && p.Module.GoVersion != "" {
 		conf.GoVersion = "go" + p.Module.GoVersion
 	}
-	_, err := conf.Check(p.PkgPath, fset, files, nil)
-	return err
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
+	_, _ = conf.Check(p.PkgPath, fset, files, info)
+	if !withTypes {
+		return nil, errs
+	}
+	typesAt := make(map[exprAt]types.TypeAndValue, len(info.Types))
+	for e, tv := range info.Types {
+		from, to := fset.Position(e.Pos()), fset.Position(e.End())
+		if file, err := filepath.Rel(c.root, from.Filename); err == nil {
+			typesAt[exprAt{filepath.ToSlash(file), from.Offset, to.Offset}] = tv
+		}
+	}
+	return typesAt, errs
+}
+
+// parse parses the files of p, those of replace (by path relative to the root, with slashes) in
+// place of its own, and those of add after them.
+func (c *Checker) parse(fset *token.FileSet, p *packages.Package, replace map[string][]byte, add [][]byte) ([]*ast.File, error) {
+	files := make([]*ast.File, 0, len(p.GoFiles)+len(add))
+	for i := range len(p.GoFiles) + len(add) {
+		name, src := fmt.Sprintf("added%d.go", i), any(nil)
+		if i < len(p.GoFiles) {
+			name = p.GoFiles[i]
+			if rel, err := filepath.Rel(c.root, name); err == nil && replace[filepath.ToSlash(rel)] != nil {
+				src = replace[filepath.ToSlash(rel)]
+			}
+		} else {
+			src = add[i-len(p.GoFiles)]
+		}
+		f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// exprAt is where an expression is: its file (relative to the root, with slashes) and its offsets.
+type exprAt struct {
+	file     string
+	from, to int
 }
 
 type importerFunc func(path string) (*types.Package, error)

@@ -44,7 +44,17 @@ type Break struct {
 	// Was is the broken code's text, on one line; Now is what replaces it.
 	Was, Now string
 	// Content is the whole broken file.
-	Content []byte
+	Content []byte `json:"-"`
+	// node is the code the break changes, in file: what Schemata puts behind its switch.
+	node ast.Node
+	file *parsed
+}
+
+// parsed is a file as the breaks of it were made from it.
+type parsed struct {
+	fset *token.FileSet
+	ast  *ast.File
+	src  []byte
 }
 
 // ID names a break without its line number, so that a list of breaks (Equivalent) survives
@@ -90,7 +100,7 @@ func Of(root, file string) ([]Break, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &maker{fset: fset, file: file, src: src}
+	m := &maker{fset: fset, file: file, src: src, parsed: &parsed{fset, f, src}}
 	m.walk(f)
 	slices.SortStableFunc(m.breaks, func(a, b Break) int { return a.Line - b.Line })
 	return m.breaks, nil
@@ -101,6 +111,7 @@ type maker struct {
 	fset   *token.FileSet
 	file   string
 	src    []byte
+	parsed *parsed
 	breaks []Break
 	// fn is the function being walked, and errorLast whether its last result is an error.
 	fn        string
@@ -183,7 +194,7 @@ func (m *maker) expression(e ast.Expr) {
 	switch e := e.(type) {
 	case *ast.BinaryExpr:
 		if other, ok := map[token.Token]token.Token{token.LAND: token.LOR, token.LOR: token.LAND}[e.Op]; ok {
-			m.add(e.OpPos, e.OpPos+token.Pos(len(e.Op.String())), Negate, other.String(), m.text(e))
+			m.add(e, e.OpPos, e.OpPos+token.Pos(len(e.Op.String())), Negate, other.String(), m.text(e))
 		}
 	case *ast.CompositeLit:
 		m.deleteFields(e)
@@ -193,7 +204,7 @@ func (m *maker) expression(e ast.Expr) {
 		m.replaceLiteral(e)
 	case *ast.Ident:
 		if other, ok := map[string]string{"true": "false", "false": "true"}[e.Name]; ok {
-			m.add(e.Pos(), e.End(), Constant, other, e.Name)
+			m.add(e, e.Pos(), e.End(), Constant, other, e.Name)
 		}
 	}
 }
@@ -210,13 +221,13 @@ func (m *maker) deleteEach(list []ast.Stmt) {
 		case *ast.DeclStmt, *ast.EmptyStmt, *ast.LabeledStmt, *ast.BlockStmt:
 			continue
 		}
-		m.add(s.Pos(), s.End(), Delete, "", m.text(s))
+		m.add(s, s.Pos(), s.End(), Delete, "", m.text(s))
 	}
 }
 
 // negate breaks a condition by negating it.
 func (m *maker) negate(cond ast.Expr) {
-	m.add(cond.Pos(), cond.End(), Negate, "!("+m.text(cond)+")", m.text(cond))
+	m.add(cond, cond.Pos(), cond.End(), Negate, "!("+m.text(cond)+")", m.text(cond))
 }
 
 // dropError breaks a return of an error by returning nil instead.
@@ -228,7 +239,7 @@ func (m *maker) dropError(r *ast.ReturnStmt) {
 	if id, ok := last.(*ast.Ident); ok && id.Name == "nil" {
 		return
 	}
-	m.add(last.Pos(), last.End(), DropError, "nil", m.text(last))
+	m.add(last, last.Pos(), last.End(), DropError, "nil", m.text(last))
 }
 
 // deleteFields breaks a composite literal by leaving out each of its keyed fields in turn.
@@ -245,7 +256,7 @@ func (m *maker) deleteFields(c *ast.CompositeLit) {
 		} else if rest := m.src[m.fset.Position(end).Offset:]; len(bytes.TrimLeft(rest, " \t")) > 0 && bytes.TrimLeft(rest, " \t")[0] == ',' {
 			end += token.Pos(len(rest) - len(bytes.TrimLeft(rest, " \t")) + 1)
 		}
-		m.add(kv.Pos(), end, Delete, "", m.text(kv))
+		m.add(kv, kv.Pos(), end, Delete, "", m.text(kv))
 	}
 }
 
@@ -260,7 +271,7 @@ func (m *maker) deleteFromChain(call *ast.CallExpr) {
 		return
 	}
 	// The report shows the call left out, not the chain before it.
-	m.add(sel.X.End(), call.End(), Delete, "", "."+sel.Sel.Name+m.source(call.Lparen, call.End()))
+	m.add(call, sel.X.End(), call.End(), Delete, "", "."+sel.Sel.Name+m.source(call.Lparen, call.End()))
 }
 
 // replaceLiteral breaks a number or a string by replacing it.
@@ -280,16 +291,17 @@ func (m *maker) replaceLiteral(lit *ast.BasicLit) {
 	default:
 		return
 	}
-	m.add(lit.Pos(), lit.End(), Constant, now, lit.Value)
+	m.add(lit, lit.Pos(), lit.End(), Constant, now, lit.Value)
 }
 
-// add records the break that replaces the source from pos to end with now; was is the code the
-// report shows as what was there.
-func (m *maker) add(pos, end token.Pos, operator, now, was string) {
+// add records the break of node that replaces the source from pos to end with now; was is the
+// code the report shows as what was there.
+func (m *maker) add(node ast.Node, pos, end token.Pos, operator, now, was string) {
 	from, to := m.fset.Position(pos).Offset, m.fset.Position(end).Offset
 	m.breaks = append(m.breaks, Break{
 		File: m.file, Line: m.fset.Position(pos).Line, Func: m.fn, Operator: operator,
 		Was: oneLine(was), Now: now, Content: slices.Concat(m.src[:from], []byte(now), m.src[to:]),
+		node: node, file: m.parsed,
 	})
 }
 

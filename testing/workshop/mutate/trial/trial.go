@@ -1,21 +1,21 @@
-// Package trial runs the operator's tests against a break, built in with `go test -overlay` so
-// that the tree is never touched, and says what they said: the first test or spec that failed,
-// and where. make mutate (testing/workshop/mutate) and make mutate-sweep
-// (testing/workshop/mutatesweep) judge their breaks through it.
+// Package trial builds the operator's tests with a break in them, through `go test -overlay` so
+// that the tree is never touched, runs them, and says what they said: the first test or spec that
+// failed, and where. make mutate (testing/workshop/mutate), make mutate-sweep
+// (testing/workshop/mutatesweep) and make test-first judge their breaks through it.
 package trial
 
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path"
+	"path/filepath"
 	"strings"
 
+	ov "example.com/operator-demo/testing/workshop/overlay"
 	"example.com/operator-demo/testing/workshop/specreport"
 )
-
-// Workers is how many breaks are tried at once. A killed break mostly waits out a scenario's
-// Eventually timeout, so two at a time roughly halve a run on two cores.
-const Workers = 2
 
 // Outside says what a failure outside every test and spec makes of a run: a failed suite setup,
 // a test binary that panics before any test.
@@ -43,46 +43,67 @@ func (v Verdict) String() string {
 	return "**passed**"
 }
 
-// GoTest runs go test -count=1 with args in root, with the overlay file unless it is "", and
-// returns its combined output.
-func GoTest(root, overlay string, args ...string) ([]byte, error) {
-	flags := []string{"test", "-count=1"}
-	if overlay != "" {
-		flags = append(flags, "-overlay="+overlay)
+// Build builds the test binaries of pkgs ("./controllers") of the tree at root into dir, with the
+// files of overlay (absolute path → content) in place of the tree's, and returns the compiler's
+// output. Binary names each binary. Without the symbol table and the debug information (a third
+// of the link time: a failure's file:line comes from the runtime's own tables), and without vet,
+// whose checks a break of a format string would fail.
+func Build(root, dir string, overlay map[string]string, pkgs ...string) ([]byte, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
 	}
-	cmd := exec.Command("go", append(flags, args...)...)
+	args := []string{"test", "-c", "-o", dir + string(filepath.Separator), "-vet=off", "-ldflags=-s -w"}
+	if len(overlay) > 0 {
+		file, err := ov.Write(dir, overlay)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, "-overlay="+file)
+	}
+	cmd := exec.Command("go", append(args, pkgs...)...)
 	cmd.Dir = root
 	return cmd.CombinedOutput()
 }
 
-// UnitTests runs go test -json with args (flags and packages) in root, with the overlay unless it
-// is "", and reads its events for the first test that failed.
-func UnitTests(root, overlay string, outside Outside, args ...string) (Verdict, error) {
-	out, err := GoTest(root, overlay, append([]string{"-json"}, args...)...)
+// Binary is the test binary that Build built of pkg into dir.
+func Binary(dir, pkg string) string { return filepath.Join(dir, path.Base(pkg)+".test") }
+
+// Unit runs the unit test binary of pkg (built into dir) in the package's directory, as go test
+// does, with env added: the tests named (all when none), up to the first that fails.
+func Unit(root, dir, pkg string, env, tests []string, outside Outside) (Verdict, error) {
+	args := []string{"tool", "test2json", "-p", pkg, Binary(dir, pkg), "-test.v=test2json", "-test.count=1", "-test.failfast"}
+	if len(tests) > 0 {
+		args = append(args, "-test.run=^"+specreport.AnyOf(tests)+"$")
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Dir, cmd.Env = filepath.Join(root, pkg), append(os.Environ(), env...)
+	out, err := cmd.Output()
 	if err == nil {
 		return Verdict{}, nil
 	}
-	tests, buildErrors, readErr := specreport.GoTest(out)
+	suite, _, readErr := specreport.GoTest(out)
 	if readErr != nil {
 		return Verdict{}, errors.Join(err, readErr)
 	}
-	for _, why := range buildErrors {
-		return Verdict{}, fmt.Errorf("the unit tests do not build: %s", why)
-	}
-	return judge(tests, err, out, outside, "the unit test binary")
+	return judge(suite, err, out, outside, "the unit test binary")
 }
 
-// Scenarios reads what a run of the scenarios said: its error and output, and the JSON report it
-// wrote at report, of a run in the tree at root.
-func Scenarios(runErr error, out []byte, report, root string, outside Outside) (Verdict, error) {
-	if runErr == nil {
+// Scenarios runs the scenario binary built into dir in the scenarios' directory, as go test does,
+// with env added and Ginkgo's flags, up to the first spec that fails, and judges the run by
+// Ginkgo's report, which it writes into dir as name.json.
+func Scenarios(root, dir, name string, env []string, outside Outside, flags ...string) (Verdict, error) {
+	report := filepath.Join(dir, name+".json")
+	cmd := exec.Command(Binary(dir, "scenarios"), append([]string{"-test.timeout=5m", "-ginkgo.no-color", "-ginkgo.fail-fast", "-ginkgo.json-report=" + report}, flags...)...)
+	cmd.Dir, cmd.Env = filepath.Join(root, "scenarios"), append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err == nil {
 		return Verdict{}, nil
 	}
-	suite, err := specreport.Ginkgo(report, root)
-	if err != nil {
-		runErr = fmt.Errorf("%w, and no Ginkgo report (%w)", runErr, err)
+	suite, readErr := specreport.Ginkgo(report, root)
+	if readErr != nil {
+		err = fmt.Errorf("%w, and no Ginkgo report (%w)", err, readErr)
 	}
-	return judge(suite, runErr, out, outside, "the scenario binary")
+	return judge(suite, err, out, outside, "the scenario binary")
 }
 
 // judge is the verdict on a run that failed (runErr, with its output out) as its report says.

@@ -95,12 +95,17 @@ func TestASpecForBehaviourTheBaseHasFails(t *testing.T) {
 	}
 }
 
+// A spec of behaviour the base has, labelled characterization with its reason, may pass at the
+// base, and the table shows the reason; a unit test of a new function, red at the base because
+// the function is not there, passes once it fails against a break of that function.
 func TestASpecLabelledCharacterizationMayPassAtTheBase(t *testing.T) {
 	repo := newRepo(t)
 	repo.commit(t, "the operator as it is, without the scenario", withoutScenario)
-	repo.commit(t, "the scenario, labelled characterization", func(t *testing.T, dir string) {
+	repo.commit(t, "the scenario, labelled characterization, and a new function with its unit test", func(t *testing.T, dir string) {
 		t.Helper()
+		edit(t, filepath.Join(dir, scenarioFile), `		It("sends no API write`, "\t\t// Characterization: "+reason+"\n\t\tIt(\"sends no API write")
 		edit(t, filepath.Join(dir, scenarioFile), `Label("`+label+`")`, `Label("`+label+`", "characterization")`)
+		suspended(t, dir, `suspendedReason("greeting") != "Sample greeting is suspended"`)
 	})
 
 	code, table, stderr := repo.testFirst(t)
@@ -108,13 +113,99 @@ func TestASpecLabelledCharacterizationMayPassAtTheBase(t *testing.T) {
 		t.Fatalf("exit %d, want 0:\n%s\n%s", code, table, stderr)
 	}
 	row := scenarioRow(t, table)
-	if !strings.Contains(row, "| passed | passed |") || !strings.Contains(row, "✅ characterization") {
-		t.Errorf("the scenario's row does not report a characterization: %s", row)
+	if !strings.Contains(row, "| passed | passed |") || !strings.Contains(row, "✅ characterization") || !strings.Contains(row, reason) {
+		t.Errorf("the scenario's row does not report a characterization with its reason: %s", row)
+	}
+	if row := rowOf(t, table, "unit: TestSuspendedReason"); !strings.Contains(row, "✅ written first") || !strings.Contains(row, "fails against the break controllers/suspended.go:7 suspendedReason constant") {
+		t.Errorf("the unit test of the new function is not shown failing against its break: %s", row)
 	}
 	if !strings.Contains(table, "1 characterization") {
 		t.Errorf("the summary does not count the characterization:\n%s", table)
 	}
 }
+
+// reason is a characterization reason in the form the README asks for.
+const reason = "written after the code it pins, when the introductory article's stage three came to this repository."
+
+// suspended adds a function to controllers/ with a unit test that passes when the function works,
+// and fails when assertion holds.
+func suspended(t *testing.T, dir, assertion string) {
+	t.Helper()
+	writeFile(t, filepath.Join(dir, "controllers", "suspended.go"), "package controllers\n\nimport \"fmt\"\n\n// suspendedReason is the message of a suspended Sample.\nfunc suspendedReason(name string) string {\n\treturn fmt.Sprintf(\"Sample %s is suspended\", name)\n}\n")
+	writeFile(t, filepath.Join(dir, "controllers", "suspended_test.go"), "package controllers\n\nimport \"testing\"\n\nfunc TestSuspendedReason(t *testing.T) {\n\tif "+assertion+" {\n\t\tt.Error(\"wrong reason\")\n\t}\n}\n")
+}
+
+// The dishonest changes a pull request can make to get a spec through without it ever being seen
+// to fail, each refused by name: a vacuous unit test of a new function; a characterization spec
+// weakened in a commit of its own; the label without a reason, or with one that says nothing; an
+// existing spec weakened and labelled characterization in the same commit.
+func TestDishonestChangesAreRefused(t *testing.T) {
+	repo := newRepo(t)
+	repo.commit(t, "main")
+	// Each commit is the repository's files with its changes: a later commit repeats the earlier's.
+	added := func(t *testing.T, dir string) {
+		t.Helper()
+		suspended(t, dir, `suspendedReason("greeting") == ""`)
+		writeFile(t, filepath.Join(dir, "scenarios", "dishonest_test.go"), dishonestSpecs)
+	}
+	weakened := func(t *testing.T, dir string) {
+		t.Helper()
+		edit(t, filepath.Join(dir, "scenarios", "owned_drift_test.go"), "\t\t\t\tHaveField(\"Action\", \"UpdateConfigMap\"),\n", "")
+	}
+	repo.commit(t, "a new function, its vacuous test, and specs of old behaviour labelled without a reason", added)
+	repo.commit(t, "owned-drift: the event's action is no business of the scenario's", added, weakened)
+	repo.commit(t, "skip-when-equal: labelled characterization, loosened", added, weakened, func(t *testing.T, dir string) {
+		t.Helper()
+		edit(t, filepath.Join(dir, scenarioFile), `		It("sends no API write`, "\t\t// Characterization: "+reason+"\n\t\tIt(\"sends no API write")
+		edit(t, filepath.Join(dir, scenarioFile), `Label("`+label+`")`, `Label("`+label+`", "characterization")`)
+		edit(t, filepath.Join(dir, scenarioFile), `HaveField("Writes", before.Writes)`, `HaveField("Writes", BeNumerically(">=", 0))`)
+	})
+
+	code, table, stderr := repo.testFirstFrom(t, "HEAD~3")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s\n%s", code, table, stderr)
+	}
+	for spec, want := range map[string]string{
+		"unit: TestSuspendedReason": "❌ does not compile against the base, even with the head's api/, but fails against none of the 1 breaks of suspendedReason",
+		"scenario: Sample when someone edits its ConfigMap records the correction":                               "❌ passed at the base, as a changed characterization spec does by nature: weakening one is a rewrite",
+		"scenario: Sample when created, as the create scenario has it is Ready, labelled without a reason":       "❌ labelled characterization without its reason",
+		"scenario: Sample when created, as the create scenario has it is Ready, with a reason that says nothing": "❌ labelled characterization without its reason",
+		"scenario: Sample when a reconcile finds nothing to change":                                              "❌ passed at the base, as a changed characterization spec does by nature",
+	} {
+		if row := rowOf(t, table, spec); !strings.Contains(row, want) {
+			t.Errorf("the row of %q lacks %q: %s", spec, want, row)
+		}
+	}
+	if !strings.Contains(table, "❌ 5 not shown test-first") {
+		t.Errorf("the summary does not count the five apart:\n%s", table)
+	}
+}
+
+// dishonestSpecs are two specs of behaviour the base has, labelled characterization: one without a
+// reason, one with a reason that says neither what it pins nor why it came after the code.
+const dishonestSpecs = `package scenarios
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+
+	"example.com/operator-demo/scenarios/samples"
+)
+
+var _ = Describe("Sample", Label("dishonest"), func() {
+	Context("when created, as the create scenario has it", func() {
+		It("is Ready, labelled without a reason", Label("characterization"), func(ctx SpecContext) {
+			f := samples.NewFixture(ctx, suiteCluster)
+			f.EventuallySynced(ctx, f.CreateSample(ctx, "unexplained", "hello"))
+		})
+
+		// Characterization: written after the code.
+		It("is Ready, with a reason that says nothing", Label("characterization"), func(ctx SpecContext) {
+			f := samples.NewFixture(ctx, suiteCluster)
+			f.EventuallySynced(ctx, f.CreateSample(ctx, "boilerplate", "hello"))
+		})
+	})
+})
+`
 
 func TestASpecThatFailsAtTheHeadFails(t *testing.T) {
 	repo := newRepo(t)
@@ -243,8 +334,8 @@ func TestARewriteIsStatedPerSpecByACommitTrailer(t *testing.T) {
 	repo.commit(t, "main")
 	rewrite := func(t *testing.T, dir string) {
 		t.Helper()
-		edit(t, filepath.Join(dir, scenarioFile), `Eventually(f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">", before.Reconciles)))`,
-			`Eventually(f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">=", before.Reconciles+1)))`)
+		edit(t, filepath.Join(dir, scenarioFile), `f.Eventually(ctx, f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">", before.Reconciles)))`,
+			`f.Eventually(ctx, f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">=", before.Reconciles+1)))`)
 	}
 	repo.commit(t, "skip-when-equal: wait for the reconcile as the other scenarios do", rewrite)
 	code, table, stderr := repo.testFirst(t)

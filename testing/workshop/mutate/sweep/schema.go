@@ -1,0 +1,376 @@
+package sweep
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Env numbers the one break that a binary built from a Schema makes: 1 for the first break given
+// to Build; unset or 0, none. HitsEnv names a file into which the binary writes the number of each
+// break whose code runs, once each: which tests reach which break.
+const (
+	Env     = "SWEEP_BREAK"
+	HitsEnv = "SWEEP_HITS"
+)
+
+// switchImports are what switchSource imports.
+var switchImports = []string{"fmt", "os", "strconv", "sync"}
+
+// switchSource is the switch, the file a Schema adds to each package it changes.
+const switchSource = `package %s
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+)
+
+// The mutation sweep's switch (testing/workshop/mutate/sweep), built in through an overlay.
+var (
+	sweepBreak, _ = strconv.Atoi(os.Getenv("` + Env + `"))
+	sweepHits     = os.Getenv("` + HitsEnv + `")
+	sweepSeen     sync.Map
+)
+
+func sweepOn(id int) bool {
+	if _, seen := sweepSeen.LoadOrStore(id, true); !seen && sweepHits != "" {
+		if f, err := os.OpenFile(sweepHits, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			fmt.Fprintln(f, id)
+			_ = f.Close()
+		}
+	}
+	return id == sweepBreak
+}
+
+func sweepPick[T any](id int, was, now T) T {
+	if sweepOn(id) {
+		return now
+	}
+	return was
+}
+
+func sweepZero[T any](id int, v T) T {
+	var zero T
+	return sweepPick(id, v, zero)
+}
+`
+
+// Schema is breaks built into their packages' source all at once (mutant schemata), each behind
+// a switch that Env turns on, so that one build serves them all.
+type Schema struct {
+	// Overlay is the source: absolute path → content.
+	Overlay map[string]string
+	// Switched says whether each break is. One that is not (a call left out of a builder's chain
+	// changes the chain's type; a constant that a constant expression needs) is built on its own,
+	// from its Content.
+	Switched []bool
+	// Vars are the constants made variables (their const declarations made var ones), so that
+	// their values can be switched.
+	Vars []string
+}
+
+// Build makes the schema of breaks and builds it with build, which returns the compiler's output.
+// A break that the type checker blames is taken off its switch; a constant made a variable that
+// some code needs constant, in its package or another (its error names it), stays constant.
+func Build(c *Checker, breaks []Break, build func(overlay map[string]string) ([]byte, error)) (Schema, error) {
+	s := Schema{Switched: make([]bool, len(breaks))}
+	for i := range breaks {
+		s.Switched[i] = true
+	}
+	var constants []string
+	for {
+		s.Overlay, s.Vars = map[string]string{}, nil
+		var failed []error
+		var dirs []string
+		for _, b := range breaks {
+			if dir := path.Dir(b.File); !slices.Contains(dirs, dir) {
+				dirs = append(dirs, dir)
+				failed = append(failed, c.schemata(dir, breaks, &s, constants)...)
+			}
+		}
+		err := errors.Join(failed...)
+		if err == nil {
+			var out []byte
+			if out, err = build(s.Overlay); err == nil {
+				return s, nil
+			}
+			err = fmt.Errorf("%w\n%s", err, out)
+		}
+		named := slices.DeleteFunc(slices.Clone(s.Vars), func(v string) bool {
+			return slices.Contains(constants, v) || !regexp.MustCompile(`\b`+v+`\b`).MatchString(err.Error())
+		})
+		if len(named) == 0 {
+			return s, fmt.Errorf("build the schemata: %w", err)
+		}
+		constants = append(constants, named...)
+	}
+}
+
+// schemata renders the breaks of the package in dir behind their switches into s, and
+// type-checks it: it takes each break that an error falls inside off its switch, and returns the
+// errors that fall inside none.
+func (c *Checker) schemata(dir string, breaks []Break, s *Schema, constants []string) []error {
+	typesAt, errs := c.check(dir, nil, nil, true)
+	if len(errs) > 0 {
+		return errs
+	}
+	switchFile := []byte(fmt.Sprintf(switchSource, c.pkgs[dir].Name))
+	for {
+		r := renderer{breaks: breaks, typesAt: typesAt, constants: constants, switched: s.Switched, files: map[string][]byte{}}
+		for _, b := range breaks {
+			if path.Dir(b.File) == dir && r.files[b.File] == nil {
+				r.render(b.File)
+			}
+		}
+		_, errs := c.check(dir, r.files, [][]byte{switchFile}, false)
+		var outside []error
+		for _, err := range errs {
+			var te types.Error
+			if i := r.blame(err, &te); i >= 0 {
+				s.Switched[i] = false
+			} else {
+				outside = append(outside, err)
+			}
+		}
+		if len(outside) == len(errs) {
+			for file, content := range r.files {
+				s.Overlay[filepath.Join(c.root, filepath.FromSlash(file))] = string(content)
+			}
+			s.Overlay[filepath.Join(c.root, filepath.FromSlash(dir), "zz_sweep_switch.go")] = string(switchFile)
+			s.Vars = append(s.Vars, r.vars...)
+			return outside
+		}
+	}
+}
+
+// item is one rewrite of a file: the source from, to becomes parts, with the holes (ranges of
+// the source, rendered with the items inside them) between them; breakIndex is the break it makes
+// (-1 for none).
+type item struct {
+	from, to   int
+	parts      []string
+	holes      [][2]int
+	breakIndex int
+}
+
+// renderer renders files with their breaks behind their switches.
+type renderer struct {
+	breaks  []Break
+	typesAt map[exprAt]types.TypeAndValue
+	// constants are the names whose const declarations stay so; vars, those made var.
+	constants, vars []string
+	switched        []bool
+	files           map[string][]byte
+	// spans are where each break's switched code is in the rendered files.
+	spans []span
+}
+
+type span struct {
+	file           string
+	from, to, item int
+}
+
+// render renders file with each of its switched breaks behind its switch; a break that cannot be
+// switched is marked so.
+func (r *renderer) render(file string) {
+	var items []item
+	var src []byte
+	converted := map[*ast.GenDecl]bool{}
+	for i, b := range r.breaks {
+		if b.File != file || !r.switched[i] {
+			continue
+		}
+		src = b.file.src
+		it, ok := r.item(b, i)
+		decl, convertible := r.constDecl(b)
+		ok = ok && (decl == nil || convertible)
+		if ok && decl != nil && !converted[decl] {
+			converted[decl] = true
+			for _, spec := range decl.Specs {
+				if v, isValue := spec.(*ast.ValueSpec); isValue {
+					for _, name := range v.Names {
+						r.vars = append(r.vars, name.Name)
+					}
+				}
+			}
+			at := b.file.fset.Position(decl.TokPos).Offset
+			items = append(items, item{from: at, to: at + len("const"), parts: []string{"var"}, breakIndex: -1})
+		}
+		r.switched[i] = ok
+		if ok {
+			items = append(items, it)
+		}
+	}
+	slices.SortStableFunc(items, func(a, b item) int { return cmp.Or(a.from-b.from, b.to-a.to) })
+	var out bytes.Buffer
+	r.write(&out, file, src, 0, len(src), items)
+	r.files[file] = out.Bytes()
+}
+
+// write writes src from, to with items (sorted, all within) rewritten.
+func (r *renderer) write(out *bytes.Buffer, file string, src []byte, from, to int, items []item) {
+	for len(items) > 0 {
+		it, n := items[0], 1
+		for n < len(items) && items[n].from < it.to {
+			n++
+		}
+		inner := items[1:n]
+		items = items[n:]
+		out.Write(src[from:it.from])
+		start := out.Len()
+		for k, hole := range it.holes {
+			out.WriteString(it.parts[k])
+			r.write(out, file, src, hole[0], hole[1], slices.DeleteFunc(slices.Clone(inner), func(x item) bool { return x.from < hole[0] || x.to > hole[1] }))
+		}
+		out.WriteString(it.parts[len(it.holes)])
+		if it.breakIndex >= 0 {
+			r.spans = append(r.spans, span{file, start, out.Len(), it.breakIndex})
+		}
+		from = it.to
+	}
+	out.Write(src[from:to])
+}
+
+// blame is the break whose switched code holds the position of err, a type error, most closely;
+// -1 for none.
+func (r *renderer) blame(err error, te *types.Error) int {
+	if !errors.As(err, te) {
+		return -1
+	}
+	pos, best := te.Fset.Position(te.Pos), -1
+	for i, s := range r.spans {
+		if strings.HasSuffix(pos.Filename, filepath.FromSlash(s.file)) && s.from <= pos.Offset && pos.Offset < s.to && (best < 0 || s.to-s.from < r.spans[best].to-r.spans[best].from) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return -1
+	}
+	return r.spans[best].item
+}
+
+// item is how break i (b) goes behind its switch, numbered i+1; false when it cannot.
+func (r *renderer) item(b Break, i int) (item, bool) {
+	rangeOf := func(n ast.Node) [2]int {
+		return [2]int{b.file.fset.Position(n.Pos()).Offset, b.file.fset.Position(n.End()).Offset}
+	}
+	id, whole := strconv.Itoa(i+1), rangeOf(b.node)
+	it := item{from: whole[0], to: whole[1], holes: [][2]int{whole}, breakIndex: i}
+	kv, isField := b.node.(*ast.KeyValueExpr)
+	logic, isLogic := b.node.(*ast.BinaryExpr)
+	clause, isClause := b.node.(*ast.CaseClause)
+	_, isStmt := b.node.(ast.Stmt)
+	expr, isExpr := b.node.(ast.Expr)
+	switch {
+	case b.Operator == Delete && isClause:
+		return clauseItem(b, it, clause, rangeOf, id)
+	case b.Operator == Delete && isStmt:
+		it.parts = []string{"if !sweepOn(" + id + ") { ", " }"}
+	case b.Operator == Delete && isField:
+		targ, ok := r.typeArg(b, kv.Value)
+		it.holes = [][2]int{rangeOf(kv.Value)}
+		it.from, it.to, it.parts = it.holes[0][0], it.holes[0][1], []string{"sweepZero" + targ + "(" + id + ", ", ")"}
+		return it, ok
+	case b.Operator == Negate && isLogic && len(b.Now) == 2: // && for ||, || for &&
+		// Both ways written out, so that each keeps its short circuit.
+		x, y := rangeOf(logic.X), rangeOf(logic.Y)
+		it.holes = [][2]int{x, y, x, y}
+		was, now := logic.Op.String(), b.Now
+		it.parts = []string{"sweepPick(" + id + ", func() bool { return (", ") " + was + " (", ") }, func() bool { return (", ") " + now + " (", ") })()"}
+	case b.Operator == Negate:
+		it.parts = []string{"(", ") != sweepOn(" + id + ")"}
+	case b.Operator == DropError:
+		it.parts = []string{"sweepPick(" + id + ", func() error { return ", " }, func() error { return nil })()"}
+	case b.Operator == Constant && isExpr:
+		// A constant's type is named: Go would infer an untyped constant's default type.
+		targ, ok := r.typeArg(b, expr)
+		it.holes, it.parts = nil, []string{"sweepPick" + targ + "(" + id + ", " + string(b.file.src[whole[0]:whole[1]]) + ", " + b.Now + ")"}
+		return it, ok && len(targ) > 0
+	}
+	// A call left out of a builder's chain is not switched: the chain's type would change.
+	return it, it.parts != nil
+}
+
+// clauseItem is how a case clause's deletion goes behind its switch: a default clause's body
+// does nothing; each condition of a clause of a switch without a tag is false. A case of a switch
+// with a tag is not switched.
+func clauseItem(b Break, it item, c *ast.CaseClause, rangeOf func(ast.Node) [2]int, id string) (item, bool) {
+	on := "!sweepOn(" + id + ")"
+	if len(c.List) == 0 {
+		if len(c.Body) > 0 {
+			it.from, it.to = rangeOf(c.Body[0])[0], rangeOf(c.Body[len(c.Body)-1])[1]
+			it.holes, it.parts = [][2]int{{it.from, it.to}}, []string{"if " + on + " { ", " }"}
+		}
+		return it, len(c.Body) > 0
+	}
+	tagless := false
+	ast.Inspect(b.file.ast, func(n ast.Node) bool {
+		s, ok := n.(*ast.SwitchStmt)
+		tagless = tagless || ok && s.Tag == nil && slices.Contains(s.Body.List, ast.Stmt(c))
+		return !tagless
+	})
+	it.from, it.to, it.holes, it.parts = rangeOf(c.List[0])[0], rangeOf(c.List[len(c.List)-1])[1], nil, []string{on + " && ("}
+	for k, e := range c.List {
+		if k > 0 {
+			it.parts = append(it.parts, ")"+string(b.file.src[it.holes[k-1][1]:rangeOf(e)[0]])+on+" && (")
+		}
+		it.holes = append(it.holes, rangeOf(e))
+	}
+	it.parts = append(it.parts, ")")
+	return it, tagless
+}
+
+// typeArg is the type argument that a switch of e needs: "" where Go infers it from e, else the
+// type that e's constant takes there, as the file names it; false when the file cannot name it.
+func (r *renderer) typeArg(b Break, e ast.Expr) (string, bool) {
+	tv := r.typesAt[exprAt{b.File, b.file.fset.Position(e.Pos()).Offset, b.file.fset.Position(e.End()).Offset}]
+	if tv.Type == nil || tv.Value == nil && !tv.IsNil() {
+		return "", tv.Type != nil
+	}
+	t := types.Default(tv.Type)
+	if basic, ok := t.(*types.Basic); ok && basic.Info()&types.IsUntyped != 0 {
+		return "", false
+	}
+	named := true
+	name := types.TypeString(t, func(p *types.Package) string {
+		for _, imp := range b.file.ast.Imports {
+			if path, _ := strconv.Unquote(imp.Path.Value); path == p.Path() && imp.Name != nil {
+				return imp.Name.Name
+			} else if path == p.Path() {
+				return p.Name()
+			}
+		}
+		named = named && p.Name() == b.file.ast.Name.Name
+		return ""
+	})
+	return "[" + name + "]", named
+}
+
+// constDecl is the const declaration that holds b, if any, and whether it may be made a var one:
+// each name with its own value, none iota, none of the constants that must stay so.
+func (r *renderer) constDecl(b Break) (*ast.GenDecl, bool) {
+	for _, d := range b.file.ast.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST || b.node.Pos() < g.Pos() || g.End() < b.node.End() {
+			continue
+		}
+		text := string(b.file.src[b.file.fset.Position(g.Pos()).Offset:b.file.fset.Position(g.End()).Offset])
+		return g, !strings.Contains(text, "iota") && !slices.ContainsFunc(g.Specs, func(s ast.Spec) bool {
+			v, ok := s.(*ast.ValueSpec)
+			return !ok || len(v.Values) == 0 || slices.ContainsFunc(v.Names, func(n *ast.Ident) bool { return slices.Contains(r.constants, n.Name) })
+		})
+	}
+	return nil, false
+}

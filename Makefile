@@ -113,7 +113,7 @@ test-e2e-kind: setup-envtest kustomize kind ## E2e tier on kind: the image IMG, 
 	@mkdir -p $(REPORTS) $(LOCALBIN)/e2e-kind
 	$(call render,$(LOCALBIN)/e2e-kind/install.yaml)
 	KIND=$(KIND) KIND_NODE_IMAGE=$(KIND_NODE_IMAGE) IMG=$(IMG) REPORTS=$(REPORTS) MANIFESTS=$(LOCALBIN)/e2e-kind/install.yaml \
-		KUBECTL="$(ENVTEST_ASSETS)/kubectl" testing/e2e-kind.sh
+		testing/e2e-kind.sh
 
 # The operator's module and the workshop's: lint covers both, make test the operator's alone.
 GO_MODULES = . testing/workshop

@@ -25,25 +25,30 @@ import (
 // path). `kubectl rollout status` says only that it timed out.
 func WaitRollout(ctx context.Context, c client.Client, namespace, name string, timeout time.Duration) error {
 	key := client.ObjectKey{Namespace: namespace, Name: name}
-	err := poll.Until(ctx, 500*time.Millisecond, timeout, func(ctx context.Context) error {
+	// What the last look at the Deployment and its Pods saw: at the deadline, a request cut short
+	// would only say that time ran out.
+	var seen error
+	err := poll.Until(ctx, time.Second, timeout, func(ctx context.Context) error {
 		d := &appsv1.Deployment{}
 		if err := c.Get(ctx, key, d); err != nil {
-			return err
+			return errors.Join(seen, err)
 		}
-		notYet := rolledOut(d)
+		notYet := RolledOut(d)
 		if notYet == nil {
 			return nil
 		}
 		trouble, final, err := deploymentTrouble(ctx, c, d)
 		switch {
 		case err != nil:
-			return errors.Join(notYet, err)
+			return errors.Join(seen, err)
 		case final:
 			return poll.Stop(fmt.Errorf("%w: %s", notYet, trouble))
 		case trouble != "":
-			return fmt.Errorf("%w: %s", notYet, trouble)
+			seen = fmt.Errorf("%w: %s", notYet, trouble)
+		default:
+			seen = notYet
 		}
-		return notYet
+		return seen
 	})
 	if err != nil {
 		return fmt.Errorf("the rollout of Deployment %s: %w", key, err)
@@ -51,8 +56,9 @@ func WaitRollout(ctx context.Context, c client.Client, namespace, name string, t
 	return nil
 }
 
-// rolledOut is nil once d's rollout is complete, as `kubectl rollout status` decides it.
-func rolledOut(d *appsv1.Deployment) error {
+// RolledOut is nil once d's rollout is complete, as `kubectl rollout status` decides it, and
+// otherwise says how far it is.
+func RolledOut(d *appsv1.Deployment) error {
 	want := int32(1)
 	if d.Spec.Replicas != nil {
 		want = *d.Spec.Replicas
@@ -146,6 +152,11 @@ func podTrouble(pod *corev1.Pod, events []corev1.Event) (string, bool) {
 		}
 		if s.RestartCount > 0 && !final {
 			troubles = append(troubles, fmt.Sprintf("container %s restarted %d time(s)", s.Name, s.RestartCount))
+		}
+	}
+	for _, cond := range pod.Status.Conditions {
+		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse {
+			troubles = append(troubles, fmt.Sprintf("not scheduled: %s: %s", cond.Reason, cond.Message))
 		}
 	}
 	for _, e := range events {

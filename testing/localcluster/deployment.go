@@ -64,7 +64,7 @@ func StartDeployment(ctx context.Context, dir, binary string, subject operator.S
 	if err != nil {
 		return nil, err
 	}
-	lc, err := Start(dir, subject.CRDs)
+	lc, err := Start(dir, subject.CRDs, Options{})
 	if err != nil {
 		return nil, err
 	}

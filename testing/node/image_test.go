@@ -200,3 +200,17 @@ func untarBytes(t *testing.T, b []byte) map[string]tarFile {
 		out[strings.TrimSuffix(h.Name, "/")] = tarFile{mode: h.Mode, data: data}
 	}
 }
+
+func TestReferenceIsTheNameContainerdKnowsAnImageBy(t *testing.T) {
+	for image, want := range map[string]string{
+		"operator-demo:dev":           "docker.io/library/operator-demo:dev",
+		"example/operator:v1":         "docker.io/example/operator:v1",
+		"ghcr.io/example/operator:v1": "ghcr.io/example/operator:v1",
+		"localhost:5000/operator:v1":  "localhost:5000/operator:v1",
+		"operator-demo":               "docker.io/library/operator-demo:latest",
+	} {
+		if got := Reference(image); got != want {
+			t.Errorf("Reference(%q) = %q, want %q", image, got, want)
+		}
+	}
+}

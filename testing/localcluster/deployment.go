@@ -29,6 +29,24 @@ type LocalDeployment struct {
 	MetricsToken string
 }
 
+// OperatorBinaryEnv names an operator binary for E2E to run.
+const OperatorBinaryEnv = "E2E_OPERATOR_BINARY"
+
+// E2E is the e2e tier without a node: the binary $E2E_OPERATOR_BINARY playing the Deployment on a
+// LocalCluster, its logs in reports/e2e; no image, no root. make test-first runs each revision's
+// operator so (package node's E2E hands over to it when the variable is set).
+func E2E(ctx context.Context, subject operator.Subject) (cluster.Cluster, []byte, error) {
+	root, err := Root()
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := StartDeployment(ctx, filepath.Join(root, "reports", "e2e"), os.Getenv(OperatorBinaryEnv), subject)
+	if err != nil {
+		return nil, nil, err
+	}
+	return e2e.New(d.Config, d.Client, d.Operator, d.Stop), nil, nil
+}
+
 // StartDeployment starts a LocalCluster in dir and deploys binary, which runs subject, into it.
 func StartDeployment(ctx context.Context, dir, binary string, subject operator.Subject) (*LocalDeployment, error) {
 	if _, err := os.Stat(binary); err != nil {

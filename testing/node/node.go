@@ -35,8 +35,13 @@ type Deployment struct {
 }
 
 // E2E is the e2e tier on a node Cluster in reports/e2e, the operator deployed from
-// $E2E_MANIFESTS: the provider `make test-e2e E2E_PROVIDER=local` runs the scenarios on.
+// $E2E_MANIFESTS: the provider `make test-e2e E2E_PROVIDER=local` runs the scenarios on. Given an
+// operator binary instead ($E2E_OPERATOR_BINARY: make test-first builds one for each revision it
+// tries), it hands over to localcluster.E2E, where that binary plays the Deployment.
 func E2E(ctx context.Context, subject operator.Subject) (cluster.Cluster, []byte, error) {
+	if os.Getenv(localcluster.OperatorBinaryEnv) != "" {
+		return localcluster.E2E(ctx, subject)
+	}
 	root, err := localcluster.Root()
 	if err != nil {
 		return nil, nil, err

@@ -529,9 +529,12 @@ func (df Dockerfile) writeArchive(archive, name string, files map[string]string)
 	return os.WriteFile(archive, out, 0o644)
 }
 
+// caBundle is the CA bundle distroless/static carries, Debian's ca-certificates: this machine's.
+var caBundle = "/etc/ssl/certs/ca-certificates.crt"
+
 // distroless adds what gcr.io/distroless/static:nonroot holds that a static binary may touch.
 func distroless(rootfs map[string]file) error {
-	ca, err := os.ReadFile("/etc/ssl/certs/ca-certificates.crt")
+	ca, err := os.ReadFile(caBundle)
 	if err != nil {
 		return fmt.Errorf("the CA bundle distroless carries, from this machine's ca-certificates: %w", err)
 	}

@@ -118,6 +118,11 @@ func TestDockerignoreExcludesAsDockerDoes(t *testing.T) {
 
 func TestWriteArchiveIsADockerArchiveWithNoShell(t *testing.T) {
 	dir := t.TempDir()
+	// Debian's ca-certificates, whatever this machine has.
+	caBundle = filepath.Join(dir, "ca-certificates.crt")
+	if err := os.WriteFile(caBundle, []byte("-----BEGIN CERTIFICATE-----\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	manager := filepath.Join(dir, "manager")
 	if err := os.WriteFile(manager, []byte("\x7fELF..."), 0o755); err != nil {
 		t.Fatal(err)

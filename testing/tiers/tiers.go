@@ -51,6 +51,8 @@ const (
 type Tier struct {
 	// Name is how the catalogue names it: "envtest", "e2e local", "e2e kind".
 	Name string
+	// Proves says what it runs on and what it proves that the tiers before it do not.
+	Proves string
 	// Provider names what provides its cluster, in the map of providers a suite hands to
 	// cluster.Start: Envtest, ProviderLocal or ProviderKind.
 	Provider string
@@ -63,10 +65,21 @@ type Tier struct {
 // All are the places the scenarios run, cheapest first.
 var All = []Tier{
 	{Name: "envtest", Provider: Envtest, Environment: []string{Env + "=" + Envtest},
+		Proves: "a real kube-apiserver and etcd, the operator in the test process, one namespace and one manager per spec, " +
+			"specs in parallel: every behaviour the API server decides (validation, owner references, conflicts, " +
+			"refusals), and the operator rewired where a spec needs it",
 		Excludes: []string{NeedsGarbageCollector, NeedsKill}},
 	{Name: "e2e local", Provider: ProviderLocal, Environment: []string{Env + "=" + E2E, ProviderEnv + "=" + ProviderLocal},
+		Proves: "this machine as a node (root): kube-controller-manager's garbage collector, containerd, runc, CNI, a kubelet, " +
+			"kube-scheduler and kube-proxy; the operator's image built from the Dockerfile and config/default deployed, " +
+			"so a Pod that runs as its Dockerfile and securityContext say, within its limits, Ready through its probes, " +
+			"in-cluster with its ServiceAccount's token, its metrics Service reached through a port-forward; " +
+			"stopped, started and killed on the node",
 		Excludes: []string{NeedsInProcessOperator}},
 	{Name: "e2e kind", Provider: ProviderKind, Environment: []string{Env + "=" + E2E, ProviderEnv + "=" + ProviderKind},
+		Proves: "kind on GitHub Actions, each supported minor: what the local node does without, the image as Docker " +
+			"builds it on gcr.io/distroless/static:nonroot and loads it, a kubeadm cluster (CoreDNS, the systemd cgroup " +
+			"driver, the containerd of kind's node image)",
 		Excludes: []string{NeedsInProcessOperator}},
 }
 

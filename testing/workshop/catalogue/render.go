@@ -30,6 +30,7 @@ func (c *catalogue) render() []byte {
 	p("Run them: `make test-envtest` (envtest tier), `make test-e2e` (e2e tier), or one scenario with\n")
 	p("`go test ./scenarios/ -ginkgo.label-filter=owned-drift`. Try them by hand on `make demo KEEP=1`.\n")
 	p("To add one, see [Writing a behaviour, test first](../docs/test-first.md).\n\n")
+	renderTiers(p)
 	c.renderWatches(p)
 	p("## Index\n\n| Scenario | Behaviour | Tiers |\n|---|---|---|\n")
 	for _, s := range c.scenarios {
@@ -42,6 +43,21 @@ func (c *catalogue) render() []byte {
 		renderScenario(p, s)
 	}
 	return b.Bytes()
+}
+
+// renderTiers lists the tiers, cheapest first, with what each proves and the labels it leaves out.
+func renderTiers(p func(string, ...any)) {
+	p("## The tiers\n\n")
+	p("Each scenario runs on every tier that its labels allow (`testing/tiers`), cheapest first:\n\n")
+	p("| Tier | Runs on, and proves | Leaves out |\n|---|---|---|\n")
+	for _, t := range tiers.All {
+		excludes := make([]string, 0, len(t.Excludes))
+		for _, l := range t.Excludes {
+			excludes = append(excludes, "`"+l+"`")
+		}
+		p("| %s | %s | %s |\n", t.Name, t.Proves, strings.Join(excludes, ", "))
+	}
+	p("\n")
 }
 
 // renderWatches draws which events start a reconcile, from SetupWithManager.

@@ -2,7 +2,9 @@
 // API writes at rest, throughput against a bare client doing the same writes, spec-to-ConfigMap
 // latency, memory with many ConfigMaps it does not own (scoped cache against a naive one), and
 // how soon Samples recover once a refusal of their writes is lifted.
-// `make bench` runs it; BENCHMARKS.md keeps its output with the machine and the command.
+// `make bench` runs it; BENCHMARKS.md keeps its output with the machine and the command. With
+// -pod (`make bench-pod`, as root) it measures the operator as a Pod on a local node instead: its
+// memory at thousands of converged Samples, as its cgroup counts it, against its limit.
 //
 // Measuring memory needs the operator in a process of its own: the bench runs itself again
 // with -operator=scoped|naive as that process.
@@ -10,11 +12,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -30,6 +35,8 @@ func main() {
 	noise := flag.Int("noise", 10000, "ConfigMaps the operator does not own, for the memory run")
 	outage := flag.Duration("outage", 90*time.Second, "how long ConfigMap writes are refused, for the recovery run")
 	loopLabel := flag.String("loop", "", "measure the test-first loop for the scenario with this label instead (make bench-loop)")
+	pod := flag.String("pod", "", "measure the operator as a Pod on a local node instead, at these counts of converged Samples, e.g. 1000,5000 (make bench-pod)")
+	podLimit := flag.String("pod-limit", "", "with -pod: the operator's memory limit (empty: the manifest's)")
 	runs := flag.Int("runs", 3, "with -loop: runs of each kind")
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
@@ -40,6 +47,18 @@ func main() {
 	switch {
 	case *loopLabel != "":
 		err = loop(*loopLabel, *runs)
+	case *pod != "":
+		var counts []int
+		for c := range strings.SplitSeq(*pod, ",") {
+			n, perr := strconv.Atoi(strings.TrimSpace(c))
+			if perr != nil {
+				err = errors.Join(err, fmt.Errorf("-pod: %w", perr))
+			}
+			counts = append(counts, n)
+		}
+		if err == nil {
+			err = podMemory(ctx, counts, *podLimit)
+		}
 	case *operator != "":
 		// The cluster comes from controller-runtime's own -kubeconfig flag.
 		err = runOperator(ctx, *operator, *metricsAddr)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -11,17 +9,33 @@ import (
 
 // residentBytes is a process's resident set size, from /proc.
 func residentBytes(pid int) (float64, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	v, err := procStatus(pid, "VmRSS")
+	return v[0], err
+}
+
+// procStatus reads fields of a process's /proc status (each in kB there), in bytes.
+func procStatus(pid int, fields ...string) ([]float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, err
+		return make([]float64, len(fields)), err
 	}
-	defer func() { _ = f.Close() }()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		if rest, ok := strings.CutPrefix(s.Text(), "VmRSS:"); ok {
-			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
-			return kb * 1024, err
+	values := make([]float64, len(fields))
+	found := 0
+	for line := range strings.SplitSeq(string(b), "\n") {
+		name, value, _ := strings.Cut(line, ":")
+		for i, f := range fields {
+			if name == f {
+				kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 64)
+				if err != nil {
+					return values, fmt.Errorf("/proc/%d/status %s: %w", pid, f, err)
+				}
+				values[i] = kb * 1024
+				found++
+			}
 		}
 	}
-	return 0, errors.Join(errors.New("no VmRSS in /proc status"), s.Err())
+	if found != len(fields) {
+		return values, fmt.Errorf("/proc/%d/status lacks some of %v", pid, fields)
+	}
+	return values, nil
 }

@@ -8,3 +8,8 @@ import "errors"
 func residentBytes(int) (float64, error) {
 	return 0, errors.New("a process's resident set size is read from /proc, which only Linux has")
 }
+
+// procStatus needs Linux's /proc.
+func procStatus(_ int, fields ...string) ([]float64, error) {
+	return make([]float64, len(fields)), errors.New("a process's status is read from /proc, which only Linux has")
+}

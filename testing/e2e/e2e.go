@@ -1,9 +1,10 @@
 // Package e2e is the e2e tier's cluster: a real one, whose one operator runs as in production,
 // under its own ServiceAccount with exactly config/rbac, seen only through the API server: its
 // reconciles through its metrics endpoint, its writes through the API server's audit log (the
-// operator need export no count of its own). Kind is its provider for the cluster in $KUBECONFIG
-// (kind, in GitHub Actions); package localcluster is another. A suite hands them to
-// cluster.Start: {tiers.ProviderKind: e2e.Kind}.
+// operator need export no count of its own). Deploy deploys it, on any cluster whose node has its
+// image; Kind is the provider for the cluster in $KUBECONFIG (kind, in GitHub Actions), package
+// node's E2E another, on this machine. A suite hands them to cluster.Start:
+// {tiers.ProviderKind: e2e.Kind}.
 package e2e
 
 import (

@@ -53,7 +53,7 @@ func StartForward(ctx context.Context, cfg *rest.Config, c client.Client, namesp
 		}
 	}
 	if f.service.Port == 0 {
-		return nil, fmt.Errorf("Service %s/%s has no port %d", namespace, name, port)
+		return nil, fmt.Errorf("the Service %s/%s has no port %d", namespace, name, port)
 	}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -165,7 +165,7 @@ func (f *Forward) endpoint(ctx context.Context) (string, int32, error) {
 		}
 	}
 	if pod == "" {
-		return "", 0, fmt.Errorf("Service %s/%s has no endpoint", f.namespace, f.name)
+		return "", 0, fmt.Errorf("the Service %s/%s has no endpoint", f.namespace, f.name)
 	}
 	return pod, port, nil
 }

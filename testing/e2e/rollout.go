@@ -128,6 +128,26 @@ var waitingForever = []string{
 // node gives every Pod, MissingClusterDNS, aside); final when waiting will not help. It is ""
 // when nothing is wrong yet.
 func podTrouble(pod *corev1.Pod, events []corev1.Event) (string, bool) {
+	troubles, final := containerTroubles(pod)
+	for _, cond := range pod.Status.Conditions {
+		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse {
+			troubles = append(troubles, fmt.Sprintf("not scheduled: %s: %s", cond.Reason, cond.Message))
+		}
+	}
+	for _, e := range events {
+		switch {
+		case e.Reason == "Unhealthy":
+			troubles = append(troubles, probeTrouble(pod, e))
+		case e.Reason == "Killing" && strings.Contains(e.Message, "failed"),
+			e.Type == corev1.EventTypeWarning && e.Reason != "MissingClusterDNS" && e.Reason != "BackOff":
+			troubles = append(troubles, e.Reason+": "+e.Message)
+		}
+	}
+	return strings.Join(slices.Compact(troubles), "; "), final
+}
+
+// containerTroubles are what pod's containers' states say is wrong; final when waiting will not help.
+func containerTroubles(pod *corev1.Pod) ([]string, bool) {
 	var troubles []string
 	final := false
 	for _, s := range pod.Status.ContainerStatuses {
@@ -154,21 +174,7 @@ func podTrouble(pod *corev1.Pod, events []corev1.Event) (string, bool) {
 			troubles = append(troubles, fmt.Sprintf("container %s restarted %d time(s)", s.Name, s.RestartCount))
 		}
 	}
-	for _, cond := range pod.Status.Conditions {
-		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse {
-			troubles = append(troubles, fmt.Sprintf("not scheduled: %s: %s", cond.Reason, cond.Message))
-		}
-	}
-	for _, e := range events {
-		switch {
-		case e.Reason == "Unhealthy":
-			troubles = append(troubles, probeTrouble(pod, e))
-		case e.Reason == "Killing" && strings.Contains(e.Message, "failed"),
-			e.Type == corev1.EventTypeWarning && e.Reason != "MissingClusterDNS" && e.Reason != "BackOff":
-			troubles = append(troubles, e.Reason+": "+e.Message)
-		}
-	}
-	return strings.Join(slices.Compact(troubles), "; "), final
+	return troubles, final
 }
 
 // probeTrouble names the probe that an Unhealthy event reports failing: its kind, port and path,

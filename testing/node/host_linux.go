@@ -104,12 +104,12 @@ func sysctls() (map[string]string, error) {
 	out := map[string]string{}
 	err := filepath.WalkDir("/proc/sys", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
-			return nil //nolint:nilerr // a directory it cannot read has no key to record
+			return nil // a directory it cannot read has no key to record
 		}
 		key := strings.TrimPrefix(p, "/proc/sys/")
 		info, err := d.Info()
 		if err != nil || info.Mode().Perm()&0o600 != 0o600 || slices.ContainsFunc(volatileSysctls, func(v string) bool { return strings.HasPrefix(key, v) }) {
-			return nil //nolint:nilerr // gone meanwhile, or not both readable and writable
+			return nil // gone meanwhile, or not both readable and writable
 		}
 		if value, err := os.ReadFile(p); err == nil {
 			out[key] = strings.TrimSpace(string(value))
@@ -406,7 +406,7 @@ func (r *record) restoreSysctls() error {
 func removeNew(dir string, before []string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil //nolint:nilerr // gone: nothing to remove
+		return nil // gone: nothing to remove
 	}
 	var errs []error
 	for _, e := range entries {
@@ -415,7 +415,7 @@ func removeNew(dir string, before []string) error {
 		}
 		p := filepath.Join(dir, e.Name())
 		if e.IsDir() && filepath.Base(dir) == "containerd" && e.Name() == "s" {
-			errs = append(errs, removeDeadSockets(p))
+			removeDeadSockets(p)
 			continue
 		}
 		errs = append(errs, os.RemoveAll(p))
@@ -425,11 +425,8 @@ func removeNew(dir string, before []string) error {
 
 // removeDeadSockets removes the sockets of dir that nothing listens on: the shims' of the node's
 // containerd, in the directory that a containerd already on this machine (Docker's) uses too.
-func removeDeadSockets(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil //nolint:nilerr // gone: nothing to remove
-	}
+func removeDeadSockets(dir string) {
+	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		p := filepath.Join(dir, e.Name())
 		if conn, err := net.DialTimeout("unix", p, 100*time.Millisecond); err == nil {
@@ -438,39 +435,18 @@ func removeDeadSockets(dir string) error {
 		}
 		_ = os.Remove(p)
 	}
-	return nil
 }
 
 // clean compares the machine with the record and says what the node left.
 func (r *record) clean() error {
-	var left []string
-	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, c := range cmdlines {
-		if b, err := os.ReadFile(c); err == nil && (strings.Contains(string(b), stateDir) || strings.Contains(string(b), containerdSocket)) {
-			left = append(left, "process "+strings.ReplaceAll(string(b), "\x00", " "))
-		}
-	}
+	left := leftProcesses()
 	if len(cgroupDirs()) > 0 {
 		left = append(left, fmt.Sprintf("cgroups %v", cgroupDirs()))
 	}
 	for _, m := range mountsUnder(stateDir, runDir) {
 		left = append(left, "mount "+m)
 	}
-	if addressed() {
-		left = append(left, "the address "+nodeIP+" on lo")
-	}
-	now, _ := links()
-	for _, l := range now {
-		if !slices.Contains(r.Links, l) {
-			left = append(left, "network interface "+l)
-		}
-	}
-	objects, _ := nftObjects()
-	for _, o := range objects {
-		if !slices.Contains(r.NFT, o) {
-			left = append(left, "nftables "+o)
-		}
-	}
+	left = append(left, r.leftNetwork()...)
 	values, _ := sysctls()
 	for k, v := range values {
 		if old, ok := r.Sysctls[k]; ok && old != v {
@@ -487,6 +463,39 @@ func (r *record) clean() error {
 		return fmt.Errorf("the node left on this machine: %s", strings.Join(left, "; "))
 	}
 	return nil
+}
+
+// leftProcesses are the processes that name the node's state or its containerd's socket.
+func leftProcesses() []string {
+	var left []string
+	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, c := range cmdlines {
+		if b, err := os.ReadFile(c); err == nil && (strings.Contains(string(b), stateDir) || strings.Contains(string(b), containerdSocket)) {
+			left = append(left, "process "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return left
+}
+
+// leftNetwork is what the node left of its network: its address, interfaces, nftables objects.
+func (r *record) leftNetwork() []string {
+	var left []string
+	if addressed() {
+		left = append(left, "the address "+nodeIP+" on lo")
+	}
+	now, _ := links()
+	for _, l := range now {
+		if !slices.Contains(r.Links, l) {
+			left = append(left, "network interface "+l)
+		}
+	}
+	objects, _ := nftObjects()
+	for _, o := range objects {
+		if !slices.Contains(r.NFT, o) {
+			left = append(left, "nftables "+o)
+		}
+	}
+	return left
 }
 
 // run runs a command, its output in its error.

@@ -40,6 +40,15 @@ type Config struct {
 	Env        []string `json:"Env,omitempty"`
 }
 
+// The instructions the node reads in both stages.
+const (
+	instructionArg     = "ARG"
+	instructionEnv     = "ENV"
+	instructionWorkdir = "WORKDIR"
+	instructionCopy    = "COPY"
+	instructionRun     = "RUN"
+)
+
 // The bases the final stage may start from.
 const (
 	distrolessStaticNonroot = "gcr.io/distroless/static:nonroot"
@@ -125,7 +134,7 @@ func splitStages(text []byte) ([][]Instruction, error) {
 			stages = append(stages, nil)
 		}
 		if len(stages) == 0 {
-			if in.Keyword != "ARG" {
+			if in.Keyword != instructionArg {
 				return nil, fmt.Errorf("line %d of the Dockerfile: %s before the first FROM", in.Line, in.Keyword)
 			}
 			continue
@@ -162,12 +171,12 @@ func readBuilder(stage []Instruction) (Stage, string, error) {
 	}
 	for _, in := range stage[1:] {
 		switch in.Keyword {
-		case "ARG", "ENV", "WORKDIR":
-		case "COPY":
+		case instructionArg, instructionEnv, instructionWorkdir:
+		case instructionCopy:
 			if len(in.Flags) > 0 {
 				return Stage{}, "", fmt.Errorf("line %d of the Dockerfile: COPY %s: the builder copies from the build context only", in.Line, in.Args)
 			}
-		case "RUN":
+		case instructionRun:
 			if !runsGo(in.Args) {
 				return Stage{}, "", fmt.Errorf("line %d of the Dockerfile: the builder stage runs on this machine, and only go commands: %q", in.Line, in.Args)
 			}
@@ -203,14 +212,8 @@ func resolve(dir, p string) string {
 }
 
 func (df *Dockerfile) readFinal(stage []Instruction) error {
-	switch base := stage[0].Args; {
-	case base == scratch:
-		df.Base = scratch
-	case distrolessImage.MatchString(base):
-		df.Base = distrolessStaticNonroot
-		df.Config = Config{User: "65532", WorkingDir: "/home/nonroot", Env: slices.Clone(distrolessEnv)}
-	default:
-		return fmt.Errorf("line %d of the Dockerfile: FROM %s: the node builds a final stage FROM %s or %s", stage[0].Line, base, distrolessStaticNonroot, scratch)
+	if err := df.readBase(stage[0]); err != nil {
+		return err
 	}
 	workdir := "/"
 	if df.Config.WorkingDir != "" {
@@ -218,39 +221,65 @@ func (df *Dockerfile) readFinal(stage []Instruction) error {
 	}
 	for _, in := range stage[1:] {
 		switch in.Keyword {
-		case "WORKDIR":
+		case instructionWorkdir:
 			workdir = resolve(workdir, in.Args)
 			df.Config.WorkingDir = workdir
 			if workdir != "/" {
 				df.Dirs = append(df.Dirs, workdir)
 			}
-		case "COPY":
+		case instructionCopy:
 			if err := df.readCopy(in, workdir); err != nil {
 				return err
 			}
-		case "USER":
-			df.Config.User = in.Args
-		case "ENV":
-			name, value, ok := strings.Cut(in.Args, "=")
-			if !ok || strings.ContainsAny(value, ` "'$`) {
-				return fmt.Errorf("line %d of the Dockerfile: ENV %s: the node reads ENV NAME=value, one a line", in.Line, in.Args)
+		case "USER", instructionEnv, "ENTRYPOINT", "CMD":
+			if err := df.readConfig(in); err != nil {
+				return err
 			}
-			df.Config.Env = append(df.Config.Env, name+"="+value)
-		case "ENTRYPOINT", "CMD":
-			var argv []string
-			if err := json.Unmarshal([]byte(in.Args), &argv); err != nil {
-				return fmt.Errorf("line %d of the Dockerfile: %s %s: the node reads the exec form only (a JSON array: there is no shell to run it)", in.Line, in.Keyword, in.Args)
-			}
-			if in.Keyword == "CMD" {
-				df.Config.Cmd = argv
-			} else {
-				df.Config.Entrypoint = argv
-			}
-		case "RUN":
+		case instructionRun:
 			return fmt.Errorf("line %d of the Dockerfile: RUN in the final stage: the node cannot run it (the image has no shell)", in.Line)
 		default:
 			return fmt.Errorf("line %d of the Dockerfile: the node cannot build %s in the final stage", in.Line, in.Keyword)
 		}
+	}
+	return nil
+}
+
+// readConfig reads an instruction of the final stage that sets the image's configuration.
+func (df *Dockerfile) readConfig(in Instruction) error {
+	if in.Keyword == "USER" {
+		df.Config.User = in.Args
+		return nil
+	}
+	if in.Keyword == instructionEnv {
+		name, value, ok := strings.Cut(in.Args, "=")
+		if !ok || strings.ContainsAny(value, ` "'$`) {
+			return fmt.Errorf("line %d of the Dockerfile: ENV %s: the node reads ENV NAME=value, one a line", in.Line, in.Args)
+		}
+		df.Config.Env = append(df.Config.Env, name+"="+value)
+		return nil
+	}
+	var argv []string
+	if err := json.Unmarshal([]byte(in.Args), &argv); err != nil {
+		return fmt.Errorf("line %d of the Dockerfile: %s %s: the node reads the exec form only (a JSON array: there is no shell to run it)", in.Line, in.Keyword, in.Args)
+	}
+	if in.Keyword == "CMD" {
+		df.Config.Cmd = argv
+	} else {
+		df.Config.Entrypoint = argv
+	}
+	return nil
+}
+
+// readBase reads the final stage's FROM: distroless/static:nonroot brings its configuration.
+func (df *Dockerfile) readBase(from Instruction) error {
+	switch base := from.Args; {
+	case base == scratch:
+		df.Base = scratch
+	case distrolessImage.MatchString(base):
+		df.Base = distrolessStaticNonroot
+		df.Config = Config{User: "65532", WorkingDir: "/home/nonroot", Env: slices.Clone(distrolessEnv)}
+	default:
+		return fmt.Errorf("line %d of the Dockerfile: FROM %s: the node builds a final stage FROM %s or %s", from.Line, base, distrolessStaticNonroot, scratch)
 	}
 	return nil
 }
@@ -384,33 +413,21 @@ func (b *builder) path(p string) string {
 
 func (b *builder) do(ctx context.Context, in Instruction) error {
 	switch in.Keyword {
-	case "ARG":
+	case instructionArg:
 		name, value, ok := strings.Cut(in.Args, "=")
 		if !ok {
 			value = platformArgs[name]
 		}
 		b.env[name] = value
-	case "ENV":
+	case instructionEnv:
 		name, value, _ := strings.Cut(in.Args, "=")
 		b.env[name] = value
-	case "WORKDIR":
+	case instructionWorkdir:
 		b.workdir = resolve(b.workdir, in.Args)
 		return os.MkdirAll(b.path("."), 0o755)
-	case "COPY":
-		args := strings.Fields(in.Args)
-		srcs, dst := args[:len(args)-1], args[len(args)-1]
-		for _, src := range srcs {
-			to := b.path(dst)
-			if len(srcs) > 1 || strings.HasSuffix(dst, "/") || dst == "." {
-				if info, err := os.Stat(filepath.Join(b.context, src)); err == nil && !info.IsDir() {
-					to = filepath.Join(to, path.Base(src))
-				}
-			}
-			if err := b.copy(path.Clean(src), to); err != nil {
-				return err
-			}
-		}
-	case "RUN":
+	case instructionCopy:
+		return b.copyAll(strings.Fields(in.Args))
+	case instructionRun:
 		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", in.Args)
 		cmd.Dir = b.path(".")
 		cmd.Env = os.Environ()
@@ -424,11 +441,31 @@ func (b *builder) do(ctx context.Context, in Instruction) error {
 	return nil
 }
 
+// copyAll copies COPY's sources, from the build context, to its destination, the last argument.
+func (b *builder) copyAll(args []string) error {
+	srcs, dst := args[:len(args)-1], args[len(args)-1]
+	for _, src := range srcs {
+		to := b.path(dst)
+		if len(srcs) > 1 || strings.HasSuffix(dst, "/") || dst == "." {
+			if info, err := os.Stat(filepath.Join(b.context, src)); err == nil && !info.IsDir() {
+				to = filepath.Join(to, path.Base(src))
+			}
+		}
+		if err := b.copy(path.Clean(src), to); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // platformArgs are the ARGs that Docker sets for the platform it builds for: this machine's.
 var platformArgs = map[string]string{
-	"TARGETOS": "linux", "TARGETARCH": runtime.GOARCH, "TARGETPLATFORM": "linux/" + runtime.GOARCH,
-	"BUILDOS": "linux", "BUILDARCH": runtime.GOARCH, "BUILDPLATFORM": "linux/" + runtime.GOARCH,
+	"TARGETOS": nodeOS, "TARGETARCH": runtime.GOARCH, "TARGETPLATFORM": nodeOS + "/" + runtime.GOARCH,
+	"BUILDOS": nodeOS, "BUILDARCH": runtime.GOARCH, "BUILDPLATFORM": nodeOS + "/" + runtime.GOARCH,
 }
+
+// nodeOS is the node's operating system, the image's.
+const nodeOS = "linux"
 
 // copy copies src of the build context (a file, or a directory's content) to the path to.
 func (b *builder) copy(src, to string) error {
@@ -504,7 +541,7 @@ func (df Dockerfile) writeArchive(archive, name string, files map[string]string)
 	layerID := hex.EncodeToString(layerDigest[:])
 	epoch := time.Unix(0, 0).UTC().Format(time.RFC3339)
 	config, err := json.Marshal(map[string]any{
-		"architecture": runtime.GOARCH, "os": "linux", "created": epoch, "config": df.Config,
+		"architecture": runtime.GOARCH, "os": nodeOS, "created": epoch, "config": df.Config,
 		"rootfs":  map[string]any{"type": "layers", "diff_ids": []string{"sha256:" + layerID}},
 		"history": []map[string]string{{"created": epoch, "created_by": "testing/node, from the Dockerfile"}},
 	})

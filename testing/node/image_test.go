@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -119,6 +120,8 @@ func TestDockerignoreExcludesAsDockerDoes(t *testing.T) {
 func TestWriteArchiveIsADockerArchiveWithNoShell(t *testing.T) {
 	dir := t.TempDir()
 	// Debian's ca-certificates, whatever this machine has.
+	system := caBundle
+	t.Cleanup(func() { caBundle = system })
 	caBundle = filepath.Join(dir, "ca-certificates.crt")
 	if err := os.WriteFile(caBundle, []byte("-----BEGIN CERTIFICATE-----\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -135,30 +138,13 @@ func TestWriteArchiveIsADockerArchiveWithNoShell(t *testing.T) {
 	if err := df.writeArchive(archive, "docker.io/library/operator-demo:dev", map[string]string{"/workspace/manager": manager}); err != nil {
 		t.Fatal(err)
 	}
-	files := untar(t, archive)
-	var manifest []struct {
-		Config   string
-		RepoTags []string
-		Layers   []string
-	}
-	if err := json.Unmarshal(files["manifest.json"].data, &manifest); err != nil {
-		t.Fatal(err)
-	}
-	if len(manifest) != 1 || !reflect.DeepEqual(manifest[0].RepoTags, []string{"docker.io/library/operator-demo:dev"}) || len(manifest[0].Layers) != 1 {
-		t.Fatalf("manifest.json = %s", files["manifest.json"].data)
-	}
-	var config struct {
-		Config Config `json:"config"`
-		OS     string `json:"os"`
-	}
-	if err := json.Unmarshal(files[manifest[0].Config].data, &config); err != nil {
-		t.Fatal(err)
+	tags, config, rootfs := readArchive(t, archive)
+	if !reflect.DeepEqual(tags, []string{"docker.io/library/operator-demo:dev"}) {
+		t.Errorf("RepoTags = %q", tags)
 	}
 	if !reflect.DeepEqual(config.Config, df.Config) || config.OS != "linux" {
 		t.Errorf("image config = %+v (%s), want %+v (linux)", config.Config, config.OS, df.Config)
 	}
-	layer := files[manifest[0].Layers[0]].data
-	rootfs := untarBytes(t, layer)
 	if f, ok := rootfs["manager"]; !ok || f.mode != 0o755 || string(f.data) != "\x7fELF..." {
 		t.Errorf("/manager in the layer: %+v, want the binary, mode 0755", f)
 	}
@@ -170,6 +156,35 @@ func TestWriteArchiveIsADockerArchiveWithNoShell(t *testing.T) {
 			t.Errorf("the image has /%s", shell)
 		}
 	}
+}
+
+// imageConfig is what the test reads of an image's configuration.
+type imageConfig struct {
+	Config Config `json:"config"`
+	OS     string `json:"os"`
+}
+
+// readArchive reads a docker-archive of one image with one layer: its tags, its configuration
+// and its layer's files.
+func readArchive(t *testing.T, archive string) ([]string, imageConfig, map[string]tarFile) {
+	t.Helper()
+	files := untar(t, archive)
+	var manifest []struct {
+		Config   string
+		RepoTags []string
+		Layers   []string
+	}
+	if err := json.Unmarshal(files["manifest.json"].data, &manifest); err != nil {
+		t.Fatal(err)
+	}
+	if len(manifest) != 1 || len(manifest[0].Layers) != 1 {
+		t.Fatalf("manifest.json = %s", files["manifest.json"].data)
+	}
+	var config imageConfig
+	if err := json.Unmarshal(files[manifest[0].Config].data, &config); err != nil {
+		t.Fatal(err)
+	}
+	return manifest[0].RepoTags, config, untarBytes(t, files[manifest[0].Layers[0]].data)
 }
 
 type tarFile struct {
@@ -192,7 +207,7 @@ func untarBytes(t *testing.T, b []byte) map[string]tarFile {
 	r := tar.NewReader(bytes.NewReader(b))
 	for {
 		h, err := r.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return out
 		}
 		if err != nil {

@@ -50,19 +50,7 @@ func Start(dir string, crds []string) (c *Cluster, err error) {
 			err = errors.Join(err, c.Stop())
 		}
 	}()
-	// A node that did not stop (its test process killed) left its record: put back what it changed.
-	if left, err := savedRecord(); err != nil || left != nil {
-		if err == nil {
-			err = left.restore()
-		}
-		if err != nil {
-			return c, fmt.Errorf("clean up after a node that did not stop: %w", err)
-		}
-	}
-	if c.record, err = takeRecord(); err != nil {
-		return c, err
-	}
-	if err := c.record.save(); err != nil {
+	if c.record, err = recordMachine(); err != nil {
 		return c, err
 	}
 	if c.record.Controllers, err = prepareHost(); err != nil {
@@ -92,6 +80,23 @@ func Start(dir string, crds []string) (c *Cluster, err error) {
 		return c, err
 	}
 	return c, c.startNode()
+}
+
+// recordMachine records the machine as it is, once a node that did not stop (its test process
+// killed) has been cleaned up after, from the record it left.
+func recordMachine() (*record, error) {
+	left, err := savedRecord()
+	if err == nil && left != nil {
+		err = left.restore()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("clean up after a node that did not stop: %w", err)
+	}
+	r, err := takeRecord()
+	if err != nil {
+		return nil, err
+	}
+	return r, r.save()
 }
 
 // The node's places and addresses.
@@ -130,10 +135,12 @@ func lockMachine() (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); errors.Is(err, syscall.EWOULDBLOCK) {
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
 		fmt.Fprintf(os.Stderr, "node: another node runs on this machine: waiting for it to stop (%s)\n", lockFile)
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-	} else if err != nil {
+	}
+	if err != nil {
 		return nil, errors.Join(fmt.Errorf("lock %s: %w", lockFile, err), f.Close())
 	}
 	return f, nil
@@ -320,9 +327,10 @@ func (c *Cluster) startContainerd() error {
 		return fmt.Errorf("containerd is not answering, see %s: %w", c.containerd.Log, err)
 	}
 	archive := filepath.Join(stateDir, "pause.tar")
-	image := Dockerfile{Base: scratch, Copies: []Copy{{From: "/pause", To: "/pause"}},
-		Config: Config{User: "65535:65535", Entrypoint: []string{"/pause"}}}
-	if err := image.writeArchive(archive, pause, map[string]string{"/pause": pauseBinary}); err != nil {
+	const inImage = "/pause"
+	image := Dockerfile{Base: scratch, Copies: []Copy{{From: inImage, To: inImage}},
+		Config: Config{User: "65535:65535", Entrypoint: []string{inImage}}}
+	if err := image.writeArchive(archive, pause, map[string]string{inImage: pauseBinary}); err != nil {
 		return err
 	}
 	return c.Import(archive)
@@ -361,35 +369,10 @@ func (c *Cluster) Import(archive string) error {
 	return run(ctr[0], append(ctr[1:], "images", "import", archive)...)
 }
 
-// startNode starts kube-scheduler, the kubelet and kube-proxy, each with a client certificate of
-// the user the bootstrap RBAC and the Node authorizer know it by, and waits until the node is
-// Ready and kube-proxy has written its rules.
+// startNode starts kube-scheduler, the kubelet and kube-proxy, and waits until the node is Ready.
 func (c *Cluster) startNode() error {
-	kubeconfigs := map[string]envtest.User{
-		"kube-scheduler": {Name: "system:kube-scheduler"},
-		"kubelet":        {Name: "system:node:" + nodeName, Groups: []string{"system:nodes"}},
-		"kube-proxy":     {Name: "system:kube-proxy"},
-	}
-	for name, user := range kubeconfigs {
-		u, err := c.Env.AddUser(user, nil)
-		if err != nil {
-			return fmt.Errorf("add user %s: %w", user.Name, err)
-		}
-		kubeconfig, err := u.KubeConfig()
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(stateDir, name+".kubeconfig"), kubeconfig, 0o600); err != nil {
-			return err
-		}
-	}
-	for name, data := range map[string]string{
-		"kubelet.yaml":    fmt.Sprintf(kubeletConfig, cgroupRoot, containerdSocket, nodeIP, pkiDir, pkiDir, pkiDir, stateDir, stateDir),
-		"kube-proxy.yaml": fmt.Sprintf(proxyConfig, stateDir, nodeName, podCIDR, nodeIP, nodeIP),
-	} {
-		if err := os.WriteFile(filepath.Join(stateDir, name), []byte(data), 0o600); err != nil {
-			return err
-		}
+	if err := c.writeConfigs(); err != nil {
+		return err
 	}
 	assetsDir := os.Getenv(assets.Env)
 	var err error
@@ -408,6 +391,11 @@ func (c *Cluster) startNode() error {
 		filepath.Join(assetsDir, "kube-proxy"), "--config="+filepath.Join(stateDir, "kube-proxy.yaml")); err != nil {
 		return err
 	}
+	return c.waitReady()
+}
+
+// waitReady waits until the node is Ready and kube-proxy has written its rules.
+func (c *Cluster) waitReady() error {
 	admin, err := client.New(c.Config, client.Options{})
 	if err != nil {
 		return err
@@ -430,6 +418,38 @@ func (c *Cluster) startNode() error {
 		return run("nft", "list", "table", "ip", "kube-proxy")
 	}); err != nil {
 		return fmt.Errorf("kube-proxy wrote no rules, see %s: %w", c.proxy.Log, err)
+	}
+	return nil
+}
+
+// writeConfigs writes kubeconfigs for kube-scheduler, the kubelet and kube-proxy, each with a
+// client certificate of the user the bootstrap RBAC and the Node authorizer know it by, and the
+// kubelet's and kube-proxy's configuration.
+func (c *Cluster) writeConfigs() error {
+	for name, user := range map[string]envtest.User{
+		"kube-scheduler": {Name: "system:kube-scheduler"},
+		"kubelet":        {Name: "system:node:" + nodeName, Groups: []string{"system:nodes"}},
+		"kube-proxy":     {Name: "system:kube-proxy"},
+	} {
+		u, err := c.Env.AddUser(user, nil)
+		if err != nil {
+			return fmt.Errorf("add user %s: %w", user.Name, err)
+		}
+		kubeconfig, err := u.KubeConfig()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(stateDir, name+".kubeconfig"), kubeconfig, 0o600); err != nil {
+			return err
+		}
+	}
+	for name, data := range map[string]string{
+		"kubelet.yaml":    fmt.Sprintf(kubeletConfig, cgroupRoot, containerdSocket, nodeIP, pkiDir, pkiDir, pkiDir, stateDir, stateDir),
+		"kube-proxy.yaml": fmt.Sprintf(proxyConfig, stateDir, nodeName, podCIDR, nodeIP, nodeIP),
+	} {
+		if err := os.WriteFile(filepath.Join(stateDir, name), []byte(data), 0o600); err != nil {
+			return err
+		}
 	}
 	return nil
 }

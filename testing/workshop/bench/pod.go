@@ -61,49 +61,60 @@ func podMemory(ctx context.Context, counts []int, limit string) error {
 	fmt.Printf("\n| Converged Samples | Container memory: usage, working set (peak since start) | Operator RSS (anon + file) | Limit | Restarts | A restart to every Sample reconciled (its rollout included) |\n|---|---|---|---|---|---|\n")
 	have := 0
 	for _, n := range counts {
-		progress("pod: %d Samples: converging them at QPS %s", n, creationQPS)
-		if err := rollTo(ctx, d, append(manifest.Args, "--kube-api-qps="+creationQPS, "--kube-api-burst="+creationBurst), limit); err != nil {
-			return err
-		}
-		var g errgroup.Group
-		g.SetLimit(32)
-		for i := have; i < n; i++ {
-			g.Go(func() error { return admin.Create(ctx, samples.New(ns.Name, sampleName(i), "hello world")) })
-		}
-		if err := g.Wait(); err != nil {
-			return err
-		}
-		have = n
-		if err := poll.Until(ctx, 5*time.Second, 30*time.Minute, func(ctx context.Context) error { return synced(ctx, admin, n) }); err != nil {
-			return err
-		}
-		progress("pod: %d Samples: restarting the operator at the manifest's flags, limit %s", n, limit)
-		restarted := time.Now()
-		if err := rollTo(ctx, d, manifest.Args, limit); err != nil {
-			return err
-		}
-		if err := poll.Until(ctx, time.Second, 10*time.Minute, func(context.Context) error {
-			reconciled, _, err := d.Operator.Sum("controller_runtime_reconcile_total", "", "")
-			if err == nil && reconciled < float64(n) {
-				err = fmt.Errorf("%.0f of %d Samples reconciled since the restart", reconciled, n)
-			}
-			return err
-		}); err != nil {
-			return err
-		}
-		reconciled := time.Since(restarted)
-		// Let the informers' initial lists go: the steady state is what stays.
-		if err := pause(ctx, 20*time.Second); err != nil {
-			return err
-		}
-		row, err := measurePod(ctx, d)
+		row, err := atCount(ctx, d, admin, manifest, have, n, limit)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("| %d | %s | %s | %s | %s |\n", n, row, limit, restarts(ctx, d), reconciled.Round(100*time.Millisecond))
+		have = n
+		fmt.Println(row)
 	}
 	fmt.Printf("\n%d cores, %s/%s, %s, cgroup %s; total %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), cgroupVersion(), time.Since(started).Round(time.Second))
 	return nil
+}
+
+// atCount brings the Samples of the bench namespace from have to n, has the operator converge them
+// at raised client limits, restarts it at the manifest's flags and the memory limit, and measures
+// it: a row of the table.
+func atCount(ctx context.Context, d *node.Deployment, admin client.Client, manifest corev1.Container, have, n int, limit string) (string, error) {
+	progress("pod: %d Samples: converging them at QPS %s", n, creationQPS)
+	if err := rollTo(ctx, d, append(manifest.Args, "--kube-api-qps="+creationQPS, "--kube-api-burst="+creationBurst), limit); err != nil {
+		return "", err
+	}
+	var g errgroup.Group
+	g.SetLimit(32)
+	for i := have; i < n; i++ {
+		g.Go(func() error { return admin.Create(ctx, samples.New("bench", sampleName(i), "hello world")) })
+	}
+	if err := g.Wait(); err != nil {
+		return "", err
+	}
+	if err := poll.Until(ctx, 5*time.Second, 30*time.Minute, func(ctx context.Context) error { return synced(ctx, admin, n) }); err != nil {
+		return "", err
+	}
+	progress("pod: %d Samples: restarting the operator at the manifest's flags, limit %s", n, limit)
+	restarted := time.Now()
+	if err := rollTo(ctx, d, manifest.Args, limit); err != nil {
+		return "", err
+	}
+	if err := poll.Until(ctx, time.Second, 10*time.Minute, func(context.Context) error {
+		reconciled, _, err := d.Operator.Sum("controller_runtime_reconcile_total", "", "")
+		if err == nil && reconciled < float64(n) {
+			err = fmt.Errorf("%.0f of %d Samples reconciled since the restart", reconciled, n)
+		}
+		return err
+	}); err != nil {
+		return "", err
+	}
+	reconciled := time.Since(restarted)
+	// Let the informers' initial lists go: the steady state is what stays.
+	if err := pause(ctx, 20*time.Second); err != nil {
+		return "", err
+	}
+	memory, err := measurePod(ctx, d)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("| %d | %s | %s | %s | %s |", n, memory, limit, restarts(ctx, d), reconciled.Round(100*time.Millisecond)), nil
 }
 
 // managerOf is the manifest's manager container.

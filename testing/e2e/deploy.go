@@ -217,7 +217,9 @@ func (d *Deployment) KillPod(ctx context.Context, pod *corev1.Pod) error {
 }
 
 // kill is the operator's kill -9: every container of its Pods killed, then its Deployment scaled
-// to 0, so that it stays down until started again.
+// to 0, so that it stays down until started again. Deleting a Pod with a grace period of 0 would
+// not do: the kubelet still sends SIGTERM and waits at least 2 seconds (kuberuntime's
+// minimumGracePeriodInSeconds), and the manager releases its lease in that time.
 func (d *Deployment) kill(ctx context.Context) error {
 	pods, err := d.Pods(ctx)
 	if err != nil {

@@ -62,6 +62,11 @@ func podMemory(ctx context.Context, counts []int, limit string) error {
 	have := 0
 	for _, n := range counts {
 		row, err := atCount(ctx, d, admin, manifest, have, n, limit)
+		if errors.Is(err, errOOMKilled) {
+			// More Samples would only be killed sooner.
+			fmt.Printf("| %d | OOMKilled: %v | — | %s | %s | never |\n", n, err, limit, restarts(ctx, d))
+			break
+		}
 		if err != nil {
 			return err
 		}
@@ -88,12 +93,20 @@ func atCount(ctx context.Context, d *node.Deployment, admin client.Client, manif
 	if err := g.Wait(); err != nil {
 		return "", err
 	}
-	if err := poll.Until(ctx, 5*time.Second, 30*time.Minute, func(ctx context.Context) error { return synced(ctx, admin, n) }); err != nil {
+	if err := poll.Until(ctx, 5*time.Second, 30*time.Minute, func(ctx context.Context) error {
+		if err := killedForMemory(ctx, d); err != nil {
+			return poll.Stop(fmt.Errorf("converging %d Samples: %w", n, err))
+		}
+		return synced(ctx, admin, n)
+	}); err != nil {
 		return "", err
 	}
 	progress("pod: %d Samples: restarting the operator at the manifest's flags, limit %s", n, limit)
 	restarted := time.Now()
 	if err := rollTo(ctx, d, manifest.Args, limit); err != nil {
+		if oom := killedForMemory(ctx, d); oom != nil {
+			return "", fmt.Errorf("restarting over %d Samples: %w", n, oom)
+		}
 		return "", err
 	}
 	if err := poll.Until(ctx, time.Second, 10*time.Minute, func(context.Context) error {
@@ -215,6 +228,27 @@ func containerCgroup(id string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("no memory cgroup of container %s below the node's cgroupRoot", id)
+}
+
+// errOOMKilled is the operator's container killed for its memory.
+var errOOMKilled = errors.New("its container was OOMKilled")
+
+// killedForMemory is errOOMKilled once a container of the operator's last ended OOMKilled.
+func killedForMemory(ctx context.Context, d *node.Deployment) error {
+	pods, err := d.Pods(ctx)
+	if err != nil {
+		return nil // what cannot be read now is read at the next poll
+	}
+	for _, p := range pods {
+		for _, s := range p.Status.ContainerStatuses {
+			for _, state := range []corev1.ContainerState{s.State, s.LastTerminationState} {
+				if t := state.Terminated; t != nil && t.Reason == "OOMKilled" {
+					return fmt.Errorf("%w (restarted %d times), in Pod %s", errOOMKilled, s.RestartCount, p.Name)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // restarts says how often the operator's container restarted, and why last.

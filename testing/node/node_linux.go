@@ -503,8 +503,9 @@ oomScoreAdj: 0
 conntrack: {maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
 `
 
-// Stop stops the node and the control plane, then puts the machine back as Start found it
-// (record.restore) and checks that nothing of the node is left.
+// Stop stops the node, then the control plane, then puts the machine back as Start found it
+// (record.restore) and checks that nothing of the node is left. The Pods go with the node, before
+// the API server: a client still watching it would make its shutdown wait.
 func (c *Cluster) Stop() error {
 	var errs []error
 	for _, p := range []*process.Process{c.proxy, c.kubelet} {
@@ -518,11 +519,12 @@ func (c *Cluster) Stop() error {
 			errs = append(errs, err)
 		}
 	}
-	if c.LocalCluster != nil {
-		errs = append(errs, c.LocalCluster.Stop())
-	}
 	if c.containerd != nil {
 		errs = append(errs, c.containerd.Stop())
+	}
+	killLeftovers()
+	if c.LocalCluster != nil {
+		errs = append(errs, c.LocalCluster.Stop())
 	}
 	if c.record != nil {
 		if err := c.record.restore(); err != nil {

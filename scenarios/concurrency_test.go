@@ -63,7 +63,7 @@ var _ = Describe("Sample", Label("concurrency"), func() {
 			})
 			f.Eventually(ctx, func(g Gomega) {
 				cms := &corev1.ConfigMapList{}
-				g.Expect(f.Client.List(ctx, cms, client.InNamespace(f.Namespace))).To(Succeed())
+				g.Expect(f.Client.List(ctx, cms, client.InNamespace(f.Namespace), samples.Managed)).To(Succeed())
 				edited := 0
 				for _, cm := range cms.Items {
 					if cm.Data["extra"] == "other writer" {
@@ -79,7 +79,7 @@ var _ = Describe("Sample", Label("concurrency"), func() {
 			By("waiting for every ConfigMap to hold v3 and the other writer's key, and every Sample to be Ready")
 			f.Eventually(ctx, func(g Gomega) {
 				cms := &corev1.ConfigMapList{}
-				g.Expect(f.Client.List(ctx, cms, client.InNamespace(f.Namespace))).To(Succeed())
+				g.Expect(f.Client.List(ctx, cms, client.InNamespace(f.Namespace), samples.Managed)).To(Succeed())
 				g.Expect(cms.Items).To(HaveLen(n))
 				g.Expect(cms.Items).To(HaveEach(HaveField("Data", Equal(map[string]string{demov1alpha1.MessageKey: "v3", "extra": "other writer"}))))
 			}).Should(Succeed())

@@ -53,12 +53,12 @@ var _ = Describe("Sample", Label("killed-mid-run", tiers.NeedsKill), func() {
 			// Polled every 10 ms, not every Poll: the kill must land while the operator is still creating.
 			Eventually(ctx, func(g Gomega) {
 				cms := &corev1.ConfigMapList{}
-				g.Expect(f.Client.List(ctx, cms, client.InNamespace(f.Namespace))).To(Succeed())
+				g.Expect(f.Client.List(ctx, cms, client.InNamespace(f.Namespace), samples.Managed)).To(Succeed())
 				g.Expect(cms.Items).NotTo(BeEmpty())
 			}).WithPolling(10 * time.Millisecond).Should(Succeed())
 			Expect(f.Operator.Kill()).To(Succeed())
 			cms := &corev1.ConfigMapList{}
-			Expect(f.Client.List(ctx, cms, client.InNamespace(f.Namespace))).To(Succeed())
+			Expect(f.Client.List(ctx, cms, client.InNamespace(f.Namespace), samples.Managed)).To(Succeed())
 			Expect(len(cms.Items)).To(BeNumerically("<", n), "the operator had finished before it was killed")
 
 			By("starting a new operator")
@@ -68,7 +68,7 @@ var _ = Describe("Sample", Label("killed-mid-run", tiers.NeedsKill), func() {
 			// Failover, not Converge: the new operator first waits for the killed one's lease to expire.
 			f.Eventually(ctx, func(g Gomega) {
 				cms := &corev1.ConfigMapList{}
-				g.Expect(f.Client.List(ctx, cms, client.InNamespace(f.Namespace))).To(Succeed())
+				g.Expect(f.Client.List(ctx, cms, client.InNamespace(f.Namespace), samples.Managed)).To(Succeed())
 				byName := map[string]corev1.ConfigMap{}
 				for _, cm := range cms.Items {
 					byName[cm.Name] = cm

@@ -1,49 +1,50 @@
 package deployment
 
 import (
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	"example.com/operator-demo/scenarios/samples"
+	"example.com/operator-demo/testing/e2e"
 	"example.com/operator-demo/testing/localcluster"
-	"example.com/operator-demo/testing/operator"
 )
 
-// leading is 1 when an operator holds the leader Lease, else 0 (client-go's leader election gauge).
-func leading(op *operator.Operator) func() (float64, error) {
-	return func() (float64, error) {
-		v, _, err := op.Sum("leader_election_master_status", "name", "operator-demo.demo.example.com")
-		return v, err
-	}
-}
-
-var _ = Describe("Two replicas of the operator", func() {
-	It("fail over when the leader is killed: the standby takes the lease and corrects drift made in the gap", func(ctx SpecContext) {
-		By("starting a second replica: it waits as a standby")
-		standby, err := d.StartReplica()
+var _ = Describe("The operator's Deployment", func() {
+	It("with two replicas, fails over when the leader is killed: the standby takes the lease and corrects drift made in the gap", func(ctx SpecContext) {
+		By("scaling the Deployment to two replicas: one leads, the other waits as a standby")
+		Expect(d.Scale(ctx, 2)).To(Succeed())
+		DeferCleanup(func(ctx SpecContext) { Expect(d.Scale(ctx, 1)).To(Succeed()) })
+		Eventually(ctx, func() (string, error) { return leader(ctx) }).Should(Not(BeEmpty()))
+		first, err := leader(ctx)
 		Expect(err).NotTo(HaveOccurred())
-		// The standby leads by the end: stopping it hands the lease back (it releases on exit).
-		DeferCleanup(standby.Down)
-		Eventually(leading(d.Operator)).Should(BeNumerically("==", 1))
-		Eventually(leading(standby)).Should(BeZero())
 		// Standby, not AtRest: long enough to see the standby try for the lease at least once.
-		Consistently(leading(standby)).WithTimeout(localcluster.Standby).Should(BeZero())
+		Consistently(ctx, func() (string, error) { return leader(ctx) }).WithTimeout(localcluster.Standby).Should(Equal(first))
 
 		By("creating a Sample and waiting for its ConfigMap")
 		cm, key := syncedConfigMap(ctx, "failover")
 
-		By("killing the leader (kill -9: it cannot release its lease) and editing the ConfigMap in the gap")
-		Expect(d.Operator.Kill()).To(Succeed())
+		By("killing the leader's container (SIGKILL, on the node: it cannot release its lease) and editing the ConfigMap in the gap")
+		pod := &corev1.Pod{}
+		Expect(d.Client.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: first}, pod)).To(Succeed())
+		Expect(d.KillPod(ctx, pod)).To(Succeed())
 		killed := time.Now()
 		cm.Data[demov1alpha1.MessageKey] = "drifted while nobody leads"
 		Expect(d.Client.Update(ctx, cm)).To(Succeed())
 
 		By("waiting for the standby to lead, within the lease duration plus a retry period")
 		// Failover, not Converge: the killed leader's lease must expire first.
-		Eventually(leading(standby)).WithTimeout(localcluster.Failover).Should(BeNumerically("==", 1))
-		AddReportEntry("takeover after kill -9", time.Since(killed).Round(100*time.Millisecond).String())
+		Eventually(ctx, func() (string, error) { return leader(ctx) }).WithTimeout(localcluster.Failover).
+			Should(And(Not(BeEmpty()), Not(Equal(first))))
+		AddReportEntry("takeover after SIGKILL", time.Since(killed).Round(100*time.Millisecond).String())
 
 		By("waiting for the new leader to restore the message")
 		Eventually(ctx, func(g Gomega) {
@@ -51,9 +52,66 @@ var _ = Describe("Two replicas of the operator", func() {
 			g.Expect(cm.Data).To(HaveKeyWithValue(demov1alpha1.MessageKey, "hello world"))
 		}).Should(Succeed())
 
-		By("bringing the killed replica back, as a standby now")
-		Expect(d.Operator.Up()).To(Succeed())
-		Eventually(leading(d.Operator)).Should(BeZero())
-		Consistently(leading(d.Operator)).WithTimeout(localcluster.Standby).Should(BeZero()) // as above
+		By("seeing the kubelet restart the killed container, a standby now")
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(d.Client.Get(ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed())
+			g.Expect(pod.Status.ContainerStatuses).To(ConsistOf(HaveField("RestartCount", BeNumerically(">=", 1))))
+		}).WithTimeout(localcluster.Failover).Should(Succeed())
+		Consistently(ctx, func() (string, error) { return leader(ctx) }).WithTimeout(localcluster.Standby).ShouldNot(Equal(first)) // as above
+	})
+
+	It("hands over when the leader's Pod is deleted: its replacement takes the lease, which the old one released", func(ctx SpecContext) {
+		By("creating a Sample and waiting for its ConfigMap")
+		cm, key := syncedConfigMap(ctx, "handover")
+		old, err := leader(ctx)
+		Expect(err).NotTo(HaveOccurred())
+
+		By("deleting the leader's Pod, as kubectl delete pod does (SIGTERM, then its grace period)")
+		Expect(d.Client.Delete(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: d.Namespace, Name: old}})).To(Succeed())
+		deleted := time.Now()
+
+		By("waiting for the Deployment's new Pod to lead, well within the lease duration: the old one released it")
+		Eventually(ctx, func() (string, error) { return leader(ctx) }).WithTimeout(localcluster.Failover).
+			Should(And(Not(BeEmpty()), Not(Equal(old))))
+		AddReportEntry("handover after a Pod deletion", time.Since(deleted).Round(100*time.Millisecond).String())
+
+		By("editing the ConfigMap: the new leader restores it")
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(d.Client.Get(ctx, key, cm)).To(Succeed())
+			cm.Data[demov1alpha1.MessageKey] = "drifted after the handover"
+			g.Expect(d.Client.Update(ctx, cm)).To(Succeed())
+		}).Should(Succeed())
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(d.Client.Get(ctx, key, cm)).To(Succeed())
+			g.Expect(cm.Data).To(HaveKeyWithValue(demov1alpha1.MessageKey, "hello world"))
+		}).Should(Succeed())
+		Expect(e2e.WaitRollout(ctx, d.Client, d.Namespace, d.Manifests.Deployment.GetName(), e2e.Rollout)).To(Succeed())
+	})
+
+	It("rolls over without leaving a Sample unreconciled: Samples created throughout a rolling update are all synced", func(ctx SpecContext) {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "rollout-"}}
+		Expect(d.Client.Create(ctx, ns)).To(Succeed())
+		old, err := leader(ctx)
+		Expect(err).NotTo(HaveOccurred())
+
+		By("restarting the Deployment as kubectl rollout restart does")
+		patch := fmt.Sprintf(`{"spec":{"template":{"metadata":{"annotations":{"kubectl.kubernetes.io/restartedAt":%q}}}}}`, time.Now().Format(time.RFC3339))
+		Expect(d.Client.Patch(ctx, d.Manifests.Deployment.DeepCopy(), client.RawPatch(types.MergePatchType, []byte(patch)))).To(Succeed())
+
+		By("creating a Sample every 200 ms until the rollout is complete: a new Pod Ready, the old one gone")
+		created := 0
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(d.Client.Create(ctx, samples.New(ns.Name, fmt.Sprintf("s%03d", created), fmt.Sprintf("message %d", created)))).To(Succeed())
+			created++
+			deployment := &appsv1.Deployment{}
+			g.Expect(d.Client.Get(ctx, client.ObjectKeyFromObject(d.Manifests.Deployment), deployment)).To(Succeed())
+			g.Expect(e2e.RolledOut(deployment)).To(Succeed())
+		}).WithPolling(200 * time.Millisecond).WithTimeout(e2e.Rollout).Should(Succeed())
+		AddReportEntry("Samples created during the rollout", created)
+		Eventually(ctx, func() (string, error) { return leader(ctx) }).WithTimeout(localcluster.Failover).
+			Should(And(Not(BeEmpty()), Not(Equal(old))))
+
+		By("checking that every one of them is synced")
+		Eventually(ctx, func() (int, error) { return samples.CountSynced(ctx, d.Client, ns.Name) }).Should(Equal(created))
 	})
 })

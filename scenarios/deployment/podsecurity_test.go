@@ -5,52 +5,45 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 var _ = Describe("The operator's Pod", func() {
-	const namespace = "operator-demo-system"
-
-	It("is admitted in its namespace, which enforces the restricted Pod Security Standard", func(ctx SpecContext) {
+	It("runs in its namespace, which enforces the restricted Pod Security Standard, as config/manager says", func(ctx SpecContext) {
 		By("checking that config/default labels the namespace pod-security.kubernetes.io/enforce=restricted")
 		ns := &corev1.Namespace{}
-		Expect(d.Client.Get(ctx, client.ObjectKey{Name: namespace}, ns)).To(Succeed())
+		Expect(d.Client.Get(ctx, client.ObjectKey{Name: d.Namespace}, ns)).To(Succeed())
 		Expect(ns.Labels).To(HaveKeyWithValue("pod-security.kubernetes.io/enforce", "restricted"))
 
-		By("creating config/default's Deployment as rendered: the replicaset controller asks for its Pod")
-		deployment := d.Deployment.DeepCopy()
-		Expect(d.Client.Create(ctx, deployment)).To(Succeed())
-		DeferCleanup(func(ctx SpecContext) { Expect(d.Client.Delete(ctx, deployment)).To(Succeed()) })
-
-		By("waiting for the Pod: admitted by the API server (no kubelet runs it here)")
-		Eventually(ctx, func(g Gomega) {
-			pods := &corev1.PodList{}
-			g.Expect(d.Client.List(ctx, pods, client.InNamespace(namespace), client.MatchingLabels{"control-plane": "controller-manager"})).To(Succeed())
-			g.Expect(pods.Items).To(HaveLen(1))
-		}).Should(Succeed())
+		By("checking that its Pod was admitted, scheduled to the node and Ready, under the manifest's securityContext and limits")
+		pods, err := d.Pods(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(pods).To(ConsistOf(And(
+			HaveField("Spec.NodeName", Not(BeEmpty())),
+			HaveField("Spec.SecurityContext.RunAsNonRoot", HaveValue(BeTrue())),
+			HaveField("Spec.SecurityContext.SeccompProfile.Type", corev1.SeccompProfileTypeRuntimeDefault),
+			HaveField("Spec.Containers", ConsistOf(And(
+				HaveField("SecurityContext.ReadOnlyRootFilesystem", HaveValue(BeTrue())),
+				HaveField("SecurityContext.Capabilities.Drop", ConsistOf(corev1.Capability("ALL"))),
+				HaveField("Resources.Limits", HaveKey(corev1.ResourceMemory)),
+			))),
+			HaveField("Status.Conditions", ContainElement(And(
+				HaveField("Type", corev1.PodReady), HaveField("Status", corev1.ConditionTrue)))),
+		)))
 	})
 
 	It("would be refused if it asked for privilege: the namespace does enforce", func(ctx SpecContext) {
 		By("creating a copy of the Deployment whose container is privileged")
-		deployment := d.Deployment.DeepCopy()
-		deployment.SetName("privileged-check")
-		labels := map[string]any{"check": "privileged"}
-		Expect(unstructured.SetNestedMap(deployment.Object, labels, "spec", "selector", "matchLabels")).To(Succeed())
-		Expect(unstructured.SetNestedMap(deployment.Object, labels, "spec", "template", "metadata", "labels")).To(Succeed())
-		containers, _, err := unstructured.NestedSlice(deployment.Object, "spec", "template", "spec", "containers")
-		Expect(err).NotTo(HaveOccurred())
-		container, ok := containers[0].(map[string]any)
-		Expect(ok).To(BeTrue(), "the Deployment's first container is not an object")
-		container["securityContext"] = map[string]any{"privileged": true, "allowPrivilegeEscalation": true}
-		Expect(unstructured.SetNestedSlice(deployment.Object, containers, "spec", "template", "spec", "containers")).To(Succeed())
+		deployment := copyOfTheDeployment("privileged-check", func(container map[string]any) {
+			container["securityContext"] = map[string]any{"privileged": true, "allowPrivilegeEscalation": true}
+		})
 		Expect(d.Client.Create(ctx, deployment)).To(Succeed())
 		DeferCleanup(func(ctx SpecContext) { Expect(d.Client.Delete(ctx, deployment)).To(Succeed()) })
 
 		By("waiting for its ReplicaSet to report that the Pod violates the restricted standard")
 		Eventually(ctx, func(g Gomega) {
 			sets := &appsv1.ReplicaSetList{}
-			g.Expect(d.Client.List(ctx, sets, client.InNamespace(namespace), client.MatchingLabels{"check": "privileged"})).To(Succeed())
+			g.Expect(d.Client.List(ctx, sets, client.InNamespace(d.Namespace), client.MatchingLabels{"check": "privileged-check"})).To(Succeed())
 			g.Expect(sets.Items).To(HaveLen(1))
 			g.Expect(sets.Items[0].Status.Conditions).To(ContainElement(And(
 				HaveField("Type", appsv1.ReplicaSetReplicaFailure),

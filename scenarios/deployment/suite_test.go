@@ -1,25 +1,33 @@
 // Package deployment proves what config/ promises about the operator as deployed: least
 // privilege, an authenticated metrics endpoint, a Pod that meets the restricted Pod Security
-// Standard, and leader election that fails over. It runs on a local cluster (make test-e2e).
+// Standard, leader election that fails over and hands over, and a rollout that says why it fails.
+// It runs on a local node, the operator's image a Pod (make test-e2e-local, as root).
 package deployment
 
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/testing/harness"
 	"example.com/operator-demo/testing/localcluster"
+	"example.com/operator-demo/testing/node"
 )
 
-// d is the operator deployed on a local cluster, shared by every spec of this suite.
-var d *localcluster.LocalDeployment
+// d is the operator deployed as a Pod on a local node, shared by every spec of this suite.
+var d *node.Deployment
+
+// lease is the operator's leader election Lease (cmd/main.go's LeaderElectionID).
+const lease = "operator-demo.demo.example.com"
 
 func TestDeployment(t *testing.T) {
 	RegisterFailHandler(Fail)
@@ -30,7 +38,7 @@ func TestDeployment(t *testing.T) {
 var _ = BeforeSuite(func(ctx SpecContext) {
 	root, err := localcluster.Root()
 	Expect(err).NotTo(HaveOccurred())
-	d, err = localcluster.StartDeployment(ctx, filepath.Join(root, "reports", "deployment"), filepath.Join(root, "bin", "manager"), samples.Operator)
+	d, err = node.StartDeployment(ctx, filepath.Join(root, "reports", "deployment"), samples.Operator)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(d.Stop)
 })
@@ -47,4 +55,34 @@ func syncedConfigMap(ctx context.Context, name string) (*corev1.ConfigMap, clien
 		return err
 	}).Should(Succeed())
 	return cm, client.ObjectKeyFromObject(cm)
+}
+
+// leader is the Pod that holds the operator's Lease (controller-runtime names the holder
+// <hostname>_<uid>, and a Pod's hostname is its name).
+func leader(ctx context.Context) (string, error) {
+	l := &coordinationv1.Lease{}
+	if err := d.Client.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: lease}, l); err != nil || l.Spec.HolderIdentity == nil {
+		return "", err
+	}
+	pod, _, _ := strings.Cut(*l.Spec.HolderIdentity, "_")
+	return pod, nil
+}
+
+// copyOfTheDeployment is config/default's Deployment as rendered, renamed name, with Pods of its
+// own (labelled check=name: neither the operator's Deployment nor its metrics Service picks
+// them), its manager container changed by change.
+func copyOfTheDeployment(name string, change func(container map[string]any)) *unstructured.Unstructured {
+	GinkgoHelper()
+	deployment := d.Manifests.Deployment.DeepCopy()
+	deployment.SetName(name)
+	labels := map[string]any{"check": name}
+	Expect(unstructured.SetNestedMap(deployment.Object, labels, "spec", "selector", "matchLabels")).To(Succeed())
+	Expect(unstructured.SetNestedMap(deployment.Object, labels, "spec", "template", "metadata", "labels")).To(Succeed())
+	containers, _, err := unstructured.NestedSlice(deployment.Object, "spec", "template", "spec", "containers")
+	Expect(err).NotTo(HaveOccurred())
+	container, ok := containers[0].(map[string]any)
+	Expect(ok).To(BeTrue(), "the Deployment's first container is not an object")
+	change(container)
+	Expect(unstructured.SetNestedSlice(deployment.Object, containers, "spec", "template", "spec", "containers")).To(Succeed())
+	return deployment
 }

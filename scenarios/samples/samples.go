@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	"example.com/operator-demo/controllers"
 )
 
 // New is the Sample namespace/name with spec.message message, to create.
@@ -62,6 +63,10 @@ func Check(ctx context.Context, c client.Client, sample *demov1alpha1.Sample) (*
 	}
 	return cm, Synced(sample, cm)
 }
+
+// Managed selects the ConfigMaps the operator writes: a cluster has others in every namespace
+// (kube-root-ca.crt, which kube-controller-manager publishes there for Pods' tokens).
+var Managed = client.MatchingLabels{controllers.ManagedByLabel: controllers.ManagedByValue}
 
 // CountSynced counts the Samples in namespace that are synced, as Synced says.
 func CountSynced(ctx context.Context, c client.Client, namespace string) (int, error) {

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
@@ -22,22 +23,32 @@ type Manifests struct {
 	Namespace, ServiceAccount string
 	// MetricsReaderRole is the ClusterRole that may read its metrics (GET /metrics).
 	MetricsReaderRole string
+	// MetricsService is the Service in front of the Deployment's Pods (config/default's metrics
+	// Service), and MetricsPort its port.
+	MetricsService string
+	MetricsPort    int32
 }
 
 // ReadManifests reads a rendering of the operator's deployment: one Deployment with a
-// serviceAccountName, and a ClusterRole that may GET /metrics.
+// serviceAccountName, a Service in front of its Pods, and a ClusterRole that may GET /metrics.
 func ReadManifests(rendered []byte) (Manifests, error) {
 	var m Manifests
+	var services []*unstructured.Unstructured
 	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(rendered), 4096)
 	for {
-		obj := &unstructured.Unstructured{}
-		if err := decoder.Decode(&obj.Object); errors.Is(err, io.EOF) {
+		var raw runtime.RawExtension
+		if err := decoder.Decode(&raw); errors.Is(err, io.EOF) {
 			break
 		} else if err != nil {
 			return m, fmt.Errorf("decode the operator's manifests: %w", err)
 		}
-		if obj.GetKind() == "" {
+		if len(bytes.TrimSpace(raw.Raw)) == 0 || string(raw.Raw) == "null" {
 			continue
+		}
+		// As the API server reads it: integers as int64.
+		obj := &unstructured.Unstructured{}
+		if err := obj.UnmarshalJSON(raw.Raw); err != nil {
+			return m, fmt.Errorf("decode the operator's manifests: %w", err)
 		}
 		m.Objects = append(m.Objects, obj)
 		switch {
@@ -46,10 +57,18 @@ func ReadManifests(rendered []byte) (Manifests, error) {
 			m.ServiceAccount, _, _ = unstructured.NestedString(obj.Object, "spec", "template", "spec", "serviceAccountName")
 		case obj.GetKind() == "ClusterRole" && readsMetrics(obj):
 			m.MetricsReaderRole = obj.GetName()
+		case obj.GetKind() == "Service":
+			services = append(services, obj)
 		}
+	}
+	if m.Deployment != nil {
+		m.MetricsService, m.MetricsPort = serviceOf(m.Deployment, services)
 	}
 	if m.ServiceAccount == "" {
 		return m, errors.New("the operator's manifests hold no Deployment with a serviceAccountName")
+	}
+	if m.MetricsService == "" {
+		return m, errors.New("the operator's manifests hold no Service in front of its Deployment's Pods")
 	}
 	if m.MetricsReaderRole == "" {
 		return m, errors.New("the operator's manifests hold no ClusterRole that may GET /metrics")
@@ -74,4 +93,25 @@ func readsMetrics(role *unstructured.Unstructured) bool {
 		}
 	}
 	return false
+}
+
+// serviceOf is the first Service whose selector picks deployment's Pods, and its first port.
+func serviceOf(deployment *unstructured.Unstructured, services []*unstructured.Unstructured) (string, int32) {
+	labels, _, _ := unstructured.NestedStringMap(deployment.Object, "spec", "template", "metadata", "labels")
+	for _, svc := range services {
+		selector, _, _ := unstructured.NestedStringMap(svc.Object, "spec", "selector")
+		ports, _, _ := unstructured.NestedSlice(svc.Object, "spec", "ports")
+		if len(selector) == 0 || len(ports) == 0 || svc.GetNamespace() != deployment.GetNamespace() {
+			continue
+		}
+		picks := true
+		for k, v := range selector {
+			picks = picks && labels[k] == v
+		}
+		port, _ := ports[0].(map[string]any)
+		if number, ok := port["port"].(int64); picks && ok {
+			return svc.GetName(), int32(number)
+		}
+	}
+	return "", 0
 }

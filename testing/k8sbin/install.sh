@@ -3,6 +3,9 @@
 #
 #   install.sh envtest        etcd, kube-apiserver, kubectl             (make setup-envtest)
 #   install.sh controlplane   the same plus kube-controller-manager     (make setup-controlplane)
+#   install.sh node           the same plus a node's: kubelet, kube-scheduler, kube-proxy, the pause
+#                             binary (its image's), and the host's packages: containerd, runc, the
+#                             CNI plugins, nftables, conntrack (make test-e2e-local; Linux, apt-get)
 #   install.sh sync           re-pin this directory's Go module to K8S_VERSION (make k8sbin-sync)
 #
 # It prints one line on stdout: the directory holding the binaries, in setup-envtest's layout
@@ -11,13 +14,14 @@
 # Where the binaries come from, first that works:
 #   1. $BIN_DIR/k8s already has them (nothing to do);
 #   2. setup-envtest's user-level store has them (linked into $BIN_DIR, which survives a fresh clone);
-#   3. a download: setup-envtest's (etcd, kube-apiserver, kubectl) and dl.k8s.io (kube-controller-manager);
+#   3. a download: setup-envtest's (etcd, kube-apiserver, kubectl) and dl.k8s.io (the others);
 #      skipped when ENVTEST_INSTALLED_ONLY=true;
 #   4. a build from Go module sources, in a Go module of its own, so that k8s.io/kubernetes never
 #      enters the project's go.mod: this directory's, committed with its go.sum, for the default
 #      version (the first of kubernetes-versions.txt); for another supported version, one written
 #      into $BIN_DIR/k8sbin/<version> the same way. The result goes into the user-level store first.
 # A directory appears under a store only complete: binaries are written elsewhere, then renamed in.
+# The pause binary is compiled from the k8s.io/kubernetes module's build/pause/linux/pause.c (gcc).
 #
 # Environment (the Makefile sets all but the last two):
 #   K8S_VERSION            exact Kubernetes version to build, e.g. 1.37.2 (kubernetes-versions.txt's, for the minor)
@@ -101,7 +105,8 @@ sync_module() {
     go mod edit "${args[@]}" \
       "-require=k8s.io/kubernetes@$kv" "-require=go.etcd.io/etcd/server/v3@$etcd" \
       -tool=k8s.io/kubernetes/cmd/kube-apiserver -tool=k8s.io/kubernetes/cmd/kube-controller-manager \
-      -tool=k8s.io/kubernetes/cmd/kubectl -tool=go.etcd.io/etcd/server/v3
+      -tool=k8s.io/kubernetes/cmd/kubectl -tool=go.etcd.io/etcd/server/v3 \
+      -tool=k8s.io/kubernetes/cmd/kubelet -tool=k8s.io/kubernetes/cmd/kube-scheduler -tool=k8s.io/kubernetes/cmd/kube-proxy
     go mod tidy
   )
   say "${dir#"$PWD"/} pinned to Kubernetes $kv, etcd $etcd (${#args[@]} staging modules replaced)"
@@ -163,19 +168,110 @@ download_envtest() {
   "$SETUP_ENVTEST" use "$ENVTEST_K8S_VERSION" -p path 2>"$1"
 }
 
-# download_kcm DIR: kube-controller-manager of DIR's version from the Kubernetes release site.
-download_kcm() {
-  local dir=$1 log=$2 tmp
+# download_release DIR LOG BIN...: the BINs of DIR's version from the Kubernetes release site.
+download_release() {
+  local dir=$1 log=$2 tmp b; shift 2
   tmp=$(mktemp -d)
-  if curl -fsSL --retry 2 -o "$tmp/kube-controller-manager" \
-    "https://dl.k8s.io/release/v$(k8s_of "$dir")/bin/$os/$arch/kube-controller-manager" 2>"$log"; then
-    chmod +x "$tmp/kube-controller-manager"
+  for b in "$@"; do
+    if ! curl -fsSL --retry 2 -o "$tmp/$b" "https://dl.k8s.io/release/v$(k8s_of "$dir")/bin/$os/$arch/$b" 2>"$log"; then
+      rm -rf "$tmp"
+      return 1
+    fi
+    chmod +x "$tmp/$b"
+  done
+  publish "$tmp" "$dir"
+  rm -rf "$tmp"
+}
+
+# release_bins DIR BIN...: make DIR hold every BIN, downloaded from the release site, else built.
+release_bins() {
+  local dir=$1 log reason tmp; shift
+  local todo
+  read -ra todo <<<"$(missing "$dir" "$@")"
+  [ ${#todo[@]} -gt 0 ] || return 0
+  log=$(mktemp)
+  if [ "$ENVTEST_INSTALLED_ONLY" != true ] && download_release "$dir" "$log" "${todo[@]}"; then
+    say "downloaded ${todo[*]} v$(k8s_of "$dir")"
+  else
+    reason="${todo[*]} download failed: $(tail -n 1 "$log" 2>/dev/null)"
+    [ "$ENVTEST_INSTALLED_ONLY" = true ] && reason="ENVTEST_INSTALLED_ONLY=true"
+    say "$reason; building from source"
+    tmp=$(mktemp -d)
+    build "$tmp" "${todo[@]}" || { rm -rf "$tmp" "$log"; die "no ${todo[*]}: $reason; and the build from source failed (above)"; }
     publish "$tmp" "$dir"
     rm -rf "$tmp"
-    return 0
   fi
+  rm -f "$log"
+}
+
+# pause DIR: the pause binary, the one process of every Pod's sandbox, compiled as the Kubernetes
+# release compiles it (build/pause/Makefile's CFLAGS, its TAG as the version) from DIR's version of
+# the module. `pause -v` says that tag, the pause image's.
+pause() {
+  local dir=$1 src tag tmp
+  has "$dir" pause && return 0
+  command -v gcc >/dev/null || die "the pause binary needs gcc (the host's packages, above)"
+  src=$(cd "$(module_dir)" && go mod download -json "k8s.io/kubernetes@v$(k8s_of "$dir")" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')/build/pause
+  tag=$(sed -n 's/^TAG ?= //p' "$src/Makefile")
+  [ -f "$src/linux/pause.c" ] && [ -n "$tag" ] || die "no pause.c, or no TAG in $src/Makefile"
+  tmp=$(mktemp -d)
+  gcc -Os -Wall -Werror -static -DVERSION="v$tag" -o "$tmp/pause" "$src/linux/pause.c" && strip "$tmp/pause" ||
+    { rm -rf "$tmp"; die "compiling $src/linux/pause.c failed (gcc -static needs libc6-dev)"; }
+  publish "$tmp" "$dir"
   rm -rf "$tmp"
-  return 1
+  say "compiled pause $tag from $src/linux/pause.c"
+}
+
+# The host's packages a node needs, and the commands by which each is found. On Debian bookworm,
+# what .ci/run's machines run, apt-get installs them at these versions; elsewhere (Ubuntu on
+# GitHub's runners, whose Docker brings its own containerd and runc) a command already there is
+# used as it is, and a missing one is installed at the distribution's version.
+node_packages=(
+  "containerd 1.6.20~ds1-1+deb12u3 containerd containerd-shim-runc-v2 ctr"
+  "runc 1.1.5+ds1-1+deb12u1 runc"
+  "containernetworking-plugins 1.1.1+ds1-3+b5 cni:ptp cni:host-local cni:loopback"
+  "nftables 1.0.6-2+deb12u2 nft"
+  "conntrack 1:1.4.7-1+b2 conntrack"
+  "iptables 1.8.9-2 iptables"
+  "gcc 4:12.2.0-3 gcc"
+  "libc6-dev 2.36-9+deb12u14 lib:libc.a"
+)
+
+# found COMMAND: a command on PATH; cni:NAME a CNI plugin in /usr/lib/cni or /opt/cni/bin;
+# lib:FILE a file the C compiler links with.
+found() {
+  case $1 in
+    cni:*) [ -x "/usr/lib/cni/${1#cni:}" ] || [ -x "/opt/cni/bin/${1#cni:}" ] ;;
+    lib:*) command -v gcc >/dev/null && [ "$(gcc -print-file-name="${1#lib:}")" != "${1#lib:}" ] ;;
+    *) command -v "$1" >/dev/null ;;
+  esac
+}
+
+# host_packages: apt-get install what the node lacks (root), pinned on bookworm.
+host_packages() {
+  local line pkg version cmds cmd want=() codename
+  codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+  for line in "${node_packages[@]}"; do
+    read -r pkg version cmds <<<"$line"
+    for cmd in $cmds; do
+      if ! found "$cmd"; then
+        if [ "$codename" = bookworm ]; then want+=("$pkg=$version"); else want+=("$pkg"); fi
+        break
+      fi
+    done
+  done
+  [ ${#want[@]} -gt 0 ] || return 0
+  [ "$(id -u)" = 0 ] || die "the node needs these packages, which apt-get installs as root: sudo apt-get install ${want[*]}"
+  say "apt-get install ${want[*]}"
+  # No init system is asked to start containerd: the node starts its own (policy-rc.d: 101, refuse).
+  local policy=/usr/sbin/policy-rc.d created=""
+  if [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && created=$policy; fi
+  if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages' -mmin -1440 2>/dev/null)" ]; then
+    apt-get update -qq >&2
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${want[@]}" >&2 ||
+    { [ -z "$created" ] || rm -f "$created"; die "apt-get install ${want[*]} failed (a pinned version the mirror no longer has? see above)"; }
+  [ -z "$created" ] || rm -f "$created"
 }
 
 # provide BIN...: make sure the user-level store has a directory with every BIN. Prints it.
@@ -205,20 +301,13 @@ provide() {
     rm -rf "$tmp"
   fi
 
-  # kube-controller-manager (e2e only): setup-envtest does not ship it.
-  if [[ " ${want[*]} " == *" kube-controller-manager "* ]] && ! has "$dir" kube-controller-manager; then
-    if [ "$ENVTEST_INSTALLED_ONLY" != true ] && download_kcm "$dir" "$log"; then
-      say "downloaded kube-controller-manager v$(k8s_of "$dir")"
-    else
-      reason="kube-controller-manager download failed: $(tail -n 1 "$log" 2>/dev/null)"
-      [ "$ENVTEST_INSTALLED_ONLY" = true ] && reason="ENVTEST_INSTALLED_ONLY=true"
-      say "$reason; building from source"
-      tmp=$(mktemp -d)
-      build "$tmp" kube-controller-manager || { rm -rf "$tmp"; die "no kube-controller-manager: $reason; and the build from source failed (above)"; }
-      publish "$tmp" "$dir"
-      rm -rf "$tmp"
-    fi
-  fi
+  # The rest (e2e only) setup-envtest does not ship.
+  local rest=()
+  for b in "${want[@]}"; do
+    case $b in etcd | kube-apiserver | kubectl | pause) ;; *) rest+=("$b") ;; esac
+  done
+  release_bins "$dir" "${rest[@]}"
+  if [[ " ${want[*]} " == *" pause "* ]]; then pause "$dir"; fi
   printf '%s\n' "$dir"
 }
 
@@ -227,8 +316,13 @@ main() {
   case ${1:-} in
     envtest) want=("${envtest_bins[@]}") ;;
     controlplane) want=("${envtest_bins[@]}" kube-controller-manager) ;;
+    node)
+      [ "$os" = linux ] || die "a node runs on Linux alone"
+      host_packages
+      want=("${envtest_bins[@]}" kube-controller-manager kubelet kube-scheduler kube-proxy pause)
+      ;;
     sync) sync_module "$here"; return ;;
-    *) die "usage: install.sh envtest|controlplane|sync" ;;
+    *) die "usage: install.sh envtest|controlplane|node|sync" ;;
   esac
 
   if [ -n "${KUBEBUILDER_ASSETS:-}" ] && has "$KUBEBUILDER_ASSETS" "${want[@]}"; then

@@ -9,8 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/operator-demo/testing/cluster"
@@ -27,29 +25,23 @@ type LocalDeployment struct {
 	// Client is a cluster administrator's.
 	Client   client.Client
 	Operator *operator.Operator
-	// OperatorConfig authenticates as the operator's ServiceAccount.
-	OperatorConfig *rest.Config
 	// MetricsToken is the token of a ServiceAccount bound to the metrics-reader role.
 	MetricsToken string
-	// Deployment is config/default's Deployment, as rendered: not created, the process plays it.
-	Deployment   *unstructured.Unstructured
-	binary       Binary
-	replicas     []*operator.Operator
 	stopWebhooks func() error
 }
 
-// E2E is the e2e tier on a LocalDeployment of bin/manager (or $E2E_OPERATOR_BINARY), its logs
-// in reports/e2e: the provider `make test-e2e E2E_PROVIDER=local` runs the scenarios on.
+// OperatorBinaryEnv names an operator binary for E2E to run.
+const OperatorBinaryEnv = "E2E_OPERATOR_BINARY"
+
+// E2E is the e2e tier without a node: the binary $E2E_OPERATOR_BINARY playing the Deployment on a
+// LocalCluster, its logs in reports/e2e; no image, no root. make test-first runs each revision's
+// operator so (package node's E2E hands over to it when the variable is set).
 func E2E(ctx context.Context, subject operator.Subject) (cluster.Cluster, []byte, error) {
 	root, err := Root()
 	if err != nil {
 		return nil, nil, err
 	}
-	binary := filepath.Join(root, "bin", "manager")
-	if b := os.Getenv("E2E_OPERATOR_BINARY"); b != "" {
-		binary = b
-	}
-	d, err := StartDeployment(ctx, filepath.Join(root, "reports", "e2e"), binary, subject)
+	d, err := StartDeployment(ctx, filepath.Join(root, "reports", "e2e"), os.Getenv(OperatorBinaryEnv), subject)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -67,7 +59,7 @@ func StartDeployment(ctx context.Context, dir, binary string, subject operator.S
 	if err != nil {
 		return nil, err
 	}
-	lc, err := Start(dir, subject.CRDs)
+	lc, err := Start(dir, subject.CRDs, Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -104,20 +96,14 @@ func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string, 
 	if err != nil {
 		return nil, err
 	}
-	d := &LocalDeployment{
-		LocalCluster:   lc,
-		Client:         c,
-		OperatorConfig: e2e.TokenConfig(lc.Config, operatorToken),
-		MetricsToken:   metricsToken,
-		Deployment:     m.Deployment,
-		binary: Binary{
-			Subject: subject, Path: binary, Kubeconfig: kubeconfig, LeaseNamespace: m.Namespace,
-			Log: filepath.Join(lc.Dir, "operator.log"), MetricsToken: metricsToken,
-			Writes:      e2e.AuditWrites(lc.AuditLog, m.Username()),
-			ClusterLogs: lc.Logs(), Shared: true,
-		},
-	}
-	if d.Operator, err = d.binary.Start(); err != nil {
+	d := &LocalDeployment{LocalCluster: lc, Client: c, MetricsToken: metricsToken}
+	d.Operator, err = Binary{
+		Subject: subject, Path: binary, Kubeconfig: kubeconfig, LeaseNamespace: m.Namespace,
+		Log: filepath.Join(lc.Dir, "operator.log"), MetricsToken: metricsToken,
+		Writes:      e2e.AuditWrites(lc.AuditLog, m.Username()),
+		ClusterLogs: lc.Logs(), Shared: true,
+	}.Start()
+	if err != nil {
 		if d.Operator != nil {
 			err = errors.Join(err, d.Operator.Down())
 		}
@@ -152,23 +138,7 @@ func install(ctx context.Context, c client.Client, kubectl, kustomizeDir string)
 	return m, nil
 }
 
-// Stop stops the operator and its replicas, then the webhooks and the cluster.
+// Stop stops the operator, then the webhooks and the cluster.
 func (d *LocalDeployment) Stop() error {
-	errs := []error{d.Operator.Down()}
-	for _, r := range d.replicas {
-		errs = append(errs, r.Down())
-	}
-	return errors.Join(append(errs, d.stopWebhooks(), d.LocalCluster.Stop())...)
-}
-
-// StartReplica starts one more operator process, as a Deployment with one more replica would:
-// same ServiceAccount, same flags, its own ports and log. Leader election decides which one works.
-func (d *LocalDeployment) StartReplica() (*operator.Operator, error) {
-	replica := d.binary
-	replica.Log = filepath.Join(d.Dir, fmt.Sprintf("operator-replica-%d.log", len(d.replicas)+2))
-	op, err := replica.Start()
-	if op != nil {
-		d.replicas = append(d.replicas, op) // stopped with the deployment, whether it came up or not
-	}
-	return op, err
+	return errors.Join(d.Operator.Down(), d.stopWebhooks(), d.LocalCluster.Stop())
 }

@@ -55,7 +55,7 @@ func InProcess(cfg *rest.Config, namespace string, subject Subject, opts Options
 		},
 		Stop: func() error { return stop() },
 		Kill: func() error {
-			return errors.New("the operator runs in this process: it can be stopped, not killed; a scenario that kills it needs the local e2e tier")
+			return errors.New("the operator runs in this process: it can be stopped, not killed; a scenario that kills it needs an e2e tier")
 		},
 		Logs: func() []string { return nil },
 	})

@@ -1,6 +1,6 @@
 // Package tiers names the places the scenarios run, cheapest first (envtest; the e2e tier on a
-// local control plane; the e2e tier on kind), the labels that say what a scenario needs beyond an
-// API server, and which tier leaves out which label. A tier leaves a scenario out by label filter,
+// local control plane and node; the e2e tier on kind), the labels that say what a scenario needs
+// beyond an API server, and which tier leaves out which label. A tier leaves a scenario out by label filter,
 // never by a skip inside its body. It imports nothing of this project's, so that the catalogue
 // can say where each scenario runs without linking a cluster.
 package tiers
@@ -26,10 +26,11 @@ const (
 	Envtest = "envtest"
 	// E2E: a real cluster, whose one operator runs as in production.
 	E2E = "e2e"
-	// ProviderLocal: a control plane on loopback with kube-controller-manager, the operator a
-	// process of the suite's.
+	// ProviderLocal: a control plane and a node on this machine (package node), the operator's
+	// image a Pod of its Deployment, deployed by the suite.
 	ProviderLocal = "local"
-	// ProviderKind: the cluster in $KUBECONFIG, the operator deployed into it by `make test-e2e`.
+	// ProviderKind: the cluster in $KUBECONFIG, where `make test-e2e` loaded the operator's image,
+	// the operator deployed by the suite.
 	ProviderKind = "kind"
 )
 
@@ -38,12 +39,8 @@ const (
 	// NeedsInProcessOperator marks a scenario that wires the operator's controllers itself (a stage
 	// of a walkthrough, say): only the envtest tier runs the operator in the test process.
 	NeedsInProcessOperator = "in-process"
-	// NeedsOperatorProcess marks a scenario that stops and starts the operator: the envtest tier
-	// (its in-process manager) and the local e2e tier (its process) can; on kind the operator is
-	// a Deployment that the suite does not restart.
-	NeedsOperatorProcess = "operator-process"
-	// NeedsKill marks a scenario that kills the operator with kill -9: only the local e2e tier
-	// runs it as a process of the suite's own.
+	// NeedsKill marks a scenario that kills the operator with kill -9: the e2e tiers kill its
+	// container on the node; the envtest tier's operator is a manager in the test process.
 	NeedsKill = "kill"
 	// NeedsGarbageCollector marks a scenario that watches the garbage collector delete a
 	// dependent: envtest runs no kube-controller-manager, the e2e tier does.
@@ -54,6 +51,8 @@ const (
 type Tier struct {
 	// Name is how the catalogue names it: "envtest", "e2e local", "e2e kind".
 	Name string
+	// Proves says what it runs on and what it proves that the tiers before it do not.
+	Proves string
 	// Provider names what provides its cluster, in the map of providers a suite hands to
 	// cluster.Start: Envtest, ProviderLocal or ProviderKind.
 	Provider string
@@ -66,11 +65,22 @@ type Tier struct {
 // All are the places the scenarios run, cheapest first.
 var All = []Tier{
 	{Name: "envtest", Provider: Envtest, Environment: []string{Env + "=" + Envtest},
+		Proves: "a real kube-apiserver and etcd, the operator in the test process, one namespace and one manager per spec, " +
+			"specs in parallel: every behaviour the API server decides (validation, owner references, conflicts, " +
+			"refusals), and the operator rewired where a spec needs it",
 		Excludes: []string{NeedsGarbageCollector, NeedsKill}},
 	{Name: "e2e local", Provider: ProviderLocal, Environment: []string{Env + "=" + E2E, ProviderEnv + "=" + ProviderLocal},
+		Proves: "this machine as a node (root): kube-controller-manager's garbage collector, containerd, runc, CNI, a kubelet, " +
+			"kube-scheduler and kube-proxy; the operator's image built from the Dockerfile and config/default deployed, " +
+			"so a Pod that runs as its Dockerfile and securityContext say, within its limits, Ready through its probes, " +
+			"in-cluster with its ServiceAccount's token, its metrics Service reached through a port-forward; " +
+			"stopped, started and killed on the node",
 		Excludes: []string{NeedsInProcessOperator}},
 	{Name: "e2e kind", Provider: ProviderKind, Environment: []string{Env + "=" + E2E, ProviderEnv + "=" + ProviderKind},
-		Excludes: []string{NeedsInProcessOperator, NeedsOperatorProcess, NeedsKill}},
+		Proves: "kind on GitHub Actions, each supported minor: what the local node does without, the image as Docker " +
+			"builds it on gcr.io/distroless/static:nonroot and loads it, a kubeadm cluster (CoreDNS, the systemd cgroup " +
+			"driver, the containerd of kind's node image)",
+		Excludes: []string{NeedsInProcessOperator}},
 }
 
 // Current is the tier that $SCENARIOS_TIER (default envtest) and $E2E_PROVIDER (default local)

@@ -12,7 +12,7 @@ func TestLabelFilterLeavesOutWhatTheTierCannotRun(t *testing.T) {
 		{"", "", "", "!garbage-collector && !kill"},
 		{"envtest", "", "create || update", "(create || update) && !garbage-collector && !kill"},
 		{"e2e", "", "", "!in-process"},
-		{"e2e", "kind", "gc", "(gc) && !in-process && !operator-process && !kill"},
+		{"e2e", "kind", "gc", "(gc) && !in-process"},
 	}
 	for _, tt := range tests {
 		t.Setenv(Env, tt.tier)

@@ -16,6 +16,10 @@ workshop-tool = go build -C testing/workshop -o $(WORKSHOP)/$(1) ./$(1)
 DEFAULT_BASE = $(shell git merge-base origin/main HEAD 2>/dev/null || git merge-base main HEAD 2>/dev/null)
 # Extra flags for make bench's envtest measurements, e.g. BENCH_FLAGS="-samples 200 -noise 2000".
 BENCH_FLAGS ?=
+# make bench-pod's counts of converged Samples, and the operator's memory limit meanwhile (empty:
+# the manifest's, to see it hold).
+COUNTS ?= 1000,5000,10000,20000
+LIMIT ?= 1Gi
 
 ##@ Getting started
 
@@ -141,6 +145,14 @@ bench: setup-envtest ## Measure (not part of make test): micro-benchmarks, then 
 	go test -run '^$$' -bench . -benchmem ./controllers/
 	$(call workshop-tool,bench)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(WORKSHOP)/bench $(BENCH_FLAGS)
+
+.PHONY: bench-pod
+bench-pod: linux-only manifests kustomize $(SETUP_ENVTEST) ## Measure the operator as a Pod on a local node (root): its memory, as its cgroup counts it, at COUNTS converged Samples, under the memory limit LIMIT (LIMIT= : the manifest's).
+	@[ "$$(id -u)" = 0 ] || { echo "bench-pod: its node runs containerd and a kubelet, which need root: sudo make bench-pod"; exit 1; }
+	$(call render,$(LOCALBIN)/bench-pod/install.yaml)
+	$(call workshop-tool,benchpod)
+	assets=$$($(K8SBIN) node) && KUBEBUILDER_ASSETS="$$assets" E2E_MANIFESTS=$(LOCALBIN)/bench-pod/install.yaml \
+		$(WORKSHOP)/benchpod -counts '$(COUNTS)' -limit '$(LIMIT)'
 
 .PHONY: bench-loop
 bench-loop: setup-envtest ## Measure the test-first loop: a saved edit to the red/green line of scenario LABEL (default create), cold, warm (make envtest-up) and the floor.

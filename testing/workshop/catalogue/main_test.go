@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"example.com/operator-demo/testing/tiers"
 	"example.com/operator-demo/testing/workshop/mutate/mutants"
 )
 
@@ -265,5 +266,31 @@ func TestNewScenarioWritesTheHouseForm(t *testing.T) {
 		if err := newScenario(dir, bad); err == nil {
 			t.Errorf("newScenario(%q) accepted it", bad)
 		}
+	}
+}
+
+// TestTheTiersSayWhatEachProves: the catalogue lists every tier of tiers.All, cheapest first, with
+// what it runs on and proves, and the labels of the scenarios it leaves out.
+func TestTheTiersSayWhatEachProves(t *testing.T) {
+	rendered, err := (&catalogue{}).render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(rendered)
+	_, section, found := strings.Cut(page, "## The tiers")
+	if !found {
+		t.Fatalf("no tiers section in:\n%s", page)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	last := -1
+	for _, tier := range tiers.All {
+		at := strings.Index(section, "| "+tier.Name+" | "+tier.Proves+" |")
+		if at < 0 || at < last {
+			t.Errorf("the tiers section does not list %q, after the cheaper tiers, with what it proves:\n%s", tier.Name, section)
+		}
+		last = at
+	}
+	if !strings.Contains(section, "`kill`") {
+		t.Errorf("the tiers section does not name the labels a tier leaves out:\n%s", section)
 	}
 }

@@ -37,6 +37,9 @@ func (c *catalogue) render() ([]byte, error) {
 	return b.Bytes(), err
 }
 
+// Tiers are the tiers, cheapest first.
+func (c *catalogue) Tiers() []tiers.Tier { return tiers.All }
+
 // Sources are the documents the scenarios come from, in the catalogue's order.
 func (c *catalogue) Sources() []source { return sources }
 

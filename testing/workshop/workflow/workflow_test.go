@@ -108,8 +108,8 @@ func workflowTargets(t *testing.T) []string {
 	return targets
 }
 
-// makeCall is a shell line that runs `make [-s] target [VAR=value…]`.
-var makeCall = regexp.MustCompile(`(?m)^\s*(?:\w+=\$\()?make\s+(?:-\S+\s+)*([a-z][a-z0-9-]*)([^\n;&|]*)`)
+// makeCall is a shell line that runs `make [-s] target [VAR=value…]`, maybe through sudo.
+var makeCall = regexp.MustCompile(`(?m)^\s*(?:\w+=\$\()?(?:sudo\s+(?:\S+\s+)*?)?make\s+(?:-\S+\s+)*([a-z][a-z0-9-]*)([^\n;&|]*)`)
 
 // makeTargets are the targets that make calls in script name; test-e2e is named for the cluster
 // that its E2E_PROVIDER chooses.

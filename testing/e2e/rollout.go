@@ -1,0 +1,215 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"example.com/operator-demo/testing/poll"
+)
+
+// WaitRollout waits, up to timeout, until the Deployment namespace/name has rolled out: every
+// replica updated, available and Ready, no old one left. It fails at once, naming the cause, when
+// a Pod of it cannot become Ready (OOMKilled, a container the kubelet refuses to create or keeps
+// restarting, an image it cannot find, a Pod the API server refuses), and otherwise on timeout,
+// with what the Pods' containers and events say (a probe that fails names itself, its port and
+// path). `kubectl rollout status` says only that it timed out.
+func WaitRollout(ctx context.Context, c client.Client, namespace, name string, timeout time.Duration) error {
+	key := client.ObjectKey{Namespace: namespace, Name: name}
+	// What the last look at the Deployment and its Pods saw: at the deadline, a request cut short
+	// would only say that time ran out.
+	var seen error
+	err := poll.Until(ctx, time.Second, timeout, func(ctx context.Context) error {
+		d := &appsv1.Deployment{}
+		if err := c.Get(ctx, key, d); err != nil {
+			return errors.Join(seen, err)
+		}
+		notYet := RolledOut(d)
+		if notYet == nil {
+			return nil
+		}
+		trouble, final, err := deploymentTrouble(ctx, c, d)
+		switch {
+		case err != nil:
+			return errors.Join(seen, err)
+		case final:
+			return poll.Stop(fmt.Errorf("%w: %s", notYet, trouble))
+		case trouble != "":
+			seen = fmt.Errorf("%w: %s", notYet, trouble)
+		default:
+			seen = notYet
+		}
+		return seen
+	})
+	if err != nil {
+		return fmt.Errorf("the rollout of Deployment %s: %w", key, err)
+	}
+	return nil
+}
+
+// RolledOut is nil once d's rollout is complete, as `kubectl rollout status` decides it, and
+// otherwise says how far it is.
+func RolledOut(d *appsv1.Deployment) error {
+	want := int32(1)
+	if d.Spec.Replicas != nil {
+		want = *d.Spec.Replicas
+	}
+	s := d.Status
+	switch {
+	case s.ObservedGeneration < d.Generation:
+		return errors.New("the deployment controller has not seen its latest spec yet")
+	case s.UpdatedReplicas < want:
+		return fmt.Errorf("%d of %d replicas updated", s.UpdatedReplicas, want)
+	case s.Replicas > s.UpdatedReplicas:
+		return fmt.Errorf("%d old replicas still running", s.Replicas-s.UpdatedReplicas)
+	case s.AvailableReplicas < s.UpdatedReplicas || s.ReadyReplicas < want:
+		return fmt.Errorf("%d of %d updated replicas available", s.AvailableReplicas, s.UpdatedReplicas)
+	}
+	return nil
+}
+
+// deploymentTrouble is why d's Pods are not Ready, from its ReplicaSets' conditions (a Pod the API
+// server refused) and each Pod's containers and events; final when waiting will not help.
+func deploymentTrouble(ctx context.Context, c client.Client, d *appsv1.Deployment) (string, bool, error) {
+	selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	if err != nil {
+		return "", false, err
+	}
+	sets := &appsv1.ReplicaSetList{}
+	if err := c.List(ctx, sets, client.InNamespace(d.Namespace), client.MatchingLabelsSelector{Selector: selector}); err != nil {
+		return "", false, err
+	}
+	for _, rs := range sets.Items {
+		for _, cond := range rs.Status.Conditions {
+			if cond.Type == appsv1.ReplicaSetReplicaFailure && cond.Status == corev1.ConditionTrue {
+				return fmt.Sprintf("ReplicaSet %s cannot create its Pods: %s", rs.Name, cond.Message), true, nil
+			}
+		}
+	}
+	pods := &corev1.PodList{}
+	if err := c.List(ctx, pods, client.InNamespace(d.Namespace), client.MatchingLabelsSelector{Selector: selector}); err != nil {
+		return "", false, err
+	}
+	var troubles []string
+	final := false
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		events := &corev1.EventList{}
+		if err := c.List(ctx, events, client.InNamespace(p.Namespace), client.MatchingFields{"involvedObject.name": p.Name}); err != nil {
+			return "", false, err
+		}
+		if trouble, fin := podTrouble(p, events.Items); trouble != "" {
+			troubles = append(troubles, "Pod "+p.Name+": "+trouble)
+			final = final || fin
+		}
+	}
+	return strings.Join(troubles, "; "), final, nil
+}
+
+// waitingForever are the reasons a container waits that waiting will not end.
+var waitingForever = []string{
+	"CrashLoopBackOff", "CreateContainerConfigError", "CreateContainerError", "RunContainerError",
+	"InvalidImageName", "ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull",
+}
+
+// podTrouble is why pod is not Ready, from its containers' states and its events (a warning the
+// node gives every Pod, MissingClusterDNS, aside); final when waiting will not help. It is ""
+// when nothing is wrong yet.
+func podTrouble(pod *corev1.Pod, events []corev1.Event) (string, bool) {
+	troubles, final := containerTroubles(pod)
+	for _, cond := range pod.Status.Conditions {
+		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse {
+			troubles = append(troubles, fmt.Sprintf("not scheduled: %s: %s", cond.Reason, cond.Message))
+		}
+	}
+	for _, e := range events {
+		switch {
+		case e.Reason == "Unhealthy":
+			troubles = append(troubles, probeTrouble(pod, e))
+		case e.Reason == "Killing" && strings.Contains(e.Message, "failed"),
+			e.Type == corev1.EventTypeWarning && e.Reason != "MissingClusterDNS" && e.Reason != "BackOff":
+			troubles = append(troubles, e.Reason+": "+e.Message)
+		}
+	}
+	return strings.Join(slices.Compact(troubles), "; "), final
+}
+
+// containerTroubles are what pod's containers' states say is wrong; final when waiting will not help.
+func containerTroubles(pod *corev1.Pod) ([]string, bool) {
+	var troubles []string
+	final := false
+	for _, s := range pod.Status.ContainerStatuses {
+		spec := container(pod, s.Name)
+		for _, state := range []corev1.ContainerState{s.State, s.LastTerminationState} {
+			if t := state.Terminated; t != nil && t.Reason == "OOMKilled" {
+				troubles = append(troubles, fmt.Sprintf("container %s was OOMKilled (exit code %d) under its memory limit %s: raise resources.limits.memory",
+					s.Name, t.ExitCode, spec.Resources.Limits.Memory()))
+				final = true
+			}
+		}
+		if w := s.State.Waiting; w != nil && slices.Contains(waitingForever, w.Reason) && !final {
+			trouble := fmt.Sprintf("container %s: %s", s.Name, w.Reason)
+			if w.Message != "" {
+				trouble += ": " + w.Message
+			}
+			if t := s.LastTerminationState.Terminated; t != nil {
+				trouble += fmt.Sprintf(" (last exit: %s, code %d)", t.Reason, t.ExitCode)
+			}
+			troubles = append(troubles, trouble)
+			final = true
+		}
+		if s.RestartCount > 0 && !final {
+			troubles = append(troubles, fmt.Sprintf("container %s restarted %d time(s)", s.Name, s.RestartCount))
+		}
+	}
+	return troubles, final
+}
+
+// probeTrouble names the probe that an Unhealthy event reports failing: its kind, port and path,
+// then what the kubelet saw ("Readiness probe failed: Get ...: connection refused").
+func probeTrouble(pod *corev1.Pod, e corev1.Event) string {
+	kind, detail, _ := strings.Cut(e.Message, " probe failed: ")
+	name := strings.TrimSuffix(strings.TrimPrefix(e.InvolvedObject.FieldPath, "spec.containers{"), "}")
+	spec := container(pod, name)
+	probe := map[string]*corev1.Probe{"Readiness": spec.ReadinessProbe, "Liveness": spec.LivenessProbe, "Startup": spec.StartupProbe}[kind]
+	where := ""
+	if probe != nil && probe.HTTPGet != nil {
+		where = fmt.Sprintf(" (GET %s on port %s)", probe.HTTPGet.Path, portOf(spec, probe.HTTPGet.Port))
+	}
+	return fmt.Sprintf("container %s: its %s probe%s fails: %s", name, strings.ToLower(kind), where, detail)
+}
+
+// portOf is a probe's port as the manifest names it, with its number when it is a name.
+func portOf(c corev1.Container, port intstr.IntOrString) string {
+	if port.Type == intstr.Int {
+		return port.String()
+	}
+	for _, p := range c.Ports {
+		if p.Name == port.StrVal {
+			return fmt.Sprintf("%s (%d)", p.Name, p.ContainerPort)
+		}
+	}
+	return port.StrVal
+}
+
+// container is pod's container called name.
+func container(pod *corev1.Pod, name string) corev1.Container {
+	for _, c := range pod.Spec.Containers {
+		if c.Name == name {
+			return c
+		}
+	}
+	return corev1.Container{Name: name}
+}

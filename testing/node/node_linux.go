@@ -5,7 +5,6 @@ import (
 	"crypto/x509/pkix"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,7 +62,7 @@ func Start(dir string, crds []string) (c *Cluster, err error) {
 	if err != nil {
 		return c, err
 	}
-	port, err := freePort()
+	port, err := process.FreePortOn(nodeIP)
 	if err != nil {
 		return c, err
 	}
@@ -284,20 +283,6 @@ func configureAPIServer(api *envtest.APIServer, ca *authority, port int) {
 		Set("kubelet-client-key", filepath.Join(pkiDir, "kubelet-client.key")).
 		Set("kubelet-certificate-authority", filepath.Join(pkiDir, "ca.crt")).
 		Set("kubelet-preferred-address-types", "InternalIP")
-}
-
-// freePort is a port of the node's address that nothing listens on, for now.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", nodeIP+":0")
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = l.Close() }()
-	addr, ok := l.Addr().(*net.TCPAddr)
-	if !ok {
-		return 0, fmt.Errorf("listener address %v is not TCP", l.Addr())
-	}
-	return addr.Port, nil
 }
 
 // startContainerd starts containerd on its own socket, state and root (another containerd on the

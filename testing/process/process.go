@@ -93,8 +93,11 @@ func (p *Process) Kill() {
 
 // FreePort is a TCP port on 127.0.0.1 that nothing listens on, for now: for a child process to
 // serve on.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+func FreePort() (int, error) { return FreePortOn("127.0.0.1") }
+
+// FreePortOn is a TCP port of the address ip that nothing listens on, for now.
+func FreePortOn(ip string) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
 	if err != nil {
 		return 0, err
 	}

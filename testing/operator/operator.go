@@ -124,13 +124,14 @@ func (o *Operator) Up() error {
 		return err
 	}
 	o.running = true
-	// Ready is not yet serving metrics: the metrics server may start a moment after the probes.
-	// (A standby replica's controllers report nothing until it leads.)
+	// Ready is not yet reporting: the metrics server may start a moment after the probes, and the
+	// controllers after the cache has synced (a standby replica's, once it leads), each exporting
+	// its counts as it starts.
 	if err := poll.Until(context.Background(), 50*time.Millisecond, 30*time.Second, func(context.Context) error {
-		_, err := o.controls.Metrics()
+		_, err := o.read()
 		return err
 	}); err != nil {
-		return fmt.Errorf("the operator serves no metrics once ready: %w", err)
+		return fmt.Errorf("the operator reports nothing once started: %w", err)
 	}
 	return nil
 }
@@ -201,7 +202,7 @@ func (o *Operator) read() (reading, error) {
 		return reading{}, fmt.Errorf("the operator exports no %s: none of its controllers has started", reconcileTotal)
 	}
 	if o.controls.Writes == nil {
-		return reading{}, errors.New("nothing counts this operator's API writes: its Controls have no Writes")
+		return reading{}, poll.Stop(errors.New("nothing counts this operator's API writes: its Controls have no Writes"))
 	}
 	writes, err := o.controls.Writes()
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"k8s.io/client-go/rest"
 )
 
@@ -125,5 +126,31 @@ func TestOptionsAreReadAsTheSpecSetThem(t *testing.T) {
 	limit.Set(settings, 3)
 	if got := limit.In(settings); got != 3 {
 		t.Errorf("set to 3: %d", got)
+	}
+}
+
+// TestUpWaitsUntilTheControllersReport: a manager's controllers start a moment after its cache
+// has synced, and export their counts only then (a standby replica's, once it leads). Up returns
+// once they do, so that a spec's first reading right after it is a count, not an error.
+func TestUpWaitsUntilTheControllersReport(t *testing.T) {
+	reconciles := prometheus.NewCounterVec(prometheus.CounterOpts{Name: reconcileTotal}, []string{"controller", "result"})
+	registry := prometheus.NewRegistry()
+	gathers := 0
+	op := New(Subject{}, Controls{
+		Metrics: func() ([]*dto.MetricFamily, error) {
+			if gathers++; gathers == 4 { // the controllers start a few readings after the start
+				reconciles.WithLabelValues("widget", "success").Add(0)
+				registry.MustRegister(reconciles)
+			}
+			return registry.Gather()
+		},
+		Writes: func() (map[string]float64, error) { return map[string]float64{}, nil },
+		Start:  func() error { return nil },
+	})
+	if err := op.Up(); err != nil {
+		t.Fatalf("Up: %v", err)
+	}
+	if counts, err := op.Counts(); err != nil || counts.Reconciles != 0 {
+		t.Errorf("Counts right after Up = %+v, %v; want 0 reconciles, no error", counts, err)
 	}
 }

@@ -145,7 +145,13 @@ func run(only, breakText, shard string, repeat, workers int) (sweepReport, error
 	defer func() { _ = os.RemoveAll(work) }()
 	s := &sweeper{root: root, work: work, repeat: repeat, spent: r.Spent}
 
-	checker, breaks, err := compilingBreaks(root, only, breakText, &r.NotCompiled)
+	checker, breaks, notCompiled, err := sweep.Compiling(root, sweepDirs, func(b sweep.Break) bool {
+		return strings.Contains(b.File, only) && strings.Contains(b.ID(), breakText)
+	})
+	r.NotCompiled = notCompiled
+	if err == nil && len(breaks) == 0 {
+		err = fmt.Errorf("no break of a file matching %q, with an ID matching %q, compiles", only, breakText)
+	}
 	if err != nil {
 		return r, err
 	}
@@ -181,7 +187,7 @@ func run(only, breakText, shard string, repeat, workers int) (sweepReport, error
 			if schema.Switched[k] {
 				s.try(v, work, []string{sweep.Env + "=" + id}, reach[k], id)
 			} else {
-				s.tryOnItsOwn(v, filepath.Join(work, id), schema.Overlay, all, id)
+				s.tryAlone(v, filepath.Join(work, id), schema.Alone(v.Break), all, id)
 			}
 			progress(start, "%d/%d (shard %s): %s:%d %s %s → %s: %s", done.Add(1), len(mine), shard, v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, v)
 			return nil
@@ -201,42 +207,6 @@ func inShard(id string, i, n int) bool {
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(id))
 	return int(h.Sum32()%uint32(n)) == i-1
-}
-
-// compilingBreaks makes the breaks of the files under sweepDirs whose path contains only, keeps
-// those whose ID contains breakText and compile, and counts into notCompiled those that do not.
-func compilingBreaks(root, only, breakText string, notCompiled *int) (*sweep.Checker, []sweep.Break, error) {
-	files, err := sweep.Files(root, sweepDirs...)
-	if err != nil {
-		return nil, nil, err
-	}
-	checker, err := sweep.NewChecker(root, sweepDirs...)
-	if err != nil {
-		return nil, nil, err
-	}
-	var out []sweep.Break
-	for _, f := range files {
-		if !strings.Contains(f, only) {
-			continue
-		}
-		breaks, err := sweep.Of(root, f)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, b := range breaks {
-			switch {
-			case !strings.Contains(b.ID(), breakText):
-			case checker.Compiles(b) != nil:
-				*notCompiled++
-			default:
-				out = append(out, b)
-			}
-		}
-	}
-	if len(out) == 0 {
-		return nil, nil, fmt.Errorf("no break of a file matching %q, with an ID matching %q, compiles", only, breakText)
-	}
-	return checker, out, nil
 }
 
 // spend counts the time since start as spent on kind.
@@ -424,12 +394,10 @@ func (s *sweeper) confirm(v *verdict, dir string, env []string, specs []test, na
 	}
 }
 
-// tryOnItsOwn builds the break of v, one that cannot be switched, into dir on its own, and runs
-// every test against it.
-func (s *sweeper) tryOnItsOwn(v *verdict, dir string, overlay map[string]string, all []test, name string) {
-	own := maps.Clone(overlay)
-	own[filepath.Join(s.root, filepath.FromSlash(v.Break.File))] = string(v.Break.Content)
-	if out, err := s.build(dir, own); err != nil {
+// tryAlone builds the break of v, one that cannot be switched, into dir on its own (the overlay
+// alone), and runs every test against it.
+func (s *sweeper) tryAlone(v *verdict, dir string, alone map[string]string, all []test, name string) {
+	if out, err := s.build(dir, alone); err != nil {
 		v.Err = fmt.Sprintf("build it: %v\n%s", err, out)
 		return
 	}

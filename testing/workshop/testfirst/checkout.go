@@ -1,12 +1,9 @@
 package main
 
 import (
-	"archive/tar"
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,51 +74,26 @@ func (c check) checkOut(name, rev, productionOf string, paths ...string) (*check
 }
 
 // materialize writes the files of rev that keep keeps (by their path, with slashes) into dir,
-// through `git archive`: no work tree is added, no index or ref of the repository changes.
+// through an index of its own: no work tree is added, no index or ref of the repository changes.
 func materialize(repo, rev, dir string, keep func(path string) bool) error {
-	cmd := exec.Command("git", "archive", "--format=tar", rev)
-	cmd.Dir = repo
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	archive, err := cmd.Output()
-	if err != nil {
-		return fmt.Errorf("git archive %s: %w: %s", rev, err, stderr.String())
+	all, err := git(repo, "ls-tree", "-r", "-z", "--name-only", rev)
+	if err == nil {
+		err = os.MkdirAll(dir, 0o755)
 	}
-	r := tar.NewReader(bytes.NewReader(archive))
-	for {
-		h, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read the archive of %s: %w", rev, err)
-		}
-		if h.Typeflag == tar.TypeDir || !keep(h.Name) {
-			continue
-		}
-		path := filepath.Join(dir, filepath.FromSlash(h.Name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		switch h.Typeflag {
-		case tar.TypeReg:
-			err = writeFile(path, r, fs.FileMode(h.Mode))
-		case tar.TypeSymlink:
-			err = os.Symlink(h.Linkname, path)
-		}
-		if err != nil {
-			return fmt.Errorf("write %s of %s: %w", h.Name, rev, err)
-		}
-	}
-}
-
-func writeFile(path string, content io.Reader, mode fs.FileMode) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode.Perm())
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(f, content)
-	return errors.Join(err, f.Close())
+	kept := slices.DeleteFunc(strings.Split(all, "\x00"), func(path string) bool { return path == "" || !keep(path) })
+	read := exec.Command("git", "read-tree", rev)
+	write := exec.Command("git", "checkout-index", "-z", "--stdin", "--prefix="+filepath.ToSlash(dir)+"/")
+	write.Stdin = strings.NewReader(strings.Join(append(kept, ""), "\x00"))
+	for _, cmd := range []*exec.Cmd{read, write} {
+		cmd.Dir, cmd.Env = repo, append(os.Environ(), "GIT_INDEX_FILE="+dir+".index")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s of %s: %w: %s", strings.Join(cmd.Args[:2], " "), rev, err, out)
+		}
+	}
+	return nil
 }
 
 // state is how a spec ended in one tree.

@@ -237,8 +237,7 @@ func (s *sweeper) reach(n, workers int) (reach [][]test, all []test, err error) 
 	for i := range all {
 		g.Go(func() (err error) {
 			file := filepath.Join(s.work, "hits", strconv.Itoa(i))
-			defer s.spend("the baseline: each test alone", time.Now())
-			v, err := s.runTests(s.work, []string{sweep.HitsEnv + "=" + file}, all[i:i+1], "reach-"+strconv.Itoa(i))
+			v, err := s.runTests("the baseline: each test alone", s.work, []string{sweep.HitsEnv + "=" + file}, all[i:i+1], "reach-"+strconv.Itoa(i))
 			if err == nil && v.Failed {
 				err = fmt.Errorf("%s fails: %s", v.Test, v.Where)
 			}
@@ -301,8 +300,10 @@ func (s *sweeper) output(binary, pkg string, args ...string) (string, error) {
 }
 
 // runTests runs tests in the build in dir, with env: the unit tests of each package in a
-// process, then the specs in one (its report named name), up to the first that fails.
-func (s *sweeper) runTests(dir string, env []string, tests []test, name string) (trial.Verdict, error) {
+// process, then the specs in one (its report named name), up to the first that fails. Its time
+// counts as spent on kind.
+func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name string) (trial.Verdict, error) {
+	defer s.spend(kind, time.Now())
 	for _, pkg := range append(slices.Clone(unitPackages), scenarios) {
 		var names []string
 		for _, t := range tests {
@@ -328,8 +329,7 @@ func (s *sweeper) runTests(dir string, env []string, tests []test, name string) 
 // try runs against the break of v, which env makes in the build in dir, the tests that reach it:
 // the unit tests, then, if none fails, the specs. The specs run s.repeat times more against a
 // break they kill, the one that killed it first, then the others if it passes: a break that only
-// some runs notice is noticed by chance.
-// Its runs' reports are named for name.
+// some runs notice is noticed by chance. Its runs' reports are named for name.
 func (s *sweeper) try(v *verdict, dir string, env []string, reach []test, name string) {
 	var unit, specs []test
 	for _, t := range reach {
@@ -340,51 +340,38 @@ func (s *sweeper) try(v *verdict, dir string, env []string, reach []test, name s
 			unit = append(unit, t)
 		}
 	}
-	start := time.Now()
-	first, err := s.runTests(dir, env, unit, name)
-	s.spend("unit runs", start)
+	v.Tier = unitTier
+	first, err := s.runTests("unit runs", dir, env, unit, name)
 	if err == nil && !first.Failed && len(specs) > 0 {
-		start = time.Now()
-		first, err = s.runTests(dir, env, specs, name)
-		s.spend("envtest runs", start)
-		v.Tier, v.Runs = envtestTier, 1
+		v.Tier = envtestTier
+		first, err = s.runTests("envtest runs", dir, env, specs, name)
 	}
-	switch {
-	case err != nil:
-		v.Tier, v.Runs, v.Err = "", 0, err.Error()
+	if err != nil {
+		v.Tier, v.Err = "", err.Error()
 		return
-	case !first.Failed:
-		v.Tier, v.Runs = "", 0
+	}
+	if !first.Failed {
+		v.Tier = ""
 		return
-	case v.Tier == "":
-		v.Tier = unitTier
 	}
 	v.Killers, v.Where, v.Kills = []string{first.Test}, first.Where, 1
 	if v.Tier == unitTier {
 		return
 	}
-	s.confirm(v, dir, env, specs, name)
-}
-
-// confirm runs the specs s.repeat times more against the break of v that they killed: the one
-// that killed it first, then the others if it passes.
-func (s *sweeper) confirm(v *verdict, dir string, env []string, specs []test, name string) {
-	killer := slices.IndexFunc(specs, func(t test) bool { return t.Name == v.Killers[0] })
-	for range s.repeat {
-		start := time.Now()
+	killer := slices.IndexFunc(specs, func(t test) bool { return t.Name == first.Test })
+	others := slices.Delete(slices.Clone(specs), max(killer, 0), max(killer+1, 0))
+	for v.Runs = 1; v.Runs <= s.repeat; v.Runs++ { // the first run, then s.repeat more
 		again, err := trial.Verdict{}, error(nil)
 		if killer >= 0 {
-			again, err = s.runTests(dir, env, specs[killer:killer+1], name)
+			again, err = s.runTests("envtest confirmations", dir, env, specs[killer:killer+1], name)
 		}
 		if err == nil && !again.Failed {
-			again, err = s.runTests(dir, env, slices.Delete(slices.Clone(specs), max(killer, 0), max(killer+1, 0)), name)
+			again, err = s.runTests("envtest confirmations", dir, env, others, name)
 		}
-		s.spend("envtest confirmations", start)
 		if err != nil {
 			v.Err = err.Error()
 			return
 		}
-		v.Runs++
 		if again.Failed {
 			v.Kills++
 			if !slices.Contains(v.Killers, again.Test) {

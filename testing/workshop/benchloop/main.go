@@ -14,8 +14,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/onsi/ginkgo/v2/types"
-
 	"example.com/operator-demo/testing/warm"
 	"example.com/operator-demo/testing/workshop/overlay"
 	"example.com/operator-demo/testing/workshop/repo"
@@ -110,7 +108,7 @@ func loopOnce(root, work, label, edit string) (loopSplit, error) {
 	if err != nil {
 		return s, err
 	}
-	binary, report := filepath.Join(work, "scenarios.test"), filepath.Join(work, "report.json")
+	binary := filepath.Join(work, "scenarios.test")
 	started := time.Now()
 	build := exec.Command("go", "test", "-c", "-overlay", overlay, "-o", binary, "./scenarios")
 	build.Dir = root
@@ -119,25 +117,15 @@ func loopOnce(root, work, label, edit string) (loopSplit, error) {
 	}
 	s.compile = time.Since(started)
 	started = time.Now()
-	run := exec.Command(binary, "-ginkgo.label-filter="+label, "-ginkgo.json-report="+report)
+	run := exec.Command(binary, "-ginkgo.label-filter="+label)
 	run.Dir = filepath.Join(root, "scenarios")
-	if out, err := run.CombinedOutput(); err != nil {
+	suite, out, err, readErr := specreport.Run(run, filepath.Join(work, "report.json"), root)
+	if err = errors.Join(err, readErr); err != nil {
 		return s, fmt.Errorf("run the scenario %s: %w\n%s", label, err, out)
 	}
-	s.total = s.compile + time.Since(started)
-	reports, err := specreport.Reports(report)
-	if err != nil {
-		return s, err
-	}
-	for _, r := range reports {
-		for _, spec := range r.SpecReports {
-			switch {
-			case spec.LeafNodeType.Is(types.NodeTypeIt):
-				s.specs += spec.RunTime
-			case spec.LeafNodeType.Is(types.NodeTypesForSuiteLevelNodes):
-				s.controlPlane += spec.RunTime
-			}
-		}
+	s.total, s.controlPlane = s.compile+time.Since(started), suite.SetupTime
+	for _, spec := range suite.Specs {
+		s.specs += spec.RunTime
 	}
 	if s.specs == 0 {
 		return s, errors.New("no spec labelled " + label + " ran")

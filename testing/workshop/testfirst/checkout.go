@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -297,22 +296,14 @@ func all(names []string, o outcome) map[string]outcome {
 // runSuite runs the compiled scenarios with env and flags, and reads Ginkgo's JSON report.
 // A run whose specs fail is no error: the report says which.
 func (t *checkout) runSuite(env []string, name string, flags ...string) (specreport.Suite, error) {
-	report := filepath.Join(t.work, name+".json")
-	cmd := exec.Command(t.scenarios, append([]string{"-test.timeout=30m", "-ginkgo.no-color", "-ginkgo.json-report=" + report}, flags...)...)
+	cmd := exec.Command(t.scenarios, append([]string{"-test.timeout=30m"}, flags...)...)
 	// From the package's directory, as go test runs it: the harness finds the tree from there.
-	cmd.Dir = filepath.Join(t.dir, "scenarios")
-	cmd.Env = append(os.Environ(), env...)
-	var output bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &output, &output
-	runErr := cmd.Run()
-	if err := os.WriteFile(filepath.Join(t.work, name+".log"), output.Bytes(), 0o644); err != nil {
-		return specreport.Suite{}, err
-	}
-	suite, err := specreport.Ginkgo(report, t.dir)
+	cmd.Dir, cmd.Env = filepath.Join(t.dir, "scenarios"), append(os.Environ(), env...)
+	suite, out, runErr, err := specreport.Run(cmd, filepath.Join(t.work, name+".json"), t.dir)
 	if err != nil {
-		return suite, fmt.Errorf("the scenarios in %s wrote no report (%w): %w\n%s", t.dir, runErr, err, tail(output.String(), 30))
+		err = fmt.Errorf("the scenarios in %s wrote no report (%w): %w\n%s", t.dir, runErr, err, tail(string(out), 30))
 	}
-	return suite, nil
+	return suite, errors.Join(os.WriteFile(filepath.Join(t.work, name+".log"), out, 0o644), err)
 }
 
 // fileName is a tier's name as a file name: "e2e local" is e2e-local.

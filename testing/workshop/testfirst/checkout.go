@@ -175,7 +175,7 @@ func (t *checkout) runAll(description string, specs []spec) (map[string]outcome,
 	}
 	out := map[string]outcome{}
 	for _, run := range order {
-		var ended map[string]outcome
+		var ended func(spec) outcome
 		var err error
 		if runs[run][0].kind == unit {
 			ended, err = t.runUnitTests(run, runs[run])
@@ -186,19 +186,16 @@ func (t *checkout) runAll(description string, specs []spec) (map[string]outcome,
 			return nil, err
 		}
 		for _, s := range runs[run] {
-			if o, ok := ended[s.name]; ok {
-				out[key(s)] = o
-			}
+			out[key(s)] = ended(s)
 		}
 	}
 	return out, nil
 }
 
-// runScenarios runs the specs of the suite on the tier named tier, and says how each ended, by
-// name.
-func (t *checkout) runScenarios(tier, description string, specs []spec) (map[string]outcome, error) {
+// runScenarios runs the specs of the suite on the tier named tier, and says how each ended.
+func (t *checkout) runScenarios(tier, description string, specs []spec) (func(spec) outcome, error) {
 	if t.uncompiled != "" {
-		return doesNotCompile(specs, t.uncompiled), nil
+		return doesNotCompile(t.uncompiled), nil
 	}
 	names := namesOf(specs)
 	i := slices.IndexFunc(runnable, func(x tiers.Tier) bool { return x.Name == tier })
@@ -210,7 +207,7 @@ func (t *checkout) runScenarios(tier, description string, specs []spec) (map[str
 	case tier != envtest:
 		manager, none := t.operatorBinary()
 		if manager == "" {
-			return all(names, none), nil
+			return func(spec) outcome { return none }, nil
 		}
 		env = append(env, "E2E_OPERATOR_BINARY="+manager)
 	case t.warm != "":
@@ -223,7 +220,7 @@ func (t *checkout) runScenarios(tier, description string, specs []spec) (map[str
 	if suite.Setup != nil {
 		return nil, fmt.Errorf("the suite failed outside any spec in %s (%s), which proves nothing: %s", t.dir, suite.Setup.Name, suite.Setup.Where())
 	}
-	return ended(names, suite.Specs), nil
+	return ended(suite.Specs), nil
 }
 
 // operatorBinary builds the tree's manager for the local e2e tier, which runs the operator as a
@@ -239,15 +236,14 @@ func (t *checkout) operatorBinary() (string, outcome) {
 	return manager, outcome{}
 }
 
-// ended is how each of names ended, as results say: one they leave out did not run.
-func ended(names []string, results []specreport.Result) map[string]outcome {
-	out := all(names, notRun)
-	for _, r := range results {
-		if _, named := out[r.Name]; named {
-			out[r.Name] = outcomeOf(r)
+// ended is how a spec ended, as results say: one they leave out did not run.
+func ended(results []specreport.Result) func(spec) outcome {
+	return func(s spec) outcome {
+		if i := slices.IndexFunc(results, func(r specreport.Result) bool { return r.Name == s.name }); i >= 0 {
+			return outcomeOf(results[i])
 		}
+		return notRun
 	}
-	return out
 }
 
 // outcomeOf is how a spec or test ended, as its report says.
@@ -266,14 +262,12 @@ func outcomeOf(r specreport.Result) outcome {
 // notRun is the outcome of a spec that its run left out.
 var notRun = outcome{broken, "did not run"}
 
-// doesNotCompile is the outcome of each spec whose package the compiler rejected with errors:
-// the error that says why, for the spec's own file.
-func doesNotCompile(specs []spec, errors string) map[string]outcome {
-	out := make(map[string]outcome, len(specs))
-	for _, s := range specs {
-		out[s.name] = outcome{uncompiled, "does not compile: " + specreport.CompilerCause(errors, s.file)}
+// doesNotCompile is the outcome of a spec whose package the compiler rejected with errors: the
+// error that says why, for the spec's own file.
+func doesNotCompile(errors string) func(spec) outcome {
+	return func(s spec) outcome {
+		return outcome{uncompiled, "does not compile: " + specreport.CompilerCause(errors, s.file)}
 	}
-	return out
 }
 
 func namesOf(specs []spec) []string {
@@ -282,15 +276,6 @@ func namesOf(specs []spec) []string {
 		names[i] = s.name
 	}
 	return names
-}
-
-// all gives every name the same outcome.
-func all(names []string, o outcome) map[string]outcome {
-	out := make(map[string]outcome, len(names))
-	for _, n := range names {
-		out[n] = o
-	}
-	return out
 }
 
 // runSuite runs the compiled scenarios with env and flags, and reads Ginkgo's JSON report.
@@ -309,18 +294,17 @@ func (t *checkout) runSuite(env []string, name string, flags ...string) (specrep
 // fileName is a tier's name as a file name: "e2e local" is e2e-local.
 func fileName(tier string) string { return strings.ReplaceAll(tier, " ", "-") }
 
-// runUnitTests runs the test functions of pkg and says how each ended, by name.
-func (t *checkout) runUnitTests(pkg string, specs []spec) (map[string]outcome, error) {
-	names := namesOf(specs)
-	events, runErr := t.goCmd("test", "-count=1", "-json", "-run=^"+specreport.AnyOf(names)+"$", pkg)
+// runUnitTests runs the test functions of pkg and says how each ended.
+func (t *checkout) runUnitTests(pkg string, specs []spec) (func(spec) outcome, error) {
+	events, runErr := t.goCmd("test", "-count=1", "-json", "-run=^"+specreport.AnyOf(namesOf(specs))+"$", pkg)
 	tests, buildErrors, err := specreport.GoTest(events)
 	if err != nil {
 		return nil, errors.Join(err, runErr)
 	}
 	for _, errs := range buildErrors {
-		return doesNotCompile(specs, errs), nil
+		return doesNotCompile(errs), nil
 	}
-	return ended(names, tests.Specs), nil
+	return ended(tests.Specs), nil
 }
 
 func tail(s string, n int) string {

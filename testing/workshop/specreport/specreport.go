@@ -157,7 +157,9 @@ func ginkgoResult(spec types.SpecReport, root string) Result {
 	if f.ForwardedPanic != "" {
 		r.Message = "panic: " + Gist(f.ForwardedPanic)
 	}
-	r.Location = relative(root, f.Location.FileName, f.Location.LineNumber)
+	if f.Location.FileName != "" {
+		r.Location = fmt.Sprintf("%s:%d", relativeFile(root, f.Location.FileName), f.Location.LineNumber)
+	}
 	for _, e := range spec.SpecEvents {
 		if e.SpecEventType == types.SpecEventByStart && e.TimelineLocation.Order <= f.TimelineLocation.Order {
 			r.Step = e.Message
@@ -273,13 +275,6 @@ func clip(s string) string {
 		return string(r[:199]) + "…"
 	}
 	return s
-}
-
-func relative(root, file string, line int) string {
-	if file == "" {
-		return ""
-	}
-	return fmt.Sprintf("%s:%d", relativeFile(root, file), line)
 }
 
 // relativeFile is file relative to root. A binary built with -trimpath names its files by

@@ -65,7 +65,10 @@ func main() {
 		r, err = run(*only, *breakText, *shard, *repeat, *workers)
 	}
 	if err == nil && *jsonPath != "" {
-		err = writeJSON(*jsonPath, r)
+		var raw []byte
+		if raw, err = json.MarshalIndent(r, "", "  "); err == nil {
+			err = errors.Join(os.MkdirAll(filepath.Dir(*jsonPath), 0o755), os.WriteFile(*jsonPath, raw, 0o644))
+		}
 	}
 	if err == nil {
 		var md strings.Builder
@@ -514,15 +517,4 @@ func gather(paths []string) (sweepReport, error) {
 		return cmp.Or(strings.Compare(a.Break.File, b.Break.File), a.Break.Line-b.Break.Line)
 	})
 	return all, nil
-}
-
-func writeJSON(path string, r sweepReport) error {
-	raw, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, raw, 0o644)
 }

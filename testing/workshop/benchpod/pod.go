@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -145,15 +144,19 @@ func managerOf(d *node.Deployment) (corev1.Container, error) {
 // rollTo rolls the operator's Deployment to its manager container with args and the memory limit,
 // and waits for the rollout.
 func rollTo(ctx context.Context, d *node.Deployment, args []string, limit string) error {
-	quoted, err := json.Marshal(args)
-	if err != nil {
-		return err
-	}
-	patch := fmt.Sprintf(`{"spec":{"template":{"spec":{"containers":[{"name":"manager","args":%s,"resources":{"limits":{"memory":%q}}}]}}}}`, quoted, limit)
+	patch := fmt.Sprintf(`{"spec":{"template":{"spec":{"containers":[{"name":"manager","args":%s,"resources":{"limits":{"memory":%q}}}]}}}}`, quoted(args), limit)
 	if err := d.Client.Patch(ctx, d.Manifests.Deployment.DeepCopy(), client.RawPatch(types.StrategicMergePatchType, []byte(patch))); err != nil {
 		return err
 	}
 	return e2e.WaitRollout(ctx, d.Client, d.Namespace, d.Manifests.Deployment.GetName(), e2e.Rollout)
+}
+
+func quoted(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = strconv.Quote(a)
+	}
+	return "[" + strings.Join(q, ",") + "]"
 }
 
 // synced is nil once n Samples of the bench namespace are synced.

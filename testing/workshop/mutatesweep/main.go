@@ -187,14 +187,10 @@ func run(only, breakText, shard string, repeat, workers int) (sweepReport, error
 	for j, k := range mine {
 		g.Go(func() error {
 			v, id := &r.Verdicts[j], strconv.Itoa(k+1)
-			// A break that cannot be switched is built on its own, and every test runs against it.
-			alone := filepath.Join(work, id)
 			if schema.Switched[k] {
 				s.try(v, work, []string{sweep.Env + "=" + id}, reach[k], id)
-			} else if out, err := s.build(alone, schema.Alone(v.Break)); err != nil {
-				v.Err = fmt.Sprintf("build it: %v\n%s", err, out)
 			} else {
-				s.try(v, alone, nil, all, id)
+				s.tryAlone(v, filepath.Join(work, id), schema.Alone(v.Break), all, id)
 			}
 			progress(start, "%d/%d (shard %s): %s:%d %s %s → %s: %s", done.Add(1), len(mine), shard, v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, v)
 			return nil
@@ -386,6 +382,16 @@ func (s *sweeper) try(v *verdict, dir string, env []string, reach []test, name s
 			}
 		}
 	}
+}
+
+// tryAlone builds the break of v, one that cannot be switched, into dir on its own (the overlay
+// alone), and runs every test against it.
+func (s *sweeper) tryAlone(v *verdict, dir string, alone map[string]string, all []test, name string) {
+	if out, err := s.build(dir, alone); err != nil {
+		v.Err = fmt.Sprintf("build it: %v\n%s", err, out)
+		return
+	}
+	s.try(v, dir, nil, all, name)
 }
 
 func (v *verdict) String() string {

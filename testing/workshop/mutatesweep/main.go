@@ -132,9 +132,9 @@ type test struct {
 func run(only, breakText, shard string, repeat, workers int) (sweepReport, error) {
 	start := time.Now()
 	r := sweepReport{Shard: shard, Repeat: repeat, Spent: map[string]time.Duration{}}
-	var i, n int
-	if _, err := fmt.Sscanf(shard, "%d/%d", &i, &n); err != nil || i < 1 || i > n {
-		return r, fmt.Errorf("shard %q: want i/n, 1 <= i <= n", shard)
+	i, n, err := shardOf(shard)
+	if err != nil {
+		return r, err
 	}
 	root, err := repo.Root()
 	if err != nil {
@@ -203,6 +203,14 @@ func run(only, breakText, shard string, repeat, workers int) (sweepReport, error
 
 func progress(start time.Time, format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "sweep %4.0f s: "+format+"\n", append([]any{time.Since(start).Seconds()}, args...)...)
+}
+
+// shardOf reads i/n, shard i of n.
+func shardOf(shard string) (i, n int, err error) {
+	if _, err := fmt.Sscanf(shard, "%d/%d", &i, &n); err != nil || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("shard %q: want i/n, 1 <= i <= n", shard)
+	}
+	return i, n, nil
 }
 
 // inShard says whether the break with this ID is in shard i of n: a hash of the ID alone decides.
@@ -358,10 +366,15 @@ func (s *sweeper) try(v *verdict, dir string, env []string, reach []test, name s
 		return
 	}
 	v.Killers, v.Where, v.Kills = []string{first.Test}, first.Where, 1
-	if v.Tier == unitTier {
-		return
+	if v.Tier == envtestTier {
+		s.confirm(v, dir, env, specs, name)
 	}
-	killer := slices.IndexFunc(specs, func(t test) bool { return t.Name == first.Test })
+}
+
+// confirm runs the specs s.repeat times more against the break of v that they killed: the one
+// that killed it first, then the others if it passes.
+func (s *sweeper) confirm(v *verdict, dir string, env []string, specs []test, name string) {
+	killer := slices.IndexFunc(specs, func(t test) bool { return t.Name == v.Killers[0] })
 	others := slices.Delete(slices.Clone(specs), max(killer, 0), max(killer+1, 0))
 	for v.Runs = 1; v.Runs <= s.repeat; v.Runs++ { // the first run, then s.repeat more
 		again, err := trial.Verdict{}, error(nil)

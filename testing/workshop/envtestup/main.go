@@ -48,10 +48,7 @@ func main() {
 	case "wait":
 		err = s.wait()
 	case "status":
-		var host string
-		if host, err = s.status(); err == nil {
-			fmt.Printf("envtest-up: a control plane is up at %s; the scenarios attach to it (make envtest-down stops it)\n", host)
-		}
+		err = s.status()
 	case "down":
 		err = s.down()
 	default:
@@ -100,24 +97,19 @@ func (s state) serve() error {
 }
 
 func (s state) wait() error {
-	return poll.Until(context.Background(), 200*time.Millisecond, startWithin, func(context.Context) error {
-		host, err := s.status()
-		if err == nil {
-			fmt.Printf("envtest-up: a control plane is up at %s; the scenarios attach to it (make envtest-down stops it)\n", host)
-		}
-		return err
-	})
+	return poll.Until(context.Background(), 200*time.Millisecond, startWithin, func(context.Context) error { return s.status() })
 }
 
-func (s state) status() (string, error) {
+// status says where the control plane is, if one is up and answers.
+func (s state) status() error {
 	cfg, _, err := warm.Read(s.attachment)
-	if errors.Is(err, os.ErrNotExist) {
-		return "", fmt.Errorf("no control plane is up (%w)", err)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("no control plane is up (%w)", err)
+	case err == nil:
+		fmt.Printf("envtest-up: a control plane is up at %s; the scenarios attach to it (make envtest-down stops it)\n", cfg.Host)
 	}
-	if err != nil {
-		return "", err
-	}
-	return cfg.Host, nil
+	return err
 }
 
 // down stops serve: SIGTERM, then SIGKILL if it has not removed its pid file within 30 s.

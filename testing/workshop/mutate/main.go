@@ -40,9 +40,12 @@ func main() {
 	mutant := flag.String("mutant", "", "try only the breaks whose description contains this text")
 	since := flag.String("changed-since", "", "with -scenario or -mutant: also try every break whose lines changed since this revision (the work tree counts)")
 	flag.Parse()
-	chosen, err := chooseFrom(*scenario, *mutant, *since)
+	root, err := repo.Root()
 	if err == nil {
-		err = mutate(chosen)
+		var chosen []mutants.Mutant
+		if chosen, err = chooseFrom(root, *scenario, *mutant, *since); err == nil {
+			err = mutate(root, chosen)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
@@ -50,13 +53,9 @@ func main() {
 	}
 }
 
-// chooseFrom chooses among all the mutants, reading the lines changed since the revision since
-// (none when "") from git.
-func chooseFrom(scenario, text, since string) ([]mutants.Mutant, error) {
-	root, err := repo.Root()
-	if err != nil {
-		return nil, err
-	}
+// chooseFrom chooses among all the mutants of the tree at root, reading the lines changed since
+// the revision since (none when "") from git.
+func chooseFrom(root, scenario, text, since string) ([]mutants.Mutant, error) {
 	touched := map[string][]lineRange{}
 	if since != "" && (scenario != "" || text != "") {
 		cmd := exec.Command("git", "diff", "-U0", since, "--", "controllers", "api", "cmd")
@@ -143,11 +142,7 @@ func changedLines(diff string) map[string][]lineRange {
 	return out
 }
 
-func mutate(chosen []mutants.Mutant) error {
-	root, err := repo.Root()
-	if err != nil {
-		return err
-	}
+func mutate(root string, chosen []mutants.Mutant) error {
 	// The scenario binaries run inside the tree, where the harness finds go.mod.
 	work, err := os.MkdirTemp(filepath.Join(root, "bin"), "mutate-")
 	if err != nil {

@@ -65,7 +65,10 @@ func main() {
 		r, err = run(*only, *breakText, *shard, *repeat, *workers)
 	}
 	if err == nil && *jsonPath != "" {
-		err = writeJSON(*jsonPath, r)
+		var raw []byte
+		if raw, err = json.MarshalIndent(r, "", "  "); err == nil {
+			err = errors.Join(os.MkdirAll(filepath.Dir(*jsonPath), 0o755), os.WriteFile(*jsonPath, raw, 0o644))
+		}
 	}
 	if err == nil {
 		var md strings.Builder
@@ -129,9 +132,9 @@ type test struct {
 func run(only, breakText, shard string, repeat, workers int) (sweepReport, error) {
 	start := time.Now()
 	r := sweepReport{Shard: shard, Repeat: repeat, Spent: map[string]time.Duration{}}
-	var i, n int
-	if _, err := fmt.Sscanf(shard, "%d/%d", &i, &n); err != nil || i < 1 || i > n {
-		return r, fmt.Errorf("shard %q: want i/n, 1 <= i <= n", shard)
+	i, n, err := shardOf(shard)
+	if err != nil {
+		return r, err
 	}
 	root, err := repo.Root()
 	if err != nil {
@@ -145,7 +148,13 @@ func run(only, breakText, shard string, repeat, workers int) (sweepReport, error
 	defer func() { _ = os.RemoveAll(work) }()
 	s := &sweeper{root: root, work: work, repeat: repeat, spent: r.Spent}
 
-	checker, breaks, err := compilingBreaks(root, only, breakText, &r.NotCompiled)
+	checker, breaks, notCompiled, err := sweep.Compiling(root, sweepDirs, func(b sweep.Break) bool {
+		return strings.Contains(b.File, only) && strings.Contains(b.ID(), breakText)
+	})
+	r.NotCompiled = notCompiled
+	if err == nil && len(breaks) == 0 {
+		err = fmt.Errorf("no break of a file matching %q, with an ID matching %q, compiles", only, breakText)
+	}
 	if err != nil {
 		return r, err
 	}
@@ -181,7 +190,7 @@ func run(only, breakText, shard string, repeat, workers int) (sweepReport, error
 			if schema.Switched[k] {
 				s.try(v, work, []string{sweep.Env + "=" + id}, reach[k], id)
 			} else {
-				s.tryOnItsOwn(v, filepath.Join(work, id), schema.Overlay, all, id)
+				s.tryAlone(v, filepath.Join(work, id), schema.Alone(v.Break), all, id)
 			}
 			progress(start, "%d/%d (shard %s): %s:%d %s %s → %s: %s", done.Add(1), len(mine), shard, v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, v)
 			return nil
@@ -196,47 +205,19 @@ func progress(start time.Time, format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "sweep %4.0f s: "+format+"\n", append([]any{time.Since(start).Seconds()}, args...)...)
 }
 
+// shardOf reads i/n, shard i of n.
+func shardOf(shard string) (i, n int, err error) {
+	if _, err := fmt.Sscanf(shard, "%d/%d", &i, &n); err != nil || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("shard %q: want i/n, 1 <= i <= n", shard)
+	}
+	return i, n, nil
+}
+
 // inShard says whether the break with this ID is in shard i of n: a hash of the ID alone decides.
 func inShard(id string, i, n int) bool {
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(id))
 	return int(h.Sum32()%uint32(n)) == i-1
-}
-
-// compilingBreaks makes the breaks of the files under sweepDirs whose path contains only, keeps
-// those whose ID contains breakText and compile, and counts into notCompiled those that do not.
-func compilingBreaks(root, only, breakText string, notCompiled *int) (*sweep.Checker, []sweep.Break, error) {
-	files, err := sweep.Files(root, sweepDirs...)
-	if err != nil {
-		return nil, nil, err
-	}
-	checker, err := sweep.NewChecker(root, sweepDirs...)
-	if err != nil {
-		return nil, nil, err
-	}
-	var out []sweep.Break
-	for _, f := range files {
-		if !strings.Contains(f, only) {
-			continue
-		}
-		breaks, err := sweep.Of(root, f)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, b := range breaks {
-			switch {
-			case !strings.Contains(b.ID(), breakText):
-			case checker.Compiles(b) != nil:
-				*notCompiled++
-			default:
-				out = append(out, b)
-			}
-		}
-	}
-	if len(out) == 0 {
-		return nil, nil, fmt.Errorf("no break of a file matching %q, with an ID matching %q, compiles", only, breakText)
-	}
-	return checker, out, nil
 }
 
 // spend counts the time since start as spent on kind.
@@ -267,8 +248,7 @@ func (s *sweeper) reach(n, workers int) (reach [][]test, all []test, err error) 
 	for i := range all {
 		g.Go(func() (err error) {
 			file := filepath.Join(s.work, "hits", strconv.Itoa(i))
-			defer s.spend("the baseline: each test alone", time.Now())
-			v, err := s.runTests(s.work, []string{sweep.HitsEnv + "=" + file}, all[i:i+1], "reach-"+strconv.Itoa(i))
+			v, err := s.runTests("the baseline: each test alone", s.work, []string{sweep.HitsEnv + "=" + file}, all[i:i+1], "reach-"+strconv.Itoa(i))
 			if err == nil && v.Failed {
 				err = fmt.Errorf("%s fails: %s", v.Test, v.Where)
 			}
@@ -331,8 +311,10 @@ func (s *sweeper) output(binary, pkg string, args ...string) (string, error) {
 }
 
 // runTests runs tests in the build in dir, with env: the unit tests of each package in a
-// process, then the specs in one (its report named name), up to the first that fails.
-func (s *sweeper) runTests(dir string, env []string, tests []test, name string) (trial.Verdict, error) {
+// process, then the specs in one (its report named name), up to the first that fails. Its time
+// counts as spent on kind.
+func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name string) (trial.Verdict, error) {
+	defer s.spend(kind, time.Now())
 	for _, pkg := range append(slices.Clone(unitPackages), scenarios) {
 		var names []string
 		for _, t := range tests {
@@ -358,8 +340,7 @@ func (s *sweeper) runTests(dir string, env []string, tests []test, name string) 
 // try runs against the break of v, which env makes in the build in dir, the tests that reach it:
 // the unit tests, then, if none fails, the specs. The specs run s.repeat times more against a
 // break they kill, the one that killed it first, then the others if it passes: a break that only
-// some runs notice is noticed by chance.
-// Its runs' reports are named for name.
+// some runs notice is noticed by chance. Its runs' reports are named for name.
 func (s *sweeper) try(v *verdict, dir string, env []string, reach []test, name string) {
 	var unit, specs []test
 	for _, t := range reach {
@@ -370,51 +351,43 @@ func (s *sweeper) try(v *verdict, dir string, env []string, reach []test, name s
 			unit = append(unit, t)
 		}
 	}
-	start := time.Now()
-	first, err := s.runTests(dir, env, unit, name)
-	s.spend("unit runs", start)
+	v.Tier = unitTier
+	first, err := s.runTests("unit runs", dir, env, unit, name)
 	if err == nil && !first.Failed && len(specs) > 0 {
-		start = time.Now()
-		first, err = s.runTests(dir, env, specs, name)
-		s.spend("envtest runs", start)
-		v.Tier, v.Runs = envtestTier, 1
+		v.Tier = envtestTier
+		first, err = s.runTests("envtest runs", dir, env, specs, name)
 	}
-	switch {
-	case err != nil:
-		v.Tier, v.Runs, v.Err = "", 0, err.Error()
+	if err != nil {
+		v.Tier, v.Err = "", err.Error()
 		return
-	case !first.Failed:
-		v.Tier, v.Runs = "", 0
+	}
+	if !first.Failed {
+		v.Tier = ""
 		return
-	case v.Tier == "":
-		v.Tier = unitTier
 	}
 	v.Killers, v.Where, v.Kills = []string{first.Test}, first.Where, 1
-	if v.Tier == unitTier {
-		return
+	if v.Tier == envtestTier {
+		s.confirm(v, dir, env, specs, name)
 	}
-	s.confirm(v, dir, env, specs, name)
 }
 
 // confirm runs the specs s.repeat times more against the break of v that they killed: the one
 // that killed it first, then the others if it passes.
 func (s *sweeper) confirm(v *verdict, dir string, env []string, specs []test, name string) {
 	killer := slices.IndexFunc(specs, func(t test) bool { return t.Name == v.Killers[0] })
-	for range s.repeat {
-		start := time.Now()
+	others := slices.Delete(slices.Clone(specs), max(killer, 0), max(killer+1, 0))
+	for v.Runs = 1; v.Runs <= s.repeat; v.Runs++ { // the first run, then s.repeat more
 		again, err := trial.Verdict{}, error(nil)
 		if killer >= 0 {
-			again, err = s.runTests(dir, env, specs[killer:killer+1], name)
+			again, err = s.runTests("envtest confirmations", dir, env, specs[killer:killer+1], name)
 		}
 		if err == nil && !again.Failed {
-			again, err = s.runTests(dir, env, slices.Delete(slices.Clone(specs), max(killer, 0), max(killer+1, 0)), name)
+			again, err = s.runTests("envtest confirmations", dir, env, others, name)
 		}
-		s.spend("envtest confirmations", start)
 		if err != nil {
 			v.Err = err.Error()
 			return
 		}
-		v.Runs++
 		if again.Failed {
 			v.Kills++
 			if !slices.Contains(v.Killers, again.Test) {
@@ -424,12 +397,10 @@ func (s *sweeper) confirm(v *verdict, dir string, env []string, specs []test, na
 	}
 }
 
-// tryOnItsOwn builds the break of v, one that cannot be switched, into dir on its own, and runs
-// every test against it.
-func (s *sweeper) tryOnItsOwn(v *verdict, dir string, overlay map[string]string, all []test, name string) {
-	own := maps.Clone(overlay)
-	own[filepath.Join(s.root, filepath.FromSlash(v.Break.File))] = string(v.Break.Content)
-	if out, err := s.build(dir, own); err != nil {
+// tryAlone builds the break of v, one that cannot be switched, into dir on its own (the overlay
+// alone), and runs every test against it.
+func (s *sweeper) tryAlone(v *verdict, dir string, alone map[string]string, all []test, name string) {
+	if out, err := s.build(dir, alone); err != nil {
 		v.Err = fmt.Sprintf("build it: %v\n%s", err, out)
 		return
 	}
@@ -565,15 +536,4 @@ func gather(paths []string) (sweepReport, error) {
 		return cmp.Or(strings.Compare(a.Break.File, b.Break.File), a.Break.Line-b.Break.Line)
 	})
 	return all, nil
-}
-
-func writeJSON(path string, r sweepReport) error {
-	raw, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, raw, 0o644)
 }

@@ -9,10 +9,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
 	"golang.org/x/mod/modfile"
@@ -29,6 +31,7 @@ type Result struct {
 	Labels []string
 	// Passed: it ran and passed. Skipped: it did not run (a label filter left it out).
 	Passed, Skipped bool
+	RunTime         time.Duration
 	// InSpec: it failed in its own body or setup (It, BeforeEach, a test function), not in suite
 	// setup or cleanup. Only such a failure says something about the behaviour under test.
 	InSpec bool
@@ -62,6 +65,18 @@ type Suite struct {
 	// Setup is the first failure outside any spec (a failed BeforeSuite, say), which makes every
 	// spec's result meaningless; nil when there is none.
 	Setup *Result
+	// SetupTime is the time its suite's own nodes took (BeforeSuite, AfterSuite and the like).
+	SetupTime time.Duration
+}
+
+// Run runs cmd, a Ginkgo suite's test binary or go test of it, with Ginkgo's JSON report written
+// to report, and reads the report as that of a run in the tree at root. out is what cmd printed,
+// ran is its own error (failed specs make one too), and err says that there is no report.
+func Run(cmd *exec.Cmd, report, root string) (suite Suite, out []byte, ran, err error) {
+	cmd.Args = append(cmd.Args, "-ginkgo.no-color", "-ginkgo.json-report="+report)
+	out, ran = cmd.CombinedOutput()
+	suite, err = Ginkgo(report, root)
+	return suite, out, ran, err
 }
 
 // Reports reads the JSON report that Ginkgo wrote at path (--json-report), as Ginkgo's own types.
@@ -88,6 +103,9 @@ func Ginkgo(path, root string) (Suite, error) {
 		suite.Description = report.SuiteDescription
 		for _, spec := range report.SpecReports {
 			r := ginkgoResult(spec, root)
+			if spec.LeafNodeType.Is(types.NodeTypesForSuiteLevelNodes) {
+				suite.SetupTime += spec.RunTime
+			}
 			if !spec.LeafNodeType.Is(types.NodeTypeIt) {
 				if r.Failed() && suite.Setup == nil {
 					r.Name = spec.LeafNodeType.String()
@@ -124,6 +142,7 @@ func ginkgoResult(spec types.SpecReport, root string) Result {
 		Skipped: spec.State.Is(types.SpecStateSkipped | types.SpecStatePending),
 		File:    relativeFile(root, spec.LeafNodeLocation.FileName),
 		Line:    spec.LeafNodeLocation.LineNumber,
+		RunTime: spec.RunTime,
 	}
 	if !r.Failed() {
 		return r
@@ -138,7 +157,9 @@ func ginkgoResult(spec types.SpecReport, root string) Result {
 	if f.ForwardedPanic != "" {
 		r.Message = "panic: " + Gist(f.ForwardedPanic)
 	}
-	r.Location = relative(root, f.Location.FileName, f.Location.LineNumber)
+	if f.Location.FileName != "" {
+		r.Location = fmt.Sprintf("%s:%d", relativeFile(root, f.Location.FileName), f.Location.LineNumber)
+	}
 	for _, e := range spec.SpecEvents {
 		if e.SpecEventType == types.SpecEventByStart && e.TimelineLocation.Order <= f.TimelineLocation.Order {
 			r.Step = e.Message
@@ -254,13 +275,6 @@ func clip(s string) string {
 		return string(r[:199]) + "…"
 	}
 	return s
-}
-
-func relative(root, file string, line int) string {
-	if file == "" {
-		return ""
-	}
-	return fmt.Sprintf("%s:%d", relativeFile(root, file), line)
 }
 
 // relativeFile is file relative to root. A binary built with -trimpath names its files by

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -64,9 +63,7 @@ func (t *checkout) bite(base string, s spec, dir string) (outcome, error) {
 		built, env := dir, []string{sweep.Env + "=" + strconv.Itoa(i+1)}
 		if !schema.Switched[i] {
 			built, env = filepath.Join(dir, strconv.Itoa(i+1)), nil
-			own := maps.Clone(schema.Overlay)
-			own[filepath.Join(t.dir, filepath.FromSlash(b.File))] = string(b.Content)
-			if out, err := trial.Build(t.dir, built, own, s.pkg); err != nil {
+			if out, err := trial.Build(t.dir, built, schema.Alone(b), s.pkg); err != nil {
 				return outcome{}, fmt.Errorf("build %s: %w\n%s", b.ID(), err, out)
 			}
 		}
@@ -91,28 +88,11 @@ func (t *checkout) bite(base string, s spec, dir string) (outcome, error) {
 // that s's body names and the tree at base lacks.
 func (t *checkout) breaksOfNew(base string, s spec) (*sweep.Checker, []sweep.Break, error) {
 	pkgDir := strings.TrimPrefix(s.pkg, "./")
-	files, err := sweep.Files(t.dir, pkgDir)
-	if err != nil {
-		return nil, nil, err
-	}
-	checker, err := sweep.NewChecker(t.dir, pkgDir)
-	if err != nil {
-		return nil, nil, err
-	}
-	var breaks []sweep.Break
-	for _, f := range files {
-		all, err := sweep.Of(t.dir, f)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, b := range all {
-			name := b.Func[strings.LastIndex(b.Func, ".")+1:]
-			if b.Func != "" && slices.Contains(strings.Fields(s.body), name) && !declares(base, pkgDir, name) && checker.Compiles(b) == nil {
-				breaks = append(breaks, b)
-			}
-		}
-	}
-	return checker, breaks, nil
+	checker, breaks, _, err := sweep.Compiling(t.dir, []string{pkgDir}, func(b sweep.Break) bool {
+		name := b.Func[strings.LastIndex(b.Func, ".")+1:]
+		return b.Func != "" && slices.Contains(strings.Fields(s.body), name) && !declares(base, pkgDir, name)
+	})
+	return checker, breaks, err
 }
 
 // declares says whether the package in dir of the tree at root declares a function or a method

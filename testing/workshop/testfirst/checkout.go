@@ -1,12 +1,8 @@
 package main
 
 import (
-	"archive/tar"
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,51 +73,26 @@ func (c check) checkOut(name, rev, productionOf string, paths ...string) (*check
 }
 
 // materialize writes the files of rev that keep keeps (by their path, with slashes) into dir,
-// through `git archive`: no work tree is added, no index or ref of the repository changes.
+// through an index of its own: no work tree is added, no index or ref of the repository changes.
 func materialize(repo, rev, dir string, keep func(path string) bool) error {
-	cmd := exec.Command("git", "archive", "--format=tar", rev)
-	cmd.Dir = repo
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	archive, err := cmd.Output()
-	if err != nil {
-		return fmt.Errorf("git archive %s: %w: %s", rev, err, stderr.String())
+	all, err := git(repo, "ls-tree", "-r", "-z", "--name-only", rev)
+	if err == nil {
+		err = os.MkdirAll(dir, 0o755)
 	}
-	r := tar.NewReader(bytes.NewReader(archive))
-	for {
-		h, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read the archive of %s: %w", rev, err)
-		}
-		if h.Typeflag == tar.TypeDir || !keep(h.Name) {
-			continue
-		}
-		path := filepath.Join(dir, filepath.FromSlash(h.Name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		switch h.Typeflag {
-		case tar.TypeReg:
-			err = writeFile(path, r, fs.FileMode(h.Mode))
-		case tar.TypeSymlink:
-			err = os.Symlink(h.Linkname, path)
-		}
-		if err != nil {
-			return fmt.Errorf("write %s of %s: %w", h.Name, rev, err)
-		}
-	}
-}
-
-func writeFile(path string, content io.Reader, mode fs.FileMode) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode.Perm())
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(f, content)
-	return errors.Join(err, f.Close())
+	kept := slices.DeleteFunc(strings.Split(all, "\x00"), func(path string) bool { return path == "" || !keep(path) })
+	read := exec.Command("git", "read-tree", rev)
+	write := exec.Command("git", "checkout-index", "-z", "--stdin", "--prefix="+filepath.ToSlash(dir)+"/")
+	write.Stdin = strings.NewReader(strings.Join(append(kept, ""), "\x00"))
+	for _, cmd := range []*exec.Cmd{read, write} {
+		cmd.Dir, cmd.Env = repo, append(os.Environ(), "GIT_INDEX_FILE="+dir+".index")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s of %s: %w: %s", strings.Join(cmd.Args[:2], " "), rev, err, out)
+		}
+	}
+	return nil
 }
 
 // state is how a spec ended in one tree.
@@ -204,7 +175,7 @@ func (t *checkout) runAll(description string, specs []spec) (map[string]outcome,
 	}
 	out := map[string]outcome{}
 	for _, run := range order {
-		var ended map[string]outcome
+		var ended func(spec) outcome
 		var err error
 		if runs[run][0].kind == unit {
 			ended, err = t.runUnitTests(run, runs[run])
@@ -215,19 +186,16 @@ func (t *checkout) runAll(description string, specs []spec) (map[string]outcome,
 			return nil, err
 		}
 		for _, s := range runs[run] {
-			if o, ok := ended[s.name]; ok {
-				out[key(s)] = o
-			}
+			out[key(s)] = ended(s)
 		}
 	}
 	return out, nil
 }
 
-// runScenarios runs the specs of the suite on the tier named tier, and says how each ended, by
-// name.
-func (t *checkout) runScenarios(tier, description string, specs []spec) (map[string]outcome, error) {
+// runScenarios runs the specs of the suite on the tier named tier, and says how each ended.
+func (t *checkout) runScenarios(tier, description string, specs []spec) (func(spec) outcome, error) {
 	if t.uncompiled != "" {
-		return doesNotCompile(specs, t.uncompiled), nil
+		return doesNotCompile(t.uncompiled), nil
 	}
 	names := namesOf(specs)
 	i := slices.IndexFunc(runnable, func(x tiers.Tier) bool { return x.Name == tier })
@@ -239,7 +207,7 @@ func (t *checkout) runScenarios(tier, description string, specs []spec) (map[str
 	case tier != envtest:
 		manager, none := t.operatorBinary()
 		if manager == "" {
-			return all(names, none), nil
+			return func(spec) outcome { return none }, nil
 		}
 		env = append(env, "E2E_OPERATOR_BINARY="+manager)
 	case t.warm != "":
@@ -252,7 +220,7 @@ func (t *checkout) runScenarios(tier, description string, specs []spec) (map[str
 	if suite.Setup != nil {
 		return nil, fmt.Errorf("the suite failed outside any spec in %s (%s), which proves nothing: %s", t.dir, suite.Setup.Name, suite.Setup.Where())
 	}
-	return ended(names, suite.Specs), nil
+	return ended(suite.Specs), nil
 }
 
 // operatorBinary builds the tree's manager for the local e2e tier, which runs the operator as a
@@ -268,15 +236,14 @@ func (t *checkout) operatorBinary() (string, outcome) {
 	return manager, outcome{}
 }
 
-// ended is how each of names ended, as results say: one they leave out did not run.
-func ended(names []string, results []specreport.Result) map[string]outcome {
-	out := all(names, notRun)
-	for _, r := range results {
-		if _, named := out[r.Name]; named {
-			out[r.Name] = outcomeOf(r)
+// ended is how a spec ended, as results say: one they leave out did not run.
+func ended(results []specreport.Result) func(spec) outcome {
+	return func(s spec) outcome {
+		if i := slices.IndexFunc(results, func(r specreport.Result) bool { return r.Name == s.name }); i >= 0 {
+			return outcomeOf(results[i])
 		}
+		return notRun
 	}
-	return out
 }
 
 // outcomeOf is how a spec or test ended, as its report says.
@@ -295,14 +262,12 @@ func outcomeOf(r specreport.Result) outcome {
 // notRun is the outcome of a spec that its run left out.
 var notRun = outcome{broken, "did not run"}
 
-// doesNotCompile is the outcome of each spec whose package the compiler rejected with errors:
-// the error that says why, for the spec's own file.
-func doesNotCompile(specs []spec, errors string) map[string]outcome {
-	out := make(map[string]outcome, len(specs))
-	for _, s := range specs {
-		out[s.name] = outcome{uncompiled, "does not compile: " + specreport.CompilerCause(errors, s.file)}
+// doesNotCompile is the outcome of a spec whose package the compiler rejected with errors: the
+// error that says why, for the spec's own file.
+func doesNotCompile(errors string) func(spec) outcome {
+	return func(s spec) outcome {
+		return outcome{uncompiled, "does not compile: " + specreport.CompilerCause(errors, s.file)}
 	}
-	return out
 }
 
 func namesOf(specs []spec) []string {
@@ -313,51 +278,33 @@ func namesOf(specs []spec) []string {
 	return names
 }
 
-// all gives every name the same outcome.
-func all(names []string, o outcome) map[string]outcome {
-	out := make(map[string]outcome, len(names))
-	for _, n := range names {
-		out[n] = o
-	}
-	return out
-}
-
 // runSuite runs the compiled scenarios with env and flags, and reads Ginkgo's JSON report.
 // A run whose specs fail is no error: the report says which.
 func (t *checkout) runSuite(env []string, name string, flags ...string) (specreport.Suite, error) {
-	report := filepath.Join(t.work, name+".json")
-	cmd := exec.Command(t.scenarios, append([]string{"-test.timeout=30m", "-ginkgo.no-color", "-ginkgo.json-report=" + report}, flags...)...)
+	cmd := exec.Command(t.scenarios, append([]string{"-test.timeout=30m"}, flags...)...)
 	// From the package's directory, as go test runs it: the harness finds the tree from there.
-	cmd.Dir = filepath.Join(t.dir, "scenarios")
-	cmd.Env = append(os.Environ(), env...)
-	var output bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &output, &output
-	runErr := cmd.Run()
-	if err := os.WriteFile(filepath.Join(t.work, name+".log"), output.Bytes(), 0o644); err != nil {
-		return specreport.Suite{}, err
-	}
-	suite, err := specreport.Ginkgo(report, t.dir)
+	cmd.Dir, cmd.Env = filepath.Join(t.dir, "scenarios"), append(os.Environ(), env...)
+	suite, out, runErr, err := specreport.Run(cmd, filepath.Join(t.work, name+".json"), t.dir)
 	if err != nil {
-		return suite, fmt.Errorf("the scenarios in %s wrote no report (%w): %w\n%s", t.dir, runErr, err, tail(output.String(), 30))
+		err = fmt.Errorf("the scenarios in %s wrote no report (%w): %w\n%s", t.dir, runErr, err, tail(string(out), 30))
 	}
-	return suite, nil
+	return suite, errors.Join(os.WriteFile(filepath.Join(t.work, name+".log"), out, 0o644), err)
 }
 
 // fileName is a tier's name as a file name: "e2e local" is e2e-local.
 func fileName(tier string) string { return strings.ReplaceAll(tier, " ", "-") }
 
-// runUnitTests runs the test functions of pkg and says how each ended, by name.
-func (t *checkout) runUnitTests(pkg string, specs []spec) (map[string]outcome, error) {
-	names := namesOf(specs)
-	events, runErr := t.goCmd("test", "-count=1", "-json", "-run=^"+specreport.AnyOf(names)+"$", pkg)
+// runUnitTests runs the test functions of pkg and says how each ended.
+func (t *checkout) runUnitTests(pkg string, specs []spec) (func(spec) outcome, error) {
+	events, runErr := t.goCmd("test", "-count=1", "-json", "-run=^"+specreport.AnyOf(namesOf(specs))+"$", pkg)
 	tests, buildErrors, err := specreport.GoTest(events)
 	if err != nil {
 		return nil, errors.Join(err, runErr)
 	}
 	for _, errs := range buildErrors {
-		return doesNotCompile(specs, errs), nil
+		return doesNotCompile(errs), nil
 	}
-	return ended(names, tests.Specs), nil
+	return ended(tests.Specs), nil
 }
 
 func tail(s string, n int) string {

@@ -6,7 +6,7 @@
 // compile, and against the head, where it must pass. A spec labelled "characterization" (written
 // for behaviour the base already has) may pass against the base; the table says so.
 //
-// It works in checkouts of its own (git archive into a temporary directory): the repository's
+// It works in checkouts of its own (written by git into a temporary directory): the repository's
 // work tree, index and refs are never touched. It prints one table, writes it to -report and, on
 // GitHub Actions, to the job summary, and exits 1 naming every spec that passed against the base
 // or fails at the head. `make test-first BASE=<rev>` runs it.

@@ -94,16 +94,12 @@ func runRed(repo, label string) (failedSpecs []specreport.Result, passedSpecs []
 		return nil, nil, err
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
-	report := filepath.Join(dir, "red.json")
-	cmd := exec.Command("go", "test", "-count=1", "./scenarios/", "-ginkgo.no-color", "-ginkgo.label-filter="+label, "-ginkgo.json-report="+report)
+	cmd := exec.Command("go", "test", "-count=1", "./scenarios/", "-ginkgo.label-filter="+label)
 	cmd.Dir = repo
-	var output strings.Builder
-	cmd.Stdout, cmd.Stderr = &output, &output
-	runErr := cmd.Run()
-	fmt.Fprint(os.Stderr, tail(output.String(), 40)+"\n")
-	suite, readErr := specreport.Ginkgo(report, repo)
+	suite, output, runErr, readErr := specreport.Run(cmd, filepath.Join(dir, "red.json"), repo)
+	fmt.Fprint(os.Stderr, tail(string(output), 40)+"\n")
 	if readErr != nil {
-		return nil, nil, fmt.Errorf("the scenarios did not run (%w): %s; a name the API lacks goes into api/ first", runErr, specreport.CompilerCause(output.String(), ""))
+		return nil, nil, fmt.Errorf("the scenarios did not run (%w): %s; a name the API lacks goes into api/ first", runErr, specreport.CompilerCause(string(output), ""))
 	}
 	if suite.Setup != nil {
 		return nil, nil, fmt.Errorf("the suite failed outside any spec (%s: %s), which proves nothing: fix that first", suite.Setup.Name, suite.Setup.Where())

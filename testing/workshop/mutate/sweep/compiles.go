@@ -57,6 +57,29 @@ func NewChecker(root string, dirs ...string) (*Checker, error) {
 	return c, nil
 }
 
+// Compiling makes the breaks of the files under root's dirs that keep keeps and that compile,
+// with the Checker that told, and counts those kept that do not compile.
+func Compiling(root string, dirs []string, keep func(Break) bool) (c *Checker, breaks []Break, notCompiled int, err error) {
+	files, err := Files(root, dirs...)
+	if err == nil {
+		c, err = NewChecker(root, dirs...)
+	}
+	for i := 0; err == nil && i < len(files); i++ {
+		var all []Break
+		all, err = Of(root, files[i])
+		for _, b := range all {
+			switch {
+			case !keep(b):
+			case c.Compiles(b) != nil:
+				notCompiled++
+			default:
+				breaks = append(breaks, b)
+			}
+		}
+	}
+	return c, breaks, notCompiled, err
+}
+
 // Compiles returns nil if the package of b's file, with b made, type-checks; else the first error.
 func (c *Checker) Compiles(b Break) error {
 	_, errs := c.check(path.Dir(b.File), map[string][]byte{b.File: b.Content}, nil, false)

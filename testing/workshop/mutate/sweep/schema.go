@@ -8,6 +8,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"maps"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -79,13 +80,21 @@ type Schema struct {
 	// Vars are the constants made variables (their const declarations made var ones), so that
 	// their values can be switched.
 	Vars []string
+	root string
+}
+
+// Alone is the overlay that builds b, a break the schema could not switch, on its own.
+func (s Schema) Alone(b Break) map[string]string {
+	own := maps.Clone(s.Overlay)
+	own[filepath.Join(s.root, filepath.FromSlash(b.File))] = string(b.Content)
+	return own
 }
 
 // Build makes the schema of breaks and builds it with build, which returns the compiler's output.
 // A break that the type checker blames is taken off its switch; a constant made a variable that
 // some code needs constant, in its package or another (its error names it), stays constant.
 func Build(c *Checker, breaks []Break, build func(overlay map[string]string) ([]byte, error)) (Schema, error) {
-	s := Schema{Switched: make([]bool, len(breaks))}
+	s := Schema{Switched: make([]bool, len(breaks)), root: c.root}
 	for i := range breaks {
 		s.Switched[i] = true
 	}

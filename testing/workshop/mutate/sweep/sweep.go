@@ -100,7 +100,7 @@ func Of(root, file string) ([]Break, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &maker{fset: fset, file: file, src: src, parsed: &parsed{fset, f, src}}
+	m := &maker{parsed: &parsed{fset, f, src}, file: file}
 	m.walk(f)
 	slices.SortStableFunc(m.breaks, func(a, b Break) int { return a.Line - b.Line })
 	return m.breaks, nil
@@ -108,10 +108,8 @@ func Of(root, file string) ([]Break, error) {
 
 // maker collects the breaks of one parsed file.
 type maker struct {
-	fset   *token.FileSet
+	*parsed
 	file   string
-	src    []byte
-	parsed *parsed
 	breaks []Break
 	// fn is the function being walked, and errorLast whether its last result is an error.
 	fn        string

@@ -92,15 +92,13 @@ func Unit(root, dir, pkg string, env, tests []string, outside Outside) (Verdict,
 // with env added and Ginkgo's flags, up to the first spec that fails, and judges the run by
 // Ginkgo's report, which it writes into dir as name.json.
 func Scenarios(root, dir, name string, env []string, outside Outside, flags ...string) (Verdict, error) {
-	report := filepath.Join(dir, name+".json")
-	cmd := exec.Command(Binary(dir, "scenarios"), append([]string{"-test.timeout=5m", "-ginkgo.no-color", "-ginkgo.fail-fast", "-ginkgo.json-report=" + report}, flags...)...)
+	cmd := exec.Command(Binary(dir, "scenarios"), append([]string{"-test.timeout=5m", "-ginkgo.fail-fast"}, flags...)...)
 	cmd.Dir, cmd.Env = filepath.Join(root, "scenarios"), append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	if err == nil {
+	suite, out, err, readErr := specreport.Run(cmd, filepath.Join(dir, name+".json"), root)
+	switch {
+	case err == nil:
 		return Verdict{}, nil
-	}
-	suite, readErr := specreport.Ginkgo(report, root)
-	if readErr != nil {
+	case readErr != nil:
 		err = fmt.Errorf("%w, and no Ginkgo report (%w)", err, readErr)
 	}
 	return judge(suite, err, out, outside, "the scenario binary")

@@ -66,19 +66,9 @@ func main() {
 func TestEverySwitchedBreakBehavesAsItsOwnBuild(t *testing.T) {
 	root := t.TempDir()
 	write(t, root, map[string]string{"go.mod": "module example.com/p\n\ngo 1.26\n", "p/main.go": program})
-	c, err := NewChecker(root, "p")
+	c, breaks, _, err := Compiling(root, []string{"p"}, func(Break) bool { return true })
 	if err != nil {
 		t.Fatal(err)
-	}
-	all, err := Of(root, "p/main.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var breaks []Break
-	for _, b := range all {
-		if c.Compiles(b) == nil {
-			breaks = append(breaks, b)
-		}
 	}
 	var schemata string
 	schema, err := Build(c, breaks, func(overlay map[string]string) ([]byte, error) {
@@ -115,19 +105,9 @@ func TestWhatCannotBeSwitchedIsBuiltOnItsOwn(t *testing.T) {
 	root := t.TempDir()
 	src := "package p\n\ntype B struct{ s string }\n\nfunc (b *B) Add(s string) *B {\n\tb.s += s\n\treturn b\n}\n\nfunc g() string { return new(B).Add(\"x\").Add(\"y\").s }\n"
 	write(t, root, map[string]string{"go.mod": "module example.com/p\n\ngo 1.26\n", "p/p.go": src})
-	c, err := NewChecker(root, "p")
+	c, breaks, _, err := Compiling(root, []string{"p"}, func(Break) bool { return true })
 	if err != nil {
 		t.Fatal(err)
-	}
-	all, err := Of(root, "p/p.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var breaks []Break
-	for _, b := range all {
-		if c.Compiles(b) == nil {
-			breaks = append(breaks, b)
-		}
 	}
 	schema, err := Build(c, breaks, func(map[string]string) ([]byte, error) { return nil, nil })
 	if err != nil {

@@ -126,12 +126,29 @@ func (o *Operator) Up() error {
 	o.running = true
 	// Ready is not yet reporting: the metrics server may start a moment after the probes, and the
 	// controllers after the cache has synced (a standby replica's, once it leads), each exporting
-	// its counts as it starts.
-	if err := poll.Until(context.Background(), 50*time.Millisecond, 30*time.Second, func(context.Context) error {
-		_, err := o.read()
+	// its counts as it starts. Only the metrics are read meanwhile: counting the writes may cost
+	// more than a spec that catches the operator mid-run can wait.
+	if err := poll.Until(context.Background(), 50*time.Millisecond, upWithin, func(context.Context) error {
+		families, err := o.controls.Metrics()
+		if err == nil {
+			err = controllersReport(families)
+		}
 		return err
 	}); err != nil {
 		return fmt.Errorf("the operator reports nothing once started: %w", err)
+	}
+	return nil
+}
+
+// upWithin bounds how long Up waits for the controllers to report: a replica started after
+// another was killed leads only once that one's lease has expired.
+const upWithin = time.Minute
+
+// controllersReport is an error unless some controller of the operator exports its count of
+// reconciles, which controller-runtime does as each starts, at zero.
+func controllersReport(families []*dto.MetricFamily) error {
+	if _, found := sum(families, reconcileTotal, "", ""); !found {
+		return fmt.Errorf("the operator exports no %s: none of its controllers has started", reconcileTotal)
 	}
 	return nil
 }
@@ -197,12 +214,11 @@ func (o *Operator) read() (reading, error) {
 	if err != nil {
 		return reading{}, err
 	}
-	// controller-runtime exports the count of every controller as it starts, at zero.
-	if _, found := sum(families, reconcileTotal, "", ""); !found {
-		return reading{}, fmt.Errorf("the operator exports no %s: none of its controllers has started", reconcileTotal)
+	if err := controllersReport(families); err != nil {
+		return reading{}, err
 	}
 	if o.controls.Writes == nil {
-		return reading{}, poll.Stop(errors.New("nothing counts this operator's API writes: its Controls have no Writes"))
+		return reading{}, errors.New("nothing counts this operator's API writes: its Controls have no Writes")
 	}
 	writes, err := o.controls.Writes()
 	if err != nil {

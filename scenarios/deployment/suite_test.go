@@ -57,15 +57,20 @@ func syncedConfigMap(ctx context.Context, name string) (*corev1.ConfigMap, clien
 	return cm, client.ObjectKeyFromObject(cm)
 }
 
-// leader is the Pod that holds the operator's Lease (controller-runtime names the holder
-// <hostname>_<uid>, and a Pod's hostname is its name).
+// leader is the holder of the operator's Lease: one operator process, which controller-runtime
+// names <hostname>_<uid> (a container the kubelet restarts in the same Pod is another holder).
 func leader(ctx context.Context) (string, error) {
 	l := &coordinationv1.Lease{}
 	if err := d.Client.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: lease}, l); err != nil || l.Spec.HolderIdentity == nil {
 		return "", err
 	}
-	pod, _, _ := strings.Cut(*l.Spec.HolderIdentity, "_")
-	return pod, nil
+	return *l.Spec.HolderIdentity, nil
+}
+
+// podOf is the Pod of a Lease holder: a Pod's hostname is its name.
+func podOf(holder string) string {
+	pod, _, _ := strings.Cut(holder, "_")
+	return pod
 }
 
 // copyOfTheDeployment is config/default's Deployment as rendered, renamed name, with Pods of its

@@ -49,10 +49,7 @@ var _ = Describe("The operator's Deployment", func() {
 		Expect(err).NotTo(HaveOccurred())
 
 		By("waiting for the new leader to restore the message")
-		Eventually(ctx, func(g Gomega) {
-			g.Expect(d.Client.Get(ctx, key, cm)).To(Succeed())
-			g.Expect(cm.Data).To(HaveKeyWithValue(demov1alpha1.MessageKey, "hello world"))
-		}).Should(Succeed())
+		restored(ctx, key).Should(Succeed())
 
 		By("seeing the kubelet restart the killed container, and the new leader keep the lease")
 		Eventually(ctx, func(g Gomega) {
@@ -64,7 +61,7 @@ var _ = Describe("The operator's Deployment", func() {
 
 	It("hands over when the leader's Pod is deleted: its replacement takes the lease, which the old one released", func(ctx SpecContext) {
 		By("creating a Sample and waiting for its ConfigMap")
-		cm, key := syncedConfigMap(ctx, "handover")
+		_, key := syncedConfigMap(ctx, "handover")
 		old, err := leader(ctx)
 		Expect(err).NotTo(HaveOccurred())
 
@@ -78,15 +75,8 @@ var _ = Describe("The operator's Deployment", func() {
 		AddReportEntry("handover after a Pod deletion", time.Since(deleted).Round(100*time.Millisecond).String())
 
 		By("editing the ConfigMap: the new leader restores it")
-		Eventually(ctx, func(g Gomega) {
-			g.Expect(d.Client.Get(ctx, key, cm)).To(Succeed())
-			cm.Data[demov1alpha1.MessageKey] = "drifted after the handover"
-			g.Expect(d.Client.Update(ctx, cm)).To(Succeed())
-		}).Should(Succeed())
-		Eventually(ctx, func(g Gomega) {
-			g.Expect(d.Client.Get(ctx, key, cm)).To(Succeed())
-			g.Expect(cm.Data).To(HaveKeyWithValue(demov1alpha1.MessageKey, "hello world"))
-		}).Should(Succeed())
+		drift(ctx, key, "drifted after the handover")
+		restored(ctx, key).Should(Succeed())
 		Expect(e2e.WaitRollout(ctx, d.Client, d.Namespace, d.Manifests.Deployment.GetName(), e2e.Rollout)).To(Succeed())
 	})
 

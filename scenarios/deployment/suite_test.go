@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/testing/harness"
 	"example.com/operator-demo/testing/localcluster"
@@ -55,6 +56,28 @@ func syncedConfigMap(ctx context.Context, name string) (*corev1.ConfigMap, clien
 		return err
 	}).Should(Succeed())
 	return cm, client.ObjectKeyFromObject(cm)
+}
+
+// drift edits the message of the ConfigMap at key as a user would, again if the operator wrote it
+// in between.
+func drift(ctx context.Context, key client.ObjectKey, message string) {
+	GinkgoHelper()
+	Eventually(ctx, func(g Gomega) {
+		cm := &corev1.ConfigMap{}
+		g.Expect(d.Client.Get(ctx, key, cm)).To(Succeed())
+		cm.Data[demov1alpha1.MessageKey] = message
+		g.Expect(d.Client.Update(ctx, cm)).To(Succeed())
+	}).Should(Succeed())
+}
+
+// restored is the wait for the ConfigMap at key to hold its Sample's message again (a
+// syncedConfigMap's).
+func restored(ctx context.Context, key client.ObjectKey) AsyncAssertion {
+	return Eventually(ctx, func(g Gomega) {
+		cm := &corev1.ConfigMap{}
+		g.Expect(d.Client.Get(ctx, key, cm)).To(Succeed())
+		g.Expect(cm.Data).To(HaveKeyWithValue(demov1alpha1.MessageKey, "hello world"))
+	})
 }
 
 // leader is the holder of the operator's Lease: one operator process, which controller-runtime

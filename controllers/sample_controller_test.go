@@ -224,6 +224,21 @@ func TestReconcileNeverWritesAConfigMapItDoesNotControl(t *testing.T) {
 	}
 }
 
+// TestAConflictIsLookedAtAgainEvery10sUnlessToldOtherwise: a Sample whose ConfigMap name is
+// taken is reconciled again after 10 s, as the README promises, or after --conflict-recheck.
+func TestAConflictIsLookedAtAgainEvery10sUnlessToldOtherwise(t *testing.T) {
+	for _, tc := range []struct{ told, want time.Duration }{{0, 10 * time.Second}, {2 * time.Second, 2 * time.Second}} {
+		theirs := &corev1.ConfigMap{Data: map[string]string{demov1alpha1.MessageKey: "theirs"}}
+		theirs.Name, theirs.Namespace = "greeting-config", "team-a"
+		api := newFakeAPI(t, newSample("greeting", "hello world"), theirs)
+		r := &SampleReconciler{Client: api, APIReader: api, Recorder: api.events, ConflictRecheck: tc.told}
+		result, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team-a", Name: "greeting"}})
+		if err != nil || result.RequeueAfter != tc.want {
+			t.Errorf("told %s: Reconcile returned %+v, %v; want it looked at again after %s", tc.told, result, err, tc.want)
+		}
+	}
+}
+
 func TestReconcileOfAGoneSampleDoesNothing(t *testing.T) {
 	api := newFakeAPI(t)
 	if _, err := api.reconcile(t); err != nil {

@@ -34,6 +34,7 @@ func run() error {
 		leaderElectionNS string
 		enableHTTP2      bool
 		concurrency      int
+		conflictRecheck  time.Duration
 		qps              float64
 		burst            int
 		shutdownTimeout  time.Duration
@@ -45,6 +46,7 @@ func run() error {
 	flag.StringVar(&leaderElectionNS, "leader-election-namespace", "", "Namespace of the leader election Lease (default: the one the manager runs in).")
 	flag.BoolVar(&enableHTTP2, "enable-http2", false, "Serve metrics over HTTP/2 too (off: HTTP/2 Rapid Reset, CVE-2023-44487).")
 	flag.IntVar(&concurrency, "max-concurrent-reconciles", controllers.DefaultMaxConcurrentReconciles, "How many Samples are reconciled at once (the default is measured in BENCHMARKS.md).")
+	flag.DurationVar(&conflictRecheck, "conflict-recheck", controllers.DefaultConflictRecheck, "How often a Sample whose ConfigMap name is taken by a ConfigMap it does not control looks again.")
 	flag.Float64Var(&qps, "kube-api-qps", 50, "Steady queries per second to the API server.")
 	flag.IntVar(&burst, "kube-api-burst", 100, "Burst of queries to the API server above kube-api-qps.")
 	flag.DurationVar(&shutdownTimeout, "graceful-shutdown-timeout", 30*time.Second, "How long in-flight reconciles may take to finish on SIGTERM.")
@@ -82,6 +84,7 @@ func run() error {
 	}
 	reconciler := controllers.NewSampleReconciler(mgr)
 	reconciler.MaxConcurrentReconciles = concurrency
+	reconciler.ConflictRecheck = conflictRecheck
 	if err := reconciler.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the Sample controller: %w", err)
 	}

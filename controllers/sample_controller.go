@@ -3,6 +3,7 @@
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,11 +39,12 @@ const (
 	EventUpdated = "Updated"
 )
 
-// conflictRecheck is how often a Sample whose ConfigMap name is taken looks again: the ConfigMap
-// in the way carries no label of ours, so no watch event announces that it is gone. Whoever
-// deletes it, as the condition's message says to, sees the Sample take the name within 10 s; a
-// conflict that lasts costs one rejected create and one read every 10 s.
-const conflictRecheck = 10 * time.Second
+// DefaultConflictRecheck is how often a Sample whose ConfigMap name is taken looks again unless
+// told otherwise (--conflict-recheck): the ConfigMap in the way carries no label of ours, so no
+// watch event announces that it is gone. Whoever deletes it, as the condition's message says to,
+// sees the Sample take the name within 10 s; a conflict that lasts costs one rejected create and
+// one read every 10 s.
+const DefaultConflictRecheck = 10 * time.Second
 
 // +kubebuilder:rbac:groups=demo.example.com,resources=samples,verbs=get;list;watch
 // +kubebuilder:rbac:groups=demo.example.com,resources=samples/status,verbs=patch
@@ -59,6 +61,9 @@ type SampleReconciler struct {
 	// MaxConcurrentReconciles is how many Samples are reconciled at once
 	// (DefaultMaxConcurrentReconciles when zero).
 	MaxConcurrentReconciles int
+	// ConflictRecheck is how often a Sample whose ConfigMap name is taken looks again
+	// (DefaultConflictRecheck when zero).
+	ConflictRecheck time.Duration
 }
 
 // NewSampleReconciler returns a reconciler that uses mgr's client, API reader and event recorder.
@@ -91,11 +96,10 @@ func (r *SampleReconciler) SetupWithManager(mgr ctrl.Manager) error {
 // options are the controller's: how many Samples it reconciles at once, and how it paces the
 // retries of failed passes.
 func (r *SampleReconciler) options() controller.Options {
-	workers := r.MaxConcurrentReconciles
-	if workers == 0 {
-		workers = DefaultMaxConcurrentReconciles
+	return controller.Options{
+		MaxConcurrentReconciles: cmp.Or(r.MaxConcurrentReconciles, DefaultMaxConcurrentReconciles),
+		RateLimiter:             retryRateLimiter(),
 	}
-	return controller.Options{MaxConcurrentReconciles: workers, RateLimiter: retryRateLimiter()}
 }
 
 // Reconcile brings one Sample's ConfigMap and status in line with its spec.
@@ -128,7 +132,7 @@ func (r *SampleReconciler) reconcile(ctx context.Context, req ctrl.Request) (ctr
 	}
 	if errors.Is(syncErr, errConflict) {
 		// Not a failure of the operator's: the name is someone else's, as status now says.
-		return ctrl.Result{RequeueAfter: conflictRecheck}, nil
+		return ctrl.Result{RequeueAfter: cmp.Or(r.ConflictRecheck, DefaultConflictRecheck)}, nil
 	}
 	return ctrl.Result{}, syncErr
 }

@@ -1,6 +1,8 @@
 package samples
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,6 +20,7 @@ var Operator = operator.Subject{
 	Setup: func(mgr ctrl.Manager, settings operator.Settings) error {
 		r := controllers.NewSampleReconciler(mgr)
 		r.MaxConcurrentReconciles = Workers.In(settings)
+		r.ConflictRecheck = ConflictRecheck.In(settings)
 		return r.SetupWithManager(mgr)
 	},
 	ManagerOptions: controllers.ManagerOptions,
@@ -27,6 +30,9 @@ var Operator = operator.Subject{
 
 // Workers is what the operator is told to run as --max-concurrent-reconciles (0: its default).
 var Workers = operator.NewOption(0)
+
+// ConflictRecheck is what the operator is told to run as --conflict-recheck (0: its default).
+var ConflictRecheck = operator.NewOption(time.Duration(0))
 
 // Recover bounds how long a Sample whose ConfigMap write the API server refused takes to become
 // ready once the refusal is lifted: the retry's backoff, capped by controllers.MaxRetryDelay, and

@@ -1,7 +1,6 @@
 // Command mutatesweep is make mutate-sweep: every generic break of the operator's logic (package
-// sweep) built into one build, each behind a switch, tried against the unit tests, then the specs,
-// that run its code. -shard splits the breaks among jobs, -gather reports them together. With
-// -mutants it is make mutate: each break of package mutants must fail the scenario it names.
+// sweep), built in behind a switch, against the tests that run its code; -shard splits the
+// breaks among jobs, -gather reports them together. With -mutants it is make mutate.
 package main
 
 import (
@@ -109,8 +108,7 @@ type verdict struct {
 	Err   string   `json:",omitempty"`
 }
 
-// sweepReport is what a sweep, or a shard of it, found; Repeat is how many more times the specs
-// ran against a break they killed; Spent is each kind of work's time, summed over its processes.
+// sweepReport is what a sweep or shard found; Spent is each kind of work's time, over processes.
 type sweepReport struct {
 	Shard       string
 	Repeat      int
@@ -129,15 +127,14 @@ type sweeper struct {
 	spent       map[string]time.Duration
 }
 
-// test is a unit test of Pkg, or a spec of the scenarios (Pkg scenarios), and the numbers of the
-// breaks whose code it ran, alone and unbroken.
+// test is a unit test of Pkg or a spec (Pkg scenarios), and the breaks whose code it ran (hits).
 type test struct {
 	Pkg, Name string
 	hits      []int
 }
 
-// newSweeper makes a sweeper with a work directory, which done removes, in the tree (where the
-// scenarios' harness finds go.mod).
+// newSweeper makes a sweeper whose work directory (which done removes) is in the tree, where the
+// scenarios' harness finds go.mod.
 func newSweeper(repeat int, spent map[string]time.Duration) (*sweeper, func(), error) {
 	root, err := repo.Root()
 	if err != nil {
@@ -150,8 +147,7 @@ func newSweeper(repeat int, spent map[string]time.Duration) (*sweeper, func(), e
 	return &sweeper{root: root, work: work, repeat: repeat, spent: spent}, func() { _ = os.RemoveAll(work) }, nil
 }
 
-// run makes the breaks of sweepDirs that compile (of files whose path contains only, with an ID
-// that contains breakText), builds them in, finds which tests reach which, and tries the shard's.
+// run tries the shard's compiling breaks of files matching only, with IDs matching breakText.
 func run(only, breakText, shard string, repeat int) (sweepReport, error) {
 	start := time.Now()
 	r := sweepReport{Shard: shard, Repeat: repeat, Spent: map[string]time.Duration{}}
@@ -291,8 +287,7 @@ func (s *sweeper) tests() (all []test, err error) {
 	return all, err
 }
 
-// runTests runs tests in the build in dir, with env, up to the first that fails: the unit tests
-// of each package in a process, then the specs in one (its report named name).
+// runTests runs tests in the build in dir, with env, a process a package, up to the first failure.
 func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name string) (trial.Verdict, error) {
 	defer s.spend(kind, time.Now())
 	for _, pkg := range packages {
@@ -317,8 +312,7 @@ func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name st
 	return trial.Verdict{}, nil
 }
 
-// tryBreak tries the break numbered id: behind its switch against the tests that reach it, or,
-// if it has none, built on its own against every test.
+// tryBreak tries break id behind its switch against the tests that reach it, else alone against all.
 func (s *sweeper) tryBreak(v *verdict, id int, schema sweep.Schema, all []test) {
 	name := strconv.Itoa(id)
 	if schema.Switched[id-1] {
@@ -330,8 +324,7 @@ func (s *sweeper) tryBreak(v *verdict, id int, schema sweep.Schema, all []test) 
 	}
 }
 
-// try runs against the break of v, which env makes in the build in dir, the unit tests that
-// reach it, then, if none fails, the specs, and confirms an envtest kill.
+// try runs the unit tests that reach v's break (env makes it in dir), then, if none fails, the specs.
 func (s *sweeper) try(v *verdict, dir string, env []string, reach []test, name string) {
 	var unit, specs []test
 	for _, t := range reach {
@@ -401,9 +394,8 @@ func (v *verdict) String() string {
 	return "SURVIVED"
 }
 
-// write prints the score and the survivors, unsteady kills, breaks without a verdict and
-// equivalent ones. It fails on each but the last, and, for a whole sweep, on an equivalent entry
-// of the files swept (their path contains only) that no break matches.
+// write prints the report; it fails on survivors, unsteady kills, breaks without a verdict and,
+// for a whole sweep, an equivalent entry of the files swept that no break matches.
 func (r sweepReport) write(w io.Writer, only string, whole bool) error {
 	t := r.tally(only, whole)
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
@@ -444,8 +436,7 @@ func (r sweepReport) write(w io.Writer, only string, whole bool) error {
 		len(t.survivors), strings.Join(append([]string{""}, named...), "\n  "), len(t.unsteady), len(t.unanswered), len(t.stale), strings.Join(t.stale, "; "))
 }
 
-// tally is a report's verdicts sorted for the report; stale are the equivalent entries, of the
-// files swept, that no break matches.
+// tally is a report's verdicts sorted for the report.
 type tally struct {
 	survivors, unsteady, unanswered, equivalent []verdict
 	killed, byUnit                              int
@@ -509,9 +500,8 @@ func gather(paths []string) (sweepReport, error) {
 	return all, nil
 }
 
-// mutate is make mutate: the scenarios that the chosen mutants name, and the unit tests, pass
-// unbroken; then each mutant, built on its own, must fail a spec of its scenario (a failure
-// outside every spec proves nothing). It prints the table.
+// mutate is make mutate: each chosen mutant, built on its own, must fail a spec of its scenario,
+// which passes unbroken; the unit tests show which layer of the pyramid sees which break.
 func (s *sweeper) mutate(scenario, text, since string) error {
 	chosen, err := chooseFrom(s.root, scenario, text, since)
 	if err != nil {
@@ -533,13 +523,9 @@ func (s *sweeper) mutate(scenario, text, since string) error {
 	for i, m := range chosen {
 		g.Go(func() error {
 			mutated, err := m.Apply(s.root)
-			overlay := map[string]string{}
-			for file, content := range mutated {
-				overlay[filepath.Join(s.root, file)] = content
-			}
 			caught, unit, took := trial.Verdict{}, trial.Verdict{}, time.Duration(0)
 			if err == nil {
-				caught, unit, took, err = s.tryMutant(filepath.Join(s.work, strconv.Itoa(i+1)), overlay, m.Scenario)
+				caught, unit, took, err = s.tryMutant(filepath.Join(s.work, strconv.Itoa(i+1)), mutated, m.Scenario)
 			}
 			if err != nil {
 				return fmt.Errorf("mutant %q: %w", m.Break, err)
@@ -563,9 +549,13 @@ func (s *sweeper) mutate(scenario, text, since string) error {
 	return nil
 }
 
-// tryMutant builds the overlay into dir and runs against it the scenarios labels selects, then
-// the unit tests; took is the scenarios' time.
-func (s *sweeper) tryMutant(dir string, overlay map[string]string, labels string) (caught, unit trial.Verdict, took time.Duration, err error) {
+// tryMutant builds the mutated files (by path relative to the root) into dir and runs the
+// scenarios labels selects, then the unit tests.
+func (s *sweeper) tryMutant(dir string, mutated map[string]string, labels string) (caught, unit trial.Verdict, took time.Duration, err error) {
+	overlay := map[string]string{}
+	for file, content := range mutated {
+		overlay[filepath.Join(s.root, file)] = content
+	}
 	if out, err := s.build(dir, overlay); err != nil {
 		return caught, unit, took, fmt.Errorf("does not build: %w\n%s", err, out)
 	}
@@ -603,9 +593,8 @@ func chooseFrom(root, scenario, text, since string) ([]mutants.Mutant, error) {
 	return chosen, errors.Join(err, stale)
 }
 
-// choose is the mutants of scenario (all when "") whose break mentions text, and those whose
-// lines (spans says where they are) the change touched: an edit there can leave a break breaking
-// nothing, so its scenario must fail against it again.
+// choose is the mutants of scenario (all when "") whose break mentions text, and those whose lines
+// the change touched: an edit there can leave a break breaking nothing.
 func choose(all []mutants.Mutant, scenario, text string, spans func(mutants.Mutant) []mutants.Span, touched map[string][]lineRange) ([]mutants.Mutant, error) {
 	var out []mutants.Mutant
 	var scenarios []string
@@ -631,8 +620,8 @@ type lineRange struct{ first, last int }
 // hunk is a unified diff's hunk header: its new side starts at line 1 and runs 2 lines.
 var hunk = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@`)
 
-// changedLines are the lines of each file that `git diff -U0` shows changed, on the new side. A
-// hunk that only deletes touches the lines on either side of the gap it leaves.
+// changedLines are the new side's lines that `git diff -U0` shows changed; a hunk that only
+// deletes touches the lines on either side of its gap.
 func changedLines(diff string) map[string][]lineRange {
 	out := map[string][]lineRange{}
 	var file string

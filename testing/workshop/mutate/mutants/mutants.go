@@ -1,6 +1,5 @@
-// Package mutants lists the ways to break the controller that the scenarios exist to catch, each
-// with the scenario that must fail against it: make mutate builds each in and runs its scenario;
-// the catalogue lists them under their scenarios.
+// Package mutants lists the breaks of the controller that the scenarios exist to catch, each with
+// the scenario that must fail against it (make mutate); the catalogue lists them.
 package mutants
 
 import (
@@ -16,8 +15,7 @@ import (
 // indentation: a new line that merely begins with From must not capture the edit.
 type Edit struct{ File, From, To string }
 
-// Mutant is one way to break the controller (Break says what it does wrong), the label of the
-// Scenario that must fail against it, and the Edits, in order, that make it.
+// Mutant is a break (what it does wrong), the Scenario that must fail against it, and its Edits.
 type Mutant struct {
 	Break, Scenario string
 	Edits           []Edit

@@ -54,8 +54,7 @@ func NewChecker(root string, dirs ...string) (*Checker, error) {
 	return c, nil
 }
 
-// Compiling makes the breaks of root's dirs that keep keeps and that compile, and counts the
-// kept that do not.
+// Compiling makes the breaks of root's dirs that keep keeps and that compile; it counts the rest.
 func Compiling(root string, dirs []string, keep func(Break) bool) (c *Checker, breaks []Break, notCompiled int, err error) {
 	files, err := Files(root, dirs...)
 	if err == nil {

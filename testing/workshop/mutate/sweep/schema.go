@@ -115,8 +115,7 @@ func Build(c *Checker, breaks []Break, build func(overlay map[string]string) ([]
 	}
 }
 
-// schemata renders the package in dir into s, taking each break that a type error falls inside
-// off its switch, and returns the errors that fall inside none.
+// schemata renders dir's package into s, each break a type error falls in off its switch.
 func (c *Checker) schemata(dir string, breaks []Break, s *Schema, constants []string) []error {
 	typesAt, errs := c.check(dir, nil, nil, true)
 	if len(errs) > 0 {

@@ -1,6 +1,5 @@
-// Package sweep makes the generic breaks of a package's code, chosen by nobody: every statement
-// deleted, every condition negated, every returned error dropped, every constant replaced. make
-// mutate-sweep builds each in; a break that no test notices is a line no test needs.
+// Package sweep makes the generic breaks of a package's code (make mutate-sweep): every
+// statement deleted, condition negated, returned error dropped and constant replaced.
 package sweep
 
 import (
@@ -84,18 +83,11 @@ func Of(root, file string) ([]Break, error) {
 	}
 	m := &maker{parsed: &parsed{fset, f, src}, file: file}
 	for _, decl := range f.Decls {
-		switch d := decl.(type) {
-		case *ast.FuncDecl:
+		m.fn, m.errorLast = "", false
+		if d, ok := decl.(*ast.FuncDecl); ok {
 			m.fn, m.errorLast = funcName(d), returnsError(d.Type)
-			if d.Body != nil {
-				ast.Inspect(d.Body, m.visit)
-			}
-		case *ast.GenDecl:
-			if d.Tok != token.IMPORT {
-				m.fn, m.errorLast = "", false
-				ast.Inspect(d, m.visit)
-			}
 		}
+		ast.Inspect(decl, m.visit)
 	}
 	slices.SortStableFunc(m.breaks, func(a, b Break) int { return a.Line - b.Line })
 	return m.breaks, nil
@@ -118,7 +110,7 @@ func (m *maker) visit(n ast.Node) bool {
 		ast.Inspect(n.Body, m.visit)
 		m.errorLast = outer
 		return false
-	case *ast.Field: // a struct tag is not logic, nor is a field's type
+	case *ast.Field, *ast.ImportSpec: // neither a field's type and tag nor an import is logic
 		return false
 	case ast.Stmt:
 		m.statement(n)
@@ -178,8 +170,7 @@ func (m *maker) expression(e ast.Expr) {
 	}
 }
 
-// deleteEach deletes each statement of a list that does something; a declaration (x := …) left
-// out would not compile.
+// deleteEach deletes each statement of a list but a declaration, which would not compile.
 func (m *maker) deleteEach(list []ast.Stmt) {
 	for _, s := range list {
 		switch s := s.(type) {
@@ -198,8 +189,7 @@ func (m *maker) negate(cond ast.Expr) {
 	m.add(cond, cond.Pos(), cond.End(), Negate, "!("+m.text(cond)+")", m.text(cond))
 }
 
-// deleteFields leaves out each keyed field of a composite literal in turn: up to the next field,
-// or, for the last, past its trailing comma.
+// deleteFields leaves out each keyed field of a composite literal, with its comma.
 func (m *maker) deleteFields(c *ast.CompositeLit) {
 	for i, e := range c.Elts {
 		kv, ok := e.(*ast.KeyValueExpr)

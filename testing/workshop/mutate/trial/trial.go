@@ -1,5 +1,5 @@
-// Package trial builds the operator's tests with a break in them, through `go test -overlay` so
-// that the tree is never touched, runs them, and says which test or spec failed first, and where.
+// Package trial builds the operator's tests with a break in through `go test -overlay` (the tree
+// is never touched), runs them, and says which test or spec failed first, and where.
 package trial
 
 import (
@@ -55,8 +55,7 @@ func Build(root, dir string, overlay map[string]string, pkgs ...string) ([]byte,
 // Binary is the test binary that Build built of pkg into dir.
 func Binary(dir, pkg string) string { return filepath.Join(dir, path.Base(pkg)+".test") }
 
-// Unit runs pkg's test binary in dir, as go test does, with env added: the tests named (all when
-// none), up to the first that fails.
+// Unit runs pkg's test binary in dir with env added: the tests named (all if none) to a failure.
 func Unit(root, dir, pkg string, env, tests []string, outside Outside) (Verdict, error) {
 	args := []string{"tool", "test2json", "-p", pkg, Binary(dir, pkg), "-test.v=test2json", "-test.count=1", "-test.failfast"}
 	if len(tests) > 0 {
@@ -75,8 +74,7 @@ func Unit(root, dir, pkg string, env, tests []string, outside Outside) (Verdict,
 	return judge(suite, err, out, outside, "the unit test binary")
 }
 
-// Scenarios runs the scenario binary in dir with env added and Ginkgo's flags, up to the first
-// spec that fails, and judges it by Ginkgo's report, dir/name.json.
+// Scenarios runs the scenario binary in dir with env and flags, judged by its report dir/name.json.
 func Scenarios(root, dir, name string, env []string, outside Outside, flags ...string) (Verdict, error) {
 	cmd := exec.Command(Binary(dir, "scenarios"), append([]string{"-test.timeout=5m", "-ginkgo.fail-fast"}, flags...)...)
 	cmd.Dir, cmd.Env = filepath.Join(root, "scenarios"), append(os.Environ(), env...)

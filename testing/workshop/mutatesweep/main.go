@@ -511,7 +511,7 @@ func (s *sweeper) mutate(scenario, text, since string) error {
 	for _, m := range chosen {
 		labels = append(labels, m.Scenario)
 	}
-	caught, unit, _, err := s.tryMutant(s.work, nil, strings.Join(labels, " || "))
+	caught, unit, _, err := s.tryMutant(s.work, mutants.Mutant{Scenario: strings.Join(labels, " || ")})
 	if v := cmp.Or(caught, unit); err != nil {
 		return fmt.Errorf("without any mutant: %w", err)
 	} else if v.Failed {
@@ -522,11 +522,7 @@ func (s *sweeper) mutate(scenario, text, since string) error {
 	g.SetLimit(2) // a killed break mostly waits out an Eventually: two at a time roughly halve a run on two cores
 	for i, m := range chosen {
 		g.Go(func() error {
-			mutated, err := m.Apply(s.root)
-			caught, unit, took := trial.Verdict{}, trial.Verdict{}, time.Duration(0)
-			if err == nil {
-				caught, unit, took, err = s.tryMutant(filepath.Join(s.work, strconv.Itoa(i+1)), mutated, m.Scenario)
-			}
+			caught, unit, took, err := s.tryMutant(filepath.Join(s.work, strconv.Itoa(i+1)), m)
 			if err != nil {
 				return fmt.Errorf("mutant %q: %w", m.Break, err)
 			}
@@ -549,9 +545,12 @@ func (s *sweeper) mutate(scenario, text, since string) error {
 	return nil
 }
 
-// tryMutant builds the mutated files (by path relative to the root) into dir and runs the
-// scenarios labels selects, then the unit tests.
-func (s *sweeper) tryMutant(dir string, mutated map[string]string, labels string) (caught, unit trial.Verdict, took time.Duration, err error) {
+// tryMutant builds m into dir and runs the scenarios its label filter selects, then the unit tests.
+func (s *sweeper) tryMutant(dir string, m mutants.Mutant) (caught, unit trial.Verdict, took time.Duration, err error) {
+	mutated, err := m.Apply(s.root)
+	if err != nil {
+		return caught, unit, took, err
+	}
 	overlay := map[string]string{}
 	for file, content := range mutated {
 		overlay[filepath.Join(s.root, file)] = content
@@ -560,8 +559,8 @@ func (s *sweeper) tryMutant(dir string, mutated map[string]string, labels string
 		return caught, unit, took, fmt.Errorf("does not build: %w\n%s", err, out)
 	}
 	start := time.Now()
-	if caught, err = trial.Scenarios(s.root, dir, "scenarios", nil, trial.ProvesNothing, "-ginkgo.label-filter="+labels); err != nil {
-		return caught, unit, took, fmt.Errorf("scenario %s: %w", labels, err)
+	if caught, err = trial.Scenarios(s.root, dir, "scenarios", nil, trial.ProvesNothing, "-ginkgo.label-filter="+m.Scenario); err != nil {
+		return caught, unit, took, fmt.Errorf("scenario %s: %w", m.Scenario, err)
 	}
 	took = time.Since(start)
 	for _, pkg := range packages[:2] {

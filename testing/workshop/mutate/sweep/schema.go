@@ -52,17 +52,9 @@ func sweepOn(id int) bool {
 	return id == sweepBreak
 }
 
-func sweepPick[T any](id int, was, now T) T {
-	if sweepOn(id) {
-		return now
-	}
-	return was
-}
+func sweepPick[T any](id int, was, now T) T { if sweepOn(id) { return now }; return was }
 
-func sweepZero[T any](id int, v T) T {
-	var zero T
-	return sweepPick(id, v, zero)
-}
+func sweepZero[T any](id int, v T) T { var zero T; return sweepPick(id, v, zero) }
 `
 
 // Schema is breaks built into their packages' source all at once (mutant schemata), each behind

@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -54,26 +55,30 @@ func NewChecker(root string, dirs ...string) (*Checker, error) {
 	return c, nil
 }
 
-// Compiling makes the breaks of root's dirs that keep keeps and that compile; it counts the rest.
+// Compiling makes the breaks of root's dirs (but generated files) that keep keeps and that
+// compile; it counts the rest.
 func Compiling(root string, dirs []string, keep func(Break) bool) (c *Checker, breaks []Break, notCompiled int, err error) {
-	files, err := Files(root, dirs...)
-	if err == nil {
-		c, err = NewChecker(root, dirs...)
+	if c, err = NewChecker(root, dirs...); err != nil {
+		return nil, nil, 0, err
 	}
-	for i := 0; err == nil && i < len(files); i++ {
-		var all []Break
-		all, err = Of(root, files[i])
-		for _, b := range all {
-			switch {
-			case !keep(b):
-			case c.Compiles(b) != nil:
-				notCompiled++
-			default:
-				breaks = append(breaks, b)
+	for _, dir := range dirs {
+		for _, name := range c.pkgs[path.Clean(dir)].GoFiles {
+			all, err := Of(root, c.rel(name))
+			for _, b := range all {
+				switch {
+				case !keep(b) || strings.HasPrefix(path.Base(b.File), "zz_generated"):
+				case c.Compiles(b) != nil:
+					notCompiled++
+				default:
+					breaks = append(breaks, b)
+				}
+			}
+			if err != nil {
+				return c, breaks, notCompiled, err
 			}
 		}
 	}
-	return c, breaks, notCompiled, err
+	return c, breaks, notCompiled, nil
 }
 
 // Compiles returns nil if the package of b's file, with b made, type-checks; else the first error.

@@ -10,7 +10,6 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -51,23 +50,6 @@ type parsed struct {
 // elsewhere in the file: "file function operator: was → now".
 func (b Break) ID() string {
 	return fmt.Sprintf("%s %s %s: %s → %s", b.File, cmp.Or(b.Func, "(package)"), b.Operator, b.Was, b.Now)
-}
-
-// Files are the Go files of root's dirs that breaks are made of: not tests, not generated code.
-func Files(root string, dirs ...string) ([]string, error) {
-	var files []string
-	for _, dir := range dirs {
-		matches, err := filepath.Glob(filepath.Join(root, dir, "*.go"))
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range matches {
-			if name := filepath.Base(m); !strings.HasSuffix(name, "_test.go") && !strings.HasPrefix(name, "zz_generated") {
-				files = append(files, path.Join(dir, name))
-			}
-		}
-	}
-	return files, nil
 }
 
 // Of makes every break of the file at root/file, in the order of the file.

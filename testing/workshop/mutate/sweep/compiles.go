@@ -6,7 +6,6 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
-	"maps"
 	"path"
 	"path/filepath"
 	"slices"
@@ -16,11 +15,11 @@ import (
 )
 
 // Checker tells which breaks compile by type-checking in memory: milliseconds a break, where go
-// build takes seconds. pkgs are by directory relative to root; std, what the switch imports.
+// build takes seconds. pkgs are by directory relative to root; imports, every package loaded.
 type Checker struct {
-	root string
-	pkgs map[string]*packages.Package
-	std  map[string]*types.Package
+	root    string
+	pkgs    map[string]*packages.Package
+	imports importer
 }
 
 // NewChecker loads the packages of root's dirs.
@@ -37,11 +36,11 @@ func NewChecker(root string, dirs ...string) (*Checker, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Checker{root: root, pkgs: map[string]*packages.Package{}, std: map[string]*types.Package{}}
+	c := &Checker{root: root, pkgs: map[string]*packages.Package{}, imports: importer{}}
+	packages.Visit(pkgs, nil, func(p *packages.Package) { c.imports[p.PkgPath] = p.Types })
 	for _, p := range pkgs {
 		switch {
 		case slices.Contains(switchImports, p.PkgPath):
-			c.std[p.PkgPath] = p.Types
 		case len(p.Errors) > 0:
 			return nil, fmt.Errorf("load %s: %w", p.PkgPath, p.Errors[0])
 		default:
@@ -110,12 +109,8 @@ func (c *Checker) check(dir string, replace map[string][]byte, add [][]byte, wit
 		}
 		files = append(files, f)
 	}
-	imports := maps.Clone(c.std)
-	for path, imp := range p.Imports {
-		imports[path] = imp.Types
-	}
 	var errs []error
-	conf := types.Config{Error: func(err error) { errs = append(errs, err) }, Importer: importer(imports)}
+	conf := types.Config{Error: func(err error) { errs = append(errs, err) }, Importer: c.imports}
 	if p.Module != nil && p.Module.GoVersion != "" {
 		conf.GoVersion = "go" + p.Module.GoVersion
 	}

@@ -81,9 +81,9 @@ red: manifests generate catalogue setup-envtest ## Run scenario NAME=<label>; on
 .PHONY: mutate
 mutate: setup-envtest ## Prove the scenarios can fail: build each break of testing/workshop/mutate/mutants into the operator; its scenario must fail (SCENARIO=<label>, MUTANT=<text>: some, plus those the change touched).
 	@mkdir -p $(REPORTS)
-	@$(call workshop-tool,mutate)
+	@$(call workshop-tool,mutatesweep)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
-		$(WORKSHOP)/mutate $(if $(SCENARIO),-scenario '$(SCENARIO)') $(if $(MUTANT),-mutant '$(MUTANT)') \
+		$(WORKSHOP)/mutatesweep -mutants $(if $(SCENARIO),-scenario '$(SCENARIO)') $(if $(MUTANT),-mutant '$(MUTANT)') \
 		-changed-since "$(or $(BASE),$(DEFAULT_BASE))" | tee $(REPORTS)/mutate.md
 
 # FILE=<text> sweeps only the files whose path contains text, BREAK=<text> only the breaks whose

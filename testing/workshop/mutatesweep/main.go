@@ -1,13 +1,6 @@
-// Command mutatesweep makes every generic break of the operator's logic (package sweep: a
-// statement deleted, a condition negated, a returned error dropped, a constant replaced),
-// without anyone choosing them, and runs against each the unit tests, then the envtest specs, that
-// run its code. A break that no test notices is a line that no test needs, or a behaviour that no
-// test pins: the report gives the score and every survivor, with the tests that reach it.
-//
-// One build serves every break (sweep.Schemata: each behind a switch), and a run of every test
-// alone, unbroken, says which breaks' code it runs; a break that cannot be switched is built on
-// its own. `make mutate-sweep` runs it; -shard splits the breaks among jobs, -gather reports
-// their verdicts together.
+// Command mutatesweep is make mutate-sweep: every generic break of the operator's logic (package
+// sweep), built in behind a switch, against the tests that run its code; -shard splits the
+// breaks among jobs, -gather reports them together. With -mutants it is make mutate.
 package main
 
 import (
@@ -22,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,6 +25,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"example.com/operator-demo/testing/workshop/mutate/mutants"
 	"example.com/operator-demo/testing/workshop/mutate/sweep"
 	"example.com/operator-demo/testing/workshop/mutate/trial"
 	"example.com/operator-demo/testing/workshop/repo"
@@ -40,29 +35,42 @@ import (
 // sweepDirs are the directories the sweep breaks: the operator's logic. cmd/ only wires flags.
 var sweepDirs = []string{"controllers", "api/v1alpha1"}
 
-// The tiers the sweep runs, as a verdict names the one that killed a break, and their packages.
+// The tiers, as a verdict names the one that killed a break, and their packages.
 const (
 	unitTier    = "unit"
 	envtestTier = "envtest"
 	scenarios   = "./scenarios"
+	workers     = 4 // test processes at once
 )
 
-var unitPackages = []string{"./controllers", "./api/v1alpha1"}
+var packages = []string{"./controllers", "./api/v1alpha1", scenarios}
 
 func main() {
 	only := flag.String("file", "", "break only the files whose path contains this text")
 	breakText := flag.String("break", "", "try only the breaks whose ID (file function operator: was → now) contains this text")
 	repeat := flag.Int("repeat", 2, "run the specs against each break the envtest tier kills this many more times, the spec that killed it first")
 	shard := flag.String("shard", "1/1", "try only shard i of n (i/n) of the breaks, split by their IDs")
-	workers := flag.Int("workers", 4, "how many test processes run at once")
 	jsonPath := flag.String("json", "", "write the verdicts into this file too, for -gather")
 	gathered := flag.Bool("gather", false, "report together the verdicts of the shards' JSON files named as arguments")
+	hand := flag.Bool("mutants", false, "make mutate: try the breaks of package mutants, each against the scenario it names")
+	scenario := flag.String("scenario", "", "with -mutants: try only the breaks that this scenario (its label) exists to catch")
+	mutant := flag.String("mutant", "", "with -mutants: try only the breaks whose description contains this text")
+	since := flag.String("changed-since", "", "with -scenario or -mutant: also try every break whose lines changed since this revision (the work tree counts)")
 	flag.Parse()
+	if *hand {
+		s, done, err := newSweeper(0, map[string]time.Duration{})
+		if err == nil {
+			err = s.mutate(*scenario, *mutant, *since)
+			done()
+		}
+		exitOn("mutate", err)
+		return
+	}
 	r, err := sweepReport{}, error(nil)
 	if *gathered {
 		r, err = gather(flag.Args())
 	} else {
-		r, err = run(*only, *breakText, *shard, *repeat, *workers)
+		r, err = run(*only, *breakText, *shard, *repeat)
 	}
 	if err == nil && *jsonPath != "" {
 		var raw []byte
@@ -76,8 +84,12 @@ func main() {
 		fmt.Print(md.String())
 		err = errors.Join(err, specreport.Publish(md.String(), ""))
 	}
+	exitOn("mutate-sweep", err)
+}
+
+func exitOn(tool string, err error) {
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "mutate-sweep:", err)
+		fmt.Fprintln(os.Stderr, tool+":", err)
 		os.Exit(1)
 	}
 }
@@ -85,32 +97,28 @@ func main() {
 // verdict is what the tiers said about one break.
 type verdict struct {
 	Break sweep.Break
-	// Tier killed it (unitTier or envtestTier; "" if it survived), Killers are the tests or specs
-	// that did, and Where is where the first failed.
-	Tier    string   `json:",omitempty"`
-	Killers []string `json:",omitempty"`
-	Where   string   `json:",omitempty"`
-	// Kills of Runs of the envtest tier.
-	Kills, Runs int `json:",omitempty"`
-	// Reach are the tests and specs that run its code.
+	// Tier killed it (unitTier or envtestTier; "" if it survived); Killers are the tests or specs
+	// that did, Where is where the first failed; Kills of Runs of the envtest tier.
+	Tier        string   `json:",omitempty"`
+	Killers     []string `json:",omitempty"`
+	Where       string   `json:",omitempty"`
+	Kills, Runs int      `json:",omitempty"`
+	// Reach are the tests and specs that run its code; Err is why the tiers could not say.
 	Reach []string `json:",omitempty"`
-	// Err is why the tiers could not say: a run that proved nothing.
-	Err string `json:",omitempty"`
+	Err   string   `json:",omitempty"`
 }
 
-// sweepReport is what a sweep, or one shard of it, found, and where its time went.
+// sweepReport is what a sweep or shard found; Spent is each kind of work's time, over processes.
 type sweepReport struct {
-	Shard string
-	// Repeat is how many more times the specs ran against a break they killed.
+	Shard       string
 	Repeat      int
 	Verdicts    []verdict
 	NotCompiled int
 	Took        time.Duration
-	// Spent is the time each kind of work took, summed over the processes that did it.
-	Spent map[string]time.Duration
+	Spent       map[string]time.Duration
 }
 
-// sweeper runs the tests against the breaks of one sweep.
+// sweeper runs tests against breaks.
 type sweeper struct {
 	root, work  string
 	repeat      int
@@ -119,55 +127,56 @@ type sweeper struct {
 	spent       map[string]time.Duration
 }
 
-// test is a unit test of Pkg, or a spec of the scenarios (Pkg scenarios), and the numbers of the
-// breaks whose code it ran, alone and unbroken.
+// test is a unit test of Pkg or a spec (Pkg scenarios), and the breaks whose code it ran (hits).
 type test struct {
 	Pkg, Name string
 	hits      []int
 }
 
-// run makes the breaks of sweepDirs (in files whose path contains only, with an ID that contains
-// breakText) that compile, builds them in, finds which tests reach which, and tries the breaks of
-// the shard (i/n) against the tests that reach them.
-func run(only, breakText, shard string, repeat, workers int) (sweepReport, error) {
-	start := time.Now()
-	r := sweepReport{Shard: shard, Repeat: repeat, Spent: map[string]time.Duration{}}
-	i, n, err := shardOf(shard)
-	if err != nil {
-		return r, err
-	}
+// newSweeper makes a sweeper whose work directory (which done removes) is in the tree, where the
+// scenarios' harness finds go.mod.
+func newSweeper(repeat int, spent map[string]time.Duration) (*sweeper, func(), error) {
 	root, err := repo.Root()
 	if err != nil {
-		return r, err
+		return nil, nil, err
 	}
-	// The scenario binaries run inside the tree, where the harness finds go.mod.
-	work, err := os.MkdirTemp(filepath.Join(root, "bin"), "mutate-sweep-")
+	work, err := os.MkdirTemp(filepath.Join(root, "bin"), "mutate-")
+	if err != nil {
+		return nil, nil, err
+	}
+	return &sweeper{root: root, work: work, repeat: repeat, spent: spent}, func() { _ = os.RemoveAll(work) }, nil
+}
+
+// run tries the shard's compiling breaks of files matching only, with IDs matching breakText.
+func run(only, breakText, shard string, repeat int) (sweepReport, error) {
+	start := time.Now()
+	r := sweepReport{Shard: shard, Repeat: repeat, Spent: map[string]time.Duration{}}
+	var i, n int
+	if _, err := fmt.Sscanf(shard, "%d/%d", &i, &n); err != nil || i < 1 || i > n {
+		return r, fmt.Errorf("shard %q: want i/n, 1 <= i <= n", shard)
+	}
+	s, done, err := newSweeper(repeat, r.Spent)
 	if err != nil {
 		return r, err
 	}
-	defer func() { _ = os.RemoveAll(work) }()
-	s := &sweeper{root: root, work: work, repeat: repeat, spent: r.Spent}
-
-	checker, breaks, notCompiled, err := sweep.Compiling(root, sweepDirs, func(b sweep.Break) bool {
+	defer done()
+	checker, breaks, notCompiled, err := sweep.Compiling(s.root, sweepDirs, func(b sweep.Break) bool {
 		return strings.Contains(b.File, only) && strings.Contains(b.ID(), breakText)
 	})
-	r.NotCompiled = notCompiled
-	if err == nil && len(breaks) == 0 {
+	if r.NotCompiled = notCompiled; err == nil && len(breaks) == 0 {
 		err = fmt.Errorf("no break of a file matching %q, with an ID matching %q, compiles", only, breakText)
 	}
 	if err != nil {
 		return r, err
 	}
 	progress(start, "%d breaks compile (%d do not); building them in, each behind a switch", len(breaks), r.NotCompiled)
-	schema, err := sweep.Build(checker, breaks, func(overlay map[string]string) ([]byte, error) {
-		return s.build(work, overlay)
-	})
+	schema, err := sweep.Build(checker, breaks, func(overlay map[string]string) ([]byte, error) { return s.build(s.work, overlay) })
 	if err != nil {
 		return r, err
 	}
 	own := strings.Count(fmt.Sprint(schema.Switched), "false")
 	progress(start, "%d breaks switched, %d built on their own; every test alone, unbroken, to see which breaks each reaches", len(breaks)-own, own)
-	reach, all, err := s.reach(len(breaks), workers)
+	all, err := s.reach()
 	if err != nil {
 		return r, fmt.Errorf("without any break: %w", err)
 	}
@@ -183,16 +192,12 @@ func run(only, breakText, shard string, repeat, workers int) (sweepReport, error
 	}
 	var g errgroup.Group
 	g.SetLimit(workers)
-	var done atomic.Int32
+	var finished atomic.Int32
 	for j, k := range mine {
 		g.Go(func() error {
-			v, id := &r.Verdicts[j], strconv.Itoa(k+1)
-			if schema.Switched[k] {
-				s.try(v, work, []string{sweep.Env + "=" + id}, reach[k], id)
-			} else {
-				s.tryAlone(v, filepath.Join(work, id), schema.Alone(v.Break), all, id)
-			}
-			progress(start, "%d/%d (shard %s): %s:%d %s %s → %s: %s", done.Add(1), len(mine), shard, v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, v)
+			v := &r.Verdicts[j]
+			s.tryBreak(v, k+1, schema, all)
+			progress(start, "%d/%d (shard %s): %s:%d %s %s → %s: %s", finished.Add(1), len(mine), shard, v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, v)
 			return nil
 		})
 	}
@@ -205,14 +210,6 @@ func progress(start time.Time, format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "sweep %4.0f s: "+format+"\n", append([]any{time.Since(start).Seconds()}, args...)...)
 }
 
-// shardOf reads i/n, shard i of n.
-func shardOf(shard string) (i, n int, err error) {
-	if _, err := fmt.Sscanf(shard, "%d/%d", &i, &n); err != nil || i < 1 || i > n {
-		return 0, 0, fmt.Errorf("shard %q: want i/n, 1 <= i <= n", shard)
-	}
-	return i, n, nil
-}
-
 // inShard says whether the break with this ID is in shard i of n: a hash of the ID alone decides.
 func inShard(id string, i, n int) bool {
 	h := fnv.New32a()
@@ -220,74 +217,65 @@ func inShard(id string, i, n int) bool {
 	return int(h.Sum32()%uint32(n)) == i-1
 }
 
-// spend counts the time since start as spent on kind.
 func (s *sweeper) spend(kind string, start time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.spent[kind] += time.Since(start)
 }
 
-// build builds the unit tests and the scenarios into dir with the overlay.
 func (s *sweeper) build(dir string, overlay map[string]string) ([]byte, error) {
 	defer s.spend("builds", time.Now())
-	return trial.Build(s.root, dir, overlay, append(slices.Clone(unitPackages), scenarios)...)
+	return trial.Build(s.root, dir, overlay, packages...)
 }
 
-// reach runs every unit test and every envtest spec alone against the schemata's build, with no
-// break made: each must pass. It returns, for each of the n breaks, the tests that ran its code,
-// and every test.
-func (s *sweeper) reach(n, workers int) (reach [][]test, all []test, err error) {
-	if all, err = s.tests(); err != nil {
-		return nil, nil, err
+// reach runs every test alone, unbroken, and returns them with the breaks whose code each ran.
+func (s *sweeper) reach() (all []test, err error) {
+	hits := filepath.Join(s.work, "hits")
+	if all, err = s.tests(); err == nil {
+		err = os.MkdirAll(hits, 0o755)
 	}
-	if err := os.MkdirAll(filepath.Join(s.work, "hits"), 0o755); err != nil {
-		return nil, nil, err
+	if err != nil {
+		return nil, err
 	}
 	var g errgroup.Group
 	g.SetLimit(workers)
 	for i := range all {
-		g.Go(func() (err error) {
-			file := filepath.Join(s.work, "hits", strconv.Itoa(i))
+		g.Go(func() error {
+			file := filepath.Join(hits, strconv.Itoa(i))
 			v, err := s.runTests("the baseline: each test alone", s.work, []string{sweep.HitsEnv + "=" + file}, all[i:i+1], "reach-"+strconv.Itoa(i))
 			if err == nil && v.Failed {
 				err = fmt.Errorf("%s fails: %s", v.Test, v.Where)
 			}
-			raw, readErr := os.ReadFile(file)
+			raw, _ := os.ReadFile(file) // none: it reaches no break
 			for _, field := range strings.Fields(string(raw)) {
 				id, _ := strconv.Atoi(field)
 				all[i].hits = append(all[i].hits, id)
 			}
-			return errors.Join(err, readErr)
+			return err
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, nil, err
-	}
-	reach = make([][]test, n)
-	for _, t := range all {
-		for _, id := range t.hits {
-			reach[id-1] = append(reach[id-1], t)
-		}
-	}
-	return reach, all, nil
+	return all, g.Wait()
 }
 
 // tests lists the unit tests and the envtest tier's specs of the build in s.work.
 func (s *sweeper) tests() (all []test, err error) {
-	for _, pkg := range unitPackages {
-		names, err := s.output(trial.Binary(s.work, pkg), pkg, "-test.list=.")
-		if err != nil {
-			return nil, err
+	dryRun := filepath.Join(s.work, "dry-run.json")
+	for _, pkg := range packages {
+		args := []string{"-test.list=."}
+		if pkg == scenarios {
+			args = []string{"-ginkgo.dry-run", "-ginkgo.json-report=" + dryRun}
 		}
-		for _, name := range strings.Fields(names) {
-			if strings.HasPrefix(name, "Test") { // not the benchmarks and examples
+		cmd := exec.Command(trial.Binary(s.work, pkg), args...)
+		cmd.Dir = filepath.Join(s.root, pkg)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w\n%s", filepath.Base(cmd.Path), strings.Join(args, " "), err, out)
+		}
+		for _, name := range strings.Fields(string(out)) {
+			if pkg != scenarios && strings.HasPrefix(name, "Test") { // not the benchmarks and examples
 				all = append(all, test{Pkg: pkg, Name: name})
 			}
 		}
-	}
-	dryRun := filepath.Join(s.work, "dry-run.json")
-	if _, err := s.output(trial.Binary(s.work, scenarios), scenarios, "-ginkgo.dry-run", "-ginkgo.json-report="+dryRun); err != nil {
-		return nil, err
 	}
 	suite, err := specreport.Ginkgo(dryRun, s.root)
 	for _, spec := range suite.Specs {
@@ -299,23 +287,10 @@ func (s *sweeper) tests() (all []test, err error) {
 	return all, err
 }
 
-// output runs a test binary in its package's directory, as go test does, and returns its output.
-func (s *sweeper) output(binary, pkg string, args ...string) (string, error) {
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = filepath.Join(s.root, pkg)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("%s %s: %w\n%s", filepath.Base(binary), strings.Join(args, " "), err, out)
-	}
-	return string(out), nil
-}
-
-// runTests runs tests in the build in dir, with env: the unit tests of each package in a
-// process, then the specs in one (its report named name), up to the first that fails. Its time
-// counts as spent on kind.
+// runTests runs tests in the build in dir, with env, a process a package, up to the first failure.
 func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name string) (trial.Verdict, error) {
 	defer s.spend(kind, time.Now())
-	for _, pkg := range append(slices.Clone(unitPackages), scenarios) {
+	for _, pkg := range packages {
 		var names []string
 		for _, t := range tests {
 			if t.Pkg == pkg {
@@ -337,10 +312,19 @@ func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name st
 	return trial.Verdict{}, nil
 }
 
-// try runs against the break of v, which env makes in the build in dir, the tests that reach it:
-// the unit tests, then, if none fails, the specs. The specs run s.repeat times more against a
-// break they kill, the one that killed it first, then the others if it passes: a break that only
-// some runs notice is noticed by chance. Its runs' reports are named for name.
+// tryBreak tries break id behind its switch against the tests that reach it, else alone against all.
+func (s *sweeper) tryBreak(v *verdict, id int, schema sweep.Schema, all []test) {
+	name := strconv.Itoa(id)
+	if schema.Switched[id-1] {
+		s.try(v, s.work, []string{sweep.Env + "=" + name}, slices.DeleteFunc(slices.Clone(all), func(t test) bool { return !slices.Contains(t.hits, id) }), name)
+	} else if out, err := s.build(filepath.Join(s.work, name), schema.Alone(v.Break)); err != nil {
+		v.Err = fmt.Sprintf("build it: %v\n%s", err, out)
+	} else {
+		s.try(v, filepath.Join(s.work, name), nil, all, name)
+	}
+}
+
+// try runs the unit tests that reach v's break (env makes it in dir), then, if none fails, the specs.
 func (s *sweeper) try(v *verdict, dir string, env []string, reach []test, name string) {
 	var unit, specs []test
 	for _, t := range reach {
@@ -357,22 +341,21 @@ func (s *sweeper) try(v *verdict, dir string, env []string, reach []test, name s
 		v.Tier = envtestTier
 		first, err = s.runTests("envtest runs", dir, env, specs, name)
 	}
-	if err != nil {
+	switch {
+	case err != nil:
 		v.Tier, v.Err = "", err.Error()
-		return
-	}
-	if !first.Failed {
+	case !first.Failed:
 		v.Tier = ""
-		return
-	}
-	v.Killers, v.Where, v.Kills = []string{first.Test}, first.Where, 1
-	if v.Tier == envtestTier {
-		s.confirm(v, dir, env, specs, name)
+	default:
+		v.Killers, v.Where, v.Kills = []string{first.Test}, first.Where, 1
+		if v.Tier == envtestTier {
+			s.confirm(v, dir, env, specs, name)
+		}
 	}
 }
 
-// confirm runs the specs s.repeat times more against the break of v that they killed: the one
-// that killed it first, then the others if it passes.
+// confirm runs the specs s.repeat times more against the break they killed, the killer first:
+// a break that only some runs notice is noticed by chance.
 func (s *sweeper) confirm(v *verdict, dir string, env []string, specs []test, name string) {
 	killer := slices.IndexFunc(specs, func(t test) bool { return t.Name == v.Killers[0] })
 	others := slices.Delete(slices.Clone(specs), max(killer, 0), max(killer+1, 0))
@@ -397,16 +380,6 @@ func (s *sweeper) confirm(v *verdict, dir string, env []string, specs []test, na
 	}
 }
 
-// tryAlone builds the break of v, one that cannot be switched, into dir on its own (the overlay
-// alone), and runs every test against it.
-func (s *sweeper) tryAlone(v *verdict, dir string, alone map[string]string, all []test, name string) {
-	if out, err := s.build(dir, alone); err != nil {
-		v.Err = fmt.Sprintf("build it: %v\n%s", err, out)
-		return
-	}
-	s.try(v, dir, nil, all, name)
-}
-
 func (v *verdict) String() string {
 	switch {
 	case v.Err != "":
@@ -421,11 +394,8 @@ func (v *verdict) String() string {
 	return "SURVIVED"
 }
 
-// write prints the score, every survivor with the tests that reach it, every kill not made in
-// every run, every break without a verdict, and the equivalent ones. It fails on a survivor not
-// listed as equivalent, on a kill not made every time, on a break without a verdict, and, for a
-// whole sweep, on an equivalent entry (of the files swept: their path contains only) that no
-// break matches.
+// write prints the report; it fails on survivors, unsteady kills, breaks without a verdict and,
+// for a whole sweep, an equivalent entry of the files swept that no break matches.
 func (r sweepReport) write(w io.Writer, only string, whole bool) error {
 	t := r.tally(only, whole)
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
@@ -442,21 +412,15 @@ func (r sweepReport) write(w io.Writer, only string, whole bool) error {
 	}
 	p(".\n")
 	table := func(title, why string, rows []verdict, reason func(verdict) string) {
-		if len(rows) == 0 {
-			return
+		if len(rows) > 0 {
+			p("\n## %s\n\n| Where | Function | Break | %s |\n|---|---|---|---|\n", title, why)
 		}
-		p("\n## %s\n\n| Where | Function | Break | %s |\n|---|---|---|---|\n", title, why)
 		for _, v := range rows {
 			b := v.Break
 			p("| %s:%d | %s | %s: `%s` → `%s` | %s |\n", b.File, b.Line, b.Func, b.Operator, specreport.Cell(b.Was), specreport.Cell(b.Now), specreport.Cell(reason(v)))
 		}
 	}
-	reachedBy := func(v verdict) string {
-		if len(v.Reach) == 0 {
-			return "no test reaches its code"
-		}
-		return strings.Join(v.Reach, "; ")
-	}
+	reachedBy := func(v verdict) string { return cmp.Or(strings.Join(v.Reach, "; "), "no test reaches its code") }
 	table("Survivors: no test that runs their code fails", "Reached by", t.survivors, reachedBy)
 	table("Killed only sometimes", "Kills", t.unsteady, func(v verdict) string { return v.String() })
 	table("No verdict: a run that proved nothing", "Why", t.unanswered, func(v verdict) string { return v.Err })
@@ -476,8 +440,7 @@ func (r sweepReport) write(w io.Writer, only string, whole bool) error {
 type tally struct {
 	survivors, unsteady, unanswered, equivalent []verdict
 	killed, byUnit                              int
-	// stale are the equivalent entries, of the files swept, that no break matches.
-	stale []string
+	stale                                       []string
 }
 
 func (r sweepReport) tally(only string, whole bool) (t tally) {
@@ -510,30 +473,172 @@ func (r sweepReport) tally(only string, whole bool) (t tally) {
 	return t
 }
 
-// gather reads the shards' reports at paths into one, the report of the whole sweep.
+// gather reads the shards' reports into the whole sweep's.
 func gather(paths []string) (sweepReport, error) {
 	all := sweepReport{Shard: "1/1", Spent: map[string]time.Duration{}}
+	if len(paths) == 0 {
+		return all, errors.New("no shard's report to gather")
+	}
 	for _, path := range paths {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			return all, err
-		}
 		var r sweepReport
-		if err := json.Unmarshal(raw, &r); err != nil {
+		raw, err := os.ReadFile(path)
+		if err == nil {
+			err = json.Unmarshal(raw, &r)
+		}
+		if err != nil {
 			return all, fmt.Errorf("%s: %w", path, err)
 		}
 		all.Verdicts = append(all.Verdicts, r.Verdicts...)
-		all.NotCompiled, all.Repeat = all.NotCompiled+r.NotCompiled, r.Repeat
-		all.Took = max(all.Took, r.Took)
+		all.NotCompiled, all.Repeat, all.Took = all.NotCompiled+r.NotCompiled, r.Repeat, max(all.Took, r.Took)
 		for kind, d := range r.Spent {
 			all.Spent[kind] += d
 		}
-	}
-	if len(paths) == 0 {
-		return all, errors.New("no shard's report to gather")
 	}
 	slices.SortStableFunc(all.Verdicts, func(a, b verdict) int {
 		return cmp.Or(strings.Compare(a.Break.File, b.Break.File), a.Break.Line-b.Break.Line)
 	})
 	return all, nil
+}
+
+// mutate is make mutate: each chosen mutant, built on its own, must fail a spec of its scenario,
+// which passes unbroken; the unit tests show which layer of the pyramid sees which break.
+func (s *sweeper) mutate(scenario, text, since string) error {
+	chosen, err := chooseFrom(s.root, scenario, text, since)
+	if err != nil {
+		return err
+	}
+	var labels []string
+	for _, m := range chosen {
+		labels = append(labels, m.Scenario)
+	}
+	caught, unit, _, err := s.tryMutant(s.work, mutants.Mutant{Scenario: strings.Join(labels, " || ")})
+	if v := cmp.Or(caught, unit); err != nil {
+		return fmt.Errorf("without any mutant: %w", err)
+	} else if v.Failed {
+		return fmt.Errorf("without any mutant, %s fails (%s): fix that first", v.Test, v.Where)
+	}
+	rows, survived := make([]string, len(chosen)), make([]string, len(chosen))
+	var g errgroup.Group
+	g.SetLimit(2) // a killed break mostly waits out an Eventually: two at a time roughly halve a run on two cores
+	for i, m := range chosen {
+		g.Go(func() error {
+			caught, unit, took, err := s.tryMutant(filepath.Join(s.work, strconv.Itoa(i+1)), m)
+			if err != nil {
+				return fmt.Errorf("mutant %q: %w", m.Break, err)
+			}
+			fmt.Fprintf(os.Stderr, "mutant %d/%d: %s: %s\n", i+1, len(chosen), m.Break, caught)
+			rows[i] = fmt.Sprintf("| %s | %s | %s (%.0f s) | %s |", m.Break, m.Scenario, specreport.Cell(caught.String()), took.Seconds(), specreport.Cell(unit.String()))
+			if !caught.Failed {
+				survived[i] = fmt.Sprintf("%q survived %s", m.Break, m.Scenario)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	fmt.Printf("| Mutant | Scenario | Scenario run: the spec that failed, at its step and line | Unit tests |\n|---|---|---|---|\n%s\n", strings.Join(rows, "\n"))
+	if survived = slices.DeleteFunc(survived, func(s string) bool { return s == "" }); len(survived) > 0 {
+		return fmt.Errorf("a scenario passed against the break it exists to catch: %s", strings.Join(survived, "; "))
+	}
+	fmt.Printf("\nEvery break failed the scenario that exists to catch it (%d of the %d mutants).\n", len(chosen), len(mutants.All))
+	return nil
+}
+
+// tryMutant builds m into dir and runs the scenarios its label filter selects, then the unit tests.
+func (s *sweeper) tryMutant(dir string, m mutants.Mutant) (caught, unit trial.Verdict, took time.Duration, err error) {
+	mutated, err := m.Apply(s.root)
+	if err != nil {
+		return caught, unit, took, err
+	}
+	overlay := map[string]string{}
+	for file, content := range mutated {
+		overlay[filepath.Join(s.root, file)] = content
+	}
+	if out, err := s.build(dir, overlay); err != nil {
+		return caught, unit, took, fmt.Errorf("does not build: %w\n%s", err, out)
+	}
+	start := time.Now()
+	if caught, err = trial.Scenarios(s.root, dir, "scenarios", nil, trial.ProvesNothing, "-ginkgo.label-filter="+m.Scenario); err != nil {
+		return caught, unit, took, fmt.Errorf("scenario %s: %w", m.Scenario, err)
+	}
+	took = time.Since(start)
+	for _, pkg := range packages[:2] {
+		if unit, err = trial.Unit(s.root, dir, pkg, nil, nil, trial.ProvesNothing); err != nil || unit.Failed {
+			return caught, unit, took, err
+		}
+	}
+	return caught, unit, took, nil
+}
+
+// chooseFrom chooses among mutants.All, reading from git the lines changed since since.
+func chooseFrom(root, scenario, text, since string) ([]mutants.Mutant, error) {
+	touched := map[string][]lineRange{}
+	if since != "" && (scenario != "" || text != "") {
+		cmd := exec.Command("git", "diff", "-U0", since, "--", "controllers", "api", "cmd")
+		cmd.Dir = root
+		diff, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("git diff %s: %w", since, err)
+		}
+		touched = changedLines(string(diff))
+	}
+	var stale error
+	chosen, err := choose(mutants.All, scenario, text, func(m mutants.Mutant) []mutants.Span {
+		spans, err := m.Spans(root)
+		stale = errors.Join(stale, err)
+		return spans
+	}, touched)
+	return chosen, errors.Join(err, stale)
+}
+
+// choose is the mutants of scenario (all when "") whose break mentions text, and those whose lines
+// the change touched: an edit there can leave a break breaking nothing.
+func choose(all []mutants.Mutant, scenario, text string, spans func(mutants.Mutant) []mutants.Span, touched map[string][]lineRange) ([]mutants.Mutant, error) {
+	var out []mutants.Mutant
+	var scenarios []string
+	for _, m := range all {
+		if !slices.Contains(scenarios, m.Scenario) {
+			scenarios = append(scenarios, m.Scenario)
+		}
+		if (scenario == "" || m.Scenario == scenario) && strings.Contains(m.Break, text) || slices.ContainsFunc(spans(m), func(s mutants.Span) bool {
+			return slices.ContainsFunc(touched[s.File], func(r lineRange) bool { return r.first <= s.Last && s.First <= r.last })
+		}) {
+			out = append(out, m)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no break of scenario %q mentions %q; scenarios with breaks: %s", scenario, text, strings.Join(scenarios, ", "))
+	}
+	return out, nil
+}
+
+// lineRange is the lines first to last of a file, numbered from 1.
+type lineRange struct{ first, last int }
+
+// hunk is a unified diff's hunk header: its new side starts at line 1 and runs 2 lines.
+var hunk = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@`)
+
+// changedLines are the new side's lines that `git diff -U0` shows changed; a hunk that only
+// deletes touches the lines on either side of its gap.
+func changedLines(diff string) map[string][]lineRange {
+	out := map[string][]lineRange{}
+	var file string
+	for line := range strings.SplitSeq(diff, "\n") {
+		if name, ok := strings.CutPrefix(line, "+++ b/"); ok {
+			file = name
+		} else if m := hunk.FindStringSubmatch(line); m != nil && file != "" {
+			start, _ := strconv.Atoi(m[1])
+			count, err := strconv.Atoi(m[2])
+			if err != nil { // no count: one line
+				count = 1
+			}
+			r := lineRange{start, start + count - 1}
+			if count == 0 {
+				r.last = start + 1
+			}
+			out[file] = append(out[file], r)
+		}
+	}
+	return out
 }

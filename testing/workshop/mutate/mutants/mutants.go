@@ -1,6 +1,5 @@
-// Package mutants lists the ways to break the controller that the scenarios exist to catch, each
-// with the scenario that must fail against it. `make mutate` (testing/workshop/mutate) builds each into the
-// operator and runs its scenario; the catalogue lists them under their scenarios.
+// Package mutants lists the breaks of the controller that the scenarios exist to catch, each with
+// the scenario that must fail against it (make mutate); the catalogue lists them.
 package mutants
 
 import (
@@ -11,52 +10,38 @@ import (
 	"strings"
 )
 
-// Edit replaces the lines of File (relative to the repository root) that read From with To. From
-// matches whole lines only, one or more, each compared without its indentation, so that a new line
-// that merely begins with From's text cannot capture the edit and leave the break breaking
-// nothing. To takes the first matched line's indentation.
+// Edit replaces the lines of File (relative to the repository root) that read From with To, which
+// takes the first line's indentation. From matches whole lines only, compared without their
+// indentation: a new line that merely begins with From must not capture the edit.
 type Edit struct{ File, From, To string }
 
-// Mutant is one way to break the controller, and the scenario that must catch it.
+// Mutant is a break (what it does wrong), the Scenario that must fail against it, and its Edits.
 type Mutant struct {
-	// Break says what the broken controller does wrong.
-	Break string
-	// Scenario is the label of the scenario that must fail against it.
-	Scenario string
-	// Edits, applied in order, make the break.
-	Edits []Edit
+	Break, Scenario string
+	Edits           []Edit
 }
 
-// Span is the lines of a file that an edit replaces, numbered from 1, as the file is before the
-// mutant's edits.
+// Span is the lines First to Last (from 1) of a file that an edit replaces, before the edits.
 type Span struct {
 	File        string
 	First, Last int
 }
 
-// Apply makes m's edits to the files under root, in memory, and returns the mutated content of
-// each file it touched, by path relative to root. An edit whose From is not in its file exactly
-// once, as whole lines, is an error: the mutant has gone stale and must follow the code.
+// Apply makes m's edits to the files under root, in memory: each file changed, by path relative
+// to root. An edit whose From is not in its file once is stale: an error.
 func (m Mutant) Apply(root string) (map[string]string, error) {
 	mutated := map[string]string{}
 	for _, e := range m.Edits {
-		content, ok := mutated[e.File]
-		if !ok {
-			b, err := os.ReadFile(filepath.Join(root, e.File))
-			if err != nil {
-				return nil, err
-			}
-			content = string(b)
-		}
-		lines := strings.SplitAfter(content, "\n")
-		first, err := e.find(lines)
+		lines, first, err := e.find(root, mutated)
 		if err != nil {
 			return nil, err
 		}
-		last := first + strings.Count(e.From, "\n")
+		last, end := first+strings.Count(e.From, "\n"), ""
+		if strings.HasSuffix(lines[last], "\n") {
+			end = "\n"
+		}
 		indent := lines[first][:len(lines[first])-len(strings.TrimLeft(lines[first], " \t"))]
-		replaced := indent + e.To + lineEnd(lines[last])
-		mutated[e.File] = strings.Join(lines[:first], "") + replaced + strings.Join(lines[last+1:], "")
+		mutated[e.File] = strings.Join(lines[:first], "") + indent + e.To + end + strings.Join(lines[last+1:], "")
 	}
 	return mutated, nil
 }
@@ -65,42 +50,36 @@ func (m Mutant) Apply(root string) (map[string]string, error) {
 func (m Mutant) Spans(root string) ([]Span, error) {
 	var out []Span
 	for _, e := range m.Edits {
-		b, err := os.ReadFile(filepath.Join(root, e.File))
+		_, first, err := e.find(root, nil)
 		if err != nil {
 			return nil, err
 		}
-		first, err := e.find(strings.SplitAfter(string(b), "\n"))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Span{File: e.File, First: first + 1, Last: first + 1 + strings.Count(e.From, "\n")})
+		out = append(out, Span{e.File, first + 1, first + 1 + strings.Count(e.From, "\n")})
 	}
 	return out, nil
 }
 
-// find is the index of the first of the lines that read e.From, which must stand there once.
-func (e Edit) find(lines []string) (int, error) {
-	want := strings.Split(e.From, "\n")
+// find splits e.File (as mutated, if it is) into lines and finds e.From's, which must be once.
+func (e Edit) find(root string, mutated map[string]string) ([]string, int, error) {
+	content, ok := mutated[e.File]
+	if !ok {
+		b, err := os.ReadFile(filepath.Join(root, e.File))
+		if err != nil {
+			return nil, 0, err
+		}
+		content = string(b)
+	}
+	lines, want := strings.SplitAfter(content, "\n"), strings.Split(e.From, "\n")
 	var at []int
 	for i := 0; i+len(want) <= len(lines); i++ {
-		if slices.EqualFunc(lines[i:i+len(want)], want, func(line, w string) bool {
-			return strings.TrimSpace(line) == strings.TrimSpace(w)
-		}) {
+		if slices.EqualFunc(lines[i:i+len(want)], want, func(line, w string) bool { return strings.TrimSpace(line) == strings.TrimSpace(w) }) {
 			at = append(at, i)
 		}
 	}
 	if len(at) != 1 {
-		return 0, fmt.Errorf("%s holds the lines %q %d times, not once: update the mutant to follow the code", e.File, e.From, len(at))
+		return nil, 0, fmt.Errorf("%s holds the lines %q %d times, not once: update the mutant to follow the code", e.File, e.From, len(at))
 	}
-	return at[0], nil
-}
-
-// lineEnd is the line's end of line, if it has one.
-func lineEnd(line string) string {
-	if strings.HasSuffix(line, "\n") {
-		return "\n"
-	}
-	return ""
+	return lines, at[0], nil
 }
 
 const (

@@ -17,22 +17,19 @@ import (
 	"strings"
 )
 
-// Env numbers the one break that a binary built from a Schema makes: 1 for the first break given
-// to Build; unset or 0, none. HitsEnv names a file into which the binary writes the number of each
-// break whose code runs, once each: which tests reach which break.
+// Env numbers the break that a binary built from a Schema makes (1: Build's first; unset: none).
+// HitsEnv names a file where it writes the number of each break whose code runs, once.
 const (
 	Env     = "SWEEP_BREAK"
 	HitsEnv = "SWEEP_HITS"
 )
 
-// switchImports are what switchSource imports.
-var switchImports = []string{"fmt", "os", "strconv", "sync"}
+// switchImports are what switchSource, the file added to each package a Schema changes, imports.
+var switchImports = []string{"os", "strconv", "sync"}
 
-// switchSource is the switch, the file a Schema adds to each package it changes.
 const switchSource = `package %s
 
 import (
-	"fmt"
 	"os"
 	"strconv"
 	"sync"
@@ -48,39 +45,27 @@ var (
 func sweepOn(id int) bool {
 	if _, seen := sweepSeen.LoadOrStore(id, true); !seen && sweepHits != "" {
 		if f, err := os.OpenFile(sweepHits, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-			fmt.Fprintln(f, id)
+			_, _ = f.WriteString(strconv.Itoa(id) + "\n")
 			_ = f.Close()
 		}
 	}
 	return id == sweepBreak
 }
 
-func sweepPick[T any](id int, was, now T) T {
-	if sweepOn(id) {
-		return now
-	}
-	return was
-}
+func sweepPick[T any](id int, was, now T) T { if sweepOn(id) { return now }; return was }
 
-func sweepZero[T any](id int, v T) T {
-	var zero T
-	return sweepPick(id, v, zero)
-}
+func sweepZero[T any](id int, v T) T { var zero T; return sweepPick(id, v, zero) }
 `
 
 // Schema is breaks built into their packages' source all at once (mutant schemata), each behind
-// a switch that Env turns on, so that one build serves them all.
+// a switch that Env turns on: one build serves them all. Overlay is the source (absolute path →
+// content); Switched says whether each break is (one that is not, such as a call left out of a
+// builder's chain, is built Alone); Vars are the constants made variables to switch their values.
 type Schema struct {
-	// Overlay is the source: absolute path → content.
-	Overlay map[string]string
-	// Switched says whether each break is. One that is not (a call left out of a builder's chain
-	// changes the chain's type; a constant that a constant expression needs) is built on its own,
-	// from its Content.
+	Overlay  map[string]string
 	Switched []bool
-	// Vars are the constants made variables (their const declarations made var ones), so that
-	// their values can be switched.
-	Vars []string
-	root string
+	Vars     []string
+	root     string
 }
 
 // Alone is the overlay that builds b, a break the schema could not switch, on its own.
@@ -90,32 +75,27 @@ func (s Schema) Alone(b Break) map[string]string {
 	return own
 }
 
-// Build makes the schema of breaks and builds it with build, which returns the compiler's output.
-// A break that the type checker blames is taken off its switch; a constant made a variable that
-// some code needs constant, in its package or another (its error names it), stays constant.
+// Build makes the schema of breaks and builds it with build (which returns the compiler's
+// output); a constant made a variable that some code needs constant (the error names it) stays so.
 func Build(c *Checker, breaks []Break, build func(overlay map[string]string) ([]byte, error)) (Schema, error) {
-	s := Schema{Switched: make([]bool, len(breaks)), root: c.root}
-	for i := range breaks {
-		s.Switched[i] = true
+	s, dirs := Schema{Switched: slices.Repeat([]bool{true}, len(breaks)), root: c.root}, map[string]bool{}
+	for _, b := range breaks {
+		dirs[path.Dir(b.File)] = true
 	}
 	var constants []string
 	for {
 		s.Overlay, s.Vars = map[string]string{}, nil
-		var failed []error
-		var dirs []string
-		for _, b := range breaks {
-			if dir := path.Dir(b.File); !slices.Contains(dirs, dir) {
-				dirs = append(dirs, dir)
-				failed = append(failed, c.schemata(dir, breaks, &s, constants)...)
-			}
+		failed := make([]error, 0, len(dirs))
+		for _, dir := range slices.Sorted(maps.Keys(dirs)) {
+			failed = append(failed, c.schemata(dir, breaks, &s, constants)...)
 		}
 		err := errors.Join(failed...)
 		if err == nil {
-			var out []byte
-			if out, err = build(s.Overlay); err == nil {
+			out, buildErr := build(s.Overlay)
+			if buildErr == nil {
 				return s, nil
 			}
-			err = fmt.Errorf("%w\n%s", err, out)
+			err = fmt.Errorf("%w\n%s", buildErr, out)
 		}
 		named := slices.DeleteFunc(slices.Clone(s.Vars), func(v string) bool {
 			return slices.Contains(constants, v) || !regexp.MustCompile(`\b`+v+`\b`).MatchString(err.Error())
@@ -127,15 +107,13 @@ func Build(c *Checker, breaks []Break, build func(overlay map[string]string) ([]
 	}
 }
 
-// schemata renders the breaks of the package in dir behind their switches into s, and
-// type-checks it: it takes each break that an error falls inside off its switch, and returns the
-// errors that fall inside none.
+// schemata renders dir's package into s, each break a type error falls in off its switch.
 func (c *Checker) schemata(dir string, breaks []Break, s *Schema, constants []string) []error {
 	typesAt, errs := c.check(dir, nil, nil, true)
 	if len(errs) > 0 {
 		return errs
 	}
-	switchFile := []byte(fmt.Sprintf(switchSource, c.pkgs[dir].Name))
+	switchFile := fmt.Appendf(nil, switchSource, c.pkgs[dir].Name)
 	for {
 		r := renderer{breaks: breaks, typesAt: typesAt, constants: constants, switched: s.Switched, files: map[string][]byte{}}
 		for _, b := range breaks {
@@ -144,15 +122,13 @@ func (c *Checker) schemata(dir string, breaks []Break, s *Schema, constants []st
 			}
 		}
 		_, errs := c.check(dir, r.files, [][]byte{switchFile}, false)
-		var outside []error
-		for _, err := range errs {
-			var te types.Error
-			if i := r.blame(err, &te); i >= 0 {
+		outside := slices.DeleteFunc(errs, func(err error) bool {
+			i := r.blame(err)
+			if i >= 0 {
 				s.Switched[i] = false
-			} else {
-				outside = append(outside, err)
 			}
-		}
+			return i >= 0
+		})
 		if len(outside) == len(errs) {
 			for file, content := range r.files {
 				s.Overlay[filepath.Join(c.root, filepath.FromSlash(file))] = string(content)
@@ -164,9 +140,8 @@ func (c *Checker) schemata(dir string, breaks []Break, s *Schema, constants []st
 	}
 }
 
-// item is one rewrite of a file: the source from, to becomes parts, with the holes (ranges of
-// the source, rendered with the items inside them) between them; breakIndex is the break it makes
-// (-1 for none).
+// item is one rewrite of a file: the source from, to becomes parts, with holes (ranges of the
+// source, rendered with the items inside them) between them; breakIndex is its break, or -1.
 type item struct {
 	from, to   int
 	parts      []string
@@ -174,16 +149,15 @@ type item struct {
 	breakIndex int
 }
 
-// renderer renders files with their breaks behind their switches.
+// renderer renders files with their breaks behind their switches: constants are the names whose
+// const declarations stay so, vars those made var; spans are where each break's code went.
 type renderer struct {
-	breaks  []Break
-	typesAt map[exprAt]types.TypeAndValue
-	// constants are the names whose const declarations stay so; vars, those made var.
+	breaks          []Break
+	typesAt         map[exprAt]types.TypeAndValue
 	constants, vars []string
 	switched        []bool
 	files           map[string][]byte
-	// spans are where each break's switched code is in the rendered files.
-	spans []span
+	spans           []span
 }
 
 type span struct {
@@ -191,8 +165,7 @@ type span struct {
 	from, to, item int
 }
 
-// render renders file with each of its switched breaks behind its switch; a break that cannot be
-// switched is marked so.
+// render renders file with each of its breaks behind its switch, or marks it not switched.
 func (r *renderer) render(file string) {
 	var items []item
 	var src []byte
@@ -204,8 +177,12 @@ func (r *renderer) render(file string) {
 		src = b.file.src
 		it, ok := r.item(b, i)
 		decl, convertible := r.constDecl(b)
-		ok = ok && (decl == nil || convertible)
-		if ok && decl != nil && !converted[decl] {
+		r.switched[i] = ok && (decl == nil || convertible)
+		if !r.switched[i] {
+			continue
+		}
+		items = append(items, it)
+		if decl != nil && !converted[decl] {
 			converted[decl] = true
 			for _, spec := range decl.Specs {
 				if v, isValue := spec.(*ast.ValueSpec); isValue {
@@ -216,10 +193,6 @@ func (r *renderer) render(file string) {
 			}
 			at := b.file.fset.Position(decl.TokPos).Offset
 			items = append(items, item{from: at, to: at + len("const"), parts: []string{"var"}, breakIndex: -1})
-		}
-		r.switched[i] = ok
-		if ok {
-			items = append(items, it)
 		}
 	}
 	slices.SortStableFunc(items, func(a, b item) int { return cmp.Or(a.from-b.from, b.to-a.to) })
@@ -252,10 +225,10 @@ func (r *renderer) write(out *bytes.Buffer, file string, src []byte, from, to in
 	out.Write(src[from:to])
 }
 
-// blame is the break whose switched code holds the position of err, a type error, most closely;
-// -1 for none.
-func (r *renderer) blame(err error, te *types.Error) int {
-	if !errors.As(err, te) {
+// blame is the break whose switched code holds err, a type error, most closely; -1 for none.
+func (r *renderer) blame(err error) int {
+	var te types.Error
+	if !errors.As(err, &te) {
 		return -1
 	}
 	pos, best := te.Fset.Position(te.Pos), -1
@@ -312,9 +285,8 @@ func (r *renderer) item(b Break, i int) (item, bool) {
 	return it, it.parts != nil
 }
 
-// clauseItem is how a case clause's deletion goes behind its switch: a default clause's body
-// does nothing; each condition of a clause of a switch without a tag is false. A case of a switch
-// with a tag is not switched.
+// clauseItem switches a case clause's deletion: a default clause's body does nothing, each
+// condition of a tagless switch's clause is false; a tagged switch's case is not switched.
 func clauseItem(b Break, it item, c *ast.CaseClause, rangeOf func(ast.Node) [2]int, id string) (item, bool) {
 	on := "!sweepOn(" + id + ")"
 	if len(c.List) == 0 {
@@ -341,8 +313,8 @@ func clauseItem(b Break, it item, c *ast.CaseClause, rangeOf func(ast.Node) [2]i
 	return it, tagless
 }
 
-// typeArg is the type argument that a switch of e needs: "" where Go infers it from e, else the
-// type that e's constant takes there, as the file names it; false when the file cannot name it.
+// typeArg is the type argument a switch of e needs: "" where Go infers it, else the type e's
+// constant takes there, as the file names it; false when the file cannot.
 func (r *renderer) typeArg(b Break, e ast.Expr) (string, bool) {
 	tv := r.typesAt[exprAt{b.File, b.file.fset.Position(e.Pos()).Offset, b.file.fset.Position(e.End()).Offset}]
 	if tv.Type == nil || tv.Value == nil && !tv.IsNil() {
@@ -367,8 +339,8 @@ func (r *renderer) typeArg(b Break, e ast.Expr) (string, bool) {
 	return "[" + name + "]", named
 }
 
-// constDecl is the const declaration that holds b, if any, and whether it may be made a var one:
-// each name with its own value, none iota, none of the constants that must stay so.
+// constDecl is the const declaration holding b, if any, and whether it may be made var: each name
+// with its own value, no iota, none that must stay constant.
 func (r *renderer) constDecl(b Break) (*ast.GenDecl, bool) {
 	for _, d := range b.file.ast.Decls {
 		g, ok := d.(*ast.GenDecl)

@@ -1,7 +1,5 @@
-// Package trial builds the operator's tests with a break in them, through `go test -overlay` so
-// that the tree is never touched, runs them, and says what they said: the first test or spec that
-// failed, and where. make mutate (testing/workshop/mutate), make mutate-sweep
-// (testing/workshop/mutatesweep) and make test-first judge their breaks through it.
+// Package trial builds the operator's tests with a break in through `go test -overlay` (the tree
+// is never touched), runs them, and says which test or spec failed first, and where.
 package trial
 
 import (
@@ -17,22 +15,20 @@ import (
 	"example.com/operator-demo/testing/workshop/specreport"
 )
 
-// Outside says what a failure outside every test and spec makes of a run: a failed suite setup,
-// a test binary that panics before any test.
+// Outside says what a failure outside every test and spec (a failed suite setup, a binary that
+// panics before any test) makes of a run.
 type Outside bool
 
 const (
-	// ProvesNothing makes the run an error: make mutate asks whether a scenario caught its break.
+	// ProvesNothing makes it an error: make mutate asks whether a scenario caught its break.
 	ProvesNothing Outside = false
 	// Notices makes the break killed: make mutate-sweep asks whether any test noticed it.
 	Notices Outside = true
 )
 
-// Verdict is what one run of tests said about a break.
+// Verdict is what a run said: the first test or spec that failed, and where (step and line).
 type Verdict struct {
-	Failed bool
-	// Test is the first spec or test that failed, and Where says where: its step and the line of
-	// the failed assertion.
+	Failed      bool
 	Test, Where string
 }
 
@@ -43,24 +39,15 @@ func (v Verdict) String() string {
 	return "**passed**"
 }
 
-// Build builds the test binaries of pkgs ("./controllers") of the tree at root into dir, with the
-// files of overlay (absolute path → content) in place of the tree's, and returns the compiler's
-// output. Binary names each binary. Without the symbol table and the debug information (a third
-// of the link time: a failure's file:line comes from the runtime's own tables), and without vet,
-// whose checks a break of a format string would fail.
+// Build builds the test binaries of pkgs into dir with overlay's files (absolute path → content),
+// and returns the compiler's output. No debug information (a third of the link time), no vet
+// (which a broken format string would fail).
 func Build(root, dir string, overlay map[string]string, pkgs ...string) ([]byte, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	file, err := ov.Write(dir, overlay) // makes dir
+	if err != nil {
 		return nil, err
 	}
-	args := []string{"test", "-c", "-o", dir + string(filepath.Separator), "-vet=off", "-ldflags=-s -w"}
-	if len(overlay) > 0 {
-		file, err := ov.Write(dir, overlay)
-		if err != nil {
-			return nil, err
-		}
-		args = append(args, "-overlay="+file)
-	}
-	cmd := exec.Command("go", append(args, pkgs...)...)
+	cmd := exec.Command("go", append([]string{"test", "-c", "-o", dir + string(filepath.Separator), "-vet=off", "-ldflags=-s -w", "-overlay=" + file}, pkgs...)...)
 	cmd.Dir = root
 	return cmd.CombinedOutput()
 }
@@ -68,8 +55,7 @@ func Build(root, dir string, overlay map[string]string, pkgs ...string) ([]byte,
 // Binary is the test binary that Build built of pkg into dir.
 func Binary(dir, pkg string) string { return filepath.Join(dir, path.Base(pkg)+".test") }
 
-// Unit runs the unit test binary of pkg (built into dir) in the package's directory, as go test
-// does, with env added: the tests named (all when none), up to the first that fails.
+// Unit runs pkg's test binary in dir with env added: the tests named (all if none) to a failure.
 func Unit(root, dir, pkg string, env, tests []string, outside Outside) (Verdict, error) {
 	args := []string{"tool", "test2json", "-p", pkg, Binary(dir, pkg), "-test.v=test2json", "-test.count=1", "-test.failfast"}
 	if len(tests) > 0 {
@@ -88,17 +74,14 @@ func Unit(root, dir, pkg string, env, tests []string, outside Outside) (Verdict,
 	return judge(suite, err, out, outside, "the unit test binary")
 }
 
-// Scenarios runs the scenario binary built into dir in the scenarios' directory, as go test does,
-// with env added and Ginkgo's flags, up to the first spec that fails, and judges the run by
-// Ginkgo's report, which it writes into dir as name.json.
+// Scenarios runs the scenario binary in dir with env and flags, judged by its report dir/name.json.
 func Scenarios(root, dir, name string, env []string, outside Outside, flags ...string) (Verdict, error) {
 	cmd := exec.Command(Binary(dir, "scenarios"), append([]string{"-test.timeout=5m", "-ginkgo.fail-fast"}, flags...)...)
 	cmd.Dir, cmd.Env = filepath.Join(root, "scenarios"), append(os.Environ(), env...)
 	suite, out, err, readErr := specreport.Run(cmd, filepath.Join(dir, name+".json"), root)
-	switch {
-	case err == nil:
+	if err == nil {
 		return Verdict{}, nil
-	case readErr != nil:
+	} else if readErr != nil {
 		err = fmt.Errorf("%w, and no Ginkgo report (%w)", err, readErr)
 	}
 	return judge(suite, err, out, outside, "the scenario binary")
@@ -107,10 +90,9 @@ func Scenarios(root, dir, name string, env []string, outside Outside, flags ...s
 // judge is the verdict on a run that failed (runErr, with its output out) as its report says.
 func judge(report specreport.Suite, runErr error, out []byte, outside Outside, binary string) (Verdict, error) {
 	f, found := report.FirstFailure()
-	switch {
-	case found && (f.InSpec || outside == Notices):
+	if found && (f.InSpec || outside == Notices) {
 		return Verdict{Failed: true, Test: f.Name, Where: f.Where()}, nil
-	case found:
+	} else if found {
 		return Verdict{}, fmt.Errorf("%s failed outside any spec, which proves nothing: %s", f.Name, f.Where())
 	}
 	if _, message, panicked := strings.Cut(string(out), "panic:"); panicked && outside == Notices {

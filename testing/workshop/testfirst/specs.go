@@ -16,114 +16,79 @@ import (
 	"example.com/operator-demo/testing/workshop/specsource"
 )
 
-// Characterization is the Ginkgo label of a spec written for behaviour that already exists: a new
-// one may pass against the base. A Go test says the same with a doc comment paragraph that starts
-// "Characterization:". Either states its reason in that paragraph (of the comment just above the
-// It, for a scenario), in the form of characterizationForm.
-const Characterization = "characterization"
-
-// characterizationForm is the form of a characterization spec's reason: what it pins, and why
-// it was written after the code.
-const characterizationForm = "`// Characterization: written after <what it pins>, when|because <why it came after the code>.`"
-
-// What a change did to a spec.
 const (
-	added   = "new"
-	changed = "changed"
-)
+	// Characterization is the Ginkgo label (for a Go test, the doc comment paragraph) of a spec of
+	// behaviour the base has, which may pass there; that paragraph says why, in characterizationForm.
+	Characterization     = "characterization"
+	characterizationForm = "`// Characterization: written after <what it pins>, when|because <why it came after the code>.`"
+	// RewriteTrailer, in a commit of the change, names a spec it rewrites (a refactor, a rename or
+	// split, a spec the new behaviour obliges to change); the table quotes the commit's subject.
+	RewriteTrailer = "Spec-Rewrite"
 
-// kind is what a spec is: a scenario (a Ginkgo spec of scenarios/) or a unit test.
-type kind string
-
-const (
-	scenario kind = "scenario"
-	unit     kind = "unit"
+	added, changed = "new", "changed"   // what a change did to a spec
+	scenario, unit = "scenario", "unit" // a spec's kind: a Ginkgo spec of scenarios/, or a unit test
 )
 
 // spec is a spec or test function as a tree holds it, and what the change does to it.
 type spec struct {
-	kind kind
-	// pkg is the package that holds it ("./scenarios", "./controllers").
-	pkg string
-	// name is the scenario's full text, or the test function's name.
-	name string
-	// file is the file that holds it, relative to the tree.
-	file string
-	// body is its source as tokens (specsource.Tokens): a change of comments or layout is none.
-	body string
-	// tier is where it can run here: "unit" for a unit test, a scenario's first tier of runnable
-	// that its labels allow, or "" when none does.
+	kind, pkg, name string // name: the scenario's full text, or the test function's
+	file            string // relative to the tree
+	body            string // its source as tokens: a change of comments or layout is none
+	// tier is "unit", a scenario's first tier of runnable that its labels allow, or "" when none.
 	tier             string
 	characterization bool
-	// reason is the text of its "Characterization:" paragraph, on one line ("" when none).
-	reason string
-	// change is added (a spec the base lacks) or changed (its body differs from the base's).
-	change string
-	// rewrite is the commit that states, by a Spec-Rewrite trailer, that the change rewrites this
-	// spec without changing what it proves ("" when none does): a changed spec may then pass
-	// against the base, and the table shows the statement.
-	rewrite string
+	reason           string // its "Characterization:" paragraph, on one line
+	change           string // added or changed
+	rewrite          string // the commit that states its rewrite, or ""
 }
 
 // key names a spec uniquely across kinds and packages.
 func key(s spec) string { return s.pkg + " " + s.name }
 
-// changedSpecs are the specs, scenarios and unit tests, that head adds or changes. description
-// is the scenario suite's, which Ginkgo's focus matches.
-func changedSpecs(base, head *checkout) ([]spec, string, error) {
-	baseScenarios, _, err := base.listScenarios()
-	if err != nil {
-		return nil, "", fmt.Errorf("the base's scenarios: %w", err)
+// changedSpecs are the specs that head adds or changes, and the scenario suite's description.
+func changedSpecs(base, head *checkout) (specs []spec, description string, err error) {
+	var trees [2][]spec
+	for i, t := range []*checkout{base, head} {
+		scenarios, d, err := t.listScenarios()
+		if err != nil {
+			return nil, "", fmt.Errorf("the %s's scenarios: %w", filepath.Base(t.work), err)
+		}
+		units, err := unitTests(t.dir, "api", "controllers")
+		if err != nil {
+			return nil, "", err
+		}
+		trees[i], description = append(scenarios, units...), d
 	}
-	headScenarios, description, err := head.listScenarios()
-	if err != nil {
-		return nil, "", fmt.Errorf("the head's scenarios: %w", err)
-	}
-	baseUnits, err := unitTests(base.dir, "api", "controllers")
-	if err != nil {
-		return nil, "", err
-	}
-	headUnits, err := unitTests(head.dir, "api", "controllers")
-	if err != nil {
-		return nil, "", err
-	}
-	return newOrChanged(append(baseScenarios, baseUnits...), append(headScenarios, headUnits...)), description, nil
+	return newOrChanged(trees[0], trees[1]), description, nil
 }
 
 // newOrChanged are the specs of head that base lacks, by key, or has with another body.
 func newOrChanged(base, head []spec) []spec {
 	before := map[string]string{}
-	for _, s := range base {
-		if _, ok := before[key(s)]; !ok {
-			before[key(s)] = s.body
-		}
+	for _, s := range slices.Backward(base) {
+		before[key(s)] = s.body
 	}
 	out := make([]spec, 0, len(head))
 	for _, s := range head {
 		body, existed := before[key(s)]
-		switch {
-		case existed && body == s.body:
-			continue
-		case existed:
+		if s.change = added; existed {
 			s.change = changed
-		default:
-			s.change = added
 		}
-		out = append(out, s)
+		if !existed || body != s.body {
+			out = append(out, s)
+		}
 	}
 	return out
 }
 
-// dryRun is what a dry run of the scenarios on a tier listed: every spec, those the tier runs
-// as passed.
+// dryRun is a dry run of the scenarios on a tier: every spec, those it runs passed.
 type dryRun struct {
 	tier  string
 	suite specreport.Suite
 }
 
-// scenarioSpecs are the scenario specs of tree that its dry runs list, each with its body, the
-// tier it runs on here (the first dry run that passed it) and whether it is labelled
-// characterization.
+// scenarioSpecs are the scenario specs that the dry runs of tree list, each on the first tier that
+// passed it.
 func scenarioSpecs(tree string, dryRuns []dryRun) ([]spec, error) {
 	var out []spec
 	index := map[string]int{}
@@ -147,12 +112,10 @@ func scenarioSpecs(tree string, dryRuns []dryRun) ([]spec, error) {
 	return out, nil
 }
 
-// unitTests are the test functions (func TestX(t *testing.T)) in the _test.go files under dirs of
-// the tree at root, with their bodies as tokens.
-func unitTests(root string, dirs ...string) ([]spec, error) {
-	var out []spec
+// unitTests are the test functions in the _test.go files under dirs of the tree at root.
+func unitTests(root string, dirs ...string) (out []spec, err error) {
 	for _, dir := range dirs {
-		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
+		err = errors.Join(err, filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
 			if errors.Is(err, fs.ErrNotExist) {
 				return fs.SkipDir
 			}
@@ -160,52 +123,40 @@ func unitTests(root string, dirs ...string) ([]spec, error) {
 				return err
 			}
 			tests, err := testFuncs(path)
-			if err != nil {
-				return err
-			}
-			rel, err := filepath.Rel(root, path)
-			if err != nil {
-				return err
-			}
+			rel, _ := filepath.Rel(root, path)
 			for i := range tests {
-				tests[i].pkg = "./" + filepath.ToSlash(filepath.Dir(rel))
-				tests[i].file = filepath.ToSlash(rel)
+				tests[i].pkg, tests[i].file = "./"+filepath.ToSlash(filepath.Dir(rel)), filepath.ToSlash(rel)
 			}
 			out = append(out, tests...)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+			return err
+		}))
 	}
-	return out, nil
+	return out, err
 }
 
+// testFuncs are the functions TestX (but TestMain) of the file at path.
 func testFuncs(path string) ([]spec, error) {
+	fset := token.NewFileSet()
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, path, src, parser.ParseComments)
 	if err != nil {
 		return nil, err
 	}
 	var out []spec
 	for _, decl := range f.Decls {
-		fn, ok := decl.(*ast.FuncDecl)
-		if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Test") || fn.Name.Name == "TestMain" {
-			continue
+		if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") && fn.Name.Name != "TestMain" {
+			doc := fn.Doc.Text()
+			out = append(out, spec{kind: unit, name: fn.Name.Name, body: specsource.Tokens(fset, src, fn.Body), tier: "unit",
+				characterization: strings.Contains(doc, "Characterization:"), reason: characterizationReason(doc)})
 		}
-		doc := fn.Doc.Text()
-		out = append(out, spec{kind: unit, name: fn.Name.Name, body: specsource.Tokens(fset, src, fn.Body), tier: "unit",
-			characterization: strings.Contains(doc, "Characterization:"), reason: characterizationReason(doc)})
 	}
 	return out, nil
 }
 
-// characterizationReason is the paragraph of comment that starts "Characterization:", without
-// that word, on one line ("" when there is none).
+// characterizationReason is comment's paragraph "Characterization: <reason>" as the reason, on one line.
 func characterizationReason(comment string) string {
 	for para := range strings.SplitSeq(comment, "\n\n") {
 		if reason, ok := strings.CutPrefix(strings.TrimSpace(para), "Characterization:"); ok {
@@ -221,8 +172,30 @@ func statesWhy(reason string) bool {
 	return ok && (strings.Contains(after, " when ") || strings.Contains(after, " because "))
 }
 
-// fileExists says whether path names a file or directory.
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
+// applyRewrites marks each spec that a trailer of log (commits as run formats them) names, and
+// returns the trailers that name none: a statement for nothing misleads the reviewer, so it fails.
+func applyRewrites(specs []spec, log string) (stale []string) {
+	for record := range strings.SplitSeq(log, "\x1e") {
+		fields := strings.SplitN(record, "\x00", 3)
+		if len(fields) != 3 {
+			continue
+		}
+		statement := fmt.Sprintf("%s %q", fields[0], fields[1])
+		for name := range strings.SplitSeq(fields[2], "\n") {
+			if name = strings.TrimSpace(name); name == "" {
+				continue
+			}
+			found := false
+			for i := range specs {
+				if specs[i].name == name {
+					specs[i].rewrite, found = statement, true
+				}
+			}
+			if !found {
+				stale = append(stale, fmt.Sprintf("%s states a rewrite of %q, which this change does not add or change (%s: takes the spec's name as the table shows it)",
+					statement, name, RewriteTrailer))
+			}
+		}
+	}
+	return stale
 }

@@ -3,6 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +16,7 @@ import (
 	"example.com/operator-demo/testing/tiers"
 	"example.com/operator-demo/testing/warm"
 	"example.com/operator-demo/testing/workshop/specreport"
+	"example.com/operator-demo/testing/workshop/specsource"
 )
 
 // production are the paths whose files, but tests, make up the operator. The first, api/, holds
@@ -30,13 +35,12 @@ func isProduction(path string, under ...string) bool {
 
 // checkout is one tree that specs run in, written out of git, with its scenarios compiled.
 type checkout struct {
-	dir, work, warm string // the tree; where its binaries, reports and logs go; check.warm
-	// scenarios is the compiled scenario suite, or "" with the compiler's errors in uncompiled.
-	scenarios, uncompiled string
+	dir, work, warm       string // the tree; where its binaries, reports and logs go; check.warm
+	scenarios, uncompiled string // the compiled suite, or "" and the compiler's errors
 }
 
-// checkOut writes rev into a tree of its own, its production code under paths from productionOf
-// when given, and compiles its scenarios.
+// checkOut writes rev into a tree, its production under paths from productionOf if given, and
+// compiles its scenarios.
 func (c check) checkOut(name, rev, productionOf string, paths ...string) (*checkout, error) {
 	t := &checkout{dir: filepath.Join(c.work, name, "tree"), work: filepath.Join(c.work, name), warm: c.warm}
 	if err := materialize(c.repo, rev, t.dir, func(path string) bool { return productionOf == "" || !isProduction(path, paths...) }); err != nil {
@@ -50,12 +54,10 @@ func (c check) checkOut(name, rev, productionOf string, paths ...string) (*check
 	if !fileExists(filepath.Join(t.dir, "scenarios")) {
 		return t, nil
 	}
-	bin := filepath.Join(t.work, "scenarios.test")
+	t.scenarios = filepath.Join(t.work, "scenarios.test")
 	// -e: every error, not the first ten, which may not hold the cause.
-	if out, err := t.goCmd("test", "-c", "-gcflags=-e", "-o", bin, "./scenarios"); err != nil {
-		t.uncompiled = specreport.CompilerErrors(string(out))
-	} else {
-		t.scenarios = bin
+	if out, err := t.goCmd("test", "-c", "-gcflags=-e", "-o", t.scenarios, "./scenarios"); err != nil {
+		t.scenarios, t.uncompiled = "", specreport.CompilerErrors(string(out))
 	}
 	return t, nil
 }
@@ -103,9 +105,6 @@ type outcome struct {
 // runnable are the tiers a scenario can run on here, cheapest first: all but kind (Docker).
 var runnable = slices.DeleteFunc(slices.Clone(tiers.All), func(t tiers.Tier) bool { return t.Name == "e2e kind" })
 
-// envtest is the tier that runs the operator in the test process; the others run cmd/ built.
-const envtest = "envtest"
-
 // goCmd runs the go subcommand in the tree; -trimpath lets the build cache serve every tree.
 func (t *checkout) goCmd(subcommand string, args ...string) ([]byte, error) {
 	cmd := exec.Command("go", append([]string{subcommand, "-trimpath"}, args...)...)
@@ -113,8 +112,7 @@ func (t *checkout) goCmd(subcommand string, args ...string) ([]byte, error) {
 	return cmd.CombinedOutput()
 }
 
-// listScenarios lists the tree's scenario specs by a dry run on each tier, and the suite's
-// description, which Ginkgo's focus matches.
+// listScenarios lists the tree's scenarios by a dry run on each tier, and the suite's description.
 func (t *checkout) listScenarios() (specs []spec, description string, err error) {
 	if t.uncompiled != "" {
 		return nil, "", fmt.Errorf("the scenarios do not compile in %s: %s", t.dir, specreport.CompilerCause(t.uncompiled, ""))
@@ -135,8 +133,7 @@ func (t *checkout) listScenarios() (specs []spec, description string, err error)
 	return specs, description, err
 }
 
-// runAll runs specs in the tree, each tier's scenarios and each package's unit tests together,
-// and says how each ended, by key.
+// runAll runs specs, each tier's scenarios and each package's tests together: outcomes by key.
 func (t *checkout) runAll(description string, specs []spec) (map[string]outcome, error) {
 	out := map[string]outcome{}
 	for _, s := range specs {
@@ -148,13 +145,11 @@ func (t *checkout) runAll(description string, specs []spec) (map[string]outcome,
 		for i, g := range group {
 			names[i] = g.name
 		}
-		var ended func(spec) outcome
-		var err error
+		run, on := t.runScenarios, s.tier
 		if s.kind == unit {
-			ended, err = t.runUnitTests(s.pkg, names)
-		} else {
-			ended, err = t.runScenarios(s.tier, description, names)
+			run, on = t.runUnitTests, s.pkg
 		}
+		ended, err := run(on, description, names)
 		if err != nil {
 			return nil, err
 		}
@@ -172,11 +167,11 @@ func (t *checkout) runScenarios(tier, description string, names []string) (func(
 	}
 	env := slices.Clone(runnable[slices.IndexFunc(runnable, func(x tiers.Tier) bool { return x.Name == tier })].Environment)
 	always := func(o outcome) func(spec) outcome { return func(spec) outcome { return o } }
-	manager := filepath.Join(t.dir, "bin", "manager")
+	manager, e2e := filepath.Join(t.dir, "bin", "manager"), tier != "envtest" // e2e: runs cmd/ built
 	switch {
-	case tier != envtest && !fileExists(filepath.Join(t.dir, "cmd")):
+	case e2e && !fileExists(filepath.Join(t.dir, "cmd")):
 		return always(outcome{broken, "the e2e tier runs the operator built from cmd/, which this revision lacks"}), nil
-	case tier != envtest:
+	case e2e:
 		if b, err := t.goCmd("build", "-o", manager, "./cmd"); err != nil {
 			return always(outcome{uncompiled, "the manager does not compile: " + specreport.CompilerCause(string(b), "")}), nil
 		}
@@ -195,7 +190,7 @@ func (t *checkout) runScenarios(tier, description string, names []string) (func(
 }
 
 // runUnitTests runs the test functions named names of pkg, and says how each ended.
-func (t *checkout) runUnitTests(pkg string, names []string) (func(spec) outcome, error) {
+func (t *checkout) runUnitTests(pkg, _ string, names []string) (func(spec) outcome, error) {
 	events, runErr := t.goCmd("test", "-count=1", "-json", "-run=^"+specreport.AnyOf(names)+"$", pkg)
 	tests, buildErrors, err := specreport.GoTest(events)
 	if err != nil {
@@ -253,4 +248,186 @@ func tail(s string, n int) string {
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+const (
+	// Characterization is the Ginkgo label (for a Go test, the doc comment paragraph) of a spec of
+	// behaviour the base has, which may pass there; that paragraph says why, in characterizationForm.
+	Characterization     = "characterization"
+	characterizationForm = "`// Characterization: written after <what it pins>, when|because <why it came after the code>.`"
+	// RewriteTrailer, in a commit of the change, names a spec it rewrites (a refactor, a rename or
+	// split, a spec the new behaviour obliges to change); the table quotes the commit's subject.
+	RewriteTrailer = "Spec-Rewrite"
+
+	added, changed = "new", "changed"   // what a change did to a spec
+	scenario, unit = "scenario", "unit" // a spec's kind: a Ginkgo spec of scenarios/, or a unit test
+)
+
+// spec is a spec or test function as a tree holds it, and what the change does to it.
+type spec struct {
+	kind, pkg, name string // name: the scenario's full text, or the test function's
+	file, body      string // file: relative to the tree; body: as tokens, blind to comments and layout
+	// tier is "unit", a scenario's first tier of runnable that its labels allow, or "" when none.
+	tier             string
+	characterization bool
+	// reason is its "Characterization:" paragraph; change, added or changed; rewrite, the commit
+	// that states it rewrites the spec, or "".
+	reason, change, rewrite string
+}
+
+// key names a spec uniquely across kinds and packages.
+func key(s spec) string { return s.pkg + " " + s.name }
+
+// changedSpecs are the specs that head adds or changes, and the scenario suite's description.
+func changedSpecs(base, head *checkout) (specs []spec, description string, err error) {
+	var trees [2][]spec
+	for i, t := range []*checkout{base, head} {
+		scenarios, d, err := t.listScenarios()
+		if err != nil {
+			return nil, "", fmt.Errorf("the %s's scenarios: %w", filepath.Base(t.work), err)
+		}
+		units, err := unitTests(t.dir, "api", "controllers")
+		if err != nil {
+			return nil, "", err
+		}
+		trees[i], description = append(scenarios, units...), d
+	}
+	return newOrChanged(trees[0], trees[1]), description, nil
+}
+
+// newOrChanged are the specs of head that base lacks, by key, or has with another body.
+func newOrChanged(base, head []spec) []spec {
+	before := map[string]string{}
+	for _, s := range slices.Backward(base) {
+		before[key(s)] = s.body
+	}
+	out := make([]spec, 0, len(head))
+	for _, s := range head {
+		body, existed := before[key(s)]
+		if s.change = added; existed {
+			s.change = changed
+		}
+		if !existed || body != s.body {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// dryRun is a dry run of the scenarios on a tier: every spec, those it runs passed.
+type dryRun struct {
+	tier  string
+	suite specreport.Suite
+}
+
+// scenarioSpecs are the specs that the dry runs of tree list, each on the first tier passing it.
+func scenarioSpecs(tree string, dryRuns []dryRun) ([]spec, error) {
+	var out []spec
+	index := map[string]int{}
+	for _, d := range dryRuns {
+		for _, r := range d.suite.Specs {
+			i, listed := index[r.Name]
+			if !listed {
+				body, comment, err := specsource.Body(filepath.Join(tree, r.File), r.Line)
+				if err != nil {
+					return nil, err
+				}
+				i, index[r.Name] = len(out), len(out)
+				out = append(out, spec{kind: scenario, pkg: "./scenarios", name: r.Name, file: r.File, body: body,
+					characterization: slices.Contains(r.Labels, Characterization), reason: characterizationReason(comment)})
+			}
+			if r.Passed && out[i].tier == "" {
+				out[i].tier = d.tier
+			}
+		}
+	}
+	return out, nil
+}
+
+// unitTests are the test functions in the _test.go files under dirs of the tree at root.
+func unitTests(root string, dirs ...string) (out []spec, err error) {
+	for _, dir := range dirs {
+		err = errors.Join(err, filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
+			if errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipDir
+			}
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			tests, err := testFuncs(path)
+			rel, _ := filepath.Rel(root, path)
+			for i := range tests {
+				tests[i].pkg, tests[i].file = "./"+filepath.ToSlash(filepath.Dir(rel)), filepath.ToSlash(rel)
+			}
+			out = append(out, tests...)
+			return err
+		}))
+	}
+	return out, err
+}
+
+// testFuncs are the functions TestX (but TestMain) of the file at path.
+func testFuncs(path string) ([]spec, error) {
+	fset := token.NewFileSet()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := parser.ParseFile(fset, path, src, parser.ParseComments)
+	if err != nil {
+		return nil, err
+	}
+	var out []spec
+	for _, decl := range f.Decls {
+		if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") && fn.Name.Name != "TestMain" {
+			doc := fn.Doc.Text()
+			out = append(out, spec{kind: unit, name: fn.Name.Name, body: specsource.Tokens(fset, src, fn.Body), tier: "unit",
+				characterization: strings.Contains(doc, "Characterization:"), reason: characterizationReason(doc)})
+		}
+	}
+	return out, nil
+}
+
+// characterizationReason is comment's paragraph "Characterization: <reason>" as the reason, on one line.
+func characterizationReason(comment string) string {
+	for para := range strings.SplitSeq(comment, "\n\n") {
+		if reason, ok := strings.CutPrefix(strings.TrimSpace(para), "Characterization:"); ok {
+			return strings.Join(strings.Fields(reason), " ")
+		}
+	}
+	return ""
+}
+
+// statesWhy says whether a characterization reason is in characterizationForm.
+func statesWhy(reason string) bool {
+	after, ok := strings.CutPrefix(reason, "written after ")
+	return ok && (strings.Contains(after, " when ") || strings.Contains(after, " because "))
+}
+
+// applyRewrites marks each spec that a trailer of log (commits as run formats them) names, and
+// returns the trailers that name none: a statement for nothing misleads the reviewer, so it fails.
+func applyRewrites(specs []spec, log string) (stale []string) {
+	for record := range strings.SplitSeq(log, "\x1e") {
+		fields := strings.SplitN(record, "\x00", 3)
+		if len(fields) != 3 {
+			continue
+		}
+		statement := fmt.Sprintf("%s %q", fields[0], fields[1])
+		for name := range strings.SplitSeq(fields[2], "\n") {
+			if name = strings.TrimSpace(name); name == "" {
+				continue
+			}
+			found := false
+			for i := range specs {
+				if specs[i].name == name {
+					specs[i].rewrite, found = statement, true
+				}
+			}
+			if !found {
+				stale = append(stale, fmt.Sprintf("%s states a rewrite of %q, which this change does not add or change (%s: takes the spec's name as the table shows it)",
+					statement, name, RewriteTrailer))
+			}
+		}
+	}
+	return stale
 }

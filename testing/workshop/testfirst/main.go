@@ -30,7 +30,6 @@ func main() {
 	head := flag.String("head", "HEAD", "the revision the change ends at")
 	reportPath := flag.String("report", filepath.Join("reports", "test-first.md"), "where to write the table")
 	flag.Parse()
-
 	rp, err := run(*base, *head)
 	if err == nil {
 		md := rp.markdown()
@@ -47,12 +46,10 @@ func main() {
 	}
 }
 
-// check is one change: the repository, its base and head commits, where its checkouts go, and
-// make envtest-up's attachment for their envtest runs ("" when none is up).
+// check is one change: repository, base and head commits, checkouts' directory, envtest-up's attachment.
 type check struct{ repo, base, head, work, warm string }
 
-// revisions finds the repository, the base (default when "") and head commits, and the production
-// files that differ between them.
+// revisions finds the repository, the commits (base's default when "") and production changes.
 func revisions(baseRev, headRev string) (c check, rp report, err error) {
 	if c.repo, err = git("", "rev-parse", "--show-toplevel"); err != nil {
 		return c, rp, err
@@ -154,15 +151,12 @@ func short(rev, sha string) string {
 }
 
 func git(dir string, args ...string) (string, error) {
+	var stderr strings.Builder
 	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
+	cmd.Dir, cmd.Stderr = dir, &stderr
 	out, err := cmd.Output()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		err = fmt.Errorf("%w: %s", err, strings.TrimSpace(string(exit.Stderr)))
-	}
 	if err != nil {
-		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return strings.TrimSpace(string(out)), nil
 }
@@ -224,8 +218,8 @@ func red(args []string) error {
 	return nil
 }
 
-// runRed runs the scenarios labelled label on envtest: those that failed inside the spec, as the
-// red commit lists them, and the names of those that passed; an error when none failed.
+// runRed runs the scenarios labelled label on envtest: the failures, as the red commit lists them,
+// and the names of those that passed; an error when none failed.
 func runRed(repo, label string) (failedSpecs, passedSpecs []string, err error) {
 	dir, err := os.MkdirTemp("", "red-")
 	if err != nil {

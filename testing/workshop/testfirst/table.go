@@ -72,9 +72,8 @@ func (r *row) withoutAPI(bite outcome) {
 	}
 }
 
-// unproven judges a spec not seen red against the base's behaviour (why says how so; green, that
-// it passed there): allowed to a new spec labelled characterization, and where a commit of the
-// change states that it rewrites the spec.
+// unproven judges a spec not seen red against the base's behaviour (why says how so; green: it
+// passed there), allowed to a new characterization spec and to a rewrite stated in a commit.
 func (r *row) unproven(why string, green bool) {
 	s := r.spec
 	switch {

@@ -3,6 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,15 +16,14 @@ import (
 	"example.com/operator-demo/testing/tiers"
 	"example.com/operator-demo/testing/warm"
 	"example.com/operator-demo/testing/workshop/specreport"
+	"example.com/operator-demo/testing/workshop/specsource"
 )
 
-// production are the paths whose files, other than tests, make up the operator: what a spec
-// proves something about. The base's are laid under the head's specs. The first, api/, holds the
-// API's names (types, fields, reasons), which a new spec may need just to compile.
+// production are the paths whose files, but tests, make up the operator. The first, api/, holds
+// the names (types, fields, reasons) that a new spec may need just to compile.
 var production = []string{"api", "controllers", "cmd", "config/crd"}
 
-// isProduction says whether the file at path (relative to the tree, with slashes) is production
-// code, of the paths under (all of production when none are given).
+// isProduction says whether the file at path is production code under one of under (default all).
 func isProduction(path string, under ...string) bool {
 	if len(under) == 0 {
 		under = production
@@ -30,25 +33,17 @@ func isProduction(path string, under ...string) bool {
 	})
 }
 
-// checkout is one tree that specs run in, written out of git (never the repository's own work
-// tree), with its scenarios compiled.
+// checkout is one tree that specs run in, written out of git, with its scenarios compiled.
 type checkout struct {
-	// dir is the tree; work is where its binaries, reports and logs go.
-	dir, work string
-	// warm is the attachment of make envtest-up's control plane, or "".
-	warm string
-	// scenarios is the compiled scenario suite, or "" with the compiler's errors in uncompiled.
-	scenarios, uncompiled string
+	dir, work, warm       string // the tree; where its binaries, reports and logs go; check.warm
+	scenarios, uncompiled string // the compiled suite, or "" and the compiler's errors
 }
 
-// checkOut writes rev into a tree of its own, with the production code under paths taken from
-// the revision productionOf instead when one is given, and compiles its scenarios: the base and
-// the head are rev alone; the head's specs against the base's production code are the head with
-// the base's production code.
+// checkOut writes rev into a tree, its production under paths from productionOf if given, and
+// compiles its scenarios.
 func (c check) checkOut(name, rev, productionOf string, paths ...string) (*checkout, error) {
 	t := &checkout{dir: filepath.Join(c.work, name, "tree"), work: filepath.Join(c.work, name), warm: c.warm}
-	fromRev := func(path string) bool { return productionOf == "" || !isProduction(path, paths...) }
-	if err := materialize(c.repo, rev, t.dir, fromRev); err != nil {
+	if err := materialize(c.repo, rev, t.dir, func(path string) bool { return productionOf == "" || !isProduction(path, paths...) }); err != nil {
 		return nil, err
 	}
 	if productionOf != "" {
@@ -59,21 +54,16 @@ func (c check) checkOut(name, rev, productionOf string, paths ...string) (*check
 	if !fileExists(filepath.Join(t.dir, "scenarios")) {
 		return t, nil
 	}
-	bin := filepath.Join(t.work, "scenarios.test")
-	if out, err := t.goCmd("test", "-c", "-o", bin, "./scenarios"); err != nil {
-		if strings.Contains(string(out), "too many errors") {
-			// The compiler stops at ten errors; the cause may come later (-e: all of them).
-			out, _ = t.goCmd("test", "-c", "-gcflags=-e", "-o", bin, "./scenarios")
-		}
-		t.uncompiled = specreport.CompilerErrors(string(out))
-		return t, nil
+	t.scenarios = filepath.Join(t.work, "scenarios.test")
+	// -e: every error, not the first ten, which may not hold the cause.
+	if out, err := t.goCmd("test", "-c", "-gcflags=-e", "-o", t.scenarios, "./scenarios"); err != nil {
+		t.scenarios, t.uncompiled = "", specreport.CompilerErrors(string(out))
 	}
-	t.scenarios = bin
 	return t, nil
 }
 
-// materialize writes the files of rev that keep keeps (by their path, with slashes) into dir,
-// through an index of its own: no work tree is added, no index or ref of the repository changes.
+// materialize writes the files of rev that keep keeps (by path) into dir, through an index of
+// its own: no work tree is added, no index or ref of the repository changes.
 func materialize(repo, rev, dir string, keep func(path string) bool) error {
 	all, err := git(repo, "ls-tree", "-r", "-z", "--name-only", rev)
 	if err == nil {
@@ -99,16 +89,11 @@ func materialize(repo, rev, dir string, keep func(path string) bool) error {
 type state int
 
 const (
-	// none: it was not run in that tree (no run was needed).
-	none state = iota
-	// passed: it ran and passed.
-	passed
-	// failed: it ran and failed in its own body or setup.
-	failed
-	// uncompiled: its package does not compile in that tree.
-	uncompiled
-	// broken: it failed outside its body (suite setup, cleanup), or did not run: that proves nothing.
-	broken
+	none       state = iota // not run there: no run was needed
+	passed                  // ran and passed
+	failed                  // ran and failed in its own body or setup
+	uncompiled              // its package does not compile there
+	broken                  // failed outside its body (suite setup, cleanup) or did not run: proves nothing
 )
 
 // outcome is how a spec ended in one tree, and the line that says why.
@@ -117,26 +102,17 @@ type outcome struct {
 	detail string
 }
 
-// runnable are the tiers a scenario can run on here, cheapest first: every tier but kind, which
-// needs a Docker engine. A spec runs on the first that its labels allow.
+// runnable are the tiers a scenario can run on here, cheapest first: all but kind (Docker).
 var runnable = slices.DeleteFunc(slices.Clone(tiers.All), func(t tiers.Tier) bool { return t.Name == "e2e kind" })
 
-// envtest is the tier that runs the operator in the test process, on a control plane of its own
-// or make envtest-up's; the others run it as a process, built from the tree's cmd/.
-const envtest = "envtest"
-
-// goCmd runs the go subcommand in the tree and returns its combined output. -trimpath keeps the
-// tree's location out of what is compiled, so the Go build cache serves every tree with the
-// same sources, whatever directory it is in.
+// goCmd runs the go subcommand in the tree; -trimpath lets the build cache serve every tree.
 func (t *checkout) goCmd(subcommand string, args ...string) ([]byte, error) {
 	cmd := exec.Command("go", append([]string{subcommand, "-trimpath"}, args...)...)
 	cmd.Dir = t.dir
 	return cmd.CombinedOutput()
 }
 
-// listScenarios lists the tree's scenario specs with a dry run on each tier it can run here:
-// nothing runs, no control plane starts. A tree without scenarios lists none. description is the
-// suite's, which Ginkgo's focus matches.
+// listScenarios lists the tree's scenarios by a dry run on each tier, and the suite's description.
 func (t *checkout) listScenarios() (specs []spec, description string, err error) {
 	if t.uncompiled != "" {
 		return nil, "", fmt.Errorf("the scenarios do not compile in %s: %s", t.dir, specreport.CompilerCause(t.uncompiled, ""))
@@ -146,7 +122,7 @@ func (t *checkout) listScenarios() (specs []spec, description string, err error)
 	}
 	var dryRuns []dryRun
 	for _, tier := range runnable {
-		suite, err := t.runSuite(tier.Environment, "dry-run-"+fileName(tier.Name), "-ginkgo.dry-run")
+		suite, err := t.runSuite(tier.Environment, "dry-run-"+tier.Name, "-ginkgo.dry-run")
 		if err != nil {
 			return nil, "", err
 		}
@@ -157,63 +133,53 @@ func (t *checkout) listScenarios() (specs []spec, description string, err error)
 	return specs, description, err
 }
 
-// runAll runs specs in the tree, the scenarios of each tier together and the unit tests of each
-// package together, and says how each ended, by key.
+// runAll runs specs, each tier's scenarios and each package's tests together: outcomes by key.
 func (t *checkout) runAll(description string, specs []spec) (map[string]outcome, error) {
-	// A run is a tier's scenarios or a package's unit tests, named for the tier or the package.
-	runs := map[string][]spec{}
-	var order []string
-	for _, s := range specs {
-		run := s.tier
-		if s.kind == unit {
-			run = s.pkg
-		}
-		if run != "" && runs[run] == nil {
-			order = append(order, run)
-		}
-		runs[run] = append(runs[run], s)
-	}
 	out := map[string]outcome{}
-	for _, run := range order {
-		var ended func(spec) outcome
-		var err error
-		if runs[run][0].kind == unit {
-			ended, err = t.runUnitTests(run, runs[run])
-		} else {
-			ended, err = t.runScenarios(run, description, runs[run])
+	for _, s := range specs {
+		if _, done := out[key(s)]; done || s.tier == "" {
+			continue
 		}
+		group := slices.DeleteFunc(slices.Clone(specs), func(o spec) bool { return o.tier != s.tier || o.pkg != s.pkg })
+		names := make([]string, len(group))
+		for i, g := range group {
+			names[i] = g.name
+		}
+		run, on := t.runScenarios, s.tier
+		if s.kind == unit {
+			run, on = t.runUnitTests, s.pkg
+		}
+		ended, err := run(on, description, names)
 		if err != nil {
 			return nil, err
 		}
-		for _, s := range runs[run] {
-			out[key(s)] = ended(s)
+		for _, g := range group {
+			out[key(g)] = ended(g)
 		}
 	}
 	return out, nil
 }
 
-// runScenarios runs the specs of the suite on the tier named tier, and says how each ended.
-func (t *checkout) runScenarios(tier, description string, specs []spec) (func(spec) outcome, error) {
+// runScenarios runs the specs named names on the tier named tier, and says how each ended.
+func (t *checkout) runScenarios(tier, description string, names []string) (func(spec) outcome, error) {
 	if t.uncompiled != "" {
 		return doesNotCompile(t.uncompiled), nil
 	}
-	names := namesOf(specs)
-	i := slices.IndexFunc(runnable, func(x tiers.Tier) bool { return x.Name == tier })
-	if i < 0 {
-		return nil, fmt.Errorf("no tier %q", tier)
-	}
-	env := slices.Clone(runnable[i].Environment)
+	env := slices.Clone(runnable[slices.IndexFunc(runnable, func(x tiers.Tier) bool { return x.Name == tier })].Environment)
+	always := func(o outcome) func(spec) outcome { return func(spec) outcome { return o } }
+	manager, e2e := filepath.Join(t.dir, "bin", "manager"), tier != "envtest" // e2e: runs cmd/ built
 	switch {
-	case tier != envtest:
-		manager, none := t.operatorBinary()
-		if manager == "" {
-			return func(spec) outcome { return none }, nil
+	case e2e && !fileExists(filepath.Join(t.dir, "cmd")):
+		return always(outcome{broken, "the e2e tier runs the operator built from cmd/, which this revision lacks"}), nil
+	case e2e:
+		if b, err := t.goCmd("build", "-o", manager, "./cmd"); err != nil {
+			return always(outcome{uncompiled, "the manager does not compile: " + specreport.CompilerCause(string(b), "")}), nil
 		}
 		env = append(env, "E2E_OPERATOR_BINARY="+manager)
 	case t.warm != "":
 		env = append(env, warm.Env+"="+t.warm)
 	}
-	suite, err := t.runSuite(env, "run-"+fileName(tier), "-ginkgo.focus="+specreport.Focus(description, names))
+	suite, err := t.runSuite(env, "run-"+tier, "-ginkgo.focus="+specreport.Focus(description, names))
 	if err != nil {
 		return nil, err
 	}
@@ -223,80 +189,9 @@ func (t *checkout) runScenarios(tier, description string, specs []spec) (func(sp
 	return ended(suite.Specs), nil
 }
 
-// operatorBinary builds the tree's manager for the local e2e tier, which runs the operator as a
-// process; when it cannot, it returns "" and the outcome that every spec on that tier then has.
-func (t *checkout) operatorBinary() (string, outcome) {
-	if !fileExists(filepath.Join(t.dir, "cmd")) {
-		return "", outcome{broken, "the e2e tier runs the operator built from cmd/, which this revision lacks"}
-	}
-	manager := filepath.Join(t.dir, "bin", "manager")
-	if b, err := t.goCmd("build", "-o", manager, "./cmd"); err != nil {
-		return "", outcome{uncompiled, "the manager does not compile: " + specreport.CompilerCause(string(b), "")}
-	}
-	return manager, outcome{}
-}
-
-// ended is how a spec ended, as results say: one they leave out did not run.
-func ended(results []specreport.Result) func(spec) outcome {
-	return func(s spec) outcome {
-		if i := slices.IndexFunc(results, func(r specreport.Result) bool { return r.Name == s.name }); i >= 0 {
-			return outcomeOf(results[i])
-		}
-		return notRun
-	}
-}
-
-// outcomeOf is how a spec or test ended, as its report says.
-func outcomeOf(r specreport.Result) outcome {
-	switch {
-	case r.Passed:
-		return outcome{state: passed}
-	case r.Failed() && r.InSpec:
-		return outcome{failed, r.Where()}
-	case r.Failed():
-		return outcome{broken, "failed outside the spec: " + r.Where()}
-	}
-	return notRun
-}
-
-// notRun is the outcome of a spec that its run left out.
-var notRun = outcome{broken, "did not run"}
-
-// doesNotCompile is the outcome of a spec whose package the compiler rejected with errors: the
-// error that says why, for the spec's own file.
-func doesNotCompile(errors string) func(spec) outcome {
-	return func(s spec) outcome {
-		return outcome{uncompiled, "does not compile: " + specreport.CompilerCause(errors, s.file)}
-	}
-}
-
-func namesOf(specs []spec) []string {
-	names := make([]string, len(specs))
-	for i, s := range specs {
-		names[i] = s.name
-	}
-	return names
-}
-
-// runSuite runs the compiled scenarios with env and flags, and reads Ginkgo's JSON report.
-// A run whose specs fail is no error: the report says which.
-func (t *checkout) runSuite(env []string, name string, flags ...string) (specreport.Suite, error) {
-	cmd := exec.Command(t.scenarios, append([]string{"-test.timeout=30m"}, flags...)...)
-	// From the package's directory, as go test runs it: the harness finds the tree from there.
-	cmd.Dir, cmd.Env = filepath.Join(t.dir, "scenarios"), append(os.Environ(), env...)
-	suite, out, runErr, err := specreport.Run(cmd, filepath.Join(t.work, name+".json"), t.dir)
-	if err != nil {
-		err = fmt.Errorf("the scenarios in %s wrote no report (%w): %w\n%s", t.dir, runErr, err, tail(string(out), 30))
-	}
-	return suite, errors.Join(os.WriteFile(filepath.Join(t.work, name+".log"), out, 0o644), err)
-}
-
-// fileName is a tier's name as a file name: "e2e local" is e2e-local.
-func fileName(tier string) string { return strings.ReplaceAll(tier, " ", "-") }
-
-// runUnitTests runs the test functions of pkg and says how each ended.
-func (t *checkout) runUnitTests(pkg string, specs []spec) (func(spec) outcome, error) {
-	events, runErr := t.goCmd("test", "-count=1", "-json", "-run=^"+specreport.AnyOf(namesOf(specs))+"$", pkg)
+// runUnitTests runs the test functions named names of pkg, and says how each ended.
+func (t *checkout) runUnitTests(pkg, _ string, names []string) (func(spec) outcome, error) {
+	events, runErr := t.goCmd("test", "-count=1", "-json", "-run=^"+specreport.AnyOf(names)+"$", pkg)
 	tests, buildErrors, err := specreport.GoTest(events)
 	if err != nil {
 		return nil, errors.Join(err, runErr)
@@ -307,7 +202,232 @@ func (t *checkout) runUnitTests(pkg string, specs []spec) (func(spec) outcome, e
 	return ended(tests.Specs), nil
 }
 
+// ended is how a spec ended, as results say: one they leave out did not run.
+func ended(results []specreport.Result) func(spec) outcome {
+	return func(s spec) outcome {
+		i := slices.IndexFunc(results, func(r specreport.Result) bool { return r.Name == s.name })
+		switch {
+		case i < 0:
+		case results[i].Passed:
+			return outcome{state: passed}
+		case results[i].Failed() && results[i].InSpec:
+			return outcome{failed, results[i].Where()}
+		case results[i].Failed():
+			return outcome{broken, "failed outside the spec: " + results[i].Where()}
+		}
+		return outcome{broken, "did not run"}
+	}
+}
+
+// doesNotCompile is the outcome of a spec whose package does not compile, with errors.
+func doesNotCompile(errors string) func(spec) outcome {
+	return func(s spec) outcome {
+		return outcome{uncompiled, "does not compile: " + specreport.CompilerCause(errors, s.file)}
+	}
+}
+
+// runSuite runs the compiled scenarios from their directory, as go test does, and reads Ginkgo's
+// JSON report. A run whose specs fail is no error.
+func (t *checkout) runSuite(env []string, name string, flags ...string) (specreport.Suite, error) {
+	name = filepath.Join(t.work, strings.ReplaceAll(name, " ", "-"))
+	cmd := exec.Command(t.scenarios, append([]string{"-test.timeout=30m"}, flags...)...)
+	cmd.Dir, cmd.Env = filepath.Join(t.dir, "scenarios"), append(os.Environ(), env...)
+	suite, out, runErr, err := specreport.Run(cmd, name+".json", t.dir)
+	if err != nil {
+		err = fmt.Errorf("the scenarios in %s wrote no report (%w): %w\n%s", t.dir, runErr, err, tail(string(out), 30))
+	}
+	return suite, errors.Join(os.WriteFile(name+".log", out, 0o644), err)
+}
+
 func tail(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// fileExists says whether path names a file or directory.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+const (
+	// Characterization is the Ginkgo label (for a Go test, the doc comment paragraph) of a spec of
+	// behaviour the base has, which may pass there; that paragraph says why, in characterizationForm.
+	Characterization     = "characterization"
+	characterizationForm = "`// Characterization: written after <what it pins>, when|because <why it came after the code>.`"
+	// RewriteTrailer, in a commit of the change, names a spec it rewrites (a refactor, a rename or
+	// split, a spec the new behaviour obliges to change); the table quotes the commit's subject.
+	RewriteTrailer = "Spec-Rewrite"
+
+	added, changed = "new", "changed"   // what a change did to a spec
+	scenario, unit = "scenario", "unit" // a spec's kind: a Ginkgo spec of scenarios/, or a unit test
+)
+
+// spec is a spec or test function as a tree holds it, and what the change does to it.
+type spec struct {
+	kind, pkg, name string // name: the scenario's full text, or the test function's
+	file, body      string // file: relative to the tree; body: as tokens, blind to comments and layout
+	// tier is "unit", a scenario's first tier of runnable that its labels allow, or "" when none.
+	tier             string
+	characterization bool
+	// reason is its "Characterization:" paragraph; change, added or changed; rewrite, the commit
+	// that states it rewrites the spec, or "".
+	reason, change, rewrite string
+}
+
+// key names a spec uniquely across kinds and packages.
+func key(s spec) string { return s.pkg + " " + s.name }
+
+// changedSpecs are the specs that head adds or changes, and the scenario suite's description.
+func changedSpecs(base, head *checkout) (specs []spec, description string, err error) {
+	var trees [2][]spec
+	for i, t := range []*checkout{base, head} {
+		scenarios, d, err := t.listScenarios()
+		if err != nil {
+			return nil, "", fmt.Errorf("the %s's scenarios: %w", filepath.Base(t.work), err)
+		}
+		units, err := unitTests(t.dir, "api", "controllers")
+		if err != nil {
+			return nil, "", err
+		}
+		trees[i], description = append(scenarios, units...), d
+	}
+	return newOrChanged(trees[0], trees[1]), description, nil
+}
+
+// newOrChanged are the specs of head that base lacks, by key, or has with another body.
+func newOrChanged(base, head []spec) []spec {
+	before := map[string]string{}
+	for _, s := range slices.Backward(base) {
+		before[key(s)] = s.body
+	}
+	out := make([]spec, 0, len(head))
+	for _, s := range head {
+		body, existed := before[key(s)]
+		if s.change = added; existed {
+			s.change = changed
+		}
+		if !existed || body != s.body {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// dryRun is a dry run of the scenarios on a tier: every spec, those it runs passed.
+type dryRun struct {
+	tier  string
+	suite specreport.Suite
+}
+
+// scenarioSpecs are the specs that the dry runs of tree list, each on the first tier passing it.
+func scenarioSpecs(tree string, dryRuns []dryRun) ([]spec, error) {
+	var out []spec
+	index := map[string]int{}
+	for _, d := range dryRuns {
+		for _, r := range d.suite.Specs {
+			i, listed := index[r.Name]
+			if !listed {
+				body, comment, err := specsource.Body(filepath.Join(tree, r.File), r.Line)
+				if err != nil {
+					return nil, err
+				}
+				i, index[r.Name] = len(out), len(out)
+				out = append(out, spec{kind: scenario, pkg: "./scenarios", name: r.Name, file: r.File, body: body,
+					characterization: slices.Contains(r.Labels, Characterization), reason: characterizationReason(comment)})
+			}
+			if r.Passed && out[i].tier == "" {
+				out[i].tier = d.tier
+			}
+		}
+	}
+	return out, nil
+}
+
+// unitTests are the test functions in the _test.go files under dirs of the tree at root.
+func unitTests(root string, dirs ...string) (out []spec, err error) {
+	for _, dir := range dirs {
+		err = errors.Join(err, filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
+			if errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipDir
+			}
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			tests, err := testFuncs(path)
+			rel, _ := filepath.Rel(root, path)
+			for i := range tests {
+				tests[i].pkg, tests[i].file = "./"+filepath.ToSlash(filepath.Dir(rel)), filepath.ToSlash(rel)
+			}
+			out = append(out, tests...)
+			return err
+		}))
+	}
+	return out, err
+}
+
+// testFuncs are the functions TestX (but TestMain) of the file at path.
+func testFuncs(path string) ([]spec, error) {
+	fset := token.NewFileSet()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := parser.ParseFile(fset, path, src, parser.ParseComments)
+	if err != nil {
+		return nil, err
+	}
+	var out []spec
+	for _, decl := range f.Decls {
+		if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") && fn.Name.Name != "TestMain" {
+			doc := fn.Doc.Text()
+			out = append(out, spec{kind: unit, name: fn.Name.Name, body: specsource.Tokens(fset, src, fn.Body), tier: "unit",
+				characterization: strings.Contains(doc, "Characterization:"), reason: characterizationReason(doc)})
+		}
+	}
+	return out, nil
+}
+
+// characterizationReason is comment's paragraph "Characterization: <reason>" as the reason, on one line.
+func characterizationReason(comment string) string {
+	for para := range strings.SplitSeq(comment, "\n\n") {
+		if reason, ok := strings.CutPrefix(strings.TrimSpace(para), "Characterization:"); ok {
+			return strings.Join(strings.Fields(reason), " ")
+		}
+	}
+	return ""
+}
+
+// statesWhy says whether a characterization reason is in characterizationForm.
+func statesWhy(reason string) bool {
+	after, ok := strings.CutPrefix(reason, "written after ")
+	return ok && (strings.Contains(after, " when ") || strings.Contains(after, " because "))
+}
+
+// applyRewrites marks each spec that a trailer of log (commits as run formats them) names, and
+// returns the trailers that name none: a statement for nothing misleads the reviewer, so it fails.
+func applyRewrites(specs []spec, log string) (stale []string) {
+	for record := range strings.SplitSeq(log, "\x1e") {
+		fields := strings.SplitN(record, "\x00", 3)
+		if len(fields) != 3 {
+			continue
+		}
+		statement := fmt.Sprintf("%s %q", fields[0], fields[1])
+		for name := range strings.SplitSeq(fields[2], "\n") {
+			if name = strings.TrimSpace(name); name == "" {
+				continue
+			}
+			found := false
+			for i := range specs {
+				if specs[i].name == name {
+					specs[i].rewrite, found = statement, true
+				}
+			}
+			if !found {
+				stale = append(stale, fmt.Sprintf("%s states a rewrite of %q, which this change does not add or change (%s: takes the spec's name as the table shows it)",
+					statement, name, RewriteTrailer))
+			}
+		}
+	}
+	return stale
 }

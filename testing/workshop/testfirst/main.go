@@ -1,19 +1,6 @@
-// Command testfirst proves, for the change from a base revision to a head revision, that each
-// spec it adds or changes was written before the code that makes it pass. It finds those specs
-// (the scenarios' Ginkgo specs by full text, from the suite's own dry runs at both revisions, plus
-// any whose body changed; the unit tests under api/ and controllers/ by function), runs each as
-// the head has it against the base's production code, where it must fail inside the spec or not
-// compile, and against the head, where it must pass. A spec labelled "characterization" (written
-// for behaviour the base already has) may pass against the base; the table says so.
-//
-// It works in checkouts of its own (written by git into a temporary directory): the repository's
-// work tree, index and refs are never touched. It prints one table, writes it to -report and, on
-// GitHub Actions, to the job summary, and exits 1 naming every spec that passed against the base
-// or fails at the head. `make test-first BASE=<rev>` runs it.
-//
-// `testfirst red -label L` (make red NAME=L) makes the history that the check reads: it runs the
-// scenario and, when it fails inside its specs, commits it with the API names it uses, before
-// the code.
+// Command testfirst proves that each spec a change (base..head) adds or changes was written
+// first: it fails against the base's production code and passes at the head (docs/test-first.md).
+// `testfirst red -label L` (make red) commits a scenario once seen failing, before its code.
 package main
 
 import (
@@ -42,17 +29,14 @@ func main() {
 	base := flag.String("base", "", "the revision the change starts from (default: the merge-base of the head with origin/main, else with main)")
 	head := flag.String("head", "HEAD", "the revision the change ends at")
 	reportPath := flag.String("report", filepath.Join("reports", "test-first.md"), "where to write the table")
-	keep := flag.Bool("keep", false, "keep the checkouts, binaries and logs (their directory is printed)")
 	flag.Parse()
-
-	rp, err := run(*base, *head, *keep)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "test-first:", err)
-		os.Exit(2)
+	rp, err := run(*base, *head)
+	if err == nil {
+		md := rp.markdown()
+		fmt.Print(md)
+		err = specreport.Publish(md, *reportPath)
 	}
-	md := rp.markdown()
-	fmt.Print(md)
-	if err := specreport.Publish(md, *reportPath); err != nil {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "test-first:", err)
 		os.Exit(2)
 	}
@@ -62,28 +46,42 @@ func main() {
 	}
 }
 
-// check is one check of a change: the repository, the change's base and head commits, where its
-// checkouts go, and the attachment of make envtest-up's control plane, which their envtest runs
-// attach to instead of starting a control plane each ("" when none is up).
+// check is one change: repository, base and head commits, checkouts' directory, envtest-up's attachment.
 type check struct{ repo, base, head, work, warm string }
 
-func run(baseRev, headRev string, keep bool) (report, error) {
-	c, err := revisions(baseRev, headRev)
-	if err != nil {
-		return report{}, err
+// revisions finds the repository, the commits (base's default when "") and production changes.
+func revisions(baseRev, headRev string) (c check, rp report, err error) {
+	if c.repo, err = git("", "rev-parse", "--show-toplevel"); err != nil {
+		return c, rp, err
 	}
-	rp := report{base: short(baseRev, c.base), head: short(headRev, c.head)}
-	if rp.production, err = productionChanges(c); err != nil {
+	for _, main := range []string{"origin/main", "main"} {
+		if baseRev == "" {
+			baseRev, _ = git(c.repo, "merge-base", main, headRev)
+		}
+	}
+	if baseRev == "" {
+		return c, rp, errors.New("no merge-base with origin/main or main: give BASE=<revision>")
+	}
+	revs, err := git(c.repo, "rev-parse", baseRev+"^{commit}", headRev+"^{commit}")
+	if err != nil {
+		return c, rp, err
+	}
+	c.base, c.head, _ = strings.Cut(revs, "\n")
+	rp.base, rp.head = short(baseRev, c.base), short(headRev, c.head)
+	diff, err := git(c.repo, "diff", "--name-only", c.base, c.head)
+	rp.production = productionFiles(diff)
+	return c, rp, err
+}
+
+func run(baseRev, headRev string) (rp report, err error) {
+	c, rp, err := revisions(baseRev, headRev)
+	if err != nil {
 		return rp, err
 	}
 	if c.work, err = os.MkdirTemp("", "test-first-"); err != nil {
 		return rp, err
 	}
-	if keep {
-		progress("checkouts, binaries and logs are kept in %s", c.work)
-	} else {
-		defer func() { _ = os.RemoveAll(c.work) }()
-	}
+	defer func() { _ = os.RemoveAll(c.work) }()
 	if attachment := filepath.Join(c.repo, warm.File); fileExists(attachment) {
 		c.warm = attachment
 		progress("the envtest runs attach to make envtest-up's control plane")
@@ -105,19 +103,27 @@ func run(baseRev, headRev string, keep bool) (report, error) {
 	if err != nil {
 		return rp, err
 	}
-	statements, err := readRewrites(c)
+	log, err := git(c.repo, "log", "--format=%x1e%h%x00%s%x00%(trailers:key="+RewriteTrailer+",valueonly,unfold)", c.base+".."+c.head)
 	if err != nil {
 		return rp, err
 	}
-	rp.stale = applyRewrites(specs, statements)
+	rp.stale = applyRewrites(specs, log)
 	progress("%d spec(s) new or changed; running them against the base's production code", len(specs))
 	atBase, err := againstBase.runAll(description, specs)
 	if err != nil {
 		return rp, fmt.Errorf("against the base: %w", err)
 	}
-	withAPI, err := c.againstBaseWithHeadAPI(description, specs, atBase)
-	if err != nil {
-		return rp, fmt.Errorf("against the base with the head's api/: %w", err)
+	// The specs that do not compile against the base run again with the head's api/'s new names.
+	var withAPI map[string]outcome
+	if uncompiledSpecs := slices.DeleteFunc(slices.Clone(specs), func(s spec) bool { return atBase[key(s)].state != uncompiled }); len(uncompiledSpecs) > 0 {
+		progress("%d spec(s) do not compile against the base: running them against it with the head's api/", len(uncompiledSpecs))
+		t, err := c.checkOut("against-base-with-head-api", c.head, c.base, production[1:]...)
+		if err == nil {
+			withAPI, err = t.runAll(description, uncompiledSpecs)
+		}
+		if err != nil {
+			return rp, fmt.Errorf("against the base with the head's api/: %w", err)
+		}
 	}
 	progress("running them at the head")
 	atHead, err := head.runAll(description, specs)
@@ -129,68 +135,11 @@ func run(baseRev, headRev string, keep bool) (report, error) {
 	return rp, err
 }
 
-// againstBaseWithHeadAPI runs the specs that do not compile against the base once more, against
-// the base's behaviour with the head's api/ (production[0]): the names a new spec uses (a reason,
-// a field) come with the change, and this run shows whether the spec then fails for the reason
-// it should.
-func (c check) againstBaseWithHeadAPI(description string, specs []spec, atBase map[string]outcome) (map[string]outcome, error) {
-	uncompiledSpecs := slices.DeleteFunc(slices.Clone(specs), func(s spec) bool { return atBase[key(s)].state != uncompiled })
-	if len(uncompiledSpecs) == 0 {
-		return nil, nil
-	}
-	progress("%d spec(s) do not compile against the base: running them against it with the head's api/", len(uncompiledSpecs))
-	t, err := c.checkOut("against-base-with-head-api", c.head, c.base, production[1:]...)
-	if err != nil {
-		return nil, err
-	}
-	return t.runAll(description, uncompiledSpecs)
-}
-
-// revisions finds the repository and the commits of the base (its default when "") and the head.
-func revisions(baseRev, headRev string) (c check, err error) {
-	if c.repo, err = git("", "rev-parse", "--show-toplevel"); err != nil {
-		return c, err
-	}
-	if baseRev == "" {
-		if baseRev, err = defaultBase(c.repo, headRev); err != nil {
-			return c, err
-		}
-	}
-	if c.base, err = commit(c.repo, baseRev); err != nil {
-		return c, err
-	}
-	c.head, err = commit(c.repo, headRev)
-	return c, err
-}
-
-// productionChanges are the production files that differ between the base and the head.
-func productionChanges(c check) ([]string, error) {
-	out, err := git(c.repo, "diff", "--name-only", c.base, c.head)
-	if err != nil {
-		return nil, err
-	}
-	var files []string
-	for f := range strings.FieldsSeq(out) {
-		if isProduction(f) {
-			files = append(files, f)
-		}
-	}
+// productionFiles are the production files among the paths in out, sorted.
+func productionFiles(out string) []string {
+	files := slices.DeleteFunc(strings.Fields(out), func(f string) bool { return !isProduction(f) })
 	slices.Sort(files)
-	return files, nil
-}
-
-// defaultBase is where a change to head starts: its merge-base with origin/main, else with main.
-func defaultBase(repo, head string) (string, error) {
-	for _, main := range []string{"origin/main", "main"} {
-		if base, err := git(repo, "merge-base", main, head); err == nil {
-			return base, nil
-		}
-	}
-	return "", errors.New("no merge-base with origin/main or main: give BASE=<revision>")
-}
-
-func commit(repo, rev string) (string, error) {
-	return git(repo, "rev-parse", "--verify", rev+"^{commit}")
+	return files
 }
 
 // short names a revision as given, with its commit when that says more.
@@ -202,23 +151,107 @@ func short(rev, sha string) string {
 }
 
 func git(dir string, args ...string) (string, error) {
+	var stderr strings.Builder
 	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
+	cmd.Dir, cmd.Stderr = dir, &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(exit.Stderr)))
-		}
-		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return strings.TrimSpace(string(out)), nil
 }
 
-// started is when this run began: each progress line says how long it has run, which is where
-// the time goes.
+// started is when this run began: each progress line says how long it has run.
 var started = time.Now()
 
 func progress(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "test-first: %5.1f s: "+format+"\n", append([]any{time.Since(started).Seconds()}, args...)...)
+}
+
+// redPaths are what the red commit holds: the specs, unit tests too, the API and what is
+// generated from them (the CRD, the catalogue); never the code that makes them pass.
+var redPaths = []string{"scenarios", "api", "config/crd", ":(glob)controllers/**/*_test.go"}
+
+// red runs the scenario labelled -label and, once it fails inside its specs, commits redPaths.
+func red(args []string) error {
+	flags := flag.NewFlagSet("red", flag.ContinueOnError)
+	label := flags.String("label", "", "the scenario's label (a Ginkgo label filter)")
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
+	if *label == "" {
+		return errors.New("usage: make red NAME=<label>")
+	}
+	repo, err := git("", "rev-parse", "--show-toplevel")
+	if err != nil {
+		return err
+	}
+	// Each line is "XY path"; productionFiles keeps the paths.
+	status, err := git(repo, "status", "--porcelain", "--untracked-files=all", "--no-renames", "--", "controllers", "cmd")
+	if code := productionFiles(status); err != nil || len(code) > 0 {
+		return errors.Join(err, fmt.Errorf("the code comes after the red commit, and these production files have uncommitted changes: %s; put them aside first (git stash push -- %s), then make red again",
+			strings.Join(code, ", "), strings.Join(code, " ")))
+	}
+	failedSpecs, passedSpecs, err := runRed(repo, *label)
+	if err != nil {
+		return err
+	}
+	msg := fmt.Sprintf("%s: the scenario, seen failing\n\nmake red NAME=%s, before the code:\n%s", *label, *label, strings.Join(failedSpecs, ""))
+	for _, p := range passedSpecs {
+		msg += fmt.Sprintf("- %s\n  passed\n", p)
+	}
+	if _, err := git(repo, append([]string{"add", "-A", "--"}, redPaths...)...); err != nil {
+		return err
+	}
+	if _, err := git(repo, append([]string{"commit", "-q", "-m", msg, "--"}, redPaths...)...); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	sha, err := git(repo, "rev-parse", "--short", "HEAD")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("red: committed %s: %d spec(s) seen failing, before the code\n", sha, len(failedSpecs))
+	for _, p := range passedSpecs {
+		fmt.Printf("red: %q passed. If it is an existing spec that this behaviour obliges to change, state its rewrite:\n"+
+			"  git commit --amend --no-edit --trailer '%s: %s'\n", p, RewriteTrailer, p)
+	}
+	return nil
+}
+
+// runRed runs the scenarios labelled label on envtest: the failures, as the red commit lists them,
+// and the names of those that passed; an error when none failed.
+func runRed(repo, label string) (failedSpecs, passedSpecs []string, err error) {
+	dir, err := os.MkdirTemp("", "red-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	cmd := exec.Command("go", "test", "-count=1", "./scenarios/", "-ginkgo.label-filter="+label)
+	cmd.Dir = repo
+	suite, output, runErr, err := specreport.Run(cmd, filepath.Join(dir, "red.json"), repo)
+	fmt.Fprint(os.Stderr, tail(string(output), 40)+"\n")
+	switch {
+	case err != nil:
+		return nil, nil, fmt.Errorf("the scenarios did not run (%w): %s; a name the API lacks goes into api/ first", runErr, specreport.CompilerCause(string(output), ""))
+	case suite.Setup != nil:
+		return nil, nil, fmt.Errorf("the suite failed outside any spec (%s: %s), which proves nothing: fix that first", suite.Setup.Name, suite.Setup.Where())
+	}
+	for _, s := range suite.Specs {
+		switch {
+		case s.Skipped:
+		case s.Failed() && s.InSpec:
+			failedSpecs = append(failedSpecs, fmt.Sprintf("- %s\n  failed: %s\n", s.Name, s.Where()))
+		case s.Failed():
+			return nil, nil, fmt.Errorf("%q failed outside its spec (%s), which proves nothing", s.Name, s.Where())
+		default:
+			passedSpecs = append(passedSpecs, s.Name)
+		}
+	}
+	switch {
+	case len(failedSpecs) == 0 && len(passedSpecs) == 0:
+		return nil, nil, fmt.Errorf("no envtest spec has the label %q (a spec that needs a garbage collector runs on make test-e2e only)", label)
+	case len(failedSpecs) == 0:
+		return nil, nil, fmt.Errorf("every spec labelled %q passed: the operator already behaves so, and nothing is committed (a spec of behaviour the base already has is labelled %s)", label, Characterization)
+	}
+	return failedSpecs, passedSpecs, nil
 }

@@ -226,13 +226,12 @@ func TestRewriteStatementsNameChangedSpecs(t *testing.T) {
 	log := "\x1eabc1234\x00skip-when-equal keeps others' annotations\x00Sample when a reconcile finds nothing to change sends no write\nTestDesiredConfigMap\n" +
 		"\x1edef5678\x00the code\x00\n" +
 		"\x1e0123456\x00a stale statement\x00Sample when gone it is gone\n"
-	statements := parseRewrites(log)
 	specs := []spec{
 		{kind: scenario, name: "Sample when a reconcile finds nothing to change sends no write", change: changed},
 		{kind: unit, name: "TestDesiredConfigMap", change: changed},
 		{kind: unit, name: "TestOther", change: changed},
 	}
-	stale := applyRewrites(specs, statements)
+	stale := applyRewrites(specs, log)
 	if want := "abc1234 \"skip-when-equal keeps others' annotations\""; specs[0].rewrite != want || specs[1].rewrite != want {
 		t.Errorf("rewrites = %q, %q, want both %q", specs[0].rewrite, specs[1].rewrite, want)
 	}

@@ -1,6 +1,5 @@
-// Command benchloop measures the test-first loop, from a saved edit of the controller to one
-// scenario's red/green line: cold (the suite starts its own control plane), warm (make
-// envtest-up's), and the unit tier after the same edit. `make bench-loop` runs it.
+// Command benchloop (make bench-loop) measures the test-first loop, from a saved edit of the
+// controller to one scenario's red/green line, cold and warm, and the unit tier after the same edit.
 package main
 
 import (
@@ -29,17 +28,15 @@ func main() {
 	}
 }
 
-// runs of each kind; the table gives their medians.
-const runs = 3
+const runs = 3 // of each kind; the table gives their medians
 
-// split is where the time from a saved edit to the red/green line goes.
+// split is where the time from a saved edit to the red/green line goes: split[compile] and so on.
 type split [4]time.Duration
 
 const compile, controlPlane, specs, total = 0, 1, 2, 3
 
-// loop measures the loop for the scenario labelled label: an edit of the controller (a comment,
-// built in with -overlay, so the tree is never touched), the scenarios compiled again and the one
-// scenario run, cold and warm; then go test ./controllers/ after the same edit.
+// loop measures the loop for the scenario labelled label: cold (the suite starts its own control
+// plane), warm (make envtest-up's), then go test ./controllers/.
 func loop(label string) error {
 	root, err := repo.Root()
 	if err != nil {
@@ -51,42 +48,35 @@ func loop(label string) error {
 	}
 	// make envtest-up's control plane is left as it was found: up and answering, or not.
 	_, _, notUp := warm.Read(filepath.Join(root, warm.File))
-	var medians, unit []split // cold then warm; the unit tier's totals
-	for _, mode := range []string{"envtest-down", "envtest-up"} {
-		if err := command(root, "make", "-s", "-C", root, mode); err != nil {
-			return err
+	var medians []split // cold, warm, the unit tier
+	for _, kind := range []string{"envtest-down", "envtest-up", "unit"} {
+		if strings.HasPrefix(kind, "envtest") {
+			if err := command(root, "make", "-s", "-C", root, kind); err != nil {
+				return err
+			}
 		}
-		var splits []split
+		var times [len(split{})][]time.Duration // by column, then run
 		for i := range runs {
-			s, err := loopOnce(root, work, label, fmt.Sprintf("%s %d %d", mode, i, time.Now().UnixNano()))
+			s, err := loopOnce(root, work, label, kind, fmt.Sprintf("%s %d %d", kind, i, time.Now().UnixNano()))
 			if err != nil {
 				return err
 			}
-			splits = append(splits, s)
-			fmt.Fprintf(os.Stderr, "bench-loop: %s, run %d: compile %s, control plane %s, specs %s, total %s\n", mode, i+1, s[compile], s[controlPlane], s[specs], s[total])
+			fmt.Fprintf(os.Stderr, "bench-loop: %s, run %d: compile %s, control plane %s, specs %s, total %s\n", kind, i+1, s[compile], s[controlPlane], s[specs], s[total])
+			for k := range s {
+				times[k] = append(times[k], s[k])
+			}
 		}
-		var m split
-		for k := range m {
-			m[k] = median(splits, k)
+		var median split
+		for k, ts := range times {
+			slices.Sort(ts)
+			median[k] = ts[runs/2]
 		}
-		medians = append(medians, m)
-	}
-	for i := range runs {
-		overlay, err := editedController(root, work, fmt.Sprintf("unit %d %d", i, time.Now().UnixNano()))
-		if err != nil {
-			return err
-		}
-		started := time.Now()
-		if err := command(root, "go", "test", "-overlay", overlay, "./controllers/"); err != nil {
-			return err
-		}
-		unit = append(unit, split{total: time.Since(started)})
+		medians = append(medians, median)
 	}
 	if notUp != nil {
 		_ = exec.Command("make", "-s", "-C", root, "envtest-down").Run()
 	}
-	// The floor: the least compile and the least spec time seen, with no control plane at all. A
-	// cold run's first spec also waits for a fresh API server (discovery, the CRD's first watch).
+	// The floor: the least compile and spec times seen (a cold run's first spec waits for a fresh API server).
 	c, w := medians[0], medians[1]
 	floor := split{compile: min(c[compile], w[compile]), specs: min(c[specs], w[specs])}
 	floor[total] = floor[compile] + floor[specs]
@@ -95,21 +85,31 @@ func loop(label string) error {
 		s := []split{c, w, floor}[i]
 		fmt.Printf("| %s | %.1f s | %.1f s | %.1f s | **%.1f s** |\n", name, s[compile].Seconds(), s[controlPlane].Seconds(), s[specs].Seconds(), s[total].Seconds())
 	}
-	fmt.Printf("| unit tier, `go test ./controllers/` after the same edit | | | | **%.1f s** |\n", median(unit, total).Seconds())
+	fmt.Printf("| unit tier, `go test ./controllers/` after the same edit | | | | **%.1f s** |\n", medians[2][total].Seconds())
 	return nil
 }
 
-// loopOnce edits the controller (a comment saying edit), compiles the scenarios with it and runs
-// the scenario labelled label, and says where the time went.
-func loopOnce(root, work, label, edit string) (split, error) {
+// loopOnce edits the controller (a comment, built in with -overlay: the tree is never touched)
+// and times go test ./controllers/ (kind unit), or compiling the scenarios and running label's.
+func loopOnce(root, work, label, kind, edit string) (split, error) {
 	var s split
-	overlay, err := editedController(root, work, edit)
+	file := filepath.Join(root, "controllers", "sample_controller.go")
+	content, err := os.ReadFile(file)
+	edited := ""
+	if err == nil {
+		edited, err = overlay.Write(work, map[string]string{file: string(content) + "\n// bench-loop: " + edit + "\n"})
+	}
 	if err != nil {
 		return s, err
 	}
-	binary := filepath.Join(work, "scenarios.test")
 	started := time.Now()
-	if err := command(root, "go", "test", "-c", "-overlay", overlay, "-o", binary, "./scenarios"); err != nil {
+	if kind == "unit" {
+		err = command(root, "go", "test", "-overlay", edited, "./controllers/")
+		s[total] = time.Since(started)
+		return s, err
+	}
+	binary := filepath.Join(work, "scenarios.test")
+	if err := command(root, "go", "test", "-c", "-overlay", edited, "-o", binary, "./scenarios"); err != nil {
 		return s, err
 	}
 	s[compile] = time.Since(started)
@@ -130,17 +130,6 @@ func loopOnce(root, work, label, edit string) (split, error) {
 	return s, nil
 }
 
-// editedController writes the controller with a comment added at its end, and the overlay that
-// builds it in, into work; it returns the overlay's path.
-func editedController(root, work, edit string) (string, error) {
-	file := filepath.Join(root, "controllers", "sample_controller.go")
-	content, err := os.ReadFile(file)
-	if err != nil {
-		return "", err
-	}
-	return overlay.Write(work, map[string]string{file: string(content) + "\n// bench-loop: " + edit + "\n"})
-}
-
 // command runs name with args in dir; its output goes into the error if it fails.
 func command(dir, name string, args ...string) error {
 	cmd := exec.Command(name, args...)
@@ -149,14 +138,4 @@ func command(dir, name string, args ...string) error {
 		return fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, out)
 	}
 	return nil
-}
-
-// median is the median of the splits' k-th times.
-func median(splits []split, k int) time.Duration {
-	ds := make([]time.Duration, len(splits))
-	for i, s := range splits {
-		ds[i] = s[k]
-	}
-	slices.Sort(ds)
-	return ds[len(ds)/2]
 }

@@ -150,9 +150,9 @@ bench: setup-envtest ## Measure (not part of make test): micro-benchmarks, then 
 bench-pod: linux-only manifests kustomize $(SETUP_ENVTEST) ## Measure the operator as a Pod on a local node (root): its memory, as its cgroup counts it, at COUNTS converged Samples, under the memory limit LIMIT (LIMIT= : the manifest's).
 	@[ "$$(id -u)" = 0 ] || { echo "bench-pod: its node runs containerd and a kubelet, which need root: sudo make bench-pod"; exit 1; }
 	$(call render,$(LOCALBIN)/bench-pod/install.yaml)
-	$(call workshop-tool,benchpod)
+	$(call workshop-tool,bench)
 	assets=$$($(K8SBIN) node) && KUBEBUILDER_ASSETS="$$assets" E2E_MANIFESTS=$(LOCALBIN)/bench-pod/install.yaml \
-		$(WORKSHOP)/benchpod -counts '$(COUNTS)' -limit '$(LIMIT)'
+		$(WORKSHOP)/bench -pod -counts '$(COUNTS)' -limit '$(LIMIT)'
 
 .PHONY: bench-loop
 bench-loop: setup-envtest ## Measure the test-first loop: a saved edit to the red/green line of scenario LABEL (default create), cold, warm (make envtest-up) and the floor.

@@ -1,7 +1,5 @@
-// Command benchloop measures the test-first loop for one scenario: from a saved edit of the
-// controller to the scenario's red/green line, cold (the suite starts its own control plane) and
-// warm (make envtest-up's), and the unit tier after the same edit; it prints a Markdown table.
-// `make bench-loop` runs it; BENCHMARKS.md keeps its output.
+// Command benchloop (make bench-loop) measures the test-first loop, from a saved edit of the
+// controller to one scenario's red/green line, cold and warm, and the unit tier after the same edit.
 package main
 
 import (
@@ -12,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"example.com/operator-demo/testing/warm"
@@ -22,24 +21,23 @@ import (
 
 func main() {
 	label := flag.String("label", "create", "the scenario (its label) whose red/green line the loop ends at")
-	runs := flag.Int("runs", 3, "runs of each kind")
 	flag.Parse()
-	if err := loop(*label, *runs); err != nil {
+	if err := loop(*label); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-loop:", err)
 		os.Exit(1)
 	}
 }
 
-// loopSplit is where the time from a saved change to the red/green line of one scenario goes.
-type loopSplit struct {
-	compile, controlPlane, specs, total time.Duration
-}
+const runs = 3 // of each kind; the table gives their medians
 
-// loop measures the test-first loop for the scenario labelled label: an edit of the controller
-// (a comment, built in with -overlay, so the tree is never touched), the scenarios compiled again,
-// and the one scenario run; cold (the suite starts its own control plane) and warm (make
-// envtest-up's), runs times each, and the unit tier of controllers/ after the same edit.
-func loop(label string, runs int) error {
+// split is where the time from a saved edit to the red/green line goes: split[compile] and so on.
+type split [4]time.Duration
+
+const compile, controlPlane, specs, total = 0, 1, 2, 3
+
+// loop measures the loop for the scenario labelled label: cold (the suite starts its own control
+// plane), warm (make envtest-up's), then go test ./controllers/.
+func loop(label string) error {
 	root, err := repo.Root()
 	if err != nil {
 		return err
@@ -50,69 +48,71 @@ func loop(label string, runs int) error {
 	}
 	// make envtest-up's control plane is left as it was found: up and answering, or not.
 	_, _, notUp := warm.Read(filepath.Join(root, warm.File))
-	splits := map[string][]loopSplit{} // by the make target that ran before them
-	var unit []time.Duration
-	for _, mode := range []string{"envtest-down", "envtest-up"} {
-		if out, err := exec.Command("make", "-s", "-C", root, mode).CombinedOutput(); err != nil {
-			return fmt.Errorf("make %s: %w\n%s", mode, err, out)
+	var medians []split // cold, warm, the unit tier
+	for _, kind := range []string{"envtest-down", "envtest-up", "unit"} {
+		if strings.HasPrefix(kind, "envtest") {
+			if err := command(root, "make", "-s", "-C", root, kind); err != nil {
+				return err
+			}
 		}
+		var times [len(split{})][]time.Duration // by column, then run
 		for i := range runs {
-			s, err := loopOnce(root, work, label, fmt.Sprintf("%s %d %d", mode, i, time.Now().UnixNano()))
+			s, err := loopOnce(root, work, label, kind, fmt.Sprintf("%s %d %d", kind, i, time.Now().UnixNano()))
 			if err != nil {
 				return err
 			}
-			splits[mode] = append(splits[mode], s)
-			fmt.Fprintf(os.Stderr, "bench-loop: %s, run %d: %+v\n", mode, i+1, s)
+			fmt.Fprintf(os.Stderr, "bench-loop: %s, run %d: compile %s, control plane %s, specs %s, total %s\n", kind, i+1, s[compile], s[controlPlane], s[specs], s[total])
+			for k := range s {
+				times[k] = append(times[k], s[k])
+			}
 		}
-	}
-	for i := range runs {
-		overlay, err := editedController(root, work, fmt.Sprintf("unit %d %d", i, time.Now().UnixNano()))
-		if err != nil {
-			return err
+		var median split
+		for k, ts := range times {
+			slices.Sort(ts)
+			median[k] = ts[runs/2]
 		}
-		started := time.Now()
-		cmd := exec.Command("go", "test", "-overlay", overlay, "./controllers/")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("go test ./controllers/: %w\n%s", err, out)
-		}
-		unit = append(unit, time.Since(started))
+		medians = append(medians, median)
 	}
 	if notUp != nil {
 		_ = exec.Command("make", "-s", "-C", root, "envtest-down").Run()
 	}
-	c, w := medianSplit(splits["envtest-down"]), medianSplit(splits["envtest-up"])
+	// The floor: the least compile and spec times seen (a cold run's first spec waits for a fresh API server).
+	c, w := medians[0], medians[1]
+	floor := split{compile: min(c[compile], w[compile]), specs: min(c[specs], w[specs])}
+	floor[total] = floor[compile] + floor[specs]
 	fmt.Printf("\n| From a saved edit of `controllers/` to the red/green line of `%s` (median of %d) | Compile | Control plane | Specs | Total |\n|---|---|---|---|---|\n", label, runs)
-	row := func(name string, s loopSplit) {
-		fmt.Printf("| %s | %.1f s | %.1f s | %.1f s | **%.1f s** |\n", name, s.compile.Seconds(), s.controlPlane.Seconds(), s.specs.Seconds(), s.total.Seconds())
+	for i, name := range []string{"cold: the suite starts its own control plane", "warm: `make envtest-up`'s control plane", "floor: the incremental compile and the spec's own run"} {
+		s := []split{c, w, floor}[i]
+		fmt.Printf("| %s | %.1f s | %.1f s | %.1f s | **%.1f s** |\n", name, s[compile].Seconds(), s[controlPlane].Seconds(), s[specs].Seconds(), s[total].Seconds())
 	}
-	row("cold: the suite starts its own control plane", c)
-	row("warm: `make envtest-up`'s control plane", w)
-	// The floor: the least compile and the least spec time seen, with no control plane at all. A
-	// cold run's first spec also waits for a fresh API server (discovery, the CRD's first watch).
-	floor := loopSplit{compile: min(c.compile, w.compile), specs: min(c.specs, w.specs)}
-	floor.total = floor.compile + floor.specs
-	row("floor: the incremental compile and the spec's own run", floor)
-	fmt.Printf("| unit tier, `go test ./controllers/` after the same edit | | | | **%.1f s** |\n", median(unit).Seconds())
+	fmt.Printf("| unit tier, `go test ./controllers/` after the same edit | | | | **%.1f s** |\n", medians[2][total].Seconds())
 	return nil
 }
 
-// loopOnce edits the controller (a comment saying edit), compiles the scenarios with it and runs
-// the scenario labelled label, and says where the time went.
-func loopOnce(root, work, label, edit string) (loopSplit, error) {
-	var s loopSplit
-	overlay, err := editedController(root, work, edit)
+// loopOnce edits the controller (a comment, built in with -overlay: the tree is never touched)
+// and times go test ./controllers/ (kind unit), or compiling the scenarios and running label's.
+func loopOnce(root, work, label, kind, edit string) (split, error) {
+	var s split
+	file := filepath.Join(root, "controllers", "sample_controller.go")
+	content, err := os.ReadFile(file)
+	edited := ""
+	if err == nil {
+		edited, err = overlay.Write(work, map[string]string{file: string(content) + "\n// bench-loop: " + edit + "\n"})
+	}
 	if err != nil {
 		return s, err
 	}
-	binary := filepath.Join(work, "scenarios.test")
 	started := time.Now()
-	build := exec.Command("go", "test", "-c", "-overlay", overlay, "-o", binary, "./scenarios")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		return s, fmt.Errorf("compile the scenarios: %w\n%s", err, out)
+	if kind == "unit" {
+		err = command(root, "go", "test", "-overlay", edited, "./controllers/")
+		s[total] = time.Since(started)
+		return s, err
 	}
-	s.compile = time.Since(started)
+	binary := filepath.Join(work, "scenarios.test")
+	if err := command(root, "go", "test", "-c", "-overlay", edited, "-o", binary, "./scenarios"); err != nil {
+		return s, err
+	}
+	s[compile] = time.Since(started)
 	started = time.Now()
 	run := exec.Command(binary, "-ginkgo.label-filter="+label)
 	run.Dir = filepath.Join(root, "scenarios")
@@ -120,45 +120,22 @@ func loopOnce(root, work, label, edit string) (loopSplit, error) {
 	if err = errors.Join(err, readErr); err != nil {
 		return s, fmt.Errorf("run the scenario %s: %w\n%s", label, err, out)
 	}
-	s.total, s.controlPlane = s.compile+time.Since(started), suite.SetupTime
+	s[total], s[controlPlane] = s[compile]+time.Since(started), suite.SetupTime
 	for _, spec := range suite.Specs {
-		s.specs += spec.RunTime
+		s[specs] += spec.RunTime
 	}
-	if s.specs == 0 {
+	if s[specs] == 0 {
 		return s, errors.New("no spec labelled " + label + " ran")
 	}
 	return s, nil
 }
 
-// editedController writes the controller with a comment added at its end, and the overlay that
-// builds it in, into work; it returns the overlay's path.
-func editedController(root, work, edit string) (string, error) {
-	file := filepath.Join(root, "controllers", "sample_controller.go")
-	content, err := os.ReadFile(file)
-	if err != nil {
-		return "", err
+// command runs name with args in dir; its output goes into the error if it fails.
+func command(dir, name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, out)
 	}
-	return overlay.Write(work, map[string]string{file: string(content) + "\n// bench-loop: " + edit + "\n"})
-}
-
-func medianSplit(splits []loopSplit) loopSplit {
-	pick := func(f func(loopSplit) time.Duration) time.Duration {
-		ds := make([]time.Duration, len(splits))
-		for i, s := range splits {
-			ds[i] = f(s)
-		}
-		return median(ds)
-	}
-	return loopSplit{
-		compile:      pick(func(s loopSplit) time.Duration { return s.compile }),
-		controlPlane: pick(func(s loopSplit) time.Duration { return s.controlPlane }),
-		specs:        pick(func(s loopSplit) time.Duration { return s.specs }),
-		total:        pick(func(s loopSplit) time.Duration { return s.total }),
-	}
-}
-
-func median(ds []time.Duration) time.Duration {
-	sorted := slices.Clone(ds)
-	slices.Sort(sorted)
-	return sorted[len(sorted)/2]
+	return nil
 }

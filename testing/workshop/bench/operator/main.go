@@ -1,8 +1,6 @@
-// Command operator is the operator under make bench's memory measurement, in a process of its
-// own: cmd/'s manager (-cache=scoped), or the same with the ConfigMap cache left unscoped
-// (-cache=naive), as a plain Owns(&ConfigMap{}) has it. Among its metrics, bench_live_heap_bytes
-// is its live heap, after a collection. The cluster comes from controller-runtime's own
-// -kubeconfig flag.
+// Command operator is the operator under make bench's memory measurement, linking nothing else:
+// cmd/'s manager, its ConfigMap cache scoped as cmd/'s or naive (as a plain Owns(&ConfigMap{})
+// has it), serving its live heap after a collection (bench_live_heap_bytes).
 package main
 
 import (
@@ -22,50 +20,41 @@ import (
 )
 
 func main() {
-	mode := flag.String("cache", "scoped", "scoped (as cmd/ has it: only ConfigMaps with the managed-by label) or naive (every ConfigMap in the cluster)")
+	cache := flag.String("cache", "scoped", "scoped (as cmd/ has it: only ConfigMaps with the managed-by label) or naive (every ConfigMap in the cluster)")
 	metricsAddr := flag.String("metrics-bind-address", "", "where to serve metrics (plain HTTP)")
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
-	if err := run(*mode, *metricsAddr); err != nil {
+	cfg, err := ctrl.GetConfig()
+	var mgr ctrl.Manager
+	if err == nil {
+		cfg.QPS, cfg.Burst = 50, 100 // cmd/'s client limits
+		opts := controllers.ManagerOptions(ctrl.Options{Scheme: controllers.NewScheme(), Metrics: metricsserver.Options{BindAddress: *metricsAddr}, HealthProbeBindAddress: "0"})
+		if *cache == "naive" {
+			opts.Cache.ByObject = nil
+		} else if *cache != "scoped" {
+			err = fmt.Errorf("-cache=%q: want scoped or naive", *cache)
+		}
+		if err == nil {
+			mgr, err = ctrl.NewManager(cfg, opts)
+		}
+	}
+	if err == nil {
+		metrics.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "bench_live_heap_bytes",
+			Help: "The live heap, after a collection: what the operator holds, not what it has yet to free.",
+		}, func() float64 {
+			runtime.GC()
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			return float64(m.HeapAlloc)
+		}))
+		err = controllers.NewSampleReconciler(mgr).SetupWithManager(mgr)
+	}
+	if err == nil {
+		err = mgr.Start(ctrl.SetupSignalHandler())
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "operator:", err)
 		os.Exit(1)
 	}
-}
-
-func run(mode, metricsAddr string) error {
-	cfg, err := ctrl.GetConfig()
-	if err != nil {
-		return err
-	}
-	// cmd/'s client limits.
-	cfg.QPS, cfg.Burst = 50, 100
-	opts := controllers.ManagerOptions(ctrl.Options{
-		Scheme:                 controllers.NewScheme(),
-		Metrics:                metricsserver.Options{BindAddress: metricsAddr},
-		HealthProbeBindAddress: "0",
-	})
-	switch mode {
-	case "scoped":
-	case "naive":
-		opts.Cache.ByObject = nil
-	default:
-		return fmt.Errorf("-cache=%q: want scoped or naive", mode)
-	}
-	mgr, err := ctrl.NewManager(cfg, opts)
-	if err != nil {
-		return err
-	}
-	metrics.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "bench_live_heap_bytes",
-		Help: "The live heap, after a collection: what the operator holds, not what it has yet to free.",
-	}, func() float64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return float64(m.HeapAlloc)
-	}))
-	if err := controllers.NewSampleReconciler(mgr).SetupWithManager(mgr); err != nil {
-		return err
-	}
-	return mgr.Start(ctrl.SetupSignalHandler())
 }

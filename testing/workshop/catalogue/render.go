@@ -18,14 +18,16 @@ type catalogue struct {
 	Reasons   []reason
 }
 
-// layout is the catalogue's page: its fixed prose, the watches of the controller among it, and
-// where what is read from the code goes.
+// layout is the catalogue's page: its fixed prose, the controller's watches among it, and where
+// what is read from the code goes.
 //
 //go:embed catalogue.md.tmpl
 var layout string
 
 var page = template.Must(template.New("catalogue").Funcs(template.FuncMap{
-	"link":       func(s scenario) string { return fmt.Sprintf("[%s](#%s)", s.Title, anchor(s.Title)) },
+	"link": func(s scenario) string {
+		return fmt.Sprintf("[%s](#%s)", s.Title, strings.ReplaceAll(strings.ToLower(s.Title), " ", "-"))
+	},
 	"join":       func(items []string) string { return strings.Join(items, ", ") },
 	"capitalise": capitalise,
 	"byHand":     byHand,
@@ -46,13 +48,10 @@ func (c *catalogue) Sources() []source { return sources }
 // Mutants is how many breaks make mutate builds.
 func (c *catalogue) Mutants() int { return len(mutants.All) }
 
-// Caught are the scenarios that have a break of their own in the mutants, Uncaught the others.
-func (c *catalogue) Caught() []scenario {
-	return slices.DeleteFunc(slices.Clone(c.Scenarios), func(s scenario) bool { return len(s.Breaks()) == 0 })
-}
-
-func (c *catalogue) Uncaught() []scenario {
-	return slices.DeleteFunc(slices.Clone(c.Scenarios), func(s scenario) bool { return len(s.Breaks()) > 0 })
+// Caught are the scenarios that have a break of their own in the mutants (caught true), or the
+// others.
+func (c *catalogue) Caught(caught bool) []scenario {
+	return slices.DeleteFunc(slices.Clone(c.Scenarios), func(s scenario) bool { return (len(s.Breaks()) > 0) != caught })
 }
 
 // Breaks are the mutants that s must fail against.
@@ -68,10 +67,9 @@ func (s scenario) Breaks() []string {
 
 // TiersOf are the tiers that run sp, one of s's specs.
 func (s scenario) TiersOf(sp spec) []string {
-	labels := append(slices.Clone(s.labels), sp.labels...)
 	var out []string
 	for _, t := range tiers.All {
-		if t.Runs(labels...) {
+		if t.Runs(slices.Concat(s.labels, sp.labels)...) {
 			out = append(out, t.Name)
 		}
 	}
@@ -94,31 +92,21 @@ func (sp spec) Heading() string {
 	return strings.Join(append(slices.Clone(sp.Path), "it "+sp.Text), " › ")
 }
 
-func anchor(title string) string {
-	return strings.ReplaceAll(strings.ToLower(title), " ", "-")
-}
-
 // byHand renders the "By hand" paragraph: its prose as text, its indented lines as a shell block.
 func byHand(text string) string {
 	var b strings.Builder
 	inCode := false
 	for line := range strings.SplitSeq(text, "\n") {
-		code := strings.HasPrefix(line, "\t")
-		switch {
-		case code && !inCode:
+		line, code := strings.CutPrefix(line, "\t")
+		if !code && strings.TrimSpace(line) == "" {
+			continue
+		}
+		if code && !inCode {
 			b.WriteString("\n```sh\n")
-		case !code && inCode && strings.TrimSpace(line) != "":
+		} else if !code && inCode {
 			b.WriteString("```\n\n")
 		}
-		if code {
-			inCode = true
-			b.WriteString(strings.TrimPrefix(line, "\t") + "\n")
-			continue
-		}
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		inCode = false
+		inCode = code
 		b.WriteString(line + "\n")
 	}
 	if inCode {

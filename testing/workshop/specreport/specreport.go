@@ -1,12 +1,14 @@
-// Package specreport reads what a test run left behind, Ginkgo's JSON report (--json-report) or
-// the events of `go test -json`, and says of each spec or test function whether it passed or
-// failed, and where it failed: the step it was in (its last By), the line of the failed
-// assertion, and the first line of the failure. make mutate, make mutate-sweep, make test-first,
-// the bench and the catalogue read their runs through it, so all name a failure the same way.
+// Package specreport reads what a test run left behind, Ginkgo's JSON report or the events of
+// `go test -json`, and says of each spec or test function whether it passed, and where it failed:
+// its step (last By), the failed assertion's line, the failure's first line. The workshop's tools
+// read their runs through it, so all name a failure the same way.
 package specreport
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,7 +24,7 @@ import (
 
 // Result is what one run said of one spec or test function.
 type Result struct {
-	// Name is the spec's full text (containers and It, joined by spaces), or the test function's name.
+	// Name is the spec's full text (containers and It, joined by spaces), or the test function's.
 	Name string
 	// File and Line are where the spec's It (or Entry) is written, File relative to the tree.
 	File string
@@ -32,11 +34,11 @@ type Result struct {
 	// Passed: it ran and passed. Skipped: it did not run (a label filter left it out).
 	Passed, Skipped bool
 	RunTime         time.Duration
-	// InSpec: it failed in its own body or setup (It, BeforeEach, a test function), not in suite
-	// setup or cleanup. Only such a failure says something about the behaviour under test.
+	// InSpec: it failed in its own body or setup (It, BeforeEach, a test function), not in the
+	// suite's setup or cleanup: only such a failure says something about the behaviour under test.
 	InSpec bool
-	// Where it failed: the first line of the failure, the step it was in (the last By before it),
-	// and the file:line of the failed assertion, relative to the tree the run was in.
+	// Where it failed: the failure's first line, its step (the last By before it), and the failed
+	// assertion's file:line, relative to the tree the run was in.
 	Message, Step, Location string
 }
 
@@ -45,33 +47,31 @@ func (r Result) Failed() bool { return !r.Passed && !r.Skipped }
 
 // Where says where the failure happened, in one line: "step: message (file:line)".
 func (r Result) Where() string {
-	var b strings.Builder
+	where := r.Message
 	if r.Step != "" {
-		b.WriteString(r.Step + ": ")
+		where = r.Step + ": " + where
 	}
-	b.WriteString(r.Message)
 	if r.Location != "" {
-		fmt.Fprintf(&b, " (%s)", r.Location)
+		where += " (" + r.Location + ")"
 	}
-	return b.String()
+	return where
 }
 
 // Suite is what one run of a Ginkgo suite reported.
 type Suite struct {
-	// Description is the suite's, as RunSpecs names it; Ginkgo's --focus matches it and a spec's
-	// full text joined by a space.
+	// Description is the suite's, as RunSpecs names it (see Focus).
 	Description string
 	Specs       []Result
 	// Setup is the first failure outside any spec (a failed BeforeSuite, say), which makes every
 	// spec's result meaningless; nil when there is none.
 	Setup *Result
-	// SetupTime is the time its suite's own nodes took (BeforeSuite, AfterSuite and the like).
+	// SetupTime is the time the suite's own nodes took (BeforeSuite, AfterSuite and the like).
 	SetupTime time.Duration
 }
 
-// Run runs cmd, a Ginkgo suite's test binary or go test of it, with Ginkgo's JSON report written
-// to report, and reads the report as that of a run in the tree at root. out is what cmd printed,
-// ran is its own error (failed specs make one too), and err says that there is no report.
+// Run runs cmd, a Ginkgo suite's test binary or go test of it, with its JSON report written to
+// report, and reads the report as that of a run in the tree at root. out is what cmd printed, ran
+// its own error (failed specs make one too), and err says that there is no report.
 func Run(cmd *exec.Cmd, report, root string) (suite Suite, out []byte, ran, err error) {
 	cmd.Args = append(cmd.Args, "-ginkgo.no-color", "-ginkgo.json-report="+report)
 	out, ran = cmd.CombinedOutput()
@@ -96,9 +96,6 @@ func Reports(path string) ([]types.Report, error) {
 func Ginkgo(path, root string) (Suite, error) {
 	var suite Suite
 	reports, err := Reports(path)
-	if err != nil {
-		return suite, err
-	}
 	for _, report := range reports {
 		suite.Description = report.SuiteDescription
 		for _, spec := range report.SpecReports {
@@ -106,32 +103,28 @@ func Ginkgo(path, root string) (Suite, error) {
 			if spec.LeafNodeType.Is(types.NodeTypesForSuiteLevelNodes) {
 				suite.SetupTime += spec.RunTime
 			}
-			if !spec.LeafNodeType.Is(types.NodeTypeIt) {
-				if r.Failed() && suite.Setup == nil {
-					r.Name = spec.LeafNodeType.String()
-					suite.Setup = &r
-				}
-				continue
+			if spec.LeafNodeType.Is(types.NodeTypeIt) {
+				suite.Specs = append(suite.Specs, r)
+			} else if r.Failed() && suite.Setup == nil {
+				r.Name = spec.LeafNodeType.String()
+				suite.Setup = &r
 			}
-			suite.Specs = append(suite.Specs, r)
 		}
 	}
-	return suite, nil
+	return suite, err
 }
 
 // FirstFailure is what failed first in the run: the suite's setup when it failed (InSpec false),
-// else the first spec or test that failed; ok is false when nothing did. Whether a failure
-// outside every spec counts is the reader's call: make mutate asks whether a scenario caught
-// its break (it does not count), make mutate-sweep whether any test noticed (it does).
+// else the first spec or test that failed; ok is false when nothing did. Whether a failure outside
+// every spec counts is the reader's call.
 func (s Suite) FirstFailure() (r Result, ok bool) {
 	if s.Setup != nil {
 		return *s.Setup, true
 	}
-	i := slices.IndexFunc(s.Specs, Result.Failed)
-	if i < 0 {
-		return Result{}, false
+	if i := slices.IndexFunc(s.Specs, Result.Failed); i >= 0 {
+		return s.Specs[i], true
 	}
-	return s.Specs[i], true
+	return Result{}, false
 }
 
 func ginkgoResult(spec types.SpecReport, root string) Result {
@@ -168,13 +161,66 @@ func ginkgoResult(spec types.SpecReport, root string) Result {
 	return r
 }
 
+// GoTest reads the events of `go test -json`: one Result per top-level test function that ran,
+// and the compiler errors, one a line, of each package that did not build (see CompilerCause).
+func GoTest(events []byte) (tests Suite, buildErrors map[string]string, err error) {
+	buildErrors, index := map[string]string{}, map[string]int{}
+	for dec := json.NewDecoder(bytes.NewReader(events)); dec.More(); {
+		var e testEvent
+		if err := dec.Decode(&e); err != nil {
+			return Suite{}, nil, fmt.Errorf("read go test -json: %w", err)
+		}
+		switch {
+		case e.Action == "build-output":
+			if line := compilerLine(e.Output); line != "" {
+				buildErrors[e.ImportPath] = strings.TrimPrefix(buildErrors[e.ImportPath]+"\n"+line, "\n")
+			}
+			continue
+		case e.FailedBuild != "" && buildErrors[e.FailedBuild] == "":
+			buildErrors[e.FailedBuild] = "does not build" // named as its build-output events name it
+		}
+		// A subtest's output tells where its test failed; its verdict is its test's.
+		if name, subtest, _ := strings.Cut(e.Test, "/"); name != "" {
+			i, ok := index[name]
+			if !ok {
+				i, index[name] = len(tests.Specs), len(tests.Specs)
+				tests.Specs = append(tests.Specs, Result{Name: name})
+			}
+			tests.Specs[i].record(e, subtest != "")
+		}
+	}
+	return tests, buildErrors, nil
+}
+
+// testEvent is one event of `go test -json` (cmd/test2json).
+type testEvent struct{ Action, Test, ImportPath, Output, FailedBuild string }
+
+// testLogLine is a line that t.Error or t.Fatal printed: "    file_test.go:42: message".
+var testLogLine = regexp.MustCompile(`^\s+(\S+_test\.go:\d+): (.*)$`)
+
+func (r *Result) record(e testEvent, subtest bool) {
+	switch {
+	case e.Action == "output":
+		if m := testLogLine.FindStringSubmatch(strings.TrimRight(e.Output, "\n")); m != nil && r.Location == "" {
+			r.Location, r.Message = m[1], strings.TrimSpace(m[2])
+		}
+	case subtest:
+	case e.Action == "pass":
+		r.Passed = true
+	case e.Action == "skip":
+		r.Skipped = true
+	case e.Action == "fail":
+		r.InSpec = true
+		r.Message = cmp.Or(r.Message, "failed")
+	}
+}
+
 // compilerLine is an error line of the compiler's output ("file.go:3:2: undefined: x"), or "".
 func compilerLine(output string) string {
-	line := strings.TrimSpace(output)
-	if line == "" || strings.HasPrefix(line, "#") {
-		return ""
+	if line := strings.TrimSpace(output); !strings.HasPrefix(line, "#") {
+		return line
 	}
-	return line
+	return ""
 }
 
 // CompilerErrors are the error lines in the output of a failed `go build` or `go test -c`, one a
@@ -190,10 +236,9 @@ func CompilerErrors(output string) string {
 }
 
 // CompilerCause is the compiler error that says why a spec in file does not build: the first that
-// names something undefined in that file (the usual cause: a name the change has not added yet),
-// else the first undefined name anywhere, else the first error of that file, else the first of
-// all. Errors that merely follow from the cause ("imported and not used") come before it as often
-// as not, so the first line alone can blame the wrong thing or the wrong file.
+// names something undefined in that file (usually a name the change has not added yet), else the
+// first undefined name anywhere, else the first error of that file, else the first of all. Errors
+// that follow from the cause ("imported and not used") come before it as often as not.
 func CompilerCause(output, file string) string {
 	lines := strings.Split(CompilerErrors(output), "\n")
 	inFile := func(l string) bool {
@@ -249,6 +294,13 @@ var (
 	frame = regexp.MustCompile(`^(The function passed to (Eventually|Consistently) (failed at .* with:|returned the following error:)|Expected success, but got an error:|<[^>]*\| 0x[0-9a-f]+>: ?)$`)
 )
 
+func clip(s string) string {
+	if r := []rune(s); len(r) > 200 {
+		return string(r[:199]) + "…"
+	}
+	return s
+}
+
 // Focus is the regular expression that Ginkgo's --focus matches against exactly the named specs:
 // it matches the suite's description and a spec's full text, joined by a space.
 func Focus(description string, names []string) string {
@@ -264,29 +316,19 @@ func AnyOf(names []string) string {
 	return "(?:" + strings.Join(quoted, "|") + ")"
 }
 
-// Cell is s as one cell of a Markdown table, as the tools print what they read: on one line,
-// its pipes escaped.
+// Cell is s as one cell of a Markdown table: on one line, its pipes escaped.
 func Cell(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "|", `\|`)), " ")
 }
 
-func clip(s string) string {
-	if r := []rune(s); len(r) > 200 {
-		return string(r[:199]) + "…"
-	}
-	return s
-}
-
-// relativeFile is file relative to root. A binary built with -trimpath names its files by
-// module path ("example.com/operator-demo/scenarios/x_test.go"): the module's own lose that prefix.
+// relativeFile is file relative to root. A binary built with -trimpath names its files by module
+// path ("example.com/operator-demo/scenarios/x_test.go"): the module's own lose that prefix.
 func relativeFile(root, file string) string {
 	if !filepath.IsAbs(file) {
 		if module, err := ModulePath(root); err == nil {
 			return strings.TrimPrefix(file, module+"/")
 		}
-		return file
-	}
-	if rel, err := filepath.Rel(root, file); err == nil && !strings.HasPrefix(rel, "..") {
+	} else if rel, err := filepath.Rel(root, file); err == nil && !strings.HasPrefix(rel, "..") {
 		return rel
 	}
 	return file
@@ -296,11 +338,31 @@ func relativeFile(root, file string) string {
 func ModulePath(dir string) (string, error) {
 	path := filepath.Join(dir, "go.mod")
 	gomod, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	if m := modfile.ModulePath(gomod); m != "" {
-		return m, nil
+	if m := modfile.ModulePath(gomod); err != nil || m != "" {
+		return m, err
 	}
 	return "", fmt.Errorf("%s names no module", path)
+}
+
+// Publish writes a tool's Markdown report to path (unless it is "") and, when GitHub Actions gives
+// one, to the job's summary.
+func Publish(md, path string) error {
+	if path != "" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
+			return err
+		}
+	}
+	summary := os.Getenv("GITHUB_STEP_SUMMARY")
+	if summary == "" {
+		return nil
+	}
+	f, err := os.OpenFile(summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(md)
+	return errors.Join(err, f.Close())
 }

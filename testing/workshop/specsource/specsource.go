@@ -1,6 +1,5 @@
 // Package specsource reads Ginkgo specs from their Go source: which call a node is, and the body
-// of the spec written at a line, as tokens, so that comments and layout never count as a change.
-// The catalogue reads the scenarios' tree through it, and make test-first compares spec bodies.
+// of the spec written at a line as tokens (for make test-first, which compares spec bodies).
 package specsource
 
 import (
@@ -13,9 +12,8 @@ import (
 	"strings"
 )
 
-// Body is the source of the spec written at file:line: the It (or Entry) call, and for a
-// table entry the table's body too, as tokens, so that comments and layout do not count as a change;
-// and the text of the comment written just above it.
+// Body is the source of the spec written at file:line, as Tokens: the It (or Entry) call, and for
+// a table entry the table's body too; and the text of the comment written just above it.
 func Body(file string, line int) (body, comment string, err error) {
 	src, err := os.ReadFile(file)
 	if err != nil {

@@ -1,8 +1,7 @@
-// Command demo replays the kubebuilder walkthrough (§10) of the introductory Kubernetes Operator
-// article (RevComm Advent Calendar 2025, day 2, in Japanese) on a local cluster with a garbage
-// collector, the operator deployed as config/default describes. Each step prints the kubectl
-// command that does the same, does it, and checks what the operator did; it exits non-zero if any
-// step does not behave. -keep then leaves the cluster running for kubectl by hand, until Ctrl-C.
+// Command demo replays the introductory article's kubebuilder walkthrough (§10) on a local cluster
+// with a garbage collector, the operator deployed as config/default says: each step prints its
+// kubectl command, does the same and checks what the operator did; it fails if a step does not
+// behave. -keep then leaves the cluster running for kubectl by hand, until Ctrl-C.
 package main
 
 import (

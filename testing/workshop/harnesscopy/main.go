@@ -1,11 +1,8 @@
-// Command harnesscopy takes the harness as testing/README.md says, into an operator nobody here
-// wrote: a copy of -scaffold (kubebuilder init and one kind, Widget) given a defaulting and
-// validating webhook. It exports what cmd/main.go wires (testdata's internal/setup and
-// main.go.patch), copies the README's copy block, renames its rename block to the project's
-// module, and writes testdata's reconciler, webhook bodies and four scenarios. Then, on envtest,
-// the scenarios must pass in 4 Ginkgo processes; and with the reconciler broken to write status on
-// every pass, the at-rest scenario must fail, naming the writes and showing the operator's log.
-// It prints what it copied, renamed and wrote, and the time to green.
+// Command harnesscopy takes the harness as testing/README.md says into a copy of -scaffold (a
+// kubebuilder project, kind Widget) given a webhook, writes testdata's wiring, reconciler, webhook
+// and scenarios there, and checks on envtest that they pass in 4 Ginkgo processes, and that the
+// at-rest scenario fails, naming the writes and showing the operator's log, with the reconciler
+// broken to write status on every pass. It prints what it copied and wrote, and the time to green.
 package main
 
 import (
@@ -117,8 +114,7 @@ the operator's log.
 	return nil
 }
 
-// breakAtRest builds in the break (status written on every pass) and returns the at-rest
-// scenario's failure, which must name the writes and show the operator's log; then mends it.
+// breakAtRest builds in the break and returns the at-rest scenario's failure; then mends it.
 func breakAtRest(project string) (string, error) {
 	path := filepath.Join(project, reconciler)
 	code, err := os.ReadFile(path)
@@ -159,7 +155,6 @@ func Block(markdown []byte, kind string) []string {
 	return lines
 }
 
-// count is a number of files and of their lines.
 type count struct{ files, lines int }
 
 func (c *count) add(content []byte) {
@@ -173,8 +168,8 @@ type report struct {
 	renamedLines          int
 }
 
-// take copies the directories copies of root into project, writes testdata's files into it, then
-// patches main.go, generates, tidies and vets the result.
+// take copies the directories copies of root into project and testdata's files, then patches
+// main.go, generates, tidies and vets the result.
 func take(root, project string, copies, renames []string) (r report, err error) {
 	module, err := specreport.ModulePath(project)
 	if err != nil {
@@ -219,8 +214,7 @@ func take(root, project string, copies, renames []string) (r report, err error) 
 	return r, nil
 }
 
-// copyDir copies the files of from (not its subdirectories) to to, renaming each of renames to
-// module in them.
+// copyDir copies the files of from (not its subdirectories) to to, renaming renames to module.
 func (r *report) copyDir(from, to string, renames []string, module string) error {
 	entries, err := os.ReadDir(from)
 	if err != nil {

@@ -34,11 +34,9 @@ func Body(file string, line int) (body, comment string, err error) {
 		}
 	}
 	body = Tokens(fset, src, found)
-	if table != nil {
-		for _, arg := range table.Args {
-			if e, ok := arg.(*ast.CallExpr); !ok || Name(e) != "Entry" {
-				body += " , " + Tokens(fset, src, arg)
-			}
+	for _, arg := range table {
+		if e, ok := arg.(*ast.CallExpr); !ok || Name(e) != "Entry" {
+			body += " , " + Tokens(fset, src, arg)
 		}
 	}
 	return body, comment, nil
@@ -65,22 +63,20 @@ func Tokens(fset *token.FileSet, src []byte, n ast.Node) string {
 	}
 }
 
-// call is the It (or Entry, with its DescribeTable) written at line of f.
-func call(fset *token.FileSet, f *ast.File, line int) (spec, table *ast.CallExpr) {
+// call is the It (or Entry, with its DescribeTable's arguments) written at line of f.
+func call(fset *token.FileSet, f *ast.File, line int) (spec *ast.CallExpr, table []ast.Expr) {
 	at := func(n ast.Node) bool { return fset.Position(n.Pos()).Line == line }
 	ast.Inspect(f, func(n ast.Node) bool {
 		c, ok := n.(*ast.CallExpr)
 		switch {
-		case spec != nil:
-			return false
-		case !ok:
-			return true
+		case spec != nil || !ok:
+			return spec == nil
 		case (Name(c) == "It" || Name(c) == "Specify") && at(c):
 			spec = c
 		case Name(c) == "DescribeTable" || Name(c) == "DescribeTableSubtree":
 			for _, arg := range c.Args {
 				if e, isCall := arg.(*ast.CallExpr); isCall && Name(e) == "Entry" && at(e) {
-					spec, table = e, c
+					spec, table = e, c.Args
 				}
 			}
 		}

@@ -1,7 +1,5 @@
-// Package specreport reads what a test run left behind, Ginkgo's JSON report or the events of
-// `go test -json`, and says of each spec or test function whether it passed, and where it failed:
-// its step (last By), the failed assertion's line, the failure's first line. The workshop's tools
-// read their runs through it, so all name a failure the same way.
+// Package specreport reads Ginkgo's JSON report or `go test -json`'s events: whether each spec or
+// test function passed, and where it failed, so that the workshop's tools name a failure alike.
 package specreport
 
 import (
@@ -22,23 +20,17 @@ import (
 	"golang.org/x/mod/modfile"
 )
 
-// Result is what one run said of one spec or test function.
+// Result is what one run said of one spec (its full text, where its It or Entry is written, its
+// labels, its containers' included) or test function. InSpec: it failed in its own body or setup
+// (It, BeforeEach, a test function), not the suite's: only such a failure says something of the
+// behaviour under test. Where it failed: the failure's first line, its step (the last By before
+// it) and the failed assertion's file:line. Files are relative to the tree the run was in.
 type Result struct {
-	// Name is the spec's full text (containers and It, joined by spaces), or the test function's.
-	Name string
-	// File and Line are where the spec's It (or Entry) is written, File relative to the tree.
-	File string
-	Line int
-	// Labels are the spec's Ginkgo labels, its containers' included.
-	Labels []string
-	// Passed: it ran and passed. Skipped: it did not run (a label filter left it out).
-	Passed, Skipped bool
-	RunTime         time.Duration
-	// InSpec: it failed in its own body or setup (It, BeforeEach, a test function), not in the
-	// suite's setup or cleanup: only such a failure says something about the behaviour under test.
-	InSpec bool
-	// Where it failed: the failure's first line, its step (the last By before it), and the failed
-	// assertion's file:line, relative to the tree the run was in.
+	Name, File              string
+	Line                    int
+	Labels                  []string
+	Passed, Skipped, InSpec bool // Skipped: it did not run (a label filter left it out)
+	RunTime                 time.Duration
 	Message, Step, Location string
 }
 
@@ -57,21 +49,18 @@ func (r Result) Where() string {
 	return where
 }
 
-// Suite is what one run of a Ginkgo suite reported.
+// Suite is what one run of a Ginkgo suite reported: its description (as RunSpecs names it), its
+// specs, the first failure outside any spec (a failed BeforeSuite, say, which makes every spec's
+// result meaningless), and the time its own nodes (BeforeSuite, AfterSuite...) took.
 type Suite struct {
-	// Description is the suite's, as RunSpecs names it (see Focus).
 	Description string
 	Specs       []Result
-	// Setup is the first failure outside any spec (a failed BeforeSuite, say), which makes every
-	// spec's result meaningless; nil when there is none.
-	Setup *Result
-	// SetupTime is the time the suite's own nodes took (BeforeSuite, AfterSuite and the like).
-	SetupTime time.Duration
+	Setup       *Result
+	SetupTime   time.Duration
 }
 
-// Run runs cmd, a Ginkgo suite's test binary or go test of it, with its JSON report written to
-// report, and reads the report as that of a run in the tree at root. out is what cmd printed, ran
-// its own error (failed specs make one too), and err says that there is no report.
+// Run runs cmd, a Ginkgo suite's test binary or go test of it, writing its JSON report to report,
+// and reads the report (Ginkgo). ran is cmd's own error; err says that there is no report.
 func Run(cmd *exec.Cmd, report, root string) (suite Suite, out []byte, ran, err error) {
 	cmd.Args = append(cmd.Args, "-ginkgo.no-color", "-ginkgo.json-report="+report)
 	out, ran = cmd.CombinedOutput()
@@ -79,7 +68,7 @@ func Run(cmd *exec.Cmd, report, root string) (suite Suite, out []byte, ran, err 
 	return suite, out, ran, err
 }
 
-// Reports reads the JSON report that Ginkgo wrote at path (--json-report), as Ginkgo's own types.
+// Reports reads the JSON report that Ginkgo wrote at path, as Ginkgo's own types.
 func Reports(path string) ([]types.Report, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -114,9 +103,8 @@ func Ginkgo(path, root string) (Suite, error) {
 	return suite, err
 }
 
-// FirstFailure is what failed first in the run: the suite's setup when it failed (InSpec false),
-// else the first spec or test that failed; ok is false when nothing did. Whether a failure outside
-// every spec counts is the reader's call.
+// FirstFailure is the suite's setup when it failed (InSpec false), else the first spec or test that
+// failed; ok is false when nothing did.
 func (s Suite) FirstFailure() (r Result, ok bool) {
 	if s.Setup != nil {
 		return *s.Setup, true
@@ -128,15 +116,9 @@ func (s Suite) FirstFailure() (r Result, ok bool) {
 }
 
 func ginkgoResult(spec types.SpecReport, root string) Result {
-	r := Result{
-		Name:    spec.FullText(),
-		Labels:  spec.Labels(),
-		Passed:  spec.State.Is(types.SpecStatePassed),
-		Skipped: spec.State.Is(types.SpecStateSkipped | types.SpecStatePending),
-		File:    relativeFile(root, spec.LeafNodeLocation.FileName),
-		Line:    spec.LeafNodeLocation.LineNumber,
-		RunTime: spec.RunTime,
-	}
+	r := Result{Name: spec.FullText(), File: relativeFile(root, spec.LeafNodeLocation.FileName), Line: spec.LeafNodeLocation.LineNumber,
+		Labels: spec.Labels(), RunTime: spec.RunTime, Passed: spec.State.Is(types.SpecStatePassed),
+		Skipped: spec.State.Is(types.SpecStateSkipped | types.SpecStatePending)}
 	if !r.Failed() {
 		return r
 	}
@@ -161,8 +143,8 @@ func ginkgoResult(spec types.SpecReport, root string) Result {
 	return r
 }
 
-// GoTest reads the events of `go test -json`: one Result per top-level test function that ran,
-// and the compiler errors, one a line, of each package that did not build (see CompilerCause).
+// GoTest reads the events of `go test -json`: a Result per top-level test function that ran, and
+// the compiler errors of each package that did not build (see CompilerCause).
 func GoTest(events []byte) (tests Suite, buildErrors map[string]string, err error) {
 	buildErrors, index := map[string]string{}, map[string]int{}
 	for dec := json.NewDecoder(bytes.NewReader(events)); dec.More(); {
@@ -172,7 +154,7 @@ func GoTest(events []byte) (tests Suite, buildErrors map[string]string, err erro
 		}
 		switch {
 		case e.Action == "build-output":
-			if line := compilerLine(e.Output); line != "" {
+			if line := CompilerErrors(e.Output); line != "" {
 				buildErrors[e.ImportPath] = strings.TrimPrefix(buildErrors[e.ImportPath]+"\n"+line, "\n")
 			}
 			continue
@@ -215,30 +197,22 @@ func (r *Result) record(e testEvent, subtest bool) {
 	}
 }
 
-// compilerLine is an error line of the compiler's output ("file.go:3:2: undefined: x"), or "".
-func compilerLine(output string) string {
-	if line := strings.TrimSpace(output); !strings.HasPrefix(line, "#") {
-		return line
-	}
-	return ""
-}
-
-// CompilerErrors are the error lines in the output of a failed `go build` or `go test -c`, one a
-// line, without the lines that only name a package.
+// CompilerErrors are the error lines of a failed `go build` or `go test -c`'s output, one a line,
+// without the lines that only name a package.
 func CompilerErrors(output string) string {
 	var lines []string
 	for line := range strings.SplitSeq(output, "\n") {
-		if l := compilerLine(line); l != "" {
-			lines = append(lines, l)
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			lines = append(lines, line)
 		}
 	}
 	return strings.Join(lines, "\n")
 }
 
-// CompilerCause is the compiler error that says why a spec in file does not build: the first that
-// names something undefined in that file (usually a name the change has not added yet), else the
-// first undefined name anywhere, else the first error of that file, else the first of all. Errors
-// that follow from the cause ("imported and not used") come before it as often as not.
+// CompilerCause is the compiler error that says why a spec in file does not build: the first
+// undefined name in that file (usually a name the change has not added yet), else anywhere, else
+// the file's first error, else the first. Errors that follow from the cause ("imported and not
+// used") come before it as often as not.
 func CompilerCause(output, file string) string {
 	lines := strings.Split(CompilerErrors(output), "\n")
 	inFile := func(l string) bool {
@@ -260,9 +234,8 @@ func CompilerCause(output, file string) string {
 	return "does not build"
 }
 
-// Gist is a failure message in one line of at most about 200 characters: Gomega's own words
-// ("Timed out after 10s: configmaps "x" not found"), without the lines that only frame them and
-// without the dump of the object that follows.
+// Gist is a failure message in one line of at most 200 characters: Gomega's own words ("Timed out
+// after 10s: configmaps "x" not found"), without the lines that frame them or the dump after.
 func Gist(message string) string {
 	var words []string
 	for line := range strings.SplitSeq(message, "\n") {
@@ -301,8 +274,8 @@ func clip(s string) string {
 	return s
 }
 
-// Focus is the regular expression that Ginkgo's --focus matches against exactly the named specs:
-// it matches the suite's description and a spec's full text, joined by a space.
+// Focus is Ginkgo's --focus for exactly the named specs: it matches the suite's description and a
+// spec's full text, joined by a space.
 func Focus(description string, names []string) string {
 	return "^" + regexp.QuoteMeta(description) + " " + AnyOf(names) + "$"
 }
@@ -344,8 +317,8 @@ func ModulePath(dir string) (string, error) {
 	return "", fmt.Errorf("%s names no module", path)
 }
 
-// Publish writes a tool's Markdown report to path (unless it is "") and, when GitHub Actions gives
-// one, to the job's summary.
+// Publish writes a tool's Markdown report to path (unless "") and, on GitHub Actions, to the
+// job's summary.
 func Publish(md, path string) error {
 	if path != "" {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

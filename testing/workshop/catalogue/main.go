@@ -1,6 +1,6 @@
-// Command catalogue writes scenarios/README.md from the code: each scenario's doc comment and
-// Ginkgo tree, the mutants' breaks, the API's reasons of Ready=False, and catalogue.md.tmpl's prose
-// around them; so what it says of a scenario is what the specs check. `make catalogue` runs it.
+// Command catalogue writes scenarios/README.md from the code (the scenarios' doc comments and
+// Ginkgo tree, the mutants, the API's reasons) and catalogue.md.tmpl's prose: what it says of a
+// scenario is what the specs check.
 //
 //	catalogue SCENARIO_DIR DRY_RUN OUTPUT  the catalogue of SCENARIO_DIR, whose Ginkgo dry run's JSON report is DRY_RUN
 //	catalogue new LABEL                    the skeleton of a new scenario (make scenario NAME=LABEL)
@@ -17,6 +17,9 @@ import (
 	"slices"
 	"strings"
 	"text/template"
+
+	"example.com/operator-demo/testing/tiers"
+	"example.com/operator-demo/testing/workshop/mutate/mutants"
 )
 
 func main() {
@@ -36,8 +39,7 @@ func main() {
 	}
 }
 
-// write renders the catalogue of the scenarios in dir into output, and fails on anything it
-// cannot say truthfully. The API is read from dir's parent, the repository's root.
+// write renders the catalogue of the scenarios in dir, and the API beside it, into output.
 func write(dir, dryRun, output string) error {
 	r := &reader{}
 	scenarios, err := r.scenarios(dir, dryRun)
@@ -63,11 +65,107 @@ func write(dir, dryRun, output string) error {
 	return os.WriteFile(output, content, 0o644)
 }
 
+// catalogue is everything the catalogue says, as read from the code.
+type catalogue struct {
+	Scenarios []scenario
+	Reasons   []reason
+}
+
+// layout is the catalogue's page: its fixed prose, the controller's watches among it, and where
+// what is read from the code goes.
+//
+//go:embed catalogue.md.tmpl
+var layout string
+
+var page = template.Must(template.New("catalogue").Funcs(template.FuncMap{
+	"link": func(s scenario) string {
+		return fmt.Sprintf("[%s](#%s)", s.Title, strings.ReplaceAll(strings.ToLower(s.Title), " ", "-"))
+	},
+	"join":       func(items []string) string { return strings.Join(items, ", ") },
+	"capitalise": capitalise,
+	"byHand":     byHand,
+	"tiers":      func() []tiers.Tier { return tiers.All },
+	"sources":    func() []source { return sources },
+	"mutants":    func() []mutants.Mutant { return mutants.All },
+}).Parse(layout))
+
+func (c *catalogue) render() ([]byte, error) {
+	var b bytes.Buffer
+	err := page.Execute(&b, c)
+	return b.Bytes(), err
+}
+
+// Caught are the scenarios that have a break of their own in the mutants (caught true), or the
+// others.
+func (c *catalogue) Caught(caught bool) []scenario {
+	return slices.DeleteFunc(slices.Clone(c.Scenarios), func(s scenario) bool { return (len(s.Breaks()) > 0) != caught })
+}
+
+// Breaks are the mutants that s must fail against.
+func (s scenario) Breaks() []string {
+	var out []string
+	for _, m := range mutants.All {
+		if slices.Contains(s.labels, m.Scenario) {
+			out = append(out, m.Break)
+		}
+	}
+	return out
+}
+
+// TiersOf are the tiers that run sp, one of s's specs.
+func (s scenario) TiersOf(sp spec) []string {
+	var out []string
+	for _, t := range tiers.All {
+		if t.Runs(slices.Concat(s.labels, sp.labels)...) {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+// Tiers are the tiers that run at least one of s's specs, cheapest first.
+func (s scenario) Tiers() []string {
+	var out []string
+	for _, t := range tiers.All {
+		if slices.ContainsFunc(s.Specs, func(sp spec) bool { return slices.Contains(s.TiersOf(sp), t.Name) }) {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+// Heading is the spec's containers and its It, as the catalogue lists it.
+func (sp spec) Heading() string {
+	return strings.Join(append(slices.Clone(sp.Path), "it "+sp.Text), " › ")
+}
+
+// byHand renders the "By hand" paragraph: its prose as text, its indented lines as a shell block.
+func byHand(text string) string {
+	var b strings.Builder
+	inCode := false
+	for line := range strings.SplitSeq(text, "\n") {
+		line, code := strings.CutPrefix(line, "\t")
+		if !code && strings.TrimSpace(line) == "" {
+			continue
+		}
+		if code && !inCode {
+			b.WriteString("\n```sh\n")
+		} else if !code && inCode {
+			b.WriteString("```\n\n")
+		}
+		inCode = code
+		b.WriteString(line + "\n")
+	}
+	if inCode {
+		b.WriteString("```\n")
+	}
+	return b.String()
+}
+
 // label is what a scenario's label may be: it names the scenario's file too.
 var label = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 
-// skeleton is a new scenario in the house form: every field of the doc comment the catalogue
-// reads, and a Describe › Context › It that fails until it is written.
+// skeleton is a new scenario: every field of the doc comment, and a spec that fails until written.
 //
 //go:embed scenario.go.tmpl
 var skeletonText string

@@ -21,34 +21,27 @@ import (
 	"example.com/operator-demo/testing/workshop/specsource"
 )
 
-// scenario is one scenario: its doc comment and its specs.
+// scenario is one scenario: its doc comment ("Title: behaviour", Lesson, Source and Where in it,
+// By hand) and its specs.
 type scenario struct {
-	File      string
-	Line      int
-	Title     string // "Create"
-	Behaviour string // "a new Sample gets ..."
-	Lesson    string
-	Source    source
-	Where     string // where in the source: "§10, `kubectl apply ...`: the ConfigMap appears"
-	ByHand    string
-	labels    []string
-	Specs     []spec
+	File, Title, Behaviour, Lesson, Where, ByHand string
+	Line                                          int
+	Source                                        source
+	labels                                        []string
+	Specs                                         []spec
 }
 
-// spec is one It (or table Entry) with the containers above it and its By steps.
+// spec is one It (or table Entry) with the Context texts above it, outermost first, and its By steps.
 type spec struct {
-	Path   []string // Context texts, outermost first
-	Text   string
-	Line   int
-	Steps  []string
-	labels []string
+	Path, Steps, labels []string
+	Text                string
+	Line                int
 }
 
 // readingOrderFile lists the scenarios' labels in the order a newcomer reads them.
 const readingOrderFile = "reading-order.txt"
 
-// reader keeps what it cannot render truthfully: a text that is not a string literal, a label it
-// does not know, a scenario out of place.
+// reader keeps the problems that stop the catalogue: what it cannot render truthfully.
 type reader struct{ problems []string }
 
 func (r *reader) problem(format string, args ...any) {
@@ -56,8 +49,8 @@ func (r *reader) problem(format string, args ...any) {
 }
 
 // scenarios reads every scenario of dir, in the reading order: the spec tree, its labels and
-// lines from report, a Ginkgo dry run's JSON report (every spec as Ginkgo sees it, on every tier);
-// each scenario's doc comment and each spec's By steps from the scenario files.
+// lines from report, a Ginkgo dry run's JSON report (every spec on every tier, as Ginkgo sees it);
+// the doc comments and By steps from the scenario files.
 func (r *reader) scenarios(dir, report string) ([]scenario, error) {
 	order, err := readingOrder(filepath.Join(dir, readingOrderFile))
 	if err != nil {
@@ -67,11 +60,12 @@ func (r *reader) scenarios(dir, report string) ([]scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	parsed := map[string]*scenarioFile{}
+	parsed, all := map[string]*scenarioFile{}, []*scenario{}
 	for _, path := range files {
 		if parsed[filepath.Base(path)], err = r.parseFile(path); err != nil {
 			return nil, err
 		}
+		all = append(all, parsed[filepath.Base(path)].scenarios...)
 	}
 	reports, err := specreport.Reports(report)
 	if err != nil {
@@ -81,23 +75,18 @@ func (r *reader) scenarios(dir, report string) ([]scenario, error) {
 		r.place(report.SpecReports.WithLeafNodeType(types.NodeTypeIt), parsed)
 	}
 	var out []scenario
-	for _, path := range files {
-		for _, s := range parsed[filepath.Base(path)].scenarios {
-			if len(s.Specs) == 0 {
-				r.problem("%s: scenario %q has no specs in the dry run (%s)", s.File, s.Title, report)
-			}
-			slices.SortFunc(s.Specs, func(a, b spec) int { return a.Line - b.Line })
-			out = append(out, *s)
+	for _, s := range all {
+		if len(s.Specs) == 0 {
+			r.problem("%s: scenario %q has no specs in the dry run (%s)", s.File, s.Title, report)
 		}
+		slices.SortFunc(s.Specs, func(a, b spec) int { return a.Line - b.Line })
+		out = append(out, *s)
 	}
+	// A scenario out of the reading order is a problem (check), so where it sorts does not matter.
 	r.check(out, order)
-	position := func(s scenario) int {
-		if i := slices.Index(order, firstLabel(s)); i >= 0 {
-			return i
-		}
-		return len(order)
-	}
-	slices.SortStableFunc(out, func(a, b scenario) int { return position(a) - position(b) })
+	slices.SortStableFunc(out, func(a, b scenario) int {
+		return slices.Index(order, firstLabel(a)) - slices.Index(order, firstLabel(b))
+	})
 	return out, nil
 }
 

@@ -5,6 +5,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
@@ -44,69 +46,72 @@ func run(ctx context.Context, dir, binary string, keep bool) (err error) {
 	if dir, err = filepath.Abs(dir); err != nil {
 		return err
 	}
-	say("Starting a local cluster: etcd, kube-apiserver, kube-controller-manager (garbage collector), the operator")
+	fmt.Println("Starting a local cluster: etcd, kube-apiserver, kube-controller-manager (garbage collector), the operator")
 	started := time.Now()
 	d, err := localcluster.StartDeployment(ctx, dir, binary, samples.Operator)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		say("Stopping the operator and the cluster")
+		fmt.Println("Stopping the operator and the cluster")
 		err = errors.Join(err, d.Stop())
 	}()
-	say("Ready in %s. Logs and kubeconfigs: %s", time.Since(started).Round(100*time.Millisecond), dir)
+	fmt.Printf("Ready in %s. Logs and kubeconfigs: %s\n", time.Since(started).Round(100*time.Millisecond), dir)
 	for _, s := range steps(d.Client) {
 		fmt.Printf("\n== %s\n   $ %s\n", s.title, s.kubectl)
 		if err := s.do(ctx); err != nil {
 			return fmt.Errorf("%s: %w", s.title, err)
 		}
-		observed, err := s.expect(ctx)
-		if err != nil {
+		// The operator (or the garbage collector) has 15s to act on a step.
+		var observed string
+		if err := poll.Until(ctx, 100*time.Millisecond, 15*time.Second, func(ctx context.Context) (err error) {
+			observed, err = s.shows(ctx)
+			return err
+		}); err != nil {
 			return fmt.Errorf("%s: %w\n   operator log: %s", s.title, err, d.Operator.Logs())
 		}
 		fmt.Printf("   observed: %s\n", observed)
 	}
-	say("\nEvery step behaved.")
+	fmt.Println("\nEvery step behaved.")
 	if !keep {
 		return nil
 	}
 	if err := d.Client.Create(ctx, samples.New(namespace, name, "hello world")); err != nil {
 		return err
 	}
-	say("\nThe cluster is yours, with sample-sample applied again. In another shell:\n")
+	fmt.Print("\nThe cluster is yours, with sample-sample applied again. In another shell:\n\n")
 	fmt.Printf("   export KUBECONFIG=%s\n   export PATH=%s:$PATH   # kubectl of the cluster's version\n", d.AdminKubeconfig, filepath.Dir(d.Kubectl()))
 	fmt.Printf("   kubectl get samples,configmaps\n   kubectl edit configmap sample-sample-config   # and watch it revert\n")
 	fmt.Printf("   METRICS=%s TOKEN=%s   # the operator's metrics, as a metrics-reader\n\n", d.Operator.MetricsURL(), d.MetricsToken)
-	say("Operator log: %s. Ctrl-C stops everything.", d.Operator.Logs()[len(d.Operator.Logs())-1])
+	fmt.Printf("Operator log: %s. Ctrl-C stops everything.\n", d.Operator.Logs()[len(d.Operator.Logs())-1])
 	<-ctx.Done()
 	return nil
 }
 
-func say(format string, args ...any) { fmt.Printf(format+"\n", args...) }
-
-// step does what its kubectl command does; expect waits until the cluster shows what the step
-// should cause, and describes it.
+// step does what its kubectl command does; shows fails until the cluster shows what the step
+// should cause, then describes it.
 type step struct {
 	title, kubectl string
 	do             func(context.Context) error
-	expect         func(context.Context) (string, error)
+	shows          func(context.Context) (string, error)
 }
 
 // steps are the article's §10, on the Sample default/sample-sample.
 func steps(c client.Client) []step {
 	cmKey := client.ObjectKey{Namespace: namespace, Name: demov1alpha1.ConfigMapName(name)}
-	var uid string // of the deleted ConfigMap, to tell a recreated one
+	var uid string        // of the deleted ConfigMap, to tell a recreated one
+	var deleted time.Time // when the Sample was
 	synced := func(message string) func(context.Context) (string, error) {
 		return func(ctx context.Context) (string, error) {
 			sample := samples.New(namespace, name, "")
-			var cm *corev1.ConfigMap
-			err := waitFor(ctx, func() (err error) {
-				if cm, err = samples.Check(ctx, c, sample); err == nil && sample.Spec.Message != message {
-					err = fmt.Errorf("the Sample holds message %q, not %q yet", sample.Spec.Message, message)
-				}
-				return err
-			})
-			return fmt.Sprintf("ConfigMap %s holds message %q (resourceVersion %s); the Sample is Ready", cm.Name, message, cm.ResourceVersion), err
+			cm, err := samples.Check(ctx, c, sample)
+			if err == nil && sample.Spec.Message != message {
+				err = fmt.Errorf("the Sample holds message %q, not %q yet", sample.Spec.Message, message)
+			}
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("ConfigMap %s holds message %q (resourceVersion %s); the Sample is Ready", cm.Name, message, cm.ResourceVersion), nil
 		}
 	}
 	return []step{{
@@ -137,32 +142,23 @@ func steps(c client.Client) []step {
 		},
 		func(ctx context.Context) (string, error) {
 			cm := &corev1.ConfigMap{}
-			err := waitFor(ctx, func() error {
-				if err := c.Get(ctx, cmKey, cm); err != nil || string(cm.UID) != uid {
-					return err
-				}
-				return errors.New("still the deleted ConfigMap")
-			})
-			return fmt.Sprintf("ConfigMap %s is back with a new uid %s, message %q", cmKey.Name, cm.UID, cm.Data[demov1alpha1.MessageKey]), err
+			if err := c.Get(ctx, cmKey, cm); err != nil || string(cm.UID) == uid {
+				return "", cmp.Or(err, errors.New("still the deleted ConfigMap"))
+			}
+			return fmt.Sprintf("ConfigMap %s is back with a new uid %s, message %q", cmKey.Name, cm.UID, cm.Data[demov1alpha1.MessageKey]), nil
 		},
 	}, {
 		"Delete the Sample: the garbage collector deletes its ConfigMap", "kubectl delete sample sample-sample",
-		func(ctx context.Context) error { return c.Delete(ctx, samples.New(namespace, name, "")) },
+		func(ctx context.Context) error {
+			err := c.Delete(ctx, samples.New(namespace, name, ""))
+			deleted = time.Now()
+			return err
+		},
 		func(ctx context.Context) (string, error) {
-			started := time.Now()
-			err := waitFor(ctx, func() error {
-				if err := c.Get(ctx, cmKey, &corev1.ConfigMap{}); err != nil {
-					return client.IgnoreNotFound(err)
-				}
-				return fmt.Errorf("ConfigMap %s is still there", cmKey.Name)
-			})
-			return fmt.Sprintf("ConfigMap %s is gone, %s after its Sample", cmKey.Name, time.Since(started).Round(time.Millisecond)), err
+			if err := c.Get(ctx, cmKey, &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
+				return "", cmp.Or(err, fmt.Errorf("ConfigMap %s is still there", cmKey.Name))
+			}
+			return fmt.Sprintf("ConfigMap %s is gone, %s after its Sample", cmKey.Name, time.Since(deleted).Round(time.Millisecond)), nil
 		},
 	}}
-}
-
-// waitFor calls check every 100ms until it returns nil, and fails with its last error after 15s,
-// the time the operator (or the garbage collector) has to act on a step.
-func waitFor(ctx context.Context, check func() error) error {
-	return poll.Until(ctx, 100*time.Millisecond, 15*time.Second, func(context.Context) error { return check() })
 }

@@ -139,20 +139,14 @@ func breakAtRest(project string) (string, error) {
 	return named, nil
 }
 
-// Block is the lines of the first fenced block of kind (```kind) in markdown, trimmed.
+// Block is what the first fenced block of kind (```kind) in markdown lists: paths, one a line.
 func Block(markdown []byte, kind string) []string {
 	_, rest, found := strings.Cut(string(markdown), "```"+kind+"\n")
+	body, _, _ := strings.Cut(rest, "```")
 	if !found {
 		return nil
 	}
-	body, _, _ := strings.Cut(rest, "```")
-	var lines []string
-	for l := range strings.Lines(body) {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	return lines
+	return strings.Fields(body)
 }
 
 type count struct{ files, lines int }
@@ -199,13 +193,9 @@ func take(root, project string, copies, renames []string) (r report, err error) 
 		return r, err
 	}
 	for _, step := range [][]string{
-		{"patch", "-p1", "-i", "main.go.patch"},
-		{"rm", "main.go.patch"},
-		{"make", "manifests"},
-		{"go", "get", "sigs.k8s.io/controller-runtime@v0.25.2"},
-		{"go", "mod", "tidy"},
-		{"go", "get", "-tool", "github.com/onsi/ginkgo/v2/ginkgo"},
-		{"go", "vet", "./..."},
+		{"patch", "-p1", "-i", "main.go.patch"}, {"rm", "main.go.patch"}, {"make", "manifests"},
+		{"go", "get", "sigs.k8s.io/controller-runtime@v0.25.2"}, {"go", "mod", "tidy"},
+		{"go", "get", "-tool", "github.com/onsi/ginkgo/v2/ginkgo"}, {"go", "vet", "./..."},
 	} {
 		if _, err := output(project, step[0], step[1:]...); err != nil {
 			return r, err

@@ -71,9 +71,6 @@ type catalogue struct {
 	Reasons   []reason
 }
 
-// layout is the catalogue's page: its fixed prose, the controller's watches among it, and where
-// what is read from the code goes.
-//
 //go:embed catalogue.md.tmpl
 var layout string
 
@@ -95,8 +92,7 @@ func (c *catalogue) render() ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// Caught are the scenarios that have a break of their own in the mutants (caught true), or the
-// others.
+// Caught are the scenarios that have a break of their own in the mutants, or (false) the others.
 func (c *catalogue) Caught(caught bool) []scenario {
 	return slices.DeleteFunc(slices.Clone(c.Scenarios), func(s scenario) bool { return (len(s.Breaks()) > 0) != caught })
 }
@@ -165,11 +161,10 @@ func byHand(text string) string {
 // label is what a scenario's label may be: it names the scenario's file too.
 var label = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 
-// skeleton is a new scenario: every field of the doc comment, and a spec that fails until written.
-//
 //go:embed scenario.go.tmpl
 var skeletonText string
 
+// skeleton is a new scenario: every field of the doc comment, and a spec that fails until written.
 var skeleton = template.Must(template.New("scenario").Parse(skeletonText))
 
 // newScenario writes the skeleton of the scenario labelled name into dir and adds its label to

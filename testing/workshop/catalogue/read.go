@@ -48,9 +48,8 @@ func (r *reader) problem(format string, args ...any) {
 	r.problems = append(r.problems, fmt.Sprintf(format, args...))
 }
 
-// scenarios reads every scenario of dir, in the reading order: the spec tree, its labels and
-// lines from report, a Ginkgo dry run's JSON report (every spec on every tier, as Ginkgo sees it);
-// the doc comments and By steps from the scenario files.
+// scenarios reads every scenario of dir, in the reading order: the spec tree, labels and lines from
+// report, a Ginkgo dry run's JSON report; the doc comments and By steps from the source.
 func (r *reader) scenarios(dir, report string) ([]scenario, error) {
 	order, err := readingOrder(filepath.Join(dir, readingOrderFile))
 	if err != nil {
@@ -121,9 +120,8 @@ func (r *reader) check(out []scenario, order []string) {
 	}
 }
 
-// place puts each spec of the dry run under the scenario whose Describe holds it, with its path
-// below that Describe, its labels and its By steps. A table's entries read "table: entry", as
-// they do in the source.
+// place puts each spec of the dry run under the scenario whose Describe holds it. A table's
+// entries read "table: entry", as they do in the source.
 func (r *reader) place(specs []types.SpecReport, files map[string]*scenarioFile) {
 	for _, s := range specs {
 		file := filepath.Base(s.LeafNodeLocation.FileName)
@@ -172,9 +170,8 @@ func fileOf(labels []string) string {
 	return strings.ReplaceAll(labels[0], "-", "_") + "_test.go"
 }
 
-// scenarioFile is what the catalogue reads from one scenario file's source: its scenarios (each a
-// `var _ = Describe(...)` with a doc comment), the same by the line of their Describe, the By
-// texts of each It or table Entry by its line, and the lines of its DescribeTables.
+// scenarioFile is one scenario file's scenarios (each a documented `var _ = Describe(...)`), also
+// by their Describe's line; the By texts of each It or table Entry, and its tables, by line.
 type scenarioFile struct {
 	scenarios []*scenario
 	describes map[int]*scenario
@@ -262,15 +259,8 @@ func (r *reader) steps(call *ast.CallExpr) []string {
 	return out
 }
 
-// parseDoc reads a scenario's doc comment, whose paragraphs are:
-//
-//	Title: behaviour.
-//
-//	Lesson: ...
-//
-//	Source: <one of sources' names>, <where in it>: ...
-//
-//	By hand: ... (the rest, code indented)
+// parseDoc reads a scenario's doc comment, whose paragraphs are "Title: behaviour.", "Lesson: ...",
+// "Source: <a source's name>, <where in it>: ..." and "By hand: ..." (the rest, code indented).
 func parseDoc(doc string) (scenario, error) {
 	var s scenario
 	title, rest, ok := strings.Cut(doc, "\n\n")
@@ -340,8 +330,8 @@ func parseSource(text string) (source, string, error) {
 	return source{}, "", fmt.Errorf("the Source: paragraph %q names none of the sources; it begins with one of %s", text, strings.Join(names, ", "))
 }
 
-// reason is a reason of the Ready condition, as its documented constant in the API says: its
-// value, Ready ("True" or "False"), what happened and what to do (empty for Ready=True).
+// reason is a reason of the Ready condition: its value, Ready ("True" or "False"), what happened
+// and what to do (empty for Ready=True).
 type reason struct{ Value, Ready, What, Todo string }
 
 // reasons reads the Reason* constants of the API packages under dir, with their doc comments:

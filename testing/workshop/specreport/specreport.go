@@ -39,10 +39,7 @@ func (r Result) Failed() bool { return !r.Passed && !r.Skipped }
 
 // Where says where the failure happened, in one line: "step: message (file:line)".
 func (r Result) Where() string {
-	where := r.Message
-	if r.Step != "" {
-		where = r.Step + ": " + where
-	}
+	where := strings.TrimPrefix(r.Step+": "+r.Message, ": ") // no step, no "step: "
 	if r.Location != "" {
 		where += " (" + r.Location + ")"
 	}
@@ -239,21 +236,17 @@ func CompilerCause(output, file string) string {
 func Gist(message string) string {
 	var words []string
 	for line := range strings.SplitSeq(message, "\n") {
-		line = strings.TrimSpace(line)
-		switch {
-		case line == "" || frame.MatchString(line):
+		if line = strings.TrimSpace(line); line == "" || frame.MatchString(line) {
 			continue
-		case strings.HasPrefix(line, "{"):
-			return clip(strings.Join(words, " "))
+		} else if strings.HasPrefix(line, "{") {
+			break
 		}
 		if len(words) == 1 && elapsed.MatchString(words[0]) {
 			words[0] = strings.TrimSuffix(words[0], ".") + ":"
 		}
 		// A line that opens a dump ("<[]v1.Condition | len:1>: [") ends the gist.
-		if opened := strings.TrimRight(line, "[{ "); opened != line {
-			return clip(strings.Join(append(words, opened), " "))
-		}
-		if words = append(words, line); len(words) == 6 {
+		opened := strings.TrimRight(line, "[{ ")
+		if words = append(words, opened); opened != line || len(words) == 6 {
 			break
 		}
 	}
@@ -328,14 +321,13 @@ func Publish(md, path string) error {
 			return err
 		}
 	}
-	summary := os.Getenv("GITHUB_STEP_SUMMARY")
-	if summary == "" {
-		return nil
+	if summary := os.Getenv("GITHUB_STEP_SUMMARY"); summary != "" {
+		f, err := os.OpenFile(summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			return err
+		}
+		_, err = f.WriteString(md)
+		return errors.Join(err, f.Close())
 	}
-	f, err := os.OpenFile(summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(md)
-	return errors.Join(err, f.Close())
+	return nil
 }

@@ -21,8 +21,7 @@ import (
 	"example.com/operator-demo/testing/workshop/specsource"
 )
 
-// scenario is one scenario: its doc comment ("Title: behaviour", Lesson, Source and Where in it,
-// By hand) and its specs.
+// scenario is one scenario: its doc comment (Title: Behaviour, Lesson, Source, Where, By hand), specs.
 type scenario struct {
 	File, Title, Behaviour, Lesson, Where, ByHand string
 	Line                                          int
@@ -161,8 +160,7 @@ func readingOrder(path string) ([]string, error) {
 	return out, nil
 }
 
-// fileOf is the file a scenario with these labels is written in: its first label, with
-// underscores ("skip-when-equal" is in skip_when_equal_test.go).
+// fileOf is the file of a scenario with these labels: skip_when_equal_test.go for skip-when-equal.
 func fileOf(labels []string) string {
 	if len(labels) == 0 {
 		return "(a file named for its first label; it has none)"
@@ -297,8 +295,7 @@ func capitalise(s string) string {
 	return string(unicode.ToUpper(r)) + s[size:]
 }
 
-// source is a document the scenarios come from: name begins a Source: paragraph, Short is the
-// catalogue's column, about says what the document is and what the project takes from it.
+// source is a document the scenarios come from: name begins a Source: paragraph, Short is a column.
 type source struct{ name, Short, about string }
 
 // sources are the documents a scenario may name, in the order the catalogue lists them.
@@ -330,8 +327,7 @@ func parseSource(text string) (source, string, error) {
 	return source{}, "", fmt.Errorf("the Source: paragraph %q names none of the sources; it begins with one of %s", text, strings.Join(names, ", "))
 }
 
-// reason is a reason of the Ready condition: its value, Ready ("True" or "False"), what happened
-// and what to do (empty for Ready=True).
+// reason is a reason of the Ready condition: Ready "True" or "False", what happened, what to do.
 type reason struct{ Value, Ready, What, Todo string }
 
 // reasons reads the Reason* constants of the API packages under dir, with their doc comments:

@@ -23,10 +23,8 @@ import (
 	"example.com/operator-demo/testing/workshop/specreport"
 )
 
-// written are the files written into the project, at their paths under testdata.
-//
 //go:embed testdata
-var written embed.FS
+var written embed.FS // the files written into the project, at their paths under testdata
 
 // The break the at-rest scenario must catch: status written on every pass, changed or not.
 const (

@@ -100,8 +100,7 @@ func Ginkgo(path, root string) (Suite, error) {
 	return suite, err
 }
 
-// FirstFailure is the suite's setup when it failed (InSpec false), else the first spec or test that
-// failed; ok is false when nothing did.
+// FirstFailure is the failed setup (InSpec false), else the first failed spec or test, if any.
 func (s Suite) FirstFailure() (r Result, ok bool) {
 	if s.Setup != nil {
 		return *s.Setup, true

@@ -108,11 +108,11 @@ func (s scenario) Breaks() []string {
 	return out
 }
 
-// TiersOf are the tiers that run sp, one of s's specs.
-func (s scenario) TiersOf(sp spec) []string {
+// Tiers are the tiers that run sp, cheapest first.
+func (sp spec) Tiers() []string {
 	var out []string
 	for _, t := range tiers.All {
-		if t.Runs(slices.Concat(s.labels, sp.labels)...) {
+		if t.Runs(sp.labels...) {
 			out = append(out, t.Name)
 		}
 	}
@@ -123,7 +123,7 @@ func (s scenario) TiersOf(sp spec) []string {
 func (s scenario) Tiers() []string {
 	var out []string
 	for _, t := range tiers.All {
-		if slices.ContainsFunc(s.Specs, func(sp spec) bool { return slices.Contains(s.TiersOf(sp), t.Name) }) {
+		if slices.ContainsFunc(s.Specs, func(sp spec) bool { return t.Runs(sp.labels...) }) {
 			out = append(out, t.Name)
 		}
 	}

@@ -30,7 +30,7 @@ type scenario struct {
 	Specs                                         []spec
 }
 
-// spec is one It (or table Entry) with the Context texts above it, outermost first, and its By steps.
+// spec is one It (or table Entry): its Context texts (outermost first), By steps and all its labels.
 type spec struct {
 	Path, Steps, labels []string
 	Text                string
@@ -136,7 +136,7 @@ func (r *reader) place(specs []types.SpecReport, files map[string]*scenarioFile)
 		}
 		sc.labels = s.ContainerHierarchyLabels[0]
 		sp := spec{Path: slices.Clone(s.ContainerHierarchyTexts[1:]), Text: s.LeafNodeText, Line: s.LeafNodeLocation.LineNumber,
-			Steps: src.steps[s.LeafNodeLocation.LineNumber], labels: slices.Concat(append([][]string{s.LeafNodeLabels}, s.ContainerHierarchyLabels[1:]...)...)}
+			Steps: src.steps[s.LeafNodeLocation.LineNumber], labels: s.Labels()}
 		if last := len(sp.Path) - 1; last >= 0 && src.tables[s.ContainerHierarchyLocations[last+1].LineNumber] {
 			sp.Text = sp.Path[last] + ": " + sp.Text
 			sp.Path = sp.Path[:last]

@@ -67,7 +67,7 @@ func write(dir, dryRun, output string) error {
 
 // catalogue is everything the catalogue says, as read from the code.
 type catalogue struct {
-	Scenarios []scenario
+	Scenarios []*scenario
 	Reasons   []reason
 }
 
@@ -75,7 +75,7 @@ type catalogue struct {
 var layout string
 
 var page = template.Must(template.New("catalogue").Funcs(template.FuncMap{
-	"link": func(s scenario) string {
+	"link": func(s *scenario) string {
 		return fmt.Sprintf("[%s](#%s)", s.Title, strings.ReplaceAll(strings.ToLower(s.Title), " ", "-"))
 	},
 	"join":       func(items []string) string { return strings.Join(items, ", ") },
@@ -93,8 +93,8 @@ func (c *catalogue) render() ([]byte, error) {
 }
 
 // Caught are the scenarios that have a break of their own in the mutants, or (false) the others.
-func (c *catalogue) Caught(caught bool) []scenario {
-	return slices.DeleteFunc(slices.Clone(c.Scenarios), func(s scenario) bool { return (len(s.Breaks()) > 0) != caught })
+func (c *catalogue) Caught(caught bool) []*scenario {
+	return slices.DeleteFunc(slices.Clone(c.Scenarios), func(s *scenario) bool { return (len(s.Breaks()) > 0) != caught })
 }
 
 // Breaks are the mutants that s must fail against.

@@ -70,7 +70,7 @@ func dryRunOf(path string) []types.Report {
 
 // readDryRun writes scenarioSource and the dry run's reports into a scenario directory, and
 // reads its scenarios as the catalogue does.
-func readDryRun(t *testing.T, reports func(file string) []types.Report) ([]scenario, []string) {
+func readDryRun(t *testing.T, reports func(file string) []types.Report) ([]*scenario, []string) {
 	t.Helper()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "paused_test.go")

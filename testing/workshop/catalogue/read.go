@@ -49,7 +49,7 @@ func (r *reader) problem(format string, args ...any) {
 
 // scenarios reads every scenario of dir, in the reading order: the spec tree, labels and lines from
 // report, a Ginkgo dry run's JSON report; the doc comments and By steps from the source.
-func (r *reader) scenarios(dir, report string) ([]scenario, error) {
+func (r *reader) scenarios(dir, report string) ([]*scenario, error) {
 	order, err := readingOrder(filepath.Join(dir, readingOrderFile))
 	if err != nil {
 		return nil, err
@@ -72,24 +72,22 @@ func (r *reader) scenarios(dir, report string) ([]scenario, error) {
 	for _, report := range reports {
 		r.place(report.SpecReports.WithLeafNodeType(types.NodeTypeIt), parsed)
 	}
-	var out []scenario
 	for _, s := range all {
 		if len(s.Specs) == 0 {
 			r.problem("%s: scenario %q has no specs in the dry run (%s)", s.File, s.Title, report)
 		}
 		slices.SortFunc(s.Specs, func(a, b spec) int { return a.Line - b.Line })
-		out = append(out, *s)
 	}
 	// A scenario out of the reading order is a problem (check), so where it sorts does not matter.
-	r.check(out, order)
-	slices.SortStableFunc(out, func(a, b scenario) int {
+	r.check(all, order)
+	slices.SortStableFunc(all, func(a, b *scenario) int {
 		return slices.Index(order, firstLabel(a)) - slices.Index(order, firstLabel(b))
 	})
-	return out, nil
+	return all, nil
 }
 
 // firstLabel is a scenario's first label, which names it: "" if it has none.
-func firstLabel(s scenario) string {
+func firstLabel(s *scenario) string {
 	if len(s.labels) == 0 {
 		return ""
 	}
@@ -98,7 +96,7 @@ func firstLabel(s scenario) string {
 
 // check notes each scenario out of place: not in the reading order, in a file not named for its
 // first label; each label of the reading order, and of a mutant, that no scenario has.
-func (r *reader) check(out []scenario, order []string) {
+func (r *reader) check(out []*scenario, order []string) {
 	for _, s := range out {
 		if !slices.Contains(order, firstLabel(s)) {
 			r.problem("%s: scenario %q: its first label %v is not in %s", s.File, s.Title, s.labels, readingOrderFile)
@@ -108,12 +106,12 @@ func (r *reader) check(out []scenario, order []string) {
 		}
 	}
 	for _, label := range order {
-		if !slices.ContainsFunc(out, func(s scenario) bool { return firstLabel(s) == label }) {
+		if !slices.ContainsFunc(out, func(s *scenario) bool { return firstLabel(s) == label }) {
 			r.problem("%s lists %q, which no scenario is labelled first", readingOrderFile, label)
 		}
 	}
 	for _, m := range mutants.All {
-		if !slices.ContainsFunc(out, func(s scenario) bool { return slices.Contains(s.labels, m.Scenario) }) {
+		if !slices.ContainsFunc(out, func(s *scenario) bool { return slices.Contains(s.labels, m.Scenario) }) {
 			r.problem("mutant %q names scenario %q, which no scenario is labelled", m.Break, m.Scenario)
 		}
 	}
@@ -200,14 +198,9 @@ func (r *reader) parseFile(path string) (*scenarioFile, error) {
 		src.describes[line(call)] = &s
 	}
 	ast.Inspect(f, func(n ast.Node) bool {
-		c, ok := n.(*ast.CallExpr)
-		if !ok {
-			return true
-		}
-		switch specsource.Name(c) {
-		case "It":
+		if c, ok := n.(*ast.CallExpr); ok && specsource.Name(c) == "It" {
 			src.steps[line(c)] = r.steps(c)
-		case "DescribeTable":
+		} else if ok && specsource.Name(c) == "DescribeTable" {
 			src.tables[line(c)] = true
 			body := r.steps(c)
 			for _, arg := range c.Args {

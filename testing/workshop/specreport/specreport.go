@@ -218,10 +218,7 @@ func CompilerCause(output, file string) string {
 	}
 	undefined := func(l string) bool { return strings.Contains(l, ": undefined: ") }
 	for _, choose := range []func(string) bool{
-		func(l string) bool { return inFile(l) && undefined(l) },
-		undefined,
-		inFile,
-		func(l string) bool { return l != "" },
+		func(l string) bool { return inFile(l) && undefined(l) }, undefined, inFile, func(l string) bool { return l != "" },
 	} {
 		if i := slices.IndexFunc(lines, choose); i >= 0 {
 			return lines[i]

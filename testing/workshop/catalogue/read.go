@@ -288,24 +288,17 @@ func capitalise(s string) string {
 	return string(unicode.ToUpper(r)) + s[size:]
 }
 
-// source is a document the scenarios come from: name begins a Source: paragraph, Short is a column.
-type source struct{ name, Short, about string }
+// source is a document the scenarios come from: name begins a Source: paragraph, Short is a
+// column, About its entry in the list of sources.
+type source struct{ name, Short, About string }
+
+const article, notes = "the introductory Kubernetes Operator article (RevComm Advent Calendar 2025, day 2, in Japanese)", "the Kubernetes Operator lecture notes"
 
 // sources are the documents a scenario may name, in the order the catalogue lists them.
 var sources = []source{
-	{"the introductory Kubernetes Operator article (RevComm Advent Calendar 2025, day 2, in Japanese)", "Article",
-		"resources, controllers, the API server and the reconcile loop, then a kubebuilder walkthrough (§10) of this very operator on a kind cluster; `make demo` follows that walkthrough"},
-	{"the Kubernetes Operator lecture notes", "Lecture notes",
-		"operators in production (leader election, rate limiting, concurrency, cache scoping, metrics), the test pyramid (unit, envtest, kind), and the failures operators commonly have: status updates that loop, children leaked without owner references, errors swallowed, watches missing"},
+	{article, "Article", article + ": resources, controllers, the API server and the reconcile loop, then a kubebuilder walkthrough (§10) of this very operator on a kind cluster; `make demo` follows that walkthrough"},
+	{notes, "Lecture notes", notes + ": operators in production (leader election, rate limiting, concurrency, cache scoping, metrics), the test pyramid (unit, envtest, kind), and the failures operators commonly have: status updates that loop, children leaked without owner references, errors swallowed, watches missing"},
 	{"beyond both sources", "Beyond both", "what an operator that others rely on must do as well, which neither document shows"},
-}
-
-// Describe is the source's entry in the catalogue's list of sources.
-func (src source) Describe() string {
-	if src.name == sources[len(sources)-1].name {
-		return src.about
-	}
-	return src.name + ": " + src.about
 }
 
 // parseSource splits a Source: paragraph into the source it names and where in that source.

@@ -109,21 +109,15 @@ func (s scenario) Breaks() []string {
 }
 
 // Tiers are the tiers that run sp, cheapest first.
-func (sp spec) Tiers() []string {
-	var out []string
-	for _, t := range tiers.All {
-		if t.Runs(sp.labels...) {
-			out = append(out, t.Name)
-		}
-	}
-	return out
-}
+func (sp spec) Tiers() []string { return tierNames(sp) }
 
 // Tiers are the tiers that run at least one of s's specs, cheapest first.
-func (s scenario) Tiers() []string {
+func (s scenario) Tiers() []string { return tierNames(s.Specs...) }
+
+func tierNames(specs ...spec) []string {
 	var out []string
 	for _, t := range tiers.All {
-		if slices.ContainsFunc(s.Specs, func(sp spec) bool { return t.Runs(sp.labels...) }) {
+		if slices.ContainsFunc(specs, func(sp spec) bool { return t.Runs(sp.labels...) }) {
 			out = append(out, t.Name)
 		}
 	}

@@ -20,11 +20,10 @@ import (
 	"golang.org/x/mod/modfile"
 )
 
-// Result is what one run said of one spec (its full text, where its It or Entry is written, its
-// labels, its containers' included) or test function. InSpec: it failed in its own body or setup
-// (It, BeforeEach, a test function), not the suite's: only such a failure says something of the
-// behaviour under test. Where it failed: the failure's first line, its step (the last By before
-// it) and the failed assertion's file:line. Files are relative to the tree the run was in.
+// Result is what one run said of one spec (its full text, It's file and line, all its labels) or test
+// function. InSpec: it failed in its own body or setup (It, BeforeEach, a test function), not the
+// suite's: only that says something of the behaviour under test. Step is the last By before the
+// failure, Location the failed assertion's file:line; files are relative to the run's tree.
 type Result struct {
 	Name, File              string
 	Line                    int
@@ -46,9 +45,8 @@ func (r Result) Where() string {
 	return where
 }
 
-// Suite is what one run of a Ginkgo suite reported: its description (as RunSpecs names it), its
-// specs, the first failure outside any spec (a failed BeforeSuite, say, which makes every spec's
-// result meaningless), and the time its own nodes (BeforeSuite, AfterSuite...) took.
+// Suite is what one run of a Ginkgo suite reported: Setup is the first failure outside any spec (a
+// failed BeforeSuite, say: every spec's result is then meaningless), SetupTime its nodes' time.
 type Suite struct {
 	Description string
 	Specs       []Result

@@ -1,8 +1,7 @@
-// Command catalogue writes scenarios/README.md from the code (the scenarios' doc comments and
-// Ginkgo tree, the mutants, the API's reasons) and catalogue.md.tmpl's prose: what it says of a
-// scenario is what the specs check.
+// Command catalogue writes scenarios/README.md from the scenarios, the mutants and the API, in
+// catalogue.md.tmpl's prose: what it says of a scenario is what the specs check.
 //
-//	catalogue SCENARIO_DIR DRY_RUN OUTPUT  the catalogue of SCENARIO_DIR, whose Ginkgo dry run's JSON report is DRY_RUN
+//	catalogue SCENARIO_DIR DRY_RUN OUTPUT  the catalogue (DRY_RUN: the Ginkgo dry run's JSON report)
 //	catalogue new LABEL                    the skeleton of a new scenario (make scenario NAME=LABEL)
 package main
 
@@ -161,8 +160,7 @@ var skeletonText string
 // skeleton is a new scenario: every field of the doc comment, and a spec that fails until written.
 var skeleton = template.Must(template.New("scenario").Parse(skeletonText))
 
-// newScenario writes the skeleton of the scenario labelled name into dir and adds its label to
-// the reading order.
+// newScenario writes the skeleton of scenario name into dir and adds name to the reading order.
 func newScenario(dir, name string) error {
 	if !label.MatchString(name) {
 		return fmt.Errorf("%q is not a label: lower case words joined by dashes, e.g. paused", name)

@@ -21,7 +21,7 @@ import (
 	"example.com/operator-demo/testing/workshop/specsource"
 )
 
-// scenario is one scenario: its doc comment (Title: Behaviour, Lesson, Source, Where, By hand), specs.
+// scenario is a scenario: its doc comment (Title: Behaviour, Lesson, Source, Where, By hand).
 type scenario struct {
 	File, Title, Behaviour, Lesson, Where, ByHand string
 	Line                                          int
@@ -30,7 +30,7 @@ type scenario struct {
 	Specs                                         []spec
 }
 
-// spec is one It (or table Entry): its Context texts (outermost first), By steps and all its labels.
+// spec is an It (or table Entry): its Context texts (outermost first), By steps, all its labels.
 type spec struct {
 	Path, Steps, labels []string
 	Text                string
@@ -47,8 +47,7 @@ func (r *reader) problem(format string, args ...any) {
 	r.problems = append(r.problems, fmt.Sprintf(format, args...))
 }
 
-// scenarios reads every scenario of dir, in the reading order: the spec tree, labels and lines from
-// report, a Ginkgo dry run's JSON report; the doc comments and By steps from the source.
+// scenarios reads dir's scenarios, in the reading order, from a Ginkgo dry run's report and source.
 func (r *reader) scenarios(dir, report string) ([]*scenario, error) {
 	order, err := readingOrder(filepath.Join(dir, readingOrderFile))
 	if err != nil {
@@ -117,8 +116,7 @@ func (r *reader) check(out []*scenario, order []string) {
 	}
 }
 
-// place puts each spec of the dry run under the scenario whose Describe holds it. A table's
-// entries read "table: entry", as they do in the source.
+// place puts each spec of the dry run under its scenario; a table's entries read "table: entry".
 func (r *reader) place(specs []types.SpecReport, files map[string]*scenarioFile) {
 	for _, s := range specs {
 		file := filepath.Base(s.LeafNodeLocation.FileName)
@@ -288,8 +286,7 @@ func capitalise(s string) string {
 	return string(unicode.ToUpper(r)) + s[size:]
 }
 
-// source is a document the scenarios come from: name begins a Source: paragraph, Short is a
-// column, About its entry in the list of sources.
+// source is a document the scenarios come from; a Source: paragraph begins with its name.
 type source struct{ name, Short, About string }
 
 const article, notes = "the introductory Kubernetes Operator article (RevComm Advent Calendar 2025, day 2, in Japanese)", "the Kubernetes Operator lecture notes"

@@ -1,7 +1,6 @@
 // Command demo replays the introductory article's kubebuilder walkthrough (§10) on a local cluster
-// with a garbage collector, the operator deployed as config/default says: each step prints its
-// kubectl command, does the same and checks what the operator did; it fails if a step does not
-// behave. -keep then leaves the cluster running for kubectl by hand, until Ctrl-C.
+// with a garbage collector: each step prints its kubectl command, does the same and checks what the
+// operator did. -keep then leaves the cluster running for kubectl by hand, until Ctrl-C.
 package main
 
 import (
@@ -88,8 +87,7 @@ func run(ctx context.Context, dir, binary string, keep bool) (err error) {
 	return nil
 }
 
-// step does what its kubectl command does; shows fails until the cluster shows what the step
-// should cause, then describes it.
+// step does what its kubectl would; shows fails until the cluster shows its effect, then says it.
 type step struct {
 	title, kubectl string
 	do             func(context.Context) error

@@ -160,8 +160,7 @@ type report struct {
 	renamedLines          int
 }
 
-// take copies the directories copies of root into project and testdata's files, then patches
-// main.go, generates, tidies and vets the result.
+// take copies copies from root, and testdata, into project; then patches, generates, tidies, vets.
 func take(root, project string, copies, renames []string) (r report, err error) {
 	module, err := specreport.ModulePath(project)
 	if err != nil {

@@ -1,5 +1,4 @@
-// Package specreport reads Ginkgo's JSON report or `go test -json`'s events: whether each spec or
-// test function passed, and where it failed, so that the workshop's tools name a failure alike.
+// Package specreport reads Ginkgo's JSON report and go test -json: what passed, where it failed.
 package specreport
 
 import (
@@ -20,10 +19,10 @@ import (
 	"golang.org/x/mod/modfile"
 )
 
-// Result is what one run said of one spec (its full text, It's file and line, all its labels) or test
-// function. InSpec: it failed in its own body or setup (It, BeforeEach, a test function), not the
-// suite's: only that says something of the behaviour under test. Step is the last By before the
-// failure, Location the failed assertion's file:line; files are relative to the run's tree.
+// Result is what one run said of one spec (its full text, It's file and line, all its labels) or
+// test function. InSpec: it failed in its own body or setup (It, BeforeEach, a test function), not
+// the suite's: only that says something of the behaviour under test. Step is the last By before
+// the failure, Location the failed assertion's file:line; files are relative to the run's tree.
 type Result struct {
 	Name, File              string
 	Line                    int
@@ -137,8 +136,7 @@ func ginkgoResult(spec types.SpecReport, root string) Result {
 	return r
 }
 
-// GoTest reads the events of `go test -json`: a Result per top-level test function that ran, and
-// the compiler errors of each package that did not build (see CompilerCause).
+// GoTest reads go test -json's events: a Result per top-level test, each unbuilt package's errors.
 func GoTest(events []byte) (tests Suite, buildErrors map[string]string, err error) {
 	buildErrors, index := map[string]string{}, map[string]int{}
 	for dec := json.NewDecoder(bytes.NewReader(events)); dec.More(); {
@@ -191,8 +189,7 @@ func (r *Result) record(e testEvent, subtest bool) {
 	}
 }
 
-// CompilerErrors are the error lines of a failed `go build` or `go test -c`'s output, one a line,
-// without the lines that only name a package.
+// CompilerErrors are the error lines of a failed build's output, without those naming a package.
 func CompilerErrors(output string) string {
 	var lines []string
 	for line := range strings.SplitSeq(output, "\n") {
@@ -261,8 +258,7 @@ func clip(s string) string {
 	return s
 }
 
-// Focus is Ginkgo's --focus for exactly the named specs: it matches the suite's description and a
-// spec's full text, joined by a space.
+// Focus is Ginkgo's --focus for exactly the named specs (the suite's description, a space, a name).
 func Focus(description string, names []string) string {
 	return "^" + regexp.QuoteMeta(description) + " " + AnyOf(names) + "$"
 }
@@ -304,8 +300,7 @@ func ModulePath(dir string) (string, error) {
 	return "", fmt.Errorf("%s names no module", path)
 }
 
-// Publish writes a tool's Markdown report to path (unless "") and, on GitHub Actions, to the
-// job's summary.
+// Publish writes a Markdown report to path (unless "") and, on GitHub Actions, to the job summary.
 func Publish(md, path string) error {
 	if path != "" {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -1,5 +1,4 @@
-// Package specsource reads Ginkgo specs from their Go source: which call a node is, and the body
-// of the spec written at a line as tokens (for make test-first, which compares spec bodies).
+// Package specsource reads Ginkgo specs from their Go source (for the catalogue, make test-first).
 package specsource
 
 import (

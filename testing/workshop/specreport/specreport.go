@@ -140,7 +140,7 @@ func ginkgoResult(spec types.SpecReport, root string) Result {
 func GoTest(events []byte) (tests Suite, buildErrors map[string]string, err error) {
 	buildErrors, index := map[string]string{}, map[string]int{}
 	for dec := json.NewDecoder(bytes.NewReader(events)); dec.More(); {
-		var e testEvent
+		var e struct{ Action, Test, ImportPath, Output, FailedBuild string } // cmd/test2json's
 		if err := dec.Decode(&e); err != nil {
 			return Suite{}, nil, fmt.Errorf("read go test -json: %w", err)
 		}
@@ -160,30 +160,27 @@ func GoTest(events []byte) (tests Suite, buildErrors map[string]string, err erro
 				i, index[name] = len(tests.Specs), len(tests.Specs)
 				tests.Specs = append(tests.Specs, Result{Name: name})
 			}
-			tests.Specs[i].record(e, subtest != "")
+			tests.Specs[i].record(e.Action, e.Output, subtest != "")
 		}
 	}
 	return tests, buildErrors, nil
 }
 
-// testEvent is one event of `go test -json` (cmd/test2json).
-type testEvent struct{ Action, Test, ImportPath, Output, FailedBuild string }
-
 // testLogLine is a line that t.Error or t.Fatal printed: "    file_test.go:42: message".
 var testLogLine = regexp.MustCompile(`^\s+(\S+_test\.go:\d+): (.*)$`)
 
-func (r *Result) record(e testEvent, subtest bool) {
+func (r *Result) record(action, output string, subtest bool) {
 	switch {
-	case e.Action == "output":
-		if m := testLogLine.FindStringSubmatch(strings.TrimRight(e.Output, "\n")); m != nil && r.Location == "" {
+	case action == "output":
+		if m := testLogLine.FindStringSubmatch(strings.TrimRight(output, "\n")); m != nil && r.Location == "" {
 			r.Location, r.Message = m[1], strings.TrimSpace(m[2])
 		}
 	case subtest:
-	case e.Action == "pass":
+	case action == "pass":
 		r.Passed = true
-	case e.Action == "skip":
+	case action == "skip":
 		r.Skipped = true
-	case e.Action == "fail":
+	case action == "fail":
 		r.InSpec = true
 		r.Message = cmp.Or(r.Message, "failed")
 	}

@@ -1,22 +1,24 @@
-// Command catalogue writes scenarios/README.md, the scenario catalogue, from the code itself: each
-// scenario file's doc comment (behaviour, lesson, source, how to try it by hand) and its Ginkgo
-// tree (Context and It texts, By steps, table entries, labels); the breaks in the mutants; the
-// reasons of Ready=False in the API; around them, the fixed prose of catalogue.md.tmpl. What the
-// catalogue says of each scenario is therefore what the specs check. `make catalogue` runs it;
-// `make verify` fails when the committed catalogue differs from what it writes.
+// Command catalogue writes scenarios/README.md from the scenarios, the mutants and the API, in
+// catalogue.md.tmpl's prose: what it says of a scenario is what the specs check.
 //
-//	catalogue SCENARIO_DIR DRY_RUN OUTPUT  write the catalogue of the scenarios in SCENARIO_DIR, whose
-//	                                       Ginkgo dry run's JSON report is DRY_RUN
-//	catalogue new LABEL                    write the skeleton of a new scenario (make scenario NAME=LABEL)
+//	catalogue SCENARIO_DIR DRY_RUN OUTPUT  the catalogue (DRY_RUN: the Ginkgo dry run's JSON report)
+//	catalogue new LABEL                    the skeleton of a new scenario (make scenario NAME=LABEL)
 package main
 
 import (
 	"bytes"
+	_ "embed"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
+	"text/template"
+
+	"example.com/operator-demo/testing/tiers"
+	"example.com/operator-demo/testing/workshop/mutate/mutants"
 )
 
 func main() {
@@ -36,43 +38,168 @@ func main() {
 	}
 }
 
-// write renders the catalogue of the scenarios in dir, whose dry run's report is dryRun, into
-// output. The repository's root is dir's parent: the API is read from there.
+// write renders the catalogue of the scenarios in dir, and the API beside it, into output.
 func write(dir, dryRun, output string) error {
-	c, err := build(dir, dryRun)
+	r := &reader{}
+	scenarios, err := r.scenarios(dir, dryRun)
 	if err != nil {
 		return err
+	}
+	c := &catalogue{Scenarios: scenarios}
+	if c.Reasons, err = reasons(filepath.Join(filepath.Dir(filepath.Clean(dir)), "api")); err != nil {
+		return err
+	}
+	if len(r.problems) > 0 {
+		return errors.New(strings.Join(r.problems, "; "))
 	}
 	content, err := c.render()
 	if err != nil {
 		return err
 	}
-	return writeIfChanged(output, content)
-}
-
-// build reads everything the catalogue says, and fails on anything it cannot say truthfully.
-func build(dir, dryRun string) (*catalogue, error) {
-	root := filepath.Dir(filepath.Clean(dir))
-	r := &reader{}
-	c := &catalogue{}
-	var err error
-	if c.Scenarios, err = r.scenarios(dir, dryRun); err != nil {
-		return nil, err
-	}
-	if c.Reasons, err = reasons(filepath.Join(root, "api")); err != nil {
-		return nil, err
-	}
-	if len(r.problems) > 0 {
-		return nil, errors.New(strings.Join(r.problems, "; "))
-	}
-	return c, nil
-}
-
-// writeIfChanged leaves a file whose content is already right untouched: go test keys the files a
-// test opens on their modification time, and a rewrite of the same bytes would rerun them.
-func writeIfChanged(path string, content []byte) error {
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, content) {
+	// A file already right is left untouched: go test keys the files a test opens on their
+	// modification time, and a rewrite of the same bytes would rerun them.
+	if old, err := os.ReadFile(output); err == nil && bytes.Equal(old, content) {
 		return nil
 	}
-	return os.WriteFile(path, content, 0o644)
+	return os.WriteFile(output, content, 0o644)
+}
+
+// catalogue is everything the catalogue says, as read from the code.
+type catalogue struct {
+	Scenarios []*scenario
+	Reasons   []reason
+}
+
+//go:embed catalogue.md.tmpl
+var layout string
+
+var page = template.Must(template.New("catalogue").Funcs(template.FuncMap{
+	"link": func(s *scenario) string {
+		return fmt.Sprintf("[%s](#%s)", s.Title, strings.ReplaceAll(strings.ToLower(s.Title), " ", "-"))
+	},
+	"join":       func(items []string) string { return strings.Join(items, ", ") },
+	"capitalise": capitalise,
+	"byHand":     byHand,
+	"tiers":      func() []tiers.Tier { return tiers.All },
+	"sources":    func() []source { return sources },
+	"mutants":    func() []mutants.Mutant { return mutants.All },
+}).Parse(layout))
+
+func (c *catalogue) render() ([]byte, error) {
+	var b bytes.Buffer
+	err := page.Execute(&b, c)
+	return b.Bytes(), err
+}
+
+// Caught are the scenarios that have a break of their own in the mutants, or (false) the others.
+func (c *catalogue) Caught(caught bool) []*scenario {
+	return slices.DeleteFunc(slices.Clone(c.Scenarios), func(s *scenario) bool { return (len(s.Breaks()) > 0) != caught })
+}
+
+// Breaks are the mutants that s must fail against.
+func (s scenario) Breaks() []string {
+	var out []string
+	for _, m := range mutants.All {
+		if slices.Contains(s.labels, m.Scenario) {
+			out = append(out, m.Break)
+		}
+	}
+	return out
+}
+
+// Tiers are the tiers that run sp, cheapest first.
+func (sp spec) Tiers() []string { return tierNames(sp) }
+
+// Tiers are the tiers that run at least one of s's specs, cheapest first.
+func (s scenario) Tiers() []string { return tierNames(s.Specs...) }
+
+func tierNames(specs ...spec) []string {
+	var out []string
+	for _, t := range tiers.All {
+		if slices.ContainsFunc(specs, func(sp spec) bool { return t.Runs(sp.labels...) }) {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+// Heading is the spec's containers and its It, as the catalogue lists it.
+func (sp spec) Heading() string {
+	return strings.Join(append(slices.Clone(sp.Path), "it "+sp.Text), " › ")
+}
+
+// byHand renders the "By hand" paragraph: its prose as text, its indented lines as a shell block.
+func byHand(text string) string {
+	var b strings.Builder
+	inCode := false
+	for line := range strings.SplitSeq(text, "\n") {
+		line, code := strings.CutPrefix(line, "\t")
+		if !code && strings.TrimSpace(line) == "" {
+			continue
+		}
+		if code && !inCode {
+			b.WriteString("\n```sh\n")
+		} else if !code && inCode {
+			b.WriteString("```\n\n")
+		}
+		inCode = code
+		b.WriteString(line + "\n")
+	}
+	if inCode {
+		b.WriteString("```\n")
+	}
+	return b.String()
+}
+
+// label is what a scenario's label may be: it names the scenario's file too.
+var label = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+
+//go:embed scenario.go.tmpl
+var skeletonText string
+
+// skeleton is a new scenario: every field of the doc comment, and a spec that fails until written.
+var skeleton = template.Must(template.New("scenario").Parse(skeletonText))
+
+// newScenario writes the skeleton of scenario name into dir and adds name to the reading order.
+func newScenario(dir, name string) error {
+	if !label.MatchString(name) {
+		return fmt.Errorf("%q is not a label: lower case words joined by dashes, e.g. paused", name)
+	}
+	path := filepath.Join(dir, fileOf([]string{name}))
+	if _, err := os.Stat(path); err == nil {
+		return fmt.Errorf("%s exists already", path)
+	}
+	order := filepath.Join(dir, readingOrderFile)
+	labels, err := readingOrder(order)
+	if err != nil {
+		return err
+	}
+	if slices.Contains(labels, name) {
+		return fmt.Errorf("%s lists %s already", order, name)
+	}
+	var b bytes.Buffer
+	if err := skeleton.Execute(&b, map[string]string{"Label": name, "Title": capitalise(strings.ReplaceAll(name, "-", " "))}); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(order, os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(f, name)
+	if err := errors.Join(err, f.Close()); err != nil {
+		return err
+	}
+	fmt.Printf(`wrote %s, and added %s to %s (move it where a newcomer should read it).
+Next:
+  1. Fill in the doc comment and the spec: the steps (By) and what they expect.
+     A name the API does not have yet (a field, a reason) goes into api/ first, so that the
+     scenario compiles and fails for the reason you expect.
+  2. go test ./scenarios/ -ginkgo.label-filter=%s     watch it fail
+  3. Make it pass in controllers/; add the break it catches to testing/workshop/mutate/mutants;
+     make mutate SCENARIO=%s
+`, path, name, order, name, name)
+	return nil
 }

@@ -70,7 +70,7 @@ func dryRunOf(path string) []types.Report {
 
 // readDryRun writes scenarioSource and the dry run's reports into a scenario directory, and
 // reads its scenarios as the catalogue does.
-func readDryRun(t *testing.T, reports func(file string) []types.Report) ([]scenario, []string) {
+func readDryRun(t *testing.T, reports func(file string) []types.Report) ([]*scenario, []string) {
 	t.Helper()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "paused_test.go")
@@ -105,9 +105,9 @@ func TestSpecsAreReadFromTheDryRun(t *testing.T) {
 		t.Errorf("scenario read as %+v", s)
 	}
 	want := []spec{
-		{Path: []string{"when it is paused"}, Text: "writes nothing", Line: 14, Steps: []string{"pausing it", "editing its spec"}, labels: []string{"in-process"}},
-		{Path: []string{"when it is paused"}, Text: "rejects: a bad name", Line: 22, Steps: []string{"applying it"}},
-		{Path: []string{"when it is paused"}, Text: "rejects: a long name", Line: 23, Steps: []string{"applying it"}},
+		{Path: []string{"when it is paused"}, Text: "writes nothing", Line: 14, Steps: []string{"pausing it", "editing its spec"}, labels: []string{"paused", "in-process"}},
+		{Path: []string{"when it is paused"}, Text: "rejects: a bad name", Line: 22, Steps: []string{"applying it"}, labels: []string{"paused"}},
+		{Path: []string{"when it is paused"}, Text: "rejects: a long name", Line: 23, Steps: []string{"applying it"}, labels: []string{"paused"}},
 	}
 	if diff := cmp.Diff(want, s.Specs, cmp.AllowUnexported(spec{}), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("specs (-want +got):\n%s", diff)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -10,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/onsi/ginkgo/v2/types"
 
@@ -18,47 +21,34 @@ import (
 	"example.com/operator-demo/testing/workshop/specsource"
 )
 
-// scenario is one scenario file: its doc comment and its specs.
+// scenario is a scenario: its doc comment (Title: Behaviour, Lesson, Source, Where, By hand).
 type scenario struct {
-	File      string
-	Line      int
-	Title     string // "Create"
-	Behaviour string // "a new Sample gets ..."
-	Lesson    string
-	Source    source
-	Where     string // where in the source: "§10, `kubectl apply ...`: the ConfigMap appears"
-	ByHand    string
-	labels    []string
-	Specs     []spec
+	File, Title, Behaviour, Lesson, Where, ByHand string
+	Line                                          int
+	Source                                        source
+	labels                                        []string
+	Specs                                         []spec
 }
 
-// spec is one It (or table Entry) with the containers above it and its By steps.
+// spec is an It (or table Entry): its Context texts (outermost first), By steps, all its labels.
 type spec struct {
-	Path   []string // Context texts, outermost first
-	Text   string
-	Line   int
-	Steps  []string
-	labels []string
+	Path, Steps, labels []string
+	Text                string
+	Line                int
 }
 
 // readingOrderFile lists the scenarios' labels in the order a newcomer reads them.
 const readingOrderFile = "reading-order.txt"
 
-// reader reads the scenarios, and keeps what it cannot render truthfully: a text that is not a
-// string literal, a label it does not know, a scenario out of place.
-type reader struct {
-	problems []string
-}
+// reader keeps the problems that stop the catalogue: what it cannot render truthfully.
+type reader struct{ problems []string }
 
 func (r *reader) problem(format string, args ...any) {
 	r.problems = append(r.problems, fmt.Sprintf(format, args...))
 }
 
-// scenarios reads every scenario of dir, in the reading order: the spec tree, its labels and
-// locations from report (the JSON report of a Ginkgo dry run of the scenario suite, which lists
-// every spec as Ginkgo sees it, on every tier), and what only the source holds from the scenario
-// files: each scenario's doc comment and each spec's By steps.
-func (r *reader) scenarios(dir, report string) ([]scenario, error) {
+// scenarios reads dir's scenarios, in the reading order, from a Ginkgo dry run's report and source.
+func (r *reader) scenarios(dir, report string) ([]*scenario, error) {
 	order, err := readingOrder(filepath.Join(dir, readingOrderFile))
 	if err != nil {
 		return nil, err
@@ -67,40 +57,36 @@ func (r *reader) scenarios(dir, report string) ([]scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	parsed := map[string]*scenarioFile{}
+	parsed, all := map[string]*scenarioFile{}, []*scenario{}
 	for _, path := range files {
 		if parsed[filepath.Base(path)], err = r.parseFile(path); err != nil {
 			return nil, err
 		}
+		all = append(all, parsed[filepath.Base(path)].scenarios...)
 	}
-	specs, err := dryRun(report)
+	reports, err := specreport.Reports(report)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the scenarios' dry run: %w (make catalogue writes it)", err)
 	}
-	r.place(specs, parsed)
-	var out []scenario
-	for _, path := range files {
-		for _, s := range parsed[filepath.Base(path)].scenarios {
-			if len(s.Specs) == 0 {
-				r.problem("%s: scenario %q has no specs in the dry run (%s)", s.File, s.Title, report)
-			}
-			slices.SortFunc(s.Specs, func(a, b spec) int { return a.Line - b.Line })
-			out = append(out, *s)
+	for _, report := range reports {
+		r.place(report.SpecReports.WithLeafNodeType(types.NodeTypeIt), parsed)
+	}
+	for _, s := range all {
+		if len(s.Specs) == 0 {
+			r.problem("%s: scenario %q has no specs in the dry run (%s)", s.File, s.Title, report)
 		}
+		slices.SortFunc(s.Specs, func(a, b spec) int { return a.Line - b.Line })
 	}
-	r.check(out, order)
-	position := func(s scenario) int {
-		if i := slices.Index(order, firstLabel(s)); i >= 0 {
-			return i
-		}
-		return len(order)
-	}
-	slices.SortStableFunc(out, func(a, b scenario) int { return position(a) - position(b) })
-	return out, nil
+	// A scenario out of the reading order is a problem (check), so where it sorts does not matter.
+	r.check(all, order)
+	slices.SortStableFunc(all, func(a, b *scenario) int {
+		return slices.Index(order, firstLabel(a)) - slices.Index(order, firstLabel(b))
+	})
+	return all, nil
 }
 
 // firstLabel is a scenario's first label, which names it: "" if it has none.
-func firstLabel(s scenario) string {
+func firstLabel(s *scenario) string {
 	if len(s.labels) == 0 {
 		return ""
 	}
@@ -109,7 +95,7 @@ func firstLabel(s scenario) string {
 
 // check notes each scenario out of place: not in the reading order, in a file not named for its
 // first label; each label of the reading order, and of a mutant, that no scenario has.
-func (r *reader) check(out []scenario, order []string) {
+func (r *reader) check(out []*scenario, order []string) {
 	for _, s := range out {
 		if !slices.Contains(order, firstLabel(s)) {
 			r.problem("%s: scenario %q: its first label %v is not in %s", s.File, s.Title, s.labels, readingOrderFile)
@@ -119,33 +105,18 @@ func (r *reader) check(out []scenario, order []string) {
 		}
 	}
 	for _, label := range order {
-		if !slices.ContainsFunc(out, func(s scenario) bool { return firstLabel(s) == label }) {
+		if !slices.ContainsFunc(out, func(s *scenario) bool { return firstLabel(s) == label }) {
 			r.problem("%s lists %q, which no scenario is labelled first", readingOrderFile, label)
 		}
 	}
 	for _, m := range mutants.All {
-		if !slices.ContainsFunc(out, func(s scenario) bool { return slices.Contains(s.labels, m.Scenario) }) {
+		if !slices.ContainsFunc(out, func(s *scenario) bool { return slices.Contains(s.labels, m.Scenario) }) {
 			r.problem("mutant %q names scenario %q, which no scenario is labelled", m.Break, m.Scenario)
 		}
 	}
 }
 
-// dryRun reads the specs (Its and table entries) of a Ginkgo JSON report.
-func dryRun(path string) ([]types.SpecReport, error) {
-	reports, err := specreport.Reports(path)
-	if err != nil {
-		return nil, fmt.Errorf("the scenarios' dry run: %w (make catalogue writes it)", err)
-	}
-	var out []types.SpecReport
-	for _, report := range reports {
-		out = append(out, report.SpecReports.WithLeafNodeType(types.NodeTypeIt)...)
-	}
-	return out, nil
-}
-
-// place puts each spec of the dry run under the scenario whose Describe holds it, with its path
-// below that Describe, its labels and its By steps. A table's entries read "table: entry", as
-// they do in the source.
+// place puts each spec of the dry run under its scenario; a table's entries read "table: entry".
 func (r *reader) place(specs []types.SpecReport, files map[string]*scenarioFile) {
 	for _, s := range specs {
 		file := filepath.Base(s.LeafNodeLocation.FileName)
@@ -161,10 +132,7 @@ func (r *reader) place(specs []types.SpecReport, files map[string]*scenarioFile)
 		}
 		sc.labels = s.ContainerHierarchyLabels[0]
 		sp := spec{Path: slices.Clone(s.ContainerHierarchyTexts[1:]), Text: s.LeafNodeText, Line: s.LeafNodeLocation.LineNumber,
-			Steps: src.steps[s.LeafNodeLocation.LineNumber], labels: slices.Clone(s.LeafNodeLabels)}
-		for _, l := range s.ContainerHierarchyLabels[1:] {
-			sp.labels = append(sp.labels, l...)
-		}
+			Steps: src.steps[s.LeafNodeLocation.LineNumber], labels: s.Labels()}
 		if last := len(sp.Path) - 1; last >= 0 && src.tables[s.ContainerHierarchyLocations[last+1].LineNumber] {
 			sp.Text = sp.Path[last] + ": " + sp.Text
 			sp.Path = sp.Path[:last]
@@ -188,19 +156,23 @@ func readingOrder(path string) ([]string, error) {
 	return out, nil
 }
 
-// scenarioFile is what the catalogue reads from one scenario file's source.
-type scenarioFile struct {
-	// scenarios are its scenarios (each a `var _ = Describe(...)` with a doc comment), and
-	// describes the same by the line of their Describe.
-	scenarios []*scenario
-	describes map[int]*scenario
-	// steps are the By texts of each It or table Entry, by its line.
-	steps map[int][]string
-	// tables are the lines of its DescribeTables.
-	tables map[int]bool
+// fileOf is the file of a scenario with these labels: skip_when_equal_test.go for skip-when-equal.
+func fileOf(labels []string) string {
+	if len(labels) == 0 {
+		return "(a file named for its first label; it has none)"
+	}
+	return strings.ReplaceAll(labels[0], "-", "_") + "_test.go"
 }
 
-// parseFile reads one scenario file's source.
+// scenarioFile is one scenario file's scenarios (each a documented `var _ = Describe(...)`), also
+// by their Describe's line; the By texts of each It or table Entry, and its tables, by line.
+type scenarioFile struct {
+	scenarios []*scenario
+	describes map[int]*scenario
+	steps     map[int][]string
+	tables    map[int]bool
+}
+
 func (r *reader) parseFile(path string) (*scenarioFile, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
@@ -211,31 +183,22 @@ func (r *reader) parseFile(path string) (*scenarioFile, error) {
 	line := func(n ast.Node) int { return fset.Position(n.Pos()).Line }
 	for _, decl := range f.Decls {
 		gen, ok := decl.(*ast.GenDecl)
-		if !ok || gen.Tok != token.VAR || gen.Doc == nil {
-			continue
-		}
 		call := describeCall(gen)
-		if call == nil {
+		if !ok || gen.Doc == nil || call == nil {
 			continue
 		}
 		s, err := parseDoc(gen.Doc.Text())
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
 		}
-		s.File = filepath.Base(path)
-		s.Line = line(gen)
+		s.File, s.Line = filepath.Base(path), line(gen)
 		src.scenarios = append(src.scenarios, &s)
 		src.describes[line(call)] = &s
 	}
 	ast.Inspect(f, func(n ast.Node) bool {
-		c, ok := n.(*ast.CallExpr)
-		if !ok {
-			return true
-		}
-		switch specsource.Name(c) {
-		case "It":
+		if c, ok := n.(*ast.CallExpr); ok && specsource.Name(c) == "It" {
 			src.steps[line(c)] = r.steps(c)
-		case "DescribeTable":
+		} else if ok && specsource.Name(c) == "DescribeTable" {
 			src.tables[line(c)] = true
 			body := r.steps(c)
 			for _, arg := range c.Args {
@@ -249,51 +212,149 @@ func (r *reader) parseFile(path string) (*scenarioFile, error) {
 	return src, nil
 }
 
-// fileOf is the file a scenario with these labels is written in: its first label, with
-// underscores ("skip-when-equal" is in skip_when_equal_test.go).
-func fileOf(labels []string) string {
-	if len(labels) == 0 {
-		return "(a file named for its first label; it has none)"
-	}
-	return strings.ReplaceAll(labels[0], "-", "_") + "_test.go"
-}
-
 // describeCall is the Describe(...) call of `var _ = Describe(...)`, or nil.
 func describeCall(gen *ast.GenDecl) *ast.CallExpr {
-	if len(gen.Specs) != 1 {
+	if gen == nil || gen.Tok != token.VAR || len(gen.Specs) != 1 {
 		return nil
 	}
-	vs, ok := gen.Specs[0].(*ast.ValueSpec)
-	if !ok || len(vs.Values) != 1 {
-		return nil
+	if vs, _ := gen.Specs[0].(*ast.ValueSpec); len(vs.Values) == 1 {
+		if call, ok := vs.Values[0].(*ast.CallExpr); ok && specsource.Name(call) == "Describe" {
+			return call
+		}
 	}
-	call, ok := vs.Values[0].(*ast.CallExpr)
-	if !ok || specsource.Name(call) != "Describe" {
-		return nil
-	}
-	return call
+	return nil
 }
 
 // steps are the By texts inside a spec, in order.
 func (r *reader) steps(call *ast.CallExpr) []string {
 	var out []string
 	ast.Inspect(call, func(n ast.Node) bool {
-		if c, ok := n.(*ast.CallExpr); ok && specsource.Name(c) == "By" {
-			out = append(out, r.stringArg(c))
+		c, ok := n.(*ast.CallExpr)
+		if !ok || specsource.Name(c) != "By" {
+			return true
 		}
+		if len(c.Args) > 0 {
+			if lit, ok := c.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				text, _ := strconv.Unquote(lit.Value) // the parser has checked its quotes
+				out = append(out, text)
+				return true
+			}
+		}
+		r.problem("By(...): its text is not a string literal")
+		out = append(out, "?")
 		return true
 	})
 	return out
 }
 
-func (r *reader) stringArg(c *ast.CallExpr) string {
-	if len(c.Args) > 0 {
-		if lit, ok := c.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-			if s, err := strconv.Unquote(lit.Value); err == nil {
-				return s
+// parseDoc reads a scenario's doc comment, whose paragraphs are "Title: behaviour.", "Lesson: ...",
+// "Source: <a source's name>, <where in it>: ..." and "By hand: ..." (the rest, code indented).
+func parseDoc(doc string) (scenario, error) {
+	var s scenario
+	title, rest, ok := strings.Cut(doc, "\n\n")
+	if !ok {
+		return s, errors.New("doc comment has one paragraph; want paragraphs Title: behaviour, Lesson, Source, By hand")
+	}
+	s.Title, s.Behaviour, ok = strings.Cut(oneLine(title), ": ")
+	if !ok {
+		return s, fmt.Errorf("first line %q is not \"Title: behaviour\"", title)
+	}
+	for para := range strings.SplitSeq(rest, "\n\n") {
+		para = strings.TrimSpace(para)
+		if lesson, ok := strings.CutPrefix(para, "Lesson: "); ok {
+			s.Lesson = capitalise(oneLine(lesson))
+		} else if text, ok := strings.CutPrefix(para, "Source: "); ok {
+			var err error
+			if s.Source, s.Where, err = parseSource(oneLine(text)); err != nil {
+				return s, fmt.Errorf("scenario %q: %w", s.Title, err)
+			}
+		} else if strings.HasPrefix(para, "By hand") {
+			s.ByHand = strings.TrimSpace(rest[strings.Index(rest, "By hand"):])
+		}
+	}
+	if s.Lesson == "" || s.Source.name == "" || s.ByHand == "" {
+		return s, fmt.Errorf("scenario %q lacks a Lesson:, Source: or By hand: paragraph", s.Title)
+	}
+	return s, nil
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func capitalise(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[size:]
+}
+
+// source is a document the scenarios come from; a Source: paragraph begins with its name.
+type source struct{ name, Short, About string }
+
+const article, notes = "the introductory Kubernetes Operator article (RevComm Advent Calendar 2025, day 2, in Japanese)", "the Kubernetes Operator lecture notes"
+
+// sources are the documents a scenario may name, in the order the catalogue lists them.
+var sources = []source{
+	{article, "Article", article + ": resources, controllers, the API server and the reconcile loop, then a kubebuilder walkthrough (§10) of this very operator on a kind cluster; `make demo` follows that walkthrough"},
+	{notes, "Lecture notes", notes + ": operators in production (leader election, rate limiting, concurrency, cache scoping, metrics), the test pyramid (unit, envtest, kind), and the failures operators commonly have: status updates that loop, children leaked without owner references, errors swallowed, watches missing"},
+	{"beyond both sources", "Beyond both", "what an operator that others rely on must do as well, which neither document shows"},
+}
+
+// parseSource splits a Source: paragraph into the source it names and where in that source.
+func parseSource(text string) (source, string, error) {
+	var names []string
+	for _, src := range sources {
+		if where, ok := strings.CutPrefix(text, src.name); ok {
+			return src, capitalise(strings.TrimLeft(where, ",: ")), nil
+		}
+		names = append(names, strconv.Quote(src.name))
+	}
+	return source{}, "", fmt.Errorf("the Source: paragraph %q names none of the sources; it begins with one of %s", text, strings.Join(names, ", "))
+}
+
+// reason is a reason of the Ready condition: Ready "True" or "False", what happened, what to do.
+type reason struct{ Value, Ready, What, Todo string }
+
+// reasons reads the Reason* constants of the API packages under dir, with their doc comments:
+// "ReasonX (Ready=False): what happened. To do: what to do.".
+func reasons(dir string) ([]reason, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*", "*.go"))
+	if err != nil {
+		return nil, err
+	}
+	var out []reason
+	fset := token.NewFileSet()
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+		if err != nil {
+			return nil, err
+		}
+		for _, decl := range f.Decls {
+			if gen, ok := decl.(*ast.GenDecl); ok && gen.Tok == token.CONST {
+				for _, s := range gen.Specs {
+					if r, ok := reasonOf(s); ok {
+						out = append(out, r)
+					}
+				}
 			}
 		}
 	}
-	r.problem("%s(...): its text is not a string literal", specsource.Name(c))
-	return "?"
+	return out, nil
+}
+
+func reasonOf(s ast.Spec) (r reason, ok bool) {
+	vs, _ := s.(*ast.ValueSpec) // a const declaration's specs are all values
+	if len(vs.Names) != 1 || !strings.HasPrefix(vs.Names[0].Name, "Reason") || vs.Doc == nil || len(vs.Values) != 1 {
+		return r, false
+	}
+	lit, isLit := vs.Values[0].(*ast.BasicLit)
+	_, rest, found := strings.Cut(oneLine(vs.Doc.Text()), "(Ready=")
+	if !isLit || !found {
+		return r, false
+	}
+	r.Ready, rest, _ = strings.Cut(rest, "): ")
+	r.What, r.Todo, _ = strings.Cut(rest, " To do: ")
+	value, err := strconv.Unquote(lit.Value)
+	r.Value = value
+	return r, err == nil && r.Ready != ""
 }

@@ -1,16 +1,8 @@
-// Command harnesscopy takes the harness as testing/README.md tells a team to take it, and proves
-// that the copy works on an operator nobody here wrote: a copy of a kubebuilder project (-scaffold:
-// init and one kind, Widget, as the Makefile's SCAFFOLD makes it) that also gets a defaulting and
-// validating webhook (`kubebuilder create webhook`). As the README says, it exports what
-// cmd/main.go wires (internal/setup, main.go.patch), copies the directories the README's copy
-// block lists, renames what its rename block lists to the project's module, and writes a
-// reconciler, the webhook's bodies and four scenarios with the copied harness. Then, on envtest:
-//   - the scenarios pass in 4 Ginkgo processes (defaulting, refusal, at rest, a frozen clock);
-//   - with the reconciler broken to write status on every pass, the at-rest scenario fails,
-//     naming the writes, and shows the operator's log lines.
-//
-// It prints what it copied, renamed and wrote, and the time to green. `make test-harness-copy`
-// runs it.
+// Command harnesscopy takes the harness as testing/README.md says into a copy of -scaffold (a
+// kubebuilder project, kind Widget) given a webhook, writes testdata's wiring, reconciler, webhook
+// and scenarios there, and checks on envtest that they pass in 4 Ginkgo processes, and that the
+// at-rest scenario fails, naming the writes and showing the operator's log, with the reconciler
+// broken to write status on every pass. It prints what it copied and wrote, and the time to green.
 package main
 
 import (
@@ -31,20 +23,8 @@ import (
 	"example.com/operator-demo/testing/workshop/specreport"
 )
 
-// written are the files the copier writes: the export of cmd/main.go's wiring (setup), the
-// reconciler and the webhook's bodies in place of the scaffold's, the Subject and the scenarios.
-//
 //go:embed testdata
-var written embed.FS
-
-// writtenTo maps each directory of testdata to where it goes in the project.
-var writtenTo = map[string]string{
-	"setup":      filepath.Join("internal", "setup"),
-	"controller": filepath.Join("internal", "controller"),
-	"webhook":    filepath.Join("internal", "webhook", "v1"),
-	"widgets":    filepath.Join("scenarios", "widgets"),
-	"scenarios":  "scenarios",
-}
+var written embed.FS // the files written into the project, at their paths under testdata
 
 // The break the at-rest scenario must catch: status written on every pass, changed or not.
 const (
@@ -82,15 +62,15 @@ func run(scaffold, kubebuilder, dir string) error {
 	if err := os.RemoveAll(project); err != nil {
 		return err
 	}
-	// The scaffold without its bin/: what make bench-suite's runs of its make test installed
-	// there (the control plane's binaries among them) is no part of a team's project.
 	if err := os.MkdirAll(project, 0o755); err != nil {
 		return err
 	}
-	if err := sh(dir, "sh", "-c", `tar -C "$0" --exclude=./bin -cf - . | tar -C "$1" -xf -`, scaffold, project); err != nil {
+	// The scaffold without its bin/: what make bench-suite's runs of its make test installed
+	// there (the control plane's binaries among them) is no part of a team's project.
+	if _, err := output(dir, "sh", "-c", `tar -C "$0" --exclude=./bin -cf - . | tar -C "$1" -xf -`, scaffold, project); err != nil {
 		return err
 	}
-	if err := sh(project, kubebuilder, "create", "webhook", "--group", "shop", "--version", "v1", "--kind", "Widget", "--defaulting", "--programmatic-validation"); err != nil {
+	if _, err := output(project, kubebuilder, "create", "webhook", "--group", "shop", "--version", "v1", "--kind", "Widget", "--defaulting", "--programmatic-validation"); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -111,12 +91,28 @@ func run(scaffold, kubebuilder, dir string) error {
 	if err != nil {
 		return err
 	}
-	r.print(copies, ran, green, caught)
+	fmt.Printf(`
+## The harness, taken as testing/README.md says
+
+| | Files | Lines |
+|---|---|---|
+| copied (%s) | %d | %d |
+| of those, non-test Go | %d | %d |
+| of those, lines renamed (the module path) | | %d |
+| written: main.go's wiring exported, the reconciler, the webhook, the Widget's Subject, the suite and its scenarios | %d | %d |
+
+The copy's scenarios, in 4 Ginkgo processes with the webhooks served once: %s. From the first
+copied file to that green line (make manifests, go mod tidy, go vet, the scenarios on envtest):
+%.1f s.
+
+With the reconciler writing status on every pass, the at-rest scenario fails, saying "%s", with
+the operator's log.
+`, strings.Join(copies, ", "), r.copied.files, r.copied.lines, r.code.files, r.code.lines, r.renamedLines,
+		r.written.files, r.written.lines, ran, green.Seconds(), caught)
 	return nil
 }
 
-// breakAtRest builds in the break (status written on every pass) and returns the at-rest
-// scenario's failure, which must name the writes and show the operator's log; then mends it.
+// breakAtRest builds in the break and returns the at-rest scenario's failure; then mends it.
 func breakAtRest(project string) (string, error) {
 	path := filepath.Join(project, reconciler)
 	code, err := os.ReadFile(path)
@@ -141,11 +137,31 @@ func breakAtRest(project string) (string, error) {
 	return named, nil
 }
 
-// take exports cmd/main.go's wiring, copies the directories copies of root into project,
-// renaming renames to its module, writes the reconciler, the webhook and the scenarios, and
-// generates, tidies and vets the result.
-func take(root, project string, copies, renames []string) (report, error) {
-	var r report
+// Block is what the first fenced block of kind (```kind) in markdown lists: paths, one a line.
+func Block(markdown []byte, kind string) []string {
+	_, rest, found := strings.Cut(string(markdown), "```"+kind+"\n")
+	body, _, _ := strings.Cut(rest, "```")
+	if !found {
+		return nil
+	}
+	return strings.Fields(body)
+}
+
+type count struct{ files, lines int }
+
+func (c *count) add(content []byte) {
+	c.files++
+	c.lines += bytes.Count(content, []byte("\n"))
+}
+
+// report counts what the copy took and changed.
+type report struct {
+	copied, code, written count
+	renamedLines          int
+}
+
+// take copies copies from root, and testdata, into project; then patches, generates, tidies, vets.
+func take(root, project string, copies, renames []string) (r report, err error) {
 	module, err := specreport.ModulePath(project)
 	if err != nil {
 		return r, err
@@ -155,50 +171,37 @@ func take(root, project string, copies, renames []string) (report, error) {
 			return r, err
 		}
 	}
-	if err := r.write(project); err != nil {
+	err = fs.WalkDir(written, "testdata", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		content, err := written.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(project, strings.TrimPrefix(path, "testdata/"))
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		r.written.add(content)
+		return os.WriteFile(to, content, 0o644)
+	})
+	if err != nil {
 		return r, err
 	}
 	for _, step := range [][]string{
-		{"patch", "-p1", "-i", "main.go.patch"},
-		{"rm", "main.go.patch"},
-		{"make", "manifests"},
-		{"go", "get", "sigs.k8s.io/controller-runtime@v0.25.2"},
-		{"go", "mod", "tidy"},
-		{"go", "get", "-tool", "github.com/onsi/ginkgo/v2/ginkgo"},
-		{"go", "vet", "./..."},
+		{"patch", "-p1", "-i", "main.go.patch"}, {"rm", "main.go.patch"}, {"make", "manifests"},
+		{"go", "get", "sigs.k8s.io/controller-runtime@v0.25.2"}, {"go", "mod", "tidy"},
+		{"go", "get", "-tool", "github.com/onsi/ginkgo/v2/ginkgo"}, {"go", "vet", "./..."},
 	} {
-		if err := sh(project, step[0], step[1:]...); err != nil {
+		if _, err := output(project, step[0], step[1:]...); err != nil {
 			return r, err
 		}
 	}
 	return r, nil
 }
 
-// Block is the lines of the first fenced block of kind (```kind) in markdown, trimmed.
-func Block(markdown []byte, kind string) []string {
-	_, rest, found := strings.Cut(string(markdown), "```"+kind+"\n")
-	if !found {
-		return nil
-	}
-	body, _, _ := strings.Cut(rest, "```")
-	var lines []string
-	for _, l := range strings.Split(body, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	return lines
-}
-
-// report counts what the copy took and changed.
-type report struct {
-	copiedFiles, copiedLines, renamedLines int
-	codeFiles, codeLines                   int
-	writtenFiles, writtenLines             int
-}
-
-// copyDir copies the files of from (not its subdirectories) to to, renaming each of renames to
-// module in them.
+// copyDir copies the files of from (not its subdirectories) to to, renaming renames to module.
 func (r *report) copyDir(from, to string, renames []string, module string) error {
 	entries, err := os.ReadDir(from)
 	if err != nil {
@@ -218,74 +221,20 @@ func (r *report) copyDir(from, to string, renames []string, module string) error
 		lines := strings.Split(string(content), "\n")
 		for i, l := range lines {
 			for _, old := range renames {
-				if strings.Contains(l, old) {
-					lines[i] = strings.ReplaceAll(lines[i], old, module)
-				}
+				lines[i] = strings.ReplaceAll(lines[i], old, module)
 			}
 			if lines[i] != l {
 				r.renamedLines++
 			}
 		}
-		r.copiedFiles++
-		r.copiedLines += bytes.Count(content, []byte("\n"))
-		if strings.HasSuffix(e.Name(), ".go") && !strings.HasSuffix(e.Name(), "_test.go") {
-			r.codeFiles++
-			r.codeLines += bytes.Count(content, []byte("\n"))
+		if r.copied.add(content); strings.HasSuffix(e.Name(), ".go") && !strings.HasSuffix(e.Name(), "_test.go") {
+			r.code.add(content)
 		}
 		if err := os.WriteFile(filepath.Join(to, e.Name()), []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// write writes testdata's files into project: the wiring main.go exports (and the patch that
-// makes main.go use it), the reconciler, the webhook, the Widget's Subject and the scenarios.
-func (r *report) write(project string) error {
-	return fs.WalkDir(written, "testdata", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		content, err := written.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		rel := strings.TrimPrefix(path, "testdata/")
-		to := filepath.Join(project, writtenTo[filepath.Dir(rel)], filepath.Base(rel))
-		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-			return err
-		}
-		r.writtenFiles++
-		r.writtenLines += bytes.Count(content, []byte("\n"))
-		return os.WriteFile(to, content, 0o644)
-	})
-}
-
-func (r *report) print(copies []string, ran string, green time.Duration, caught string) {
-	fmt.Printf(`
-## The harness, taken as testing/README.md says
-
-| | Files | Lines |
-|---|---|---|
-| copied (%s) | %d | %d |
-| of those, non-test Go | %d | %d |
-| of those, lines renamed (the module path) | | %d |
-| written: main.go's wiring exported, the reconciler, the webhook, the Widget's Subject, the suite and its scenarios | %d | %d |
-
-The copy's scenarios, in 4 Ginkgo processes with the webhooks served once: %s. From the first
-copied file to that green line (make manifests, go mod tidy, go vet, the scenarios on envtest):
-%.1f s.
-
-With the reconciler writing status on every pass, the at-rest scenario fails, saying "%s", with
-the operator's log.
-`, strings.Join(copies, ", "), r.copiedFiles, r.copiedLines, r.codeFiles, r.codeLines, r.renamedLines,
-		r.writtenFiles, r.writtenLines, ran, green.Seconds(), caught)
-}
-
-// sh runs name with args in dir, its output shown only if it fails.
-func sh(dir, name string, args ...string) error {
-	_, err := output(dir, name, args...)
-	return err
 }
 
 // output runs name with args in dir and returns its output, which an error quotes. A make it runs

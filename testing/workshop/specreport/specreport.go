@@ -1,12 +1,11 @@
-// Package specreport reads what a test run left behind, Ginkgo's JSON report (--json-report) or
-// the events of `go test -json`, and says of each spec or test function whether it passed or
-// failed, and where it failed: the step it was in (its last By), the line of the failed
-// assertion, and the first line of the failure. make mutate, make mutate-sweep, make test-first,
-// the bench and the catalogue read their runs through it, so all name a failure the same way.
+// Package specreport reads Ginkgo's JSON report and go test -json: what passed, where it failed.
 package specreport
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,23 +19,16 @@ import (
 	"golang.org/x/mod/modfile"
 )
 
-// Result is what one run said of one spec or test function.
+// Result is what one run said of one spec (its full text, It's file and line, all its labels) or
+// test function. InSpec: it failed in its own body or setup (It, BeforeEach, a test function), not
+// the suite's: only that says something of the behaviour under test. Step is the last By before
+// the failure, Location the failed assertion's file:line; files are relative to the run's tree.
 type Result struct {
-	// Name is the spec's full text (containers and It, joined by spaces), or the test function's name.
-	Name string
-	// File and Line are where the spec's It (or Entry) is written, File relative to the tree.
-	File string
-	Line int
-	// Labels are the spec's Ginkgo labels, its containers' included.
-	Labels []string
-	// Passed: it ran and passed. Skipped: it did not run (a label filter left it out).
-	Passed, Skipped bool
-	RunTime         time.Duration
-	// InSpec: it failed in its own body or setup (It, BeforeEach, a test function), not in suite
-	// setup or cleanup. Only such a failure says something about the behaviour under test.
-	InSpec bool
-	// Where it failed: the first line of the failure, the step it was in (the last By before it),
-	// and the file:line of the failed assertion, relative to the tree the run was in.
+	Name, File              string
+	Line                    int
+	Labels                  []string
+	Passed, Skipped, InSpec bool // Skipped: it did not run (a label filter left it out)
+	RunTime                 time.Duration
 	Message, Step, Location string
 }
 
@@ -45,33 +37,24 @@ func (r Result) Failed() bool { return !r.Passed && !r.Skipped }
 
 // Where says where the failure happened, in one line: "step: message (file:line)".
 func (r Result) Where() string {
-	var b strings.Builder
-	if r.Step != "" {
-		b.WriteString(r.Step + ": ")
-	}
-	b.WriteString(r.Message)
+	where := strings.TrimPrefix(r.Step+": "+r.Message, ": ") // no step, no "step: "
 	if r.Location != "" {
-		fmt.Fprintf(&b, " (%s)", r.Location)
+		where += " (" + r.Location + ")"
 	}
-	return b.String()
+	return where
 }
 
-// Suite is what one run of a Ginkgo suite reported.
+// Suite is what one run of a Ginkgo suite reported: Setup is the first failure outside any spec (a
+// failed BeforeSuite, say: every spec's result is then meaningless), SetupTime its nodes' time.
 type Suite struct {
-	// Description is the suite's, as RunSpecs names it; Ginkgo's --focus matches it and a spec's
-	// full text joined by a space.
 	Description string
 	Specs       []Result
-	// Setup is the first failure outside any spec (a failed BeforeSuite, say), which makes every
-	// spec's result meaningless; nil when there is none.
-	Setup *Result
-	// SetupTime is the time its suite's own nodes took (BeforeSuite, AfterSuite and the like).
-	SetupTime time.Duration
+	Setup       *Result
+	SetupTime   time.Duration
 }
 
-// Run runs cmd, a Ginkgo suite's test binary or go test of it, with Ginkgo's JSON report written
-// to report, and reads the report as that of a run in the tree at root. out is what cmd printed,
-// ran is its own error (failed specs make one too), and err says that there is no report.
+// Run runs cmd, a Ginkgo suite's test binary or go test of it, writing its JSON report to report,
+// and reads the report (Ginkgo). ran is cmd's own error; err says that there is no report.
 func Run(cmd *exec.Cmd, report, root string) (suite Suite, out []byte, ran, err error) {
 	cmd.Args = append(cmd.Args, "-ginkgo.no-color", "-ginkgo.json-report="+report)
 	out, ran = cmd.CombinedOutput()
@@ -79,7 +62,7 @@ func Run(cmd *exec.Cmd, report, root string) (suite Suite, out []byte, ran, err 
 	return suite, out, ran, err
 }
 
-// Reports reads the JSON report that Ginkgo wrote at path (--json-report), as Ginkgo's own types.
+// Reports reads the JSON report that Ginkgo wrote at path, as Ginkgo's own types.
 func Reports(path string) ([]types.Report, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -96,9 +79,6 @@ func Reports(path string) ([]types.Report, error) {
 func Ginkgo(path, root string) (Suite, error) {
 	var suite Suite
 	reports, err := Reports(path)
-	if err != nil {
-		return suite, err
-	}
 	for _, report := range reports {
 		suite.Description = report.SuiteDescription
 		for _, spec := range report.SpecReports {
@@ -106,44 +86,32 @@ func Ginkgo(path, root string) (Suite, error) {
 			if spec.LeafNodeType.Is(types.NodeTypesForSuiteLevelNodes) {
 				suite.SetupTime += spec.RunTime
 			}
-			if !spec.LeafNodeType.Is(types.NodeTypeIt) {
-				if r.Failed() && suite.Setup == nil {
-					r.Name = spec.LeafNodeType.String()
-					suite.Setup = &r
-				}
-				continue
+			if spec.LeafNodeType.Is(types.NodeTypeIt) {
+				suite.Specs = append(suite.Specs, r)
+			} else if r.Failed() && suite.Setup == nil {
+				r.Name = spec.LeafNodeType.String()
+				suite.Setup = &r
 			}
-			suite.Specs = append(suite.Specs, r)
 		}
 	}
-	return suite, nil
+	return suite, err
 }
 
-// FirstFailure is what failed first in the run: the suite's setup when it failed (InSpec false),
-// else the first spec or test that failed; ok is false when nothing did. Whether a failure
-// outside every spec counts is the reader's call: make mutate asks whether a scenario caught
-// its break (it does not count), make mutate-sweep whether any test noticed (it does).
+// FirstFailure is the failed setup (InSpec false), else the first failed spec or test, if any.
 func (s Suite) FirstFailure() (r Result, ok bool) {
 	if s.Setup != nil {
 		return *s.Setup, true
 	}
-	i := slices.IndexFunc(s.Specs, Result.Failed)
-	if i < 0 {
-		return Result{}, false
+	if i := slices.IndexFunc(s.Specs, Result.Failed); i >= 0 {
+		return s.Specs[i], true
 	}
-	return s.Specs[i], true
+	return Result{}, false
 }
 
 func ginkgoResult(spec types.SpecReport, root string) Result {
-	r := Result{
-		Name:    spec.FullText(),
-		Labels:  spec.Labels(),
-		Passed:  spec.State.Is(types.SpecStatePassed),
-		Skipped: spec.State.Is(types.SpecStateSkipped | types.SpecStatePending),
-		File:    relativeFile(root, spec.LeafNodeLocation.FileName),
-		Line:    spec.LeafNodeLocation.LineNumber,
-		RunTime: spec.RunTime,
-	}
+	r := Result{Name: spec.FullText(), File: relativeFile(root, spec.LeafNodeLocation.FileName), Line: spec.LeafNodeLocation.LineNumber,
+		Labels: spec.Labels(), RunTime: spec.RunTime, Passed: spec.State.Is(types.SpecStatePassed),
+		Skipped: spec.State.Is(types.SpecStateSkipped | types.SpecStatePending)}
 	if !r.Failed() {
 		return r
 	}
@@ -168,32 +136,71 @@ func ginkgoResult(spec types.SpecReport, root string) Result {
 	return r
 }
 
-// compilerLine is an error line of the compiler's output ("file.go:3:2: undefined: x"), or "".
-func compilerLine(output string) string {
-	line := strings.TrimSpace(output)
-	if line == "" || strings.HasPrefix(line, "#") {
-		return ""
+// GoTest reads go test -json's events: a Result per top-level test, each unbuilt package's errors.
+func GoTest(events []byte) (tests Suite, buildErrors map[string]string, err error) {
+	buildErrors, index := map[string]string{}, map[string]int{}
+	for dec := json.NewDecoder(bytes.NewReader(events)); dec.More(); {
+		var e struct{ Action, Test, ImportPath, Output, FailedBuild string } // cmd/test2json's
+		if err := dec.Decode(&e); err != nil {
+			return Suite{}, nil, fmt.Errorf("read go test -json: %w", err)
+		}
+		switch {
+		case e.Action == "build-output":
+			if line := CompilerErrors(e.Output); line != "" {
+				buildErrors[e.ImportPath] = strings.TrimPrefix(buildErrors[e.ImportPath]+"\n"+line, "\n")
+			}
+			continue
+		case e.FailedBuild != "" && buildErrors[e.FailedBuild] == "":
+			buildErrors[e.FailedBuild] = "does not build" // named as its build-output events name it
+		}
+		// A subtest's output tells where its test failed; its verdict is its test's.
+		if name, subtest, _ := strings.Cut(e.Test, "/"); name != "" {
+			i, ok := index[name]
+			if !ok {
+				i, index[name] = len(tests.Specs), len(tests.Specs)
+				tests.Specs = append(tests.Specs, Result{Name: name})
+			}
+			tests.Specs[i].record(e.Action, e.Output, subtest != "")
+		}
 	}
-	return line
+	return tests, buildErrors, nil
 }
 
-// CompilerErrors are the error lines in the output of a failed `go build` or `go test -c`, one a
-// line, without the lines that only name a package.
+// testLogLine is a line that t.Error or t.Fatal printed: "    file_test.go:42: message".
+var testLogLine = regexp.MustCompile(`^\s+(\S+_test\.go:\d+): (.*)$`)
+
+func (r *Result) record(action, output string, subtest bool) {
+	switch {
+	case action == "output":
+		if m := testLogLine.FindStringSubmatch(strings.TrimRight(output, "\n")); m != nil && r.Location == "" {
+			r.Location, r.Message = m[1], strings.TrimSpace(m[2])
+		}
+	case subtest:
+	case action == "pass":
+		r.Passed = true
+	case action == "skip":
+		r.Skipped = true
+	case action == "fail":
+		r.InSpec = true
+		r.Message = cmp.Or(r.Message, "failed")
+	}
+}
+
+// CompilerErrors are the error lines of a failed build's output, without those naming a package.
 func CompilerErrors(output string) string {
 	var lines []string
 	for line := range strings.SplitSeq(output, "\n") {
-		if l := compilerLine(line); l != "" {
-			lines = append(lines, l)
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			lines = append(lines, line)
 		}
 	}
 	return strings.Join(lines, "\n")
 }
 
-// CompilerCause is the compiler error that says why a spec in file does not build: the first that
-// names something undefined in that file (the usual cause: a name the change has not added yet),
-// else the first undefined name anywhere, else the first error of that file, else the first of
-// all. Errors that merely follow from the cause ("imported and not used") come before it as often
-// as not, so the first line alone can blame the wrong thing or the wrong file.
+// CompilerCause is the compiler error that says why a spec in file does not build: the first
+// undefined name in that file (usually a name the change has not added yet), else anywhere, else
+// the file's first error, else the first. Errors that follow from the cause ("imported and not
+// used") come before it as often as not.
 func CompilerCause(output, file string) string {
 	lines := strings.Split(CompilerErrors(output), "\n")
 	inFile := func(l string) bool {
@@ -203,10 +210,7 @@ func CompilerCause(output, file string) string {
 	}
 	undefined := func(l string) bool { return strings.Contains(l, ": undefined: ") }
 	for _, choose := range []func(string) bool{
-		func(l string) bool { return inFile(l) && undefined(l) },
-		undefined,
-		inFile,
-		func(l string) bool { return l != "" },
+		func(l string) bool { return inFile(l) && undefined(l) }, undefined, inFile, func(l string) bool { return l != "" },
 	} {
 		if i := slices.IndexFunc(lines, choose); i >= 0 {
 			return lines[i]
@@ -215,27 +219,22 @@ func CompilerCause(output, file string) string {
 	return "does not build"
 }
 
-// Gist is a failure message in one line of at most about 200 characters: Gomega's own words
-// ("Timed out after 10s: configmaps "x" not found"), without the lines that only frame them and
-// without the dump of the object that follows.
+// Gist is a failure message in one line of at most 200 characters: Gomega's own words ("Timed out
+// after 10s: configmaps "x" not found"), without the lines that frame them or the dump after.
 func Gist(message string) string {
 	var words []string
 	for line := range strings.SplitSeq(message, "\n") {
-		line = strings.TrimSpace(line)
-		switch {
-		case line == "" || frame.MatchString(line):
+		if line = strings.TrimSpace(line); line == "" || frame.MatchString(line) {
 			continue
-		case strings.HasPrefix(line, "{"):
-			return clip(strings.Join(words, " "))
+		} else if strings.HasPrefix(line, "{") {
+			break
 		}
 		if len(words) == 1 && elapsed.MatchString(words[0]) {
 			words[0] = strings.TrimSuffix(words[0], ".") + ":"
 		}
 		// A line that opens a dump ("<[]v1.Condition | len:1>: [") ends the gist.
-		if opened := strings.TrimRight(line, "[{ "); opened != line {
-			return clip(strings.Join(append(words, opened), " "))
-		}
-		if words = append(words, line); len(words) == 6 {
+		opened := strings.TrimRight(line, "[{ ")
+		if words = append(words, opened); opened != line || len(words) == 6 {
 			break
 		}
 	}
@@ -249,8 +248,14 @@ var (
 	frame = regexp.MustCompile(`^(The function passed to (Eventually|Consistently) (failed at .* with:|returned the following error:)|Expected success, but got an error:|<[^>]*\| 0x[0-9a-f]+>: ?)$`)
 )
 
-// Focus is the regular expression that Ginkgo's --focus matches against exactly the named specs:
-// it matches the suite's description and a spec's full text, joined by a space.
+func clip(s string) string {
+	if r := []rune(s); len(r) > 200 {
+		return string(r[:199]) + "…"
+	}
+	return s
+}
+
+// Focus is Ginkgo's --focus for exactly the named specs (the suite's description, a space, a name).
 func Focus(description string, names []string) string {
 	return "^" + regexp.QuoteMeta(description) + " " + AnyOf(names) + "$"
 }
@@ -264,29 +269,19 @@ func AnyOf(names []string) string {
 	return "(?:" + strings.Join(quoted, "|") + ")"
 }
 
-// Cell is s as one cell of a Markdown table, as the tools print what they read: on one line,
-// its pipes escaped.
+// Cell is s as one cell of a Markdown table: on one line, its pipes escaped.
 func Cell(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "|", `\|`)), " ")
 }
 
-func clip(s string) string {
-	if r := []rune(s); len(r) > 200 {
-		return string(r[:199]) + "…"
-	}
-	return s
-}
-
-// relativeFile is file relative to root. A binary built with -trimpath names its files by
-// module path ("example.com/operator-demo/scenarios/x_test.go"): the module's own lose that prefix.
+// relativeFile is file relative to root. A binary built with -trimpath names its files by module
+// path ("example.com/operator-demo/scenarios/x_test.go"): the module's own lose that prefix.
 func relativeFile(root, file string) string {
 	if !filepath.IsAbs(file) {
 		if module, err := ModulePath(root); err == nil {
 			return strings.TrimPrefix(file, module+"/")
 		}
-		return file
-	}
-	if rel, err := filepath.Rel(root, file); err == nil && !strings.HasPrefix(rel, "..") {
+	} else if rel, err := filepath.Rel(root, file); err == nil && !strings.HasPrefix(rel, "..") {
 		return rel
 	}
 	return file
@@ -296,11 +291,29 @@ func relativeFile(root, file string) string {
 func ModulePath(dir string) (string, error) {
 	path := filepath.Join(dir, "go.mod")
 	gomod, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	if m := modfile.ModulePath(gomod); m != "" {
-		return m, nil
+	if m := modfile.ModulePath(gomod); err != nil || m != "" {
+		return m, err
 	}
 	return "", fmt.Errorf("%s names no module", path)
+}
+
+// Publish writes a Markdown report to path (unless "") and, on GitHub Actions, to the job summary.
+func Publish(md, path string) error {
+	if path != "" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
+			return err
+		}
+	}
+	if summary := os.Getenv("GITHUB_STEP_SUMMARY"); summary != "" {
+		f, err := os.OpenFile(summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			return err
+		}
+		_, err = f.WriteString(md)
+		return errors.Join(err, f.Close())
+	}
+	return nil
 }

@@ -1,6 +1,4 @@
-// Package specsource reads Ginkgo specs from their Go source: which call a node is, and the body
-// of the spec written at a line, as tokens, so that comments and layout never count as a change.
-// The catalogue reads the scenarios' tree through it, and make test-first compares spec bodies.
+// Package specsource reads Ginkgo specs from their Go source (for the catalogue, make test-first).
 package specsource
 
 import (
@@ -13,9 +11,8 @@ import (
 	"strings"
 )
 
-// Body is the source of the spec written at file:line: the It (or Entry) call, and for a
-// table entry the table's body too, as tokens, so that comments and layout do not count as a change;
-// and the text of the comment written just above it.
+// Body is the source of the spec written at file:line, as Tokens: the It (or Entry) call, and for
+// a table entry the table's body too; and the text of the comment written just above it.
 func Body(file string, line int) (body, comment string, err error) {
 	src, err := os.ReadFile(file)
 	if err != nil {
@@ -36,11 +33,9 @@ func Body(file string, line int) (body, comment string, err error) {
 		}
 	}
 	body = Tokens(fset, src, found)
-	if table != nil {
-		for _, arg := range table.Args {
-			if e, ok := arg.(*ast.CallExpr); !ok || Name(e) != "Entry" {
-				body += " , " + Tokens(fset, src, arg)
-			}
+	for _, arg := range table {
+		if e, ok := arg.(*ast.CallExpr); !ok || Name(e) != "Entry" {
+			body += " , " + Tokens(fset, src, arg)
 		}
 	}
 	return body, comment, nil
@@ -67,22 +62,20 @@ func Tokens(fset *token.FileSet, src []byte, n ast.Node) string {
 	}
 }
 
-// call is the It (or Entry, with its DescribeTable) written at line of f.
-func call(fset *token.FileSet, f *ast.File, line int) (spec, table *ast.CallExpr) {
+// call is the It (or Entry, with its DescribeTable's arguments) written at line of f.
+func call(fset *token.FileSet, f *ast.File, line int) (spec *ast.CallExpr, table []ast.Expr) {
 	at := func(n ast.Node) bool { return fset.Position(n.Pos()).Line == line }
 	ast.Inspect(f, func(n ast.Node) bool {
 		c, ok := n.(*ast.CallExpr)
 		switch {
-		case spec != nil:
-			return false
-		case !ok:
-			return true
+		case spec != nil || !ok:
+			return spec == nil
 		case (Name(c) == "It" || Name(c) == "Specify") && at(c):
 			spec = c
 		case Name(c) == "DescribeTable" || Name(c) == "DescribeTableSubtree":
 			for _, arg := range c.Args {
 				if e, isCall := arg.(*ast.CallExpr); isCall && Name(e) == "Entry" && at(e) {
-					spec, table = e, c
+					spec, table = e, c.Args
 				}
 			}
 		}

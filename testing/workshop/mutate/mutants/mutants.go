@@ -10,9 +10,8 @@ import (
 	"strings"
 )
 
-// Edit replaces the lines of File (relative to the repository root) that read From with To, which
-// takes the first line's indentation. From matches whole lines only, compared without their
-// indentation: a new line that merely begins with From must not capture the edit.
+// Edit replaces the lines of File (relative to the repository root) that read From, whole and
+// without indentation, with To, indented as the first.
 type Edit struct{ File, From, To string }
 
 // Mutant is a break (what it does wrong), the Scenario that must fail against it, and its Edits.
@@ -27,8 +26,7 @@ type Span struct {
 	First, Last int
 }
 
-// Apply makes m's edits to the files under root, in memory: each file changed, by path relative
-// to root. An edit whose From is not in its file once is stale: an error.
+// Apply makes m's edits to the files under root in memory: each file changed, by relative path.
 func (m Mutant) Apply(root string) (map[string]string, error) {
 	mutated := map[string]string{}
 	for _, e := range m.Edits {
@@ -36,12 +34,12 @@ func (m Mutant) Apply(root string) (map[string]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		last, end := first+strings.Count(e.From, "\n"), ""
+		last := first + strings.Count(e.From, "\n")
 		if strings.HasSuffix(lines[last], "\n") {
-			end = "\n"
+			e.To += "\n"
 		}
 		indent := lines[first][:len(lines[first])-len(strings.TrimLeft(lines[first], " \t"))]
-		mutated[e.File] = strings.Join(lines[:first], "") + indent + e.To + end + strings.Join(lines[last+1:], "")
+		mutated[e.File] = strings.Join(lines[:first], "") + indent + e.To + strings.Join(lines[last+1:], "")
 	}
 	return mutated, nil
 }
@@ -59,7 +57,7 @@ func (m Mutant) Spans(root string) ([]Span, error) {
 	return out, nil
 }
 
-// find splits e.File (as mutated, if it is) into lines and finds e.From's, which must be once.
+// find splits e.File (as mutated, if it is) into lines and finds e.From's: once, or it is stale.
 func (e Edit) find(root string, mutated map[string]string) ([]string, int, error) {
 	content, ok := mutated[e.File]
 	if !ok {

@@ -57,10 +57,8 @@ func sweepPick[T any](id int, was, now T) T { if sweepOn(id) { return now }; ret
 func sweepZero[T any](id int, v T) T { var zero T; return sweepPick(id, v, zero) }
 `
 
-// Schema is breaks built into their packages' source all at once (mutant schemata), each behind
-// a switch that Env turns on: one build serves them all. Overlay is the source (absolute path →
-// content); Switched says whether each break is (one that is not, such as a call left out of a
-// builder's chain, is built Alone); Vars are the constants made variables to switch their values.
+// Schema is breaks built into their packages' source (absolute path → content) all at once, each
+// behind a switch that Env turns on, or not Switched (built Alone); Vars are constants made var.
 type Schema struct {
 	Overlay  map[string]string
 	Switched []bool
@@ -75,8 +73,8 @@ func (s Schema) Alone(b Break) map[string]string {
 	return own
 }
 
-// Build makes the schema of breaks and builds it with build (which returns the compiler's
-// output); a constant made a variable that some code needs constant (the error names it) stays so.
+// Build makes the schema of breaks and builds it with build (which returns the compiler's output);
+// a constant made var that some code needs constant (the error names it) stays so.
 func Build(c *Checker, breaks []Break, build func(overlay map[string]string) ([]byte, error)) (Schema, error) {
 	s, dirs := Schema{Switched: slices.Repeat([]bool{true}, len(breaks)), root: c.root}, map[string]bool{}
 	for _, b := range breaks {
@@ -149,8 +147,7 @@ type item struct {
 	breakIndex int
 }
 
-// renderer renders files with their breaks behind their switches: constants are the names whose
-// const declarations stay so, vars those made var; spans are where each break's code went.
+// renderer renders files with their breaks behind their switches; spans are where each went.
 type renderer struct {
 	breaks          []Break
 	typesAt         map[exprAt]types.TypeAndValue
@@ -231,16 +228,13 @@ func (r *renderer) blame(err error) int {
 	if !errors.As(err, &te) {
 		return -1
 	}
-	pos, best := te.Fset.Position(te.Pos), -1
-	for i, s := range r.spans {
-		if strings.HasSuffix(pos.Filename, filepath.FromSlash(s.file)) && s.from <= pos.Offset && pos.Offset < s.to && (best < 0 || s.to-s.from < r.spans[best].to-r.spans[best].from) {
-			best = i
+	pos, best, size := te.Fset.Position(te.Pos), -1, 0
+	for _, s := range r.spans {
+		if strings.HasSuffix(pos.Filename, filepath.FromSlash(s.file)) && s.from <= pos.Offset && pos.Offset < s.to && (best < 0 || s.to-s.from < size) {
+			best, size = s.item, s.to-s.from
 		}
 	}
-	if best < 0 {
-		return -1
-	}
-	return r.spans[best].item
+	return best
 }
 
 // item is how break i (b) goes behind its switch, numbered i+1; false when it cannot.

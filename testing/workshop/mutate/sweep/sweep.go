@@ -16,10 +16,7 @@ import (
 	"strings"
 )
 
-// The operators, as the report names them. Delete removes a statement, a field of a composite
-// literal or a call from a chain; Negate negates a condition or swaps && and ||; DropError
-// returns nil for an error; Constant replaces a number by 0 (0 by 1), a string by "" ("" by
-// "x"), a bool by the other.
+// The operators, as the report names them.
 const (
 	Delete    = "delete"
 	Negate    = "negate"
@@ -46,8 +43,7 @@ type parsed struct {
 	src  []byte
 }
 
-// ID names a break without its line, so that a list of breaks (Equivalent) survives edits
-// elsewhere in the file: "file function operator: was → now".
+// ID names a break without its line, so that Equivalent survives edits elsewhere in the file.
 func (b Break) ID() string {
 	return fmt.Sprintf("%s %s %s: %s → %s", b.File, cmp.Or(b.Func, "(package)"), b.Operator, b.Was, b.Now)
 }

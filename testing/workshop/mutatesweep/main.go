@@ -214,37 +214,9 @@ func (s *sweeper) build(dir string, overlay map[string]string) ([]byte, error) {
 	return trial.Build(s.root, dir, overlay, packages...)
 }
 
-// reach runs every test alone, unbroken, and returns them with the breaks whose code each ran.
+// reach lists the unit tests and the envtest tier's specs of the build in s.work, and runs each
+// alone, unbroken: they come with the breaks whose code each ran.
 func (s *sweeper) reach() (all []test, err error) {
-	hits := filepath.Join(s.work, "hits")
-	if all, err = s.tests(); err == nil {
-		err = os.MkdirAll(hits, 0o755)
-	}
-	if err != nil {
-		return nil, err
-	}
-	var g errgroup.Group
-	g.SetLimit(workers)
-	for i := range all {
-		g.Go(func() error {
-			file := filepath.Join(hits, strconv.Itoa(i))
-			v, err := s.runTests("the baseline: each test alone", s.work, []string{sweep.HitsEnv + "=" + file}, all[i:i+1], "reach-"+strconv.Itoa(i))
-			if err == nil && v.Failed {
-				err = fmt.Errorf("%s fails: %s", v.Test, v.Where)
-			}
-			raw, _ := os.ReadFile(file) // none: it reaches no break
-			for _, field := range strings.Fields(string(raw)) {
-				id, _ := strconv.Atoi(field)
-				all[i].hits = append(all[i].hits, id)
-			}
-			return err
-		})
-	}
-	return all, g.Wait()
-}
-
-// tests lists the unit tests and the envtest tier's specs of the build in s.work.
-func (s *sweeper) tests() (all []test, err error) {
 	dryRun := filepath.Join(s.work, "dry-run.json")
 	for _, pkg := range packages {
 		args := []string{"-test.list=."}
@@ -270,7 +242,27 @@ func (s *sweeper) tests() (all []test, err error) {
 		}
 	}
 	s.description = suite.Description
-	return all, err
+	if err != nil {
+		return nil, err
+	}
+	var g errgroup.Group
+	g.SetLimit(workers)
+	for i := range all {
+		g.Go(func() error {
+			file := filepath.Join(s.work, "hits-"+strconv.Itoa(i))
+			v, err := s.runTests("the baseline: each test alone", s.work, []string{sweep.HitsEnv + "=" + file}, all[i:i+1], "reach-"+strconv.Itoa(i))
+			if err == nil && v.Failed {
+				err = fmt.Errorf("%s fails: %s", v.Test, v.Where)
+			}
+			raw, _ := os.ReadFile(file) // none: it reaches no break
+			for _, field := range strings.Fields(string(raw)) {
+				id, _ := strconv.Atoi(field)
+				all[i].hits = append(all[i].hits, id)
+			}
+			return err
+		})
+	}
+	return all, g.Wait()
 }
 
 // runTests runs tests in the build in dir, with env, a process a package, up to the first failure.
@@ -306,7 +298,9 @@ func (s *sweeper) try(v *verdict, id int, schema sweep.Schema, all []test) {
 	reach := slices.DeleteFunc(slices.Clone(all), func(t test) bool { return !slices.Contains(t.hits, id) })
 	if !schema.Switched[id-1] {
 		dir, env, reach = filepath.Join(s.work, name), nil, all
-		if out, err := s.build(dir, schema.Alone(v.Break)); err != nil {
+		alone := maps.Clone(schema.Overlay)
+		alone[filepath.Join(s.root, filepath.FromSlash(v.Break.File))] = string(v.Break.Content)
+		if out, err := s.build(dir, alone); err != nil {
 			v.Err = fmt.Sprintf("build it: %v\n%s", err, out)
 			return
 		}
@@ -342,13 +336,10 @@ func (s *sweeper) try(v *verdict, id int, schema sweep.Schema, all []test) {
 // confirm runs the specs s.repeat times more against the break they killed, the killer first:
 // a break that only some runs notice is noticed by chance.
 func (s *sweeper) confirm(v *verdict, dir string, env []string, specs []test, name string) {
-	killer := slices.IndexFunc(specs, func(t test) bool { return t.Name == v.Killers[0] })
-	others := slices.Delete(slices.Clone(specs), max(killer, 0), max(killer+1, 0))
+	killer := slices.DeleteFunc(slices.Clone(specs), func(t test) bool { return t.Name != v.Killers[0] })
+	others := slices.DeleteFunc(slices.Clone(specs), func(t test) bool { return t.Name == v.Killers[0] })
 	for v.Runs = 1; v.Runs <= s.repeat; v.Runs++ { // the first run, then s.repeat more
-		again, err := trial.Verdict{}, error(nil)
-		if killer >= 0 {
-			again, err = s.runTests("envtest confirmations", dir, env, specs[killer:killer+1], name)
-		}
+		again, err := s.runTests("envtest confirmations", dir, env, killer, name)
 		if err == nil && !again.Failed {
 			again, err = s.runTests("envtest confirmations", dir, env, others, name)
 		}
@@ -597,8 +588,7 @@ type lineRange struct{ first, last int }
 // hunk is a unified diff's hunk header: its new side starts at line 1 and runs 2 lines.
 var hunk = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@`)
 
-// changedLines are the new side's lines that `git diff -U0` shows changed; a hunk that only
-// deletes touches the lines on either side of its gap.
+// changedLines are the new side's lines that `git diff -U0` shows changed.
 func changedLines(diff string) map[string][]lineRange {
 	out := map[string][]lineRange{}
 	var file string
@@ -611,11 +601,10 @@ func changedLines(diff string) map[string][]lineRange {
 			if err != nil { // no count: one line
 				count = 1
 			}
-			r := lineRange{start, start + count - 1}
-			if count == 0 {
-				r.last = start + 1
+			if count == 0 { // it only deletes: the lines on either side of its gap
+				count = 2
 			}
-			out[file] = append(out[file], r)
+			out[file] = append(out[file], lineRange{start, start + count - 1})
 		}
 	}
 	return out

@@ -30,11 +30,10 @@ type Span struct {
 func (m Mutant) Apply(root string) (map[string]string, error) {
 	mutated := map[string]string{}
 	for _, e := range m.Edits {
-		lines, first, err := e.find(root, mutated)
+		lines, first, last, err := e.find(root, mutated)
 		if err != nil {
 			return nil, err
 		}
-		last := first + strings.Count(e.From, "\n")
 		if strings.HasSuffix(lines[last], "\n") {
 			e.To += "\n"
 		}
@@ -48,22 +47,22 @@ func (m Mutant) Apply(root string) (map[string]string, error) {
 func (m Mutant) Spans(root string) ([]Span, error) {
 	var out []Span
 	for _, e := range m.Edits {
-		_, first, err := e.find(root, nil)
+		_, first, last, err := e.find(root, nil)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Span{e.File, first + 1, first + 1 + strings.Count(e.From, "\n")})
+		out = append(out, Span{e.File, first + 1, last + 1})
 	}
 	return out, nil
 }
 
-// find splits e.File (as mutated, if it is) into lines and finds e.From's: once, or it is stale.
-func (e Edit) find(root string, mutated map[string]string) ([]string, int, error) {
+// find splits e.File (as mutated, if it is) into lines and finds e.From's, once, first to last.
+func (e Edit) find(root string, mutated map[string]string) (lines []string, first, last int, err error) {
 	content, ok := mutated[e.File]
 	if !ok {
 		b, err := os.ReadFile(filepath.Join(root, e.File))
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 		content = string(b)
 	}
@@ -75,9 +74,9 @@ func (e Edit) find(root string, mutated map[string]string) ([]string, int, error
 		}
 	}
 	if len(at) != 1 {
-		return nil, 0, fmt.Errorf("%s holds the lines %q %d times, not once: update the mutant to follow the code", e.File, e.From, len(at))
+		return nil, 0, 0, fmt.Errorf("%s holds the lines %q %d times, not once: update the mutant to follow the code", e.File, e.From, len(at))
 	}
-	return lines, at[0], nil
+	return lines, at[0], at[0] + len(want) - 1, nil
 }
 
 const (

@@ -19,7 +19,7 @@ import (
 type Checker struct {
 	root    string
 	pkgs    map[string]*packages.Package
-	imports importer
+	imports map[string]*types.Package
 }
 
 // NewChecker loads the packages of root's dirs.
@@ -36,7 +36,7 @@ func NewChecker(root string, dirs ...string) (*Checker, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Checker{root: root, pkgs: map[string]*packages.Package{}, imports: importer{}}
+	c := &Checker{root: root, pkgs: map[string]*packages.Package{}, imports: map[string]*types.Package{}}
 	packages.Visit(pkgs, nil, func(p *packages.Package) { c.imports[p.PkgPath] = p.Types })
 	for _, p := range pkgs {
 		switch {
@@ -110,7 +110,7 @@ func (c *Checker) check(dir string, replace map[string][]byte, add [][]byte, wit
 		files = append(files, f)
 	}
 	var errs []error
-	conf := types.Config{Error: func(err error) { errs = append(errs, err) }, Importer: c.imports}
+	conf := types.Config{Error: func(err error) { errs = append(errs, err) }, Importer: c}
 	if p.Module != nil && p.Module.GoVersion != "" {
 		conf.GoVersion = "go" + p.Module.GoVersion
 	}
@@ -137,10 +137,9 @@ type exprAt struct {
 	from, to int
 }
 
-type importer map[string]*types.Package
-
-func (m importer) Import(path string) (*types.Package, error) {
-	if p := m[path]; p != nil {
+// Import is the loaded package of path: the Checker is the type checker's types.Importer.
+func (c *Checker) Import(path string) (*types.Package, error) {
+	if p := c.imports[path]; p != nil {
 		return p, nil
 	}
 	return nil, fmt.Errorf("%s is not imported", path)

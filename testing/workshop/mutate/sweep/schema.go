@@ -58,25 +58,17 @@ func sweepZero[T any](id int, v T) T { var zero T; return sweepPick(id, v, zero)
 `
 
 // Schema is breaks built into their packages' source (absolute path → content) all at once, each
-// behind a switch that Env turns on, or not Switched (built Alone); Vars are constants made var.
+// behind a switch that Env turns on, or not Switched (built on its own); Vars: constants made var.
 type Schema struct {
 	Overlay  map[string]string
 	Switched []bool
 	Vars     []string
-	root     string
-}
-
-// Alone is the overlay that builds b, a break the schema could not switch, on its own.
-func (s Schema) Alone(b Break) map[string]string {
-	own := maps.Clone(s.Overlay)
-	own[filepath.Join(s.root, filepath.FromSlash(b.File))] = string(b.Content)
-	return own
 }
 
 // Build makes the schema of breaks and builds it with build (which returns the compiler's output);
 // a constant made var that some code needs constant (the error names it) stays so.
 func Build(c *Checker, breaks []Break, build func(overlay map[string]string) ([]byte, error)) (Schema, error) {
-	s, dirs := Schema{Switched: slices.Repeat([]bool{true}, len(breaks)), root: c.root}, map[string]bool{}
+	s, dirs := Schema{Switched: slices.Repeat([]bool{true}, len(breaks))}, map[string]bool{}
 	for _, b := range breaks {
 		dirs[path.Dir(b.File)] = true
 	}
@@ -113,7 +105,7 @@ func (c *Checker) schemata(dir string, breaks []Break, s *Schema, constants []st
 	}
 	switchFile := fmt.Appendf(nil, switchSource, c.pkgs[dir].Name)
 	for {
-		r := renderer{breaks: breaks, typesAt: typesAt, constants: constants, switched: s.Switched, files: map[string][]byte{}}
+		r := renderer{breaks: breaks, typesAt: typesAt, constants: constants, switched: s.Switched, files: map[string][]byte{}, spans: map[string][]item{}}
 		for _, b := range breaks {
 			if path.Dir(b.File) == dir && r.files[b.File] == nil {
 				r.render(b.File)
@@ -147,19 +139,14 @@ type item struct {
 	breakIndex int
 }
 
-// renderer renders files with their breaks behind their switches; spans are where each went.
+// renderer renders files with their breaks behind their switches.
 type renderer struct {
 	breaks          []Break
 	typesAt         map[exprAt]types.TypeAndValue
 	constants, vars []string
 	switched        []bool
 	files           map[string][]byte
-	spans           []span
-}
-
-type span struct {
-	file           string
-	from, to, item int
+	spans           map[string][]item // by file: where each break's code went
 }
 
 // render renders file with each of its breaks behind its switch, or marks it not switched.
@@ -215,7 +202,7 @@ func (r *renderer) write(out *bytes.Buffer, file string, src []byte, from, to in
 		}
 		out.WriteString(it.parts[len(it.holes)])
 		if it.breakIndex >= 0 {
-			r.spans = append(r.spans, span{file, start, out.Len(), it.breakIndex})
+			r.spans[file] = append(r.spans[file], item{from: start, to: out.Len(), breakIndex: it.breakIndex})
 		}
 		from = it.to
 	}
@@ -229,9 +216,11 @@ func (r *renderer) blame(err error) int {
 		return -1
 	}
 	pos, best, size := te.Fset.Position(te.Pos), -1, 0
-	for _, s := range r.spans {
-		if strings.HasSuffix(pos.Filename, filepath.FromSlash(s.file)) && s.from <= pos.Offset && pos.Offset < s.to && (best < 0 || s.to-s.from < size) {
-			best, size = s.item, s.to-s.from
+	for file, spans := range r.spans {
+		for _, s := range spans {
+			if strings.HasSuffix(pos.Filename, filepath.FromSlash(file)) && s.from <= pos.Offset && pos.Offset < s.to && (best < 0 || s.to-s.from < size) {
+				best, size = s.breakIndex, s.to-s.from
+			}
 		}
 	}
 	return best

@@ -1,5 +1,4 @@
-// Command mutatesweep is make mutate-sweep: every generic break of the operator's logic (package
-// sweep) against the tests that run its code. With -mutants it is make mutate.
+// Command mutatesweep is make mutate-sweep (package sweep's breaks) and, with -mutants, make mutate.
 package main
 
 import (
@@ -64,16 +63,11 @@ func main() {
 	case *gathered:
 		r, err = gather(flag.Args())
 	default:
-		err = withSweeper(*repeat, func(s *sweeper) (err error) {
-			r, err = s.run(*only, *breakText, *shard)
-			return err
-		})
+		err = withSweeper(*repeat, func(s *sweeper) error { return s.run(&r, *only, *breakText, *shard) })
 	}
 	if err == nil && *jsonPath != "" && !*hand {
-		var raw []byte
-		if raw, err = json.MarshalIndent(r, "", "  "); err == nil {
-			err = errors.Join(os.MkdirAll(filepath.Dir(*jsonPath), 0o755), os.WriteFile(*jsonPath, raw, 0o644))
-		}
+		raw, _ := json.MarshalIndent(r, "", "  ") // plain data: it marshals
+		err = errors.Join(os.MkdirAll(filepath.Dir(*jsonPath), 0o755), os.WriteFile(*jsonPath, raw, 0o644))
 	}
 	if err == nil && !*hand {
 		var md strings.Builder
@@ -97,6 +91,7 @@ type verdict struct {
 	Kills, Runs int      `json:",omitempty"`
 	Reach       []string `json:",omitempty"` // the tests and specs that run its code
 	Err         string   `json:",omitempty"` // why the tiers could not say
+	id          int      // its switch's number: its index in the sweep's breaks, plus one
 }
 
 // sweepReport is what a sweep or shard found; Spent is each kind of work's time, over processes.
@@ -121,7 +116,7 @@ type sweeper struct {
 // test is a unit test of Pkg or a spec (Pkg scenarios), and the breaks whose code it ran (hits).
 type test struct {
 	Pkg, Name string
-	hits      []int
+	hits      []string // their numbers
 }
 
 // withSweeper runs f with a sweeper whose work directory is in the tree, for the harness's go.mod.
@@ -138,13 +133,13 @@ func withSweeper(repeat int, f func(*sweeper) error) error {
 	return f(&sweeper{root: root, work: work, repeat: repeat, spent: map[string]time.Duration{}})
 }
 
-// run tries the shard's compiling breaks of files matching only, with IDs matching breakText.
-func (s *sweeper) run(only, breakText, shard string) (sweepReport, error) {
+// run tries into r the shard's compiling breaks of files matching only, with IDs matching breakText.
+func (s *sweeper) run(r *sweepReport, only, breakText, shard string) error {
 	start := time.Now()
-	r := sweepReport{Shard: shard, Repeat: s.repeat, Spent: s.spent}
+	*r = sweepReport{Shard: shard, Repeat: s.repeat, Spent: s.spent}
 	var i, n int
 	if _, err := fmt.Sscanf(shard, "%d/%d", &i, &n); err != nil || i < 1 || i > n {
-		return r, fmt.Errorf("shard %q: want i/n, 1 <= i <= n", shard)
+		return fmt.Errorf("shard %q: want i/n, 1 <= i <= n", shard)
 	}
 	checker, breaks, notCompiled, err := sweep.Compiling(s.root, sweepDirs, func(b sweep.Break) bool {
 		return strings.Contains(b.File, only) && strings.Contains(b.ID(), breakText)
@@ -153,43 +148,41 @@ func (s *sweeper) run(only, breakText, shard string) (sweepReport, error) {
 		err = fmt.Errorf("no break of a file matching %q, with an ID matching %q, compiles", only, breakText)
 	}
 	if err != nil {
-		return r, err
+		return err
 	}
 	progress(start, "%d breaks compile (%d do not); building them in, each behind a switch", len(breaks), r.NotCompiled)
 	schema, err := sweep.Build(checker, breaks, func(overlay map[string]string) ([]byte, error) { return s.build(s.work, overlay) })
 	if err != nil {
-		return r, err
+		return err
 	}
 	own := strings.Count(fmt.Sprint(schema.Switched), "false")
 	progress(start, "%d breaks switched, %d built on their own; every test alone, unbroken, to see which breaks each reaches", len(breaks)-own, own)
 	all, err := s.reach()
 	if err != nil {
-		return r, fmt.Errorf("without any break: %w", err)
+		return fmt.Errorf("without any break: %w", err)
 	}
-	var mine []int
 	for k, b := range breaks {
 		if inShard(b.ID(), i, n) {
-			mine = append(mine, k)
-			r.Verdicts = append(r.Verdicts, verdict{Break: b})
+			r.Verdicts = append(r.Verdicts, verdict{Break: b, id: k + 1})
 		}
 	}
-	if len(mine) == 0 {
-		return r, fmt.Errorf("shard %s holds none of the %d breaks", shard, len(breaks))
+	if len(r.Verdicts) == 0 {
+		return fmt.Errorf("shard %s holds none of the %d breaks", shard, len(breaks))
 	}
 	var g errgroup.Group
 	g.SetLimit(workers)
 	var finished atomic.Int32
-	for j, k := range mine {
+	for j := range r.Verdicts {
 		g.Go(func() error {
 			v := &r.Verdicts[j]
-			s.try(v, k+1, schema, all)
-			progress(start, "%d/%d (shard %s): %s:%d %s %s → %s: %s", finished.Add(1), len(mine), shard, v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, v)
+			s.try(v, schema, all)
+			progress(start, "%d/%d (shard %s): %s:%d %s %s → %s: %s", finished.Add(1), len(r.Verdicts), shard, v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, v)
 			return nil
 		})
 	}
 	_ = g.Wait()
 	r.Took = time.Since(start)
-	return r, nil
+	return nil
 }
 
 func progress(start time.Time, format string, args ...any) {
@@ -214,8 +207,7 @@ func (s *sweeper) build(dir string, overlay map[string]string) ([]byte, error) {
 	return trial.Build(s.root, dir, overlay, packages...)
 }
 
-// reach lists the unit tests and the envtest tier's specs of the build in s.work, and runs each
-// alone, unbroken: they come with the breaks whose code each ran.
+// reach lists the unit tests and specs, each with the breaks whose code it runs alone, unbroken.
 func (s *sweeper) reach() (all []test, err error) {
 	dryRun := filepath.Join(s.work, "dry-run.json")
 	for _, pkg := range packages {
@@ -255,10 +247,7 @@ func (s *sweeper) reach() (all []test, err error) {
 				err = fmt.Errorf("%s fails: %s", v.Test, v.Where)
 			}
 			raw, _ := os.ReadFile(file) // none: it reaches no break
-			for _, field := range strings.Fields(string(raw)) {
-				id, _ := strconv.Atoi(field)
-				all[i].hits = append(all[i].hits, id)
-			}
+			all[i].hits = strings.Fields(string(raw))
 			return err
 		})
 	}
@@ -276,11 +265,9 @@ func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name st
 			}
 		}
 		v, err := trial.Verdict{}, error(nil)
-		switch {
-		case len(names) == 0:
-		case pkg == scenarios:
+		if pkg == scenarios && len(names) > 0 {
 			v, err = trial.Scenarios(s.root, dir, name, env, trial.Notices, "-ginkgo.focus="+specreport.Focus(s.description, names))
-		default:
+		} else if len(names) > 0 {
 			v, err = trial.Unit(s.root, dir, pkg, env, names, trial.Notices)
 		}
 		if err != nil || v.Failed {
@@ -290,30 +277,23 @@ func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name st
 	return trial.Verdict{}, nil
 }
 
-// try tries break id behind its switch against the tests that reach it, else alone against all:
-// the unit tests, then, if none fails, the specs.
-func (s *sweeper) try(v *verdict, id int, schema sweep.Schema, all []test) {
-	name := strconv.Itoa(id)
+// try tries v's break, switched against the tests that reach it, else alone against all: units first.
+func (s *sweeper) try(v *verdict, schema sweep.Schema, all []test) {
+	name := strconv.Itoa(v.id)
 	dir, env := s.work, []string{sweep.Env + "=" + name}
-	reach := slices.DeleteFunc(slices.Clone(all), func(t test) bool { return !slices.Contains(t.hits, id) })
-	if !schema.Switched[id-1] {
+	reach := slices.DeleteFunc(slices.Clone(all), func(t test) bool { return !slices.Contains(t.hits, name) })
+	if !schema.Switched[v.id-1] {
 		dir, env, reach = filepath.Join(s.work, name), nil, all
-		alone := maps.Clone(schema.Overlay)
-		alone[filepath.Join(s.root, filepath.FromSlash(v.Break.File))] = string(v.Break.Content)
-		if out, err := s.build(dir, alone); err != nil {
+		if out, err := s.build(dir, schema.Alone(v.Break)); err != nil {
 			v.Err = fmt.Sprintf("build it: %v\n%s", err, out)
 			return
 		}
 	}
-	var unit, specs []test
 	for _, t := range reach {
 		v.Reach = append(v.Reach, t.Name)
-		if t.Pkg == scenarios {
-			specs = append(specs, t)
-		} else {
-			unit = append(unit, t)
-		}
 	}
+	unit := slices.DeleteFunc(slices.Clone(reach), func(t test) bool { return t.Pkg == scenarios })
+	specs := slices.DeleteFunc(slices.Clone(reach), func(t test) bool { return t.Pkg != scenarios })
 	v.Tier = unitTier
 	first, err := s.runTests("unit runs", dir, env, unit, name)
 	if err == nil && !first.Failed && len(specs) > 0 {
@@ -333,8 +313,7 @@ func (s *sweeper) try(v *verdict, id int, schema sweep.Schema, all []test) {
 	}
 }
 
-// confirm runs the specs s.repeat times more against the break they killed, the killer first:
-// a break that only some runs notice is noticed by chance.
+// confirm runs the specs s.repeat times more, the killer first: some runs may notice by chance.
 func (s *sweeper) confirm(v *verdict, dir string, env []string, specs []test, name string) {
 	killer := slices.DeleteFunc(slices.Clone(specs), func(t test) bool { return t.Name != v.Killers[0] })
 	others := slices.DeleteFunc(slices.Clone(specs), func(t test) bool { return t.Name == v.Killers[0] })
@@ -370,8 +349,7 @@ func (v *verdict) String() string {
 	return "SURVIVED"
 }
 
-// write prints the report; it fails on survivors, unsteady kills, breaks without a verdict and,
-// for a whole sweep, an equivalent entry of the files swept that no break matches.
+// write prints the report; it fails on survivors, unsteady kills, no verdicts and stale equivalents.
 func (r sweepReport) write(w io.Writer, only string, whole bool) error {
 	var survivors, unsteady, unanswered, equivalent []verdict
 	var killed, byUnit int
@@ -469,8 +447,8 @@ func gather(paths []string) (sweepReport, error) {
 	return all, nil
 }
 
-// mutate is make mutate: each chosen mutant, built on its own, must fail a spec of its scenario,
-// which passes unbroken; the unit tests show which layer of the pyramid sees which break.
+// mutate is make mutate: each chosen mutant must fail its scenario, which passes unbroken; the unit
+// tests show which layer of the pyramid sees which break.
 func (s *sweeper) mutate(scenario, text, since string) error {
 	chosen, err := chooseFrom(s.root, scenario, text, since)
 	if err != nil {
@@ -561,8 +539,7 @@ func chooseFrom(root, scenario, text, since string) ([]mutants.Mutant, error) {
 	return chosen, errors.Join(err, stale)
 }
 
-// choose is the mutants of scenario (all when "") whose break mentions text, and those whose lines
-// the change touched: an edit there can leave a break breaking nothing.
+// choose is the mutants of scenario ("": all) whose break mentions text, and those the change touched.
 func choose(all []mutants.Mutant, scenario, text string, spans func(mutants.Mutant) []mutants.Span, touched map[string][]lineRange) ([]mutants.Mutant, error) {
 	var out []mutants.Mutant
 	var scenarios []string
@@ -597,13 +574,8 @@ func changedLines(diff string) map[string][]lineRange {
 			file = name
 		} else if m := hunk.FindStringSubmatch(line); m != nil && file != "" {
 			start, _ := strconv.Atoi(m[1])
-			count, err := strconv.Atoi(m[2])
-			if err != nil { // no count: one line
-				count = 1
-			}
-			if count == 0 { // it only deletes: the lines on either side of its gap
-				count = 2
-			}
+			count, _ := strconv.Atoi(cmp.Or(m[2], "1")) // no count: one line
+			count = cmp.Or(count, 2)                    // 0: a deletion touches the lines either side
 			out[file] = append(out[file], lineRange{start, start + count - 1})
 		}
 	}

@@ -1,5 +1,4 @@
-// Package mutants lists the breaks of the controller that the scenarios exist to catch, each with
-// the scenario that must fail against it (make mutate); the catalogue lists them.
+// Package mutants lists the breaks that the scenarios exist to catch (make mutate).
 package mutants
 
 import (
@@ -10,8 +9,7 @@ import (
 	"strings"
 )
 
-// Edit replaces the lines of File (relative to the repository root) that read From, whole and
-// without indentation, with To, indented as the first.
+// Edit replaces File's whole lines that read From (indentation aside) with To, indented as the first.
 type Edit struct{ File, From, To string }
 
 // Mutant is a break (what it does wrong), the Scenario that must fail against it, and its Edits.

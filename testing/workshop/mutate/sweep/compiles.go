@@ -14,8 +14,7 @@ import (
 	"golang.org/x/tools/go/packages"
 )
 
-// Checker tells which breaks compile by type-checking in memory: milliseconds a break, where go
-// build takes seconds. pkgs are by directory relative to root; imports, every package loaded.
+// Checker type-checks breaks in memory: milliseconds a break, where go build takes seconds.
 type Checker struct {
 	root    string
 	pkgs    map[string]*packages.Package
@@ -38,24 +37,16 @@ func NewChecker(root string, dirs ...string) (*Checker, error) {
 	}
 	c := &Checker{root: root, pkgs: map[string]*packages.Package{}, imports: map[string]*types.Package{}}
 	packages.Visit(pkgs, nil, func(p *packages.Package) { c.imports[p.PkgPath] = p.Types })
-	for _, p := range pkgs {
-		switch {
-		case slices.Contains(switchImports, p.PkgPath):
-		case len(p.Errors) > 0:
+	for _, p := range pkgs { // switchImports' too, by a directory outside root
+		if len(p.Errors) > 0 {
 			return nil, fmt.Errorf("load %s: %w", p.PkgPath, p.Errors[0])
-		default:
-			dir, err := filepath.Rel(root, filepath.Dir(p.GoFiles[0]))
-			if err != nil {
-				return nil, err
-			}
-			c.pkgs[filepath.ToSlash(dir)] = p
 		}
+		c.pkgs[c.rel(filepath.Dir(p.GoFiles[0]))] = p
 	}
 	return c, nil
 }
 
-// Compiling makes the breaks of root's dirs (but generated files) that keep keeps and that
-// compile; it counts the rest.
+// Compiling makes the kept breaks of root's dirs (not generated files) that compile; it counts the rest.
 func Compiling(root string, dirs []string, keep func(Break) bool) (c *Checker, breaks []Break, notCompiled int, err error) {
 	if c, err = NewChecker(root, dirs...); err != nil {
 		return nil, nil, 0, err
@@ -88,8 +79,7 @@ func (c *Checker) Compiles(b Break) error {
 	return nil
 }
 
-// check type-checks the package in dir with replace's files (by path relative to the root) in
-// place of its own and add's added: every error and, if asked, each expression's type.
+// check type-checks dir's package, with files replaced and added: its errors and, if asked, types.
 func (c *Checker) check(dir string, replace map[string][]byte, add [][]byte, withTypes bool) (map[exprAt]types.TypeAndValue, []error) {
 	p, ok := c.pkgs[dir]
 	if !ok {

@@ -17,8 +17,7 @@ import (
 	"strings"
 )
 
-// Env numbers the break that a binary built from a Schema makes (1: Build's first; unset: none).
-// HitsEnv names a file where it writes the number of each break whose code runs, once.
+// Env numbers the break a Schema's binary makes (from 1); HitsEnv, a file for each break that runs.
 const (
 	Env     = "SWEEP_BREAK"
 	HitsEnv = "SWEEP_HITS"
@@ -35,7 +34,6 @@ import (
 	"sync"
 )
 
-// The mutation sweep's switch (testing/workshop/mutate/sweep), built in through an overlay.
 var (
 	sweepBreak, _ = strconv.Atoi(os.Getenv("` + Env + `"))
 	sweepHits     = os.Getenv("` + HitsEnv + `")
@@ -57,18 +55,24 @@ func sweepPick[T any](id int, was, now T) T { if sweepOn(id) { return now }; ret
 func sweepZero[T any](id int, v T) T { var zero T; return sweepPick(id, v, zero) }
 `
 
-// Schema is breaks built into their packages' source (absolute path → content) all at once, each
-// behind a switch that Env turns on, or not Switched (built on its own); Vars: constants made var.
+// Schema is breaks built into one overlay, each behind a switch or not Switched; Vars: consts made var.
 type Schema struct {
 	Overlay  map[string]string
 	Switched []bool
 	Vars     []string
+	root     string
 }
 
-// Build makes the schema of breaks and builds it with build (which returns the compiler's output);
-// a constant made var that some code needs constant (the error names it) stays so.
+// Alone is the overlay that builds b, a break the schema could not switch, on its own.
+func (s Schema) Alone(b Break) map[string]string {
+	own := maps.Clone(s.Overlay)
+	own[filepath.Join(s.root, filepath.FromSlash(b.File))] = string(b.Content)
+	return own
+}
+
+// Build makes and builds the schema of breaks; a const that the build needs constant stays so.
 func Build(c *Checker, breaks []Break, build func(overlay map[string]string) ([]byte, error)) (Schema, error) {
-	s, dirs := Schema{Switched: slices.Repeat([]bool{true}, len(breaks))}, map[string]bool{}
+	s, dirs := Schema{Switched: slices.Repeat([]bool{true}, len(breaks)), root: c.root}, map[string]bool{}
 	for _, b := range breaks {
 		dirs[path.Dir(b.File)] = true
 	}
@@ -130,8 +134,7 @@ func (c *Checker) schemata(dir string, breaks []Break, s *Schema, constants []st
 	}
 }
 
-// item is one rewrite of a file: the source from, to becomes parts, with holes (ranges of the
-// source, rendered with the items inside them) between them; breakIndex is its break, or -1.
+// item rewrites the source from, to as parts between holes (source ranges); breakIndex: its break or -1.
 type item struct {
 	from, to   int
 	parts      []string
@@ -268,8 +271,7 @@ func (r *renderer) item(b Break, i int) (item, bool) {
 	return it, it.parts != nil
 }
 
-// clauseItem switches a case clause's deletion: a default clause's body does nothing, each
-// condition of a tagless switch's clause is false; a tagged switch's case is not switched.
+// clauseItem switches a case clause's deletion: a tagged switch's (but default's) is not switched.
 func clauseItem(b Break, it item, c *ast.CaseClause, rangeOf func(ast.Node) [2]int, id string) (item, bool) {
 	on := "!sweepOn(" + id + ")"
 	if len(c.List) == 0 {
@@ -296,8 +298,7 @@ func clauseItem(b Break, it item, c *ast.CaseClause, rangeOf func(ast.Node) [2]i
 	return it, tagless
 }
 
-// typeArg is the type argument a switch of e needs: "" where Go infers it, else the type e's
-// constant takes there, as the file names it; false when the file cannot.
+// typeArg is the type argument a switch of e needs ("": inferred); false when the file cannot name it.
 func (r *renderer) typeArg(b Break, e ast.Expr) (string, bool) {
 	tv := r.typesAt[exprAt{b.File, b.file.fset.Position(e.Pos()).Offset, b.file.fset.Position(e.End()).Offset}]
 	if tv.Type == nil || tv.Value == nil && !tv.IsNil() {
@@ -322,8 +323,7 @@ func (r *renderer) typeArg(b Break, e ast.Expr) (string, bool) {
 	return "[" + name + "]", named
 }
 
-// constDecl is the const declaration holding b, if any, and whether it may be made var: each name
-// with its own value, no iota, none that must stay constant.
+// constDecl is the const declaration holding b, if any, and whether it may be made var.
 func (r *renderer) constDecl(b Break) (*ast.GenDecl, bool) {
 	for _, d := range b.file.ast.Decls {
 		g, ok := d.(*ast.GenDecl)

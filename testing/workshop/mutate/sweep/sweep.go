@@ -1,5 +1,4 @@
-// Package sweep makes the generic breaks of a package's code (make mutate-sweep): every
-// statement deleted, condition negated, returned error dropped and constant replaced.
+// Package sweep makes the generic breaks of a package's code (make mutate-sweep).
 package sweep
 
 import (
@@ -9,6 +8,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,8 +24,7 @@ const (
 	Constant  = "constant"
 )
 
-// Break is one generic break of File (relative to the root) at Line, in Func ("" outside any):
-// Was, on one line, becomes Now; Content is the whole broken file; node what Build switches.
+// Break is one break of File at Line, in Func: Was becomes Now; Content is the whole broken file.
 type Break struct {
 	File           string
 	Line           int
@@ -151,11 +150,10 @@ func (m *maker) expression(e ast.Expr) {
 // deleteEach deletes each statement of a list but a declaration, which would not compile.
 func (m *maker) deleteEach(list []ast.Stmt) {
 	for _, s := range list {
-		switch s := s.(type) {
-		case *ast.AssignStmt:
-			if s.Tok == token.DEFINE {
-				continue
-			}
+		if a, ok := s.(*ast.AssignStmt); ok && a.Tok == token.DEFINE {
+			continue
+		}
+		switch s.(type) {
 		case *ast.DeclStmt, *ast.EmptyStmt, *ast.LabeledStmt, *ast.BlockStmt:
 			continue
 		}
@@ -224,13 +222,7 @@ func (m *maker) source(pos, end token.Pos) string {
 // funcName is "Recv.Name" for a method, "Name" for a function.
 func funcName(d *ast.FuncDecl) string {
 	if d.Recv != nil && len(d.Recv.List) > 0 {
-		t := d.Recv.List[0].Type
-		if star, ok := t.(*ast.StarExpr); ok {
-			t = star.X
-		}
-		if id, ok := t.(*ast.Ident); ok {
-			return id.Name + "." + d.Name.Name
-		}
+		return strings.TrimPrefix(types.ExprString(d.Recv.List[0].Type), "*") + "." + d.Name.Name
 	}
 	return d.Name.Name
 }

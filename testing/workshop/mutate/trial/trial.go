@@ -1,5 +1,4 @@
-// Package trial builds the operator's tests with a break in through `go test -overlay` (the tree
-// is never touched), runs them, and says which test or spec failed first, and where.
+// Package trial builds the operator's tests with a break overlaid, runs them, and says what failed.
 package trial
 
 import (
@@ -15,8 +14,7 @@ import (
 	"example.com/operator-demo/testing/workshop/specreport"
 )
 
-// Outside says what a failure outside every test and spec (a failed suite setup, a binary that
-// panics before any test) makes of a run.
+// Outside says what a failure outside every test (a suite setup, an early panic) makes of a run.
 type Outside bool
 
 // The policies: what whoever asks makes of such a failure.
@@ -38,8 +36,8 @@ func (v Verdict) String() string {
 	return "**passed**"
 }
 
-// Build builds pkgs' test binaries into dir with overlay's files (absolute path → content): the
-// compiler's output. No debug information (a third of the link time), no vet (a break fails it).
+// Build builds pkgs' test binaries into dir with overlay: no debug information (a third of the link
+// time), no vet (which a broken format string would fail).
 func Build(root, dir string, overlay map[string]string, pkgs ...string) ([]byte, error) {
 	file, err := ov.Write(dir, overlay) // makes dir
 	if err != nil {

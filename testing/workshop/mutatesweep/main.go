@@ -1,6 +1,4 @@
-// Command mutatesweep is make mutate-sweep: every generic break of the operator's logic (package
-// sweep), built in behind a switch, against the tests that run its code; -shard splits the
-// breaks among jobs, -gather reports them together. With -mutants it is make mutate.
+// Command mutatesweep is make mutate-sweep (package sweep's breaks) and, with -mutants, make mutate.
 package main
 
 import (
@@ -35,7 +33,7 @@ import (
 // sweepDirs are the directories the sweep breaks: the operator's logic. cmd/ only wires flags.
 var sweepDirs = []string{"controllers", "api/v1alpha1"}
 
-// The tiers, as a verdict names the one that killed a break, and their packages.
+// The tiers that kill a break, and their packages.
 const (
 	unitTier    = "unit"
 	envtestTier = "envtest"
@@ -57,37 +55,26 @@ func main() {
 	mutant := flag.String("mutant", "", "with -mutants: try only the breaks whose description contains this text")
 	since := flag.String("changed-since", "", "with -scenario or -mutant: also try every break whose lines changed since this revision (the work tree counts)")
 	flag.Parse()
-	if *hand {
-		s, done, err := newSweeper(0, map[string]time.Duration{})
-		if err == nil {
-			err = s.mutate(*scenario, *mutant, *since)
-			done()
-		}
-		exitOn("mutate", err)
-		return
-	}
-	r, err := sweepReport{}, error(nil)
-	if *gathered {
+	tool, r, err := "mutate-sweep", sweepReport{}, error(nil)
+	switch {
+	case *hand:
+		tool = "mutate"
+		err = withSweeper(0, func(s *sweeper) error { return s.mutate(*scenario, *mutant, *since) })
+	case *gathered:
 		r, err = gather(flag.Args())
-	} else {
-		r, err = run(*only, *breakText, *shard, *repeat)
+	default:
+		err = withSweeper(*repeat, func(s *sweeper) error { return s.run(&r, *only, *breakText, *shard) })
 	}
-	if err == nil && *jsonPath != "" {
-		var raw []byte
-		if raw, err = json.MarshalIndent(r, "", "  "); err == nil {
-			err = errors.Join(os.MkdirAll(filepath.Dir(*jsonPath), 0o755), os.WriteFile(*jsonPath, raw, 0o644))
-		}
+	if err == nil && *jsonPath != "" && !*hand {
+		raw, _ := json.MarshalIndent(r, "", "  ") // plain data: it marshals
+		err = errors.Join(os.MkdirAll(filepath.Dir(*jsonPath), 0o755), os.WriteFile(*jsonPath, raw, 0o644))
 	}
-	if err == nil {
+	if err == nil && !*hand {
 		var md strings.Builder
 		err = r.write(&md, *only, r.Shard == "1/1")
 		fmt.Print(md.String())
 		err = errors.Join(err, specreport.Publish(md.String(), ""))
 	}
-	exitOn("mutate-sweep", err)
-}
-
-func exitOn(tool string, err error) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, tool+":", err)
 		os.Exit(1)
@@ -97,15 +84,14 @@ func exitOn(tool string, err error) {
 // verdict is what the tiers said about one break.
 type verdict struct {
 	Break sweep.Break
-	// Tier killed it (unitTier or envtestTier; "" if it survived); Killers are the tests or specs
-	// that did, Where is where the first failed; Kills of Runs of the envtest tier.
+	// Tier killed it ("" if it survived) by Killers, first at Where; Kills of Runs of the envtest tier.
 	Tier        string   `json:",omitempty"`
 	Killers     []string `json:",omitempty"`
 	Where       string   `json:",omitempty"`
 	Kills, Runs int      `json:",omitempty"`
-	// Reach are the tests and specs that run its code; Err is why the tiers could not say.
-	Reach []string `json:",omitempty"`
-	Err   string   `json:",omitempty"`
+	Reach       []string `json:",omitempty"` // the tests and specs that run its code
+	Err         string   `json:",omitempty"` // why the tiers could not say
+	id          int      // its switch's number: its index in the sweep's breaks, plus one
 }
 
 // sweepReport is what a sweep or shard found; Spent is each kind of work's time, over processes.
@@ -130,36 +116,31 @@ type sweeper struct {
 // test is a unit test of Pkg or a spec (Pkg scenarios), and the breaks whose code it ran (hits).
 type test struct {
 	Pkg, Name string
-	hits      []int
+	hits      []string // their numbers
 }
 
-// newSweeper makes a sweeper whose work directory (which done removes) is in the tree, where the
-// scenarios' harness finds go.mod.
-func newSweeper(repeat int, spent map[string]time.Duration) (*sweeper, func(), error) {
+// withSweeper runs f with a sweeper whose work directory is in the tree, for the harness's go.mod.
+func withSweeper(repeat int, f func(*sweeper) error) error {
 	root, err := repo.Root()
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	work, err := os.MkdirTemp(filepath.Join(root, "bin"), "mutate-")
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	return &sweeper{root: root, work: work, repeat: repeat, spent: spent}, func() { _ = os.RemoveAll(work) }, nil
+	defer func() { _ = os.RemoveAll(work) }()
+	return f(&sweeper{root: root, work: work, repeat: repeat, spent: map[string]time.Duration{}})
 }
 
-// run tries the shard's compiling breaks of files matching only, with IDs matching breakText.
-func run(only, breakText, shard string, repeat int) (sweepReport, error) {
+// run tries into r the shard's compiling breaks of files matching only, with IDs matching breakText.
+func (s *sweeper) run(r *sweepReport, only, breakText, shard string) error {
 	start := time.Now()
-	r := sweepReport{Shard: shard, Repeat: repeat, Spent: map[string]time.Duration{}}
+	*r = sweepReport{Shard: shard, Repeat: s.repeat, Spent: s.spent}
 	var i, n int
 	if _, err := fmt.Sscanf(shard, "%d/%d", &i, &n); err != nil || i < 1 || i > n {
-		return r, fmt.Errorf("shard %q: want i/n, 1 <= i <= n", shard)
+		return fmt.Errorf("shard %q: want i/n, 1 <= i <= n", shard)
 	}
-	s, done, err := newSweeper(repeat, r.Spent)
-	if err != nil {
-		return r, err
-	}
-	defer done()
 	checker, breaks, notCompiled, err := sweep.Compiling(s.root, sweepDirs, func(b sweep.Break) bool {
 		return strings.Contains(b.File, only) && strings.Contains(b.ID(), breakText)
 	})
@@ -167,43 +148,41 @@ func run(only, breakText, shard string, repeat int) (sweepReport, error) {
 		err = fmt.Errorf("no break of a file matching %q, with an ID matching %q, compiles", only, breakText)
 	}
 	if err != nil {
-		return r, err
+		return err
 	}
 	progress(start, "%d breaks compile (%d do not); building them in, each behind a switch", len(breaks), r.NotCompiled)
 	schema, err := sweep.Build(checker, breaks, func(overlay map[string]string) ([]byte, error) { return s.build(s.work, overlay) })
 	if err != nil {
-		return r, err
+		return err
 	}
 	own := strings.Count(fmt.Sprint(schema.Switched), "false")
 	progress(start, "%d breaks switched, %d built on their own; every test alone, unbroken, to see which breaks each reaches", len(breaks)-own, own)
 	all, err := s.reach()
 	if err != nil {
-		return r, fmt.Errorf("without any break: %w", err)
+		return fmt.Errorf("without any break: %w", err)
 	}
-	var mine []int
 	for k, b := range breaks {
 		if inShard(b.ID(), i, n) {
-			mine = append(mine, k)
-			r.Verdicts = append(r.Verdicts, verdict{Break: b})
+			r.Verdicts = append(r.Verdicts, verdict{Break: b, id: k + 1})
 		}
 	}
-	if len(mine) == 0 {
-		return r, fmt.Errorf("shard %s holds none of the %d breaks", shard, len(breaks))
+	if len(r.Verdicts) == 0 {
+		return fmt.Errorf("shard %s holds none of the %d breaks", shard, len(breaks))
 	}
 	var g errgroup.Group
 	g.SetLimit(workers)
 	var finished atomic.Int32
-	for j, k := range mine {
+	for j := range r.Verdicts {
 		g.Go(func() error {
 			v := &r.Verdicts[j]
-			s.tryBreak(v, k+1, schema, all)
-			progress(start, "%d/%d (shard %s): %s:%d %s %s → %s: %s", finished.Add(1), len(mine), shard, v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, v)
+			s.try(v, schema, all)
+			progress(start, "%d/%d (shard %s): %s:%d %s %s → %s: %s", finished.Add(1), len(r.Verdicts), shard, v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, v)
 			return nil
 		})
 	}
 	_ = g.Wait()
 	r.Took = time.Since(start)
-	return r, nil
+	return nil
 }
 
 func progress(start time.Time, format string, args ...any) {
@@ -228,37 +207,8 @@ func (s *sweeper) build(dir string, overlay map[string]string) ([]byte, error) {
 	return trial.Build(s.root, dir, overlay, packages...)
 }
 
-// reach runs every test alone, unbroken, and returns them with the breaks whose code each ran.
+// reach lists the unit tests and specs, each with the breaks whose code it runs alone, unbroken.
 func (s *sweeper) reach() (all []test, err error) {
-	hits := filepath.Join(s.work, "hits")
-	if all, err = s.tests(); err == nil {
-		err = os.MkdirAll(hits, 0o755)
-	}
-	if err != nil {
-		return nil, err
-	}
-	var g errgroup.Group
-	g.SetLimit(workers)
-	for i := range all {
-		g.Go(func() error {
-			file := filepath.Join(hits, strconv.Itoa(i))
-			v, err := s.runTests("the baseline: each test alone", s.work, []string{sweep.HitsEnv + "=" + file}, all[i:i+1], "reach-"+strconv.Itoa(i))
-			if err == nil && v.Failed {
-				err = fmt.Errorf("%s fails: %s", v.Test, v.Where)
-			}
-			raw, _ := os.ReadFile(file) // none: it reaches no break
-			for _, field := range strings.Fields(string(raw)) {
-				id, _ := strconv.Atoi(field)
-				all[i].hits = append(all[i].hits, id)
-			}
-			return err
-		})
-	}
-	return all, g.Wait()
-}
-
-// tests lists the unit tests and the envtest tier's specs of the build in s.work.
-func (s *sweeper) tests() (all []test, err error) {
 	dryRun := filepath.Join(s.work, "dry-run.json")
 	for _, pkg := range packages {
 		args := []string{"-test.list=."}
@@ -284,7 +234,24 @@ func (s *sweeper) tests() (all []test, err error) {
 		}
 	}
 	s.description = suite.Description
-	return all, err
+	if err != nil {
+		return nil, err
+	}
+	var g errgroup.Group
+	g.SetLimit(workers)
+	for i := range all {
+		g.Go(func() error {
+			file := filepath.Join(s.work, "hits-"+strconv.Itoa(i))
+			v, err := s.runTests("the baseline: each test alone", s.work, []string{sweep.HitsEnv + "=" + file}, all[i:i+1], "reach-"+strconv.Itoa(i))
+			if err == nil && v.Failed {
+				err = fmt.Errorf("%s fails: %s", v.Test, v.Where)
+			}
+			raw, _ := os.ReadFile(file) // none: it reaches no break
+			all[i].hits = strings.Fields(string(raw))
+			return err
+		})
+	}
+	return all, g.Wait()
 }
 
 // runTests runs tests in the build in dir, with env, a process a package, up to the first failure.
@@ -298,11 +265,9 @@ func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name st
 			}
 		}
 		v, err := trial.Verdict{}, error(nil)
-		switch {
-		case len(names) == 0:
-		case pkg == scenarios:
+		if pkg == scenarios && len(names) > 0 {
 			v, err = trial.Scenarios(s.root, dir, name, env, trial.Notices, "-ginkgo.focus="+specreport.Focus(s.description, names))
-		default:
+		} else if len(names) > 0 {
 			v, err = trial.Unit(s.root, dir, pkg, env, names, trial.Notices)
 		}
 		if err != nil || v.Failed {
@@ -312,29 +277,23 @@ func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name st
 	return trial.Verdict{}, nil
 }
 
-// tryBreak tries break id behind its switch against the tests that reach it, else alone against all.
-func (s *sweeper) tryBreak(v *verdict, id int, schema sweep.Schema, all []test) {
-	name := strconv.Itoa(id)
-	if schema.Switched[id-1] {
-		s.try(v, s.work, []string{sweep.Env + "=" + name}, slices.DeleteFunc(slices.Clone(all), func(t test) bool { return !slices.Contains(t.hits, id) }), name)
-	} else if out, err := s.build(filepath.Join(s.work, name), schema.Alone(v.Break)); err != nil {
-		v.Err = fmt.Sprintf("build it: %v\n%s", err, out)
-	} else {
-		s.try(v, filepath.Join(s.work, name), nil, all, name)
-	}
-}
-
-// try runs the unit tests that reach v's break (env makes it in dir), then, if none fails, the specs.
-func (s *sweeper) try(v *verdict, dir string, env []string, reach []test, name string) {
-	var unit, specs []test
-	for _, t := range reach {
-		v.Reach = append(v.Reach, t.Name)
-		if t.Pkg == scenarios {
-			specs = append(specs, t)
-		} else {
-			unit = append(unit, t)
+// try tries v's break, switched against the tests that reach it, else alone against all: units first.
+func (s *sweeper) try(v *verdict, schema sweep.Schema, all []test) {
+	name := strconv.Itoa(v.id)
+	dir, env := s.work, []string{sweep.Env + "=" + name}
+	reach := slices.DeleteFunc(slices.Clone(all), func(t test) bool { return !slices.Contains(t.hits, name) })
+	if !schema.Switched[v.id-1] {
+		dir, env, reach = filepath.Join(s.work, name), nil, all
+		if out, err := s.build(dir, schema.Alone(v.Break)); err != nil {
+			v.Err = fmt.Sprintf("build it: %v\n%s", err, out)
+			return
 		}
 	}
+	for _, t := range reach {
+		v.Reach = append(v.Reach, t.Name)
+	}
+	unit := slices.DeleteFunc(slices.Clone(reach), func(t test) bool { return t.Pkg == scenarios })
+	specs := slices.DeleteFunc(slices.Clone(reach), func(t test) bool { return t.Pkg != scenarios })
 	v.Tier = unitTier
 	first, err := s.runTests("unit runs", dir, env, unit, name)
 	if err == nil && !first.Failed && len(specs) > 0 {
@@ -354,16 +313,12 @@ func (s *sweeper) try(v *verdict, dir string, env []string, reach []test, name s
 	}
 }
 
-// confirm runs the specs s.repeat times more against the break they killed, the killer first:
-// a break that only some runs notice is noticed by chance.
+// confirm runs the specs s.repeat times more, the killer first: some runs may notice by chance.
 func (s *sweeper) confirm(v *verdict, dir string, env []string, specs []test, name string) {
-	killer := slices.IndexFunc(specs, func(t test) bool { return t.Name == v.Killers[0] })
-	others := slices.Delete(slices.Clone(specs), max(killer, 0), max(killer+1, 0))
+	killer := slices.DeleteFunc(slices.Clone(specs), func(t test) bool { return t.Name != v.Killers[0] })
+	others := slices.DeleteFunc(slices.Clone(specs), func(t test) bool { return t.Name == v.Killers[0] })
 	for v.Runs = 1; v.Runs <= s.repeat; v.Runs++ { // the first run, then s.repeat more
-		again, err := trial.Verdict{}, error(nil)
-		if killer >= 0 {
-			again, err = s.runTests("envtest confirmations", dir, env, specs[killer:killer+1], name)
-		}
+		again, err := s.runTests("envtest confirmations", dir, env, killer, name)
 		if err == nil && !again.Failed {
 			again, err = s.runTests("envtest confirmations", dir, env, others, name)
 		}
@@ -394,83 +349,75 @@ func (v *verdict) String() string {
 	return "SURVIVED"
 }
 
-// write prints the report; it fails on survivors, unsteady kills, breaks without a verdict and,
-// for a whole sweep, an equivalent entry of the files swept that no break matches.
+// write prints the report; it fails on survivors, unsteady kills, no verdicts and stale equivalents.
 func (r sweepReport) write(w io.Writer, only string, whole bool) error {
-	t := r.tally(only, whole)
+	var survivors, unsteady, unanswered, equivalent []verdict
+	var killed, byUnit int
+	var named string // the survivors, for the error
+	for _, v := range r.Verdicts {
+		_, listed := sweep.Equivalent[v.Break.ID()]
+		switch {
+		case v.Err != "":
+			unanswered = append(unanswered, v)
+		case v.Tier == unitTier:
+			byUnit++
+		case v.Tier != "": // killed by the envtest tier
+		case listed:
+			equivalent = append(equivalent, v)
+		default:
+			survivors = append(survivors, v)
+			named += fmt.Sprintf("\n  %s:%d %s: %s → %s (reached by: %s)", v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, reachedBy(v))
+		}
+		if v.Tier != "" {
+			killed++
+		}
+		if v.Kills < v.Runs {
+			unsteady = append(unsteady, v)
+		}
+	}
+	var stale []string
+	for id := range sweep.Equivalent {
+		if whole && strings.Contains(strings.Fields(id)[0], only) && !slices.ContainsFunc(r.Verdicts, func(v verdict) bool { return v.Break.ID() == id }) {
+			stale = append(stale, id)
+		}
+	}
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	scored := len(r.Verdicts) - len(t.equivalent)
+	scored := len(r.Verdicts) - len(equivalent)
 	p("# Mutation sweep of %s", strings.Join(sweepDirs, ", "))
 	if !whole {
 		p(", shard %s", r.Shard)
 	}
 	p("\n\n**Score: %d of %d breaks killed (%.0f%%)**, not counting %d equivalent ones: %d by the unit tier, %d by the envtest tier (each envtest kill tried %d more times; %d not killed every time). %d breaks without a verdict. %d further breaks do not compile and were not tried.\n",
-		t.killed, scored, 100*float64(t.killed)/float64(max(scored, 1)), len(t.equivalent), t.byUnit, t.killed-t.byUnit, r.Repeat, len(t.unsteady), len(t.unanswered), r.NotCompiled)
+		killed, scored, 100*float64(killed)/float64(max(scored, 1)), len(equivalent), byUnit, killed-byUnit, r.Repeat, len(unsteady), len(unanswered), r.NotCompiled)
 	p("\nSweep time: %s. Time spent, summed over the processes:", r.Took.Round(time.Second))
 	for i, kind := range slices.Sorted(maps.Keys(r.Spent)) {
 		p("%s %s %s", map[bool]string{true: ",", false: ""}[i > 0], kind, r.Spent[kind].Round(time.Second))
 	}
 	p(".\n")
-	table := func(title, why string, rows []verdict, reason func(verdict) string) {
-		if len(rows) > 0 {
-			p("\n## %s\n\n| Where | Function | Break | %s |\n|---|---|---|---|\n", title, why)
-		}
-		for _, v := range rows {
-			b := v.Break
-			p("| %s:%d | %s | %s: `%s` → `%s` | %s |\n", b.File, b.Line, b.Func, b.Operator, specreport.Cell(b.Was), specreport.Cell(b.Now), specreport.Cell(reason(v)))
-		}
-	}
-	reachedBy := func(v verdict) string { return cmp.Or(strings.Join(v.Reach, "; "), "no test reaches its code") }
-	table("Survivors: no test that runs their code fails", "Reached by", t.survivors, reachedBy)
-	table("Killed only sometimes", "Kills", t.unsteady, func(v verdict) string { return v.String() })
-	table("No verdict: a run that proved nothing", "Why", t.unanswered, func(v verdict) string { return v.Err })
-	table("Equivalent: no behaviour can observe them", "Why", t.equivalent, func(v verdict) string { return sweep.Equivalent[v.Break.ID()] })
-	if len(t.survivors)+len(t.unsteady)+len(t.unanswered)+len(t.stale) == 0 {
+	table(w, "Survivors: no test that runs their code fails", "Reached by", survivors, reachedBy)
+	table(w, "Killed only sometimes", "Kills", unsteady, func(v verdict) string { return v.String() })
+	table(w, "No verdict: a run that proved nothing", "Why", unanswered, func(v verdict) string { return v.Err })
+	table(w, "Equivalent: no behaviour can observe them", "Why", equivalent, func(v verdict) string { return sweep.Equivalent[v.Break.ID()] })
+	if len(survivors)+len(unsteady)+len(unanswered)+len(stale) == 0 {
 		return nil
 	}
-	named := make([]string, len(t.survivors))
-	for i, v := range t.survivors {
-		named[i] = fmt.Sprintf("%s:%d %s: %s → %s (reached by: %s)", v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, reachedBy(v))
-	}
 	return fmt.Errorf("%d survivors not listed as equivalent%s; %d kills not made every time, %d breaks without a verdict, %d equivalent entries that match no break (%s)",
-		len(t.survivors), strings.Join(append([]string{""}, named...), "\n  "), len(t.unsteady), len(t.unanswered), len(t.stale), strings.Join(t.stale, "; "))
+		len(survivors), named, len(unsteady), len(unanswered), len(stale), strings.Join(stale, "; "))
 }
 
-// tally is a report's verdicts sorted for the report.
-type tally struct {
-	survivors, unsteady, unanswered, equivalent []verdict
-	killed, byUnit                              int
-	stale                                       []string
+// table prints rows of breaks under title, with a column why from reason.
+func table(w io.Writer, title, why string, rows []verdict, reason func(verdict) string) {
+	if len(rows) > 0 {
+		fmt.Fprintf(w, "\n## %s\n\n| Where | Function | Break | %s |\n|---|---|---|---|\n", title, why)
+	}
+	for _, v := range rows {
+		b := v.Break
+		fmt.Fprintf(w, "| %s:%d | %s | %s: `%s` → `%s` | %s |\n", b.File, b.Line, b.Func, b.Operator, specreport.Cell(b.Was), specreport.Cell(b.Now), specreport.Cell(reason(v)))
+	}
 }
 
-func (r sweepReport) tally(only string, whole bool) (t tally) {
-	seen := map[string]bool{}
-	for _, v := range r.Verdicts {
-		seen[v.Break.ID()] = true
-		_, listed := sweep.Equivalent[v.Break.ID()]
-		switch {
-		case v.Err != "":
-			t.unanswered = append(t.unanswered, v)
-		case v.Tier == "" && listed:
-			t.equivalent = append(t.equivalent, v)
-		case v.Tier == "":
-			t.survivors = append(t.survivors, v)
-		case v.Tier == unitTier:
-			t.byUnit++
-		}
-		if v.Tier != "" {
-			t.killed++
-		}
-		if v.Kills < v.Runs {
-			t.unsteady = append(t.unsteady, v)
-		}
-	}
-	for id := range sweep.Equivalent {
-		if whole && strings.Contains(strings.Fields(id)[0], only) && !seen[id] {
-			t.stale = append(t.stale, id)
-		}
-	}
-	return t
+func reachedBy(v verdict) string {
+	return cmp.Or(strings.Join(v.Reach, "; "), "no test reaches its code")
 }
 
 // gather reads the shards' reports into the whole sweep's.
@@ -500,8 +447,8 @@ func gather(paths []string) (sweepReport, error) {
 	return all, nil
 }
 
-// mutate is make mutate: each chosen mutant, built on its own, must fail a spec of its scenario,
-// which passes unbroken; the unit tests show which layer of the pyramid sees which break.
+// mutate is make mutate: each chosen mutant must fail its scenario, which passes unbroken; the unit
+// tests show which layer of the pyramid sees which break.
 func (s *sweeper) mutate(scenario, text, since string) error {
 	chosen, err := chooseFrom(s.root, scenario, text, since)
 	if err != nil {
@@ -592,8 +539,7 @@ func chooseFrom(root, scenario, text, since string) ([]mutants.Mutant, error) {
 	return chosen, errors.Join(err, stale)
 }
 
-// choose is the mutants of scenario (all when "") whose break mentions text, and those whose lines
-// the change touched: an edit there can leave a break breaking nothing.
+// choose is the mutants of scenario ("": all) whose break mentions text, and those the change touched.
 func choose(all []mutants.Mutant, scenario, text string, spans func(mutants.Mutant) []mutants.Span, touched map[string][]lineRange) ([]mutants.Mutant, error) {
 	var out []mutants.Mutant
 	var scenarios []string
@@ -619,8 +565,7 @@ type lineRange struct{ first, last int }
 // hunk is a unified diff's hunk header: its new side starts at line 1 and runs 2 lines.
 var hunk = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@`)
 
-// changedLines are the new side's lines that `git diff -U0` shows changed; a hunk that only
-// deletes touches the lines on either side of its gap.
+// changedLines are the new side's lines that `git diff -U0` shows changed.
 func changedLines(diff string) map[string][]lineRange {
 	out := map[string][]lineRange{}
 	var file string
@@ -629,15 +574,9 @@ func changedLines(diff string) map[string][]lineRange {
 			file = name
 		} else if m := hunk.FindStringSubmatch(line); m != nil && file != "" {
 			start, _ := strconv.Atoi(m[1])
-			count, err := strconv.Atoi(m[2])
-			if err != nil { // no count: one line
-				count = 1
-			}
-			r := lineRange{start, start + count - 1}
-			if count == 0 {
-				r.last = start + 1
-			}
-			out[file] = append(out[file], r)
+			count, _ := strconv.Atoi(cmp.Or(m[2], "1")) // no count: one line
+			count = cmp.Or(count, 2)                    // 0: a deletion touches the lines either side
+			out[file] = append(out[file], lineRange{start, start + count - 1})
 		}
 	}
 	return out

@@ -1,5 +1,4 @@
-// Package mutants lists the breaks of the controller that the scenarios exist to catch, each with
-// the scenario that must fail against it (make mutate); the catalogue lists them.
+// Package mutants lists the breaks that the scenarios exist to catch (make mutate).
 package mutants
 
 import (
@@ -10,9 +9,7 @@ import (
 	"strings"
 )
 
-// Edit replaces the lines of File (relative to the repository root) that read From with To, which
-// takes the first line's indentation. From matches whole lines only, compared without their
-// indentation: a new line that merely begins with From must not capture the edit.
+// Edit replaces File's whole lines that read From (indentation aside) with To, indented as the first.
 type Edit struct{ File, From, To string }
 
 // Mutant is a break (what it does wrong), the Scenario that must fail against it, and its Edits.
@@ -27,21 +24,19 @@ type Span struct {
 	First, Last int
 }
 
-// Apply makes m's edits to the files under root, in memory: each file changed, by path relative
-// to root. An edit whose From is not in its file once is stale: an error.
+// Apply makes m's edits to the files under root in memory: each file changed, by relative path.
 func (m Mutant) Apply(root string) (map[string]string, error) {
 	mutated := map[string]string{}
 	for _, e := range m.Edits {
-		lines, first, err := e.find(root, mutated)
+		lines, first, last, err := e.find(root, mutated)
 		if err != nil {
 			return nil, err
 		}
-		last, end := first+strings.Count(e.From, "\n"), ""
 		if strings.HasSuffix(lines[last], "\n") {
-			end = "\n"
+			e.To += "\n"
 		}
 		indent := lines[first][:len(lines[first])-len(strings.TrimLeft(lines[first], " \t"))]
-		mutated[e.File] = strings.Join(lines[:first], "") + indent + e.To + end + strings.Join(lines[last+1:], "")
+		mutated[e.File] = strings.Join(lines[:first], "") + indent + e.To + strings.Join(lines[last+1:], "")
 	}
 	return mutated, nil
 }
@@ -50,22 +45,22 @@ func (m Mutant) Apply(root string) (map[string]string, error) {
 func (m Mutant) Spans(root string) ([]Span, error) {
 	var out []Span
 	for _, e := range m.Edits {
-		_, first, err := e.find(root, nil)
+		_, first, last, err := e.find(root, nil)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Span{e.File, first + 1, first + 1 + strings.Count(e.From, "\n")})
+		out = append(out, Span{e.File, first + 1, last + 1})
 	}
 	return out, nil
 }
 
-// find splits e.File (as mutated, if it is) into lines and finds e.From's, which must be once.
-func (e Edit) find(root string, mutated map[string]string) ([]string, int, error) {
+// find splits e.File (as mutated, if it is) into lines and finds e.From's, once, first to last.
+func (e Edit) find(root string, mutated map[string]string) (lines []string, first, last int, err error) {
 	content, ok := mutated[e.File]
 	if !ok {
 		b, err := os.ReadFile(filepath.Join(root, e.File))
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 		content = string(b)
 	}
@@ -77,9 +72,9 @@ func (e Edit) find(root string, mutated map[string]string) ([]string, int, error
 		}
 	}
 	if len(at) != 1 {
-		return nil, 0, fmt.Errorf("%s holds the lines %q %d times, not once: update the mutant to follow the code", e.File, e.From, len(at))
+		return nil, 0, 0, fmt.Errorf("%s holds the lines %q %d times, not once: update the mutant to follow the code", e.File, e.From, len(at))
 	}
-	return lines, at[0], nil
+	return lines, at[0], at[0] + len(want) - 1, nil
 }
 
 const (

@@ -14,12 +14,11 @@ import (
 	"golang.org/x/tools/go/packages"
 )
 
-// Checker tells which breaks compile by type-checking in memory: milliseconds a break, where go
-// build takes seconds. pkgs are by directory relative to root; imports, every package loaded.
+// Checker type-checks breaks in memory: milliseconds a break, where go build takes seconds.
 type Checker struct {
 	root    string
 	pkgs    map[string]*packages.Package
-	imports importer
+	imports map[string]*types.Package
 }
 
 // NewChecker loads the packages of root's dirs.
@@ -36,26 +35,18 @@ func NewChecker(root string, dirs ...string) (*Checker, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Checker{root: root, pkgs: map[string]*packages.Package{}, imports: importer{}}
+	c := &Checker{root: root, pkgs: map[string]*packages.Package{}, imports: map[string]*types.Package{}}
 	packages.Visit(pkgs, nil, func(p *packages.Package) { c.imports[p.PkgPath] = p.Types })
-	for _, p := range pkgs {
-		switch {
-		case slices.Contains(switchImports, p.PkgPath):
-		case len(p.Errors) > 0:
+	for _, p := range pkgs { // switchImports' too, by a directory outside root
+		if len(p.Errors) > 0 {
 			return nil, fmt.Errorf("load %s: %w", p.PkgPath, p.Errors[0])
-		default:
-			dir, err := filepath.Rel(root, filepath.Dir(p.GoFiles[0]))
-			if err != nil {
-				return nil, err
-			}
-			c.pkgs[filepath.ToSlash(dir)] = p
 		}
+		c.pkgs[c.rel(filepath.Dir(p.GoFiles[0]))] = p
 	}
 	return c, nil
 }
 
-// Compiling makes the breaks of root's dirs (but generated files) that keep keeps and that
-// compile; it counts the rest.
+// Compiling makes the kept breaks of root's dirs (not generated files) that compile; it counts the rest.
 func Compiling(root string, dirs []string, keep func(Break) bool) (c *Checker, breaks []Break, notCompiled int, err error) {
 	if c, err = NewChecker(root, dirs...); err != nil {
 		return nil, nil, 0, err
@@ -88,8 +79,7 @@ func (c *Checker) Compiles(b Break) error {
 	return nil
 }
 
-// check type-checks the package in dir with replace's files (by path relative to the root) in
-// place of its own and add's added: every error and, if asked, each expression's type.
+// check type-checks dir's package, with files replaced and added: its errors and, if asked, types.
 func (c *Checker) check(dir string, replace map[string][]byte, add [][]byte, withTypes bool) (map[exprAt]types.TypeAndValue, []error) {
 	p, ok := c.pkgs[dir]
 	if !ok {
@@ -110,7 +100,7 @@ func (c *Checker) check(dir string, replace map[string][]byte, add [][]byte, wit
 		files = append(files, f)
 	}
 	var errs []error
-	conf := types.Config{Error: func(err error) { errs = append(errs, err) }, Importer: c.imports}
+	conf := types.Config{Error: func(err error) { errs = append(errs, err) }, Importer: c}
 	if p.Module != nil && p.Module.GoVersion != "" {
 		conf.GoVersion = "go" + p.Module.GoVersion
 	}
@@ -137,10 +127,9 @@ type exprAt struct {
 	from, to int
 }
 
-type importer map[string]*types.Package
-
-func (m importer) Import(path string) (*types.Package, error) {
-	if p := m[path]; p != nil {
+// Import is the loaded package of path: the Checker is the type checker's types.Importer.
+func (c *Checker) Import(path string) (*types.Package, error) {
+	if p := c.imports[path]; p != nil {
 		return p, nil
 	}
 	return nil, fmt.Errorf("%s is not imported", path)

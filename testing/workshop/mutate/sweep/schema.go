@@ -17,8 +17,7 @@ import (
 	"strings"
 )
 
-// Env numbers the break that a binary built from a Schema makes (1: Build's first; unset: none).
-// HitsEnv names a file where it writes the number of each break whose code runs, once.
+// Env numbers the break a Schema's binary makes (from 1); HitsEnv, a file for each break that runs.
 const (
 	Env     = "SWEEP_BREAK"
 	HitsEnv = "SWEEP_HITS"
@@ -35,7 +34,6 @@ import (
 	"sync"
 )
 
-// The mutation sweep's switch (testing/workshop/mutate/sweep), built in through an overlay.
 var (
 	sweepBreak, _ = strconv.Atoi(os.Getenv("` + Env + `"))
 	sweepHits     = os.Getenv("` + HitsEnv + `")
@@ -57,10 +55,7 @@ func sweepPick[T any](id int, was, now T) T { if sweepOn(id) { return now }; ret
 func sweepZero[T any](id int, v T) T { var zero T; return sweepPick(id, v, zero) }
 `
 
-// Schema is breaks built into their packages' source all at once (mutant schemata), each behind
-// a switch that Env turns on: one build serves them all. Overlay is the source (absolute path →
-// content); Switched says whether each break is (one that is not, such as a call left out of a
-// builder's chain, is built Alone); Vars are the constants made variables to switch their values.
+// Schema is breaks built into one overlay, each behind a switch or not Switched; Vars: consts made var.
 type Schema struct {
 	Overlay  map[string]string
 	Switched []bool
@@ -75,8 +70,7 @@ func (s Schema) Alone(b Break) map[string]string {
 	return own
 }
 
-// Build makes the schema of breaks and builds it with build (which returns the compiler's
-// output); a constant made a variable that some code needs constant (the error names it) stays so.
+// Build makes and builds the schema of breaks; a const that the build needs constant stays so.
 func Build(c *Checker, breaks []Break, build func(overlay map[string]string) ([]byte, error)) (Schema, error) {
 	s, dirs := Schema{Switched: slices.Repeat([]bool{true}, len(breaks)), root: c.root}, map[string]bool{}
 	for _, b := range breaks {
@@ -115,7 +109,7 @@ func (c *Checker) schemata(dir string, breaks []Break, s *Schema, constants []st
 	}
 	switchFile := fmt.Appendf(nil, switchSource, c.pkgs[dir].Name)
 	for {
-		r := renderer{breaks: breaks, typesAt: typesAt, constants: constants, switched: s.Switched, files: map[string][]byte{}}
+		r := renderer{breaks: breaks, typesAt: typesAt, constants: constants, switched: s.Switched, files: map[string][]byte{}, spans: map[string][]item{}}
 		for _, b := range breaks {
 			if path.Dir(b.File) == dir && r.files[b.File] == nil {
 				r.render(b.File)
@@ -140,8 +134,7 @@ func (c *Checker) schemata(dir string, breaks []Break, s *Schema, constants []st
 	}
 }
 
-// item is one rewrite of a file: the source from, to becomes parts, with holes (ranges of the
-// source, rendered with the items inside them) between them; breakIndex is its break, or -1.
+// item rewrites the source from, to as parts between holes (source ranges); breakIndex: its break or -1.
 type item struct {
 	from, to   int
 	parts      []string
@@ -149,20 +142,14 @@ type item struct {
 	breakIndex int
 }
 
-// renderer renders files with their breaks behind their switches: constants are the names whose
-// const declarations stay so, vars those made var; spans are where each break's code went.
+// renderer renders files with their breaks behind their switches.
 type renderer struct {
 	breaks          []Break
 	typesAt         map[exprAt]types.TypeAndValue
 	constants, vars []string
 	switched        []bool
 	files           map[string][]byte
-	spans           []span
-}
-
-type span struct {
-	file           string
-	from, to, item int
+	spans           map[string][]item // by file: where each break's code went
 }
 
 // render renders file with each of its breaks behind its switch, or marks it not switched.
@@ -218,7 +205,7 @@ func (r *renderer) write(out *bytes.Buffer, file string, src []byte, from, to in
 		}
 		out.WriteString(it.parts[len(it.holes)])
 		if it.breakIndex >= 0 {
-			r.spans = append(r.spans, span{file, start, out.Len(), it.breakIndex})
+			r.spans[file] = append(r.spans[file], item{from: start, to: out.Len(), breakIndex: it.breakIndex})
 		}
 		from = it.to
 	}
@@ -231,16 +218,15 @@ func (r *renderer) blame(err error) int {
 	if !errors.As(err, &te) {
 		return -1
 	}
-	pos, best := te.Fset.Position(te.Pos), -1
-	for i, s := range r.spans {
-		if strings.HasSuffix(pos.Filename, filepath.FromSlash(s.file)) && s.from <= pos.Offset && pos.Offset < s.to && (best < 0 || s.to-s.from < r.spans[best].to-r.spans[best].from) {
-			best = i
+	pos, best, size := te.Fset.Position(te.Pos), -1, 0
+	for file, spans := range r.spans {
+		for _, s := range spans {
+			if strings.HasSuffix(pos.Filename, filepath.FromSlash(file)) && s.from <= pos.Offset && pos.Offset < s.to && (best < 0 || s.to-s.from < size) {
+				best, size = s.breakIndex, s.to-s.from
+			}
 		}
 	}
-	if best < 0 {
-		return -1
-	}
-	return r.spans[best].item
+	return best
 }
 
 // item is how break i (b) goes behind its switch, numbered i+1; false when it cannot.
@@ -285,8 +271,7 @@ func (r *renderer) item(b Break, i int) (item, bool) {
 	return it, it.parts != nil
 }
 
-// clauseItem switches a case clause's deletion: a default clause's body does nothing, each
-// condition of a tagless switch's clause is false; a tagged switch's case is not switched.
+// clauseItem switches a case clause's deletion: a tagged switch's (but default's) is not switched.
 func clauseItem(b Break, it item, c *ast.CaseClause, rangeOf func(ast.Node) [2]int, id string) (item, bool) {
 	on := "!sweepOn(" + id + ")"
 	if len(c.List) == 0 {
@@ -313,8 +298,7 @@ func clauseItem(b Break, it item, c *ast.CaseClause, rangeOf func(ast.Node) [2]i
 	return it, tagless
 }
 
-// typeArg is the type argument a switch of e needs: "" where Go infers it, else the type e's
-// constant takes there, as the file names it; false when the file cannot.
+// typeArg is the type argument a switch of e needs ("": inferred); false when the file cannot name it.
 func (r *renderer) typeArg(b Break, e ast.Expr) (string, bool) {
 	tv := r.typesAt[exprAt{b.File, b.file.fset.Position(e.Pos()).Offset, b.file.fset.Position(e.End()).Offset}]
 	if tv.Type == nil || tv.Value == nil && !tv.IsNil() {
@@ -339,8 +323,7 @@ func (r *renderer) typeArg(b Break, e ast.Expr) (string, bool) {
 	return "[" + name + "]", named
 }
 
-// constDecl is the const declaration holding b, if any, and whether it may be made var: each name
-// with its own value, no iota, none that must stay constant.
+// constDecl is the const declaration holding b, if any, and whether it may be made var.
 func (r *renderer) constDecl(b Break) (*ast.GenDecl, bool) {
 	for _, d := range b.file.ast.Decls {
 		g, ok := d.(*ast.GenDecl)

@@ -1,5 +1,4 @@
-// Package sweep makes the generic breaks of a package's code (make mutate-sweep): every
-// statement deleted, condition negated, returned error dropped and constant replaced.
+// Package sweep makes the generic breaks of a package's code (make mutate-sweep).
 package sweep
 
 import (
@@ -9,6 +8,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,10 +16,7 @@ import (
 	"strings"
 )
 
-// The operators, as the report names them. Delete removes a statement, a field of a composite
-// literal or a call from a chain; Negate negates a condition or swaps && and ||; DropError
-// returns nil for an error; Constant replaces a number by 0 (0 by 1), a string by "" ("" by
-// "x"), a bool by the other.
+// The operators, as the report names them.
 const (
 	Delete    = "delete"
 	Negate    = "negate"
@@ -27,8 +24,7 @@ const (
 	Constant  = "constant"
 )
 
-// Break is one generic break of File (relative to the root) at Line, in Func ("" outside any):
-// Was, on one line, becomes Now; Content is the whole broken file; node what Build switches.
+// Break is one break of File at Line, in Func: Was becomes Now; Content is the whole broken file.
 type Break struct {
 	File           string
 	Line           int
@@ -46,8 +42,7 @@ type parsed struct {
 	src  []byte
 }
 
-// ID names a break without its line, so that a list of breaks (Equivalent) survives edits
-// elsewhere in the file: "file function operator: was → now".
+// ID names a break without its line, so that Equivalent survives edits elsewhere in the file.
 func (b Break) ID() string {
 	return fmt.Sprintf("%s %s %s: %s → %s", b.File, cmp.Or(b.Func, "(package)"), b.Operator, b.Was, b.Now)
 }
@@ -155,11 +150,10 @@ func (m *maker) expression(e ast.Expr) {
 // deleteEach deletes each statement of a list but a declaration, which would not compile.
 func (m *maker) deleteEach(list []ast.Stmt) {
 	for _, s := range list {
-		switch s := s.(type) {
-		case *ast.AssignStmt:
-			if s.Tok == token.DEFINE {
-				continue
-			}
+		if a, ok := s.(*ast.AssignStmt); ok && a.Tok == token.DEFINE {
+			continue
+		}
+		switch s.(type) {
 		case *ast.DeclStmt, *ast.EmptyStmt, *ast.LabeledStmt, *ast.BlockStmt:
 			continue
 		}
@@ -228,13 +222,7 @@ func (m *maker) source(pos, end token.Pos) string {
 // funcName is "Recv.Name" for a method, "Name" for a function.
 func funcName(d *ast.FuncDecl) string {
 	if d.Recv != nil && len(d.Recv.List) > 0 {
-		t := d.Recv.List[0].Type
-		if star, ok := t.(*ast.StarExpr); ok {
-			t = star.X
-		}
-		if id, ok := t.(*ast.Ident); ok {
-			return id.Name + "." + d.Name.Name
-		}
+		return strings.TrimPrefix(types.ExprString(d.Recv.List[0].Type), "*") + "." + d.Name.Name
 	}
 	return d.Name.Name
 }

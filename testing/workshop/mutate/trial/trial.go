@@ -1,5 +1,4 @@
-// Package trial builds the operator's tests with a break in through `go test -overlay` (the tree
-// is never touched), runs them, and says which test or spec failed first, and where.
+// Package trial builds the operator's tests with a break overlaid, runs them, and says what failed.
 package trial
 
 import (
@@ -15,15 +14,13 @@ import (
 	"example.com/operator-demo/testing/workshop/specreport"
 )
 
-// Outside says what a failure outside every test and spec (a failed suite setup, a binary that
-// panics before any test) makes of a run.
+// Outside says what a failure outside every test (a suite setup, an early panic) makes of a run.
 type Outside bool
 
+// The policies: what whoever asks makes of such a failure.
 const (
-	// ProvesNothing makes it an error: make mutate asks whether a scenario caught its break.
-	ProvesNothing Outside = false
-	// Notices makes the break killed: make mutate-sweep asks whether any test noticed it.
-	Notices Outside = true
+	ProvesNothing Outside = false // an error: make mutate asks whether a scenario caught its break
+	Notices       Outside = true  // a kill: make mutate-sweep asks whether any test noticed it
 )
 
 // Verdict is what a run said: the first test or spec that failed, and where (step and line).
@@ -39,9 +36,8 @@ func (v Verdict) String() string {
 	return "**passed**"
 }
 
-// Build builds the test binaries of pkgs into dir with overlay's files (absolute path → content),
-// and returns the compiler's output. No debug information (a third of the link time), no vet
-// (which a broken format string would fail).
+// Build builds pkgs' test binaries into dir with overlay: no debug information (a third of the link
+// time), no vet (which a broken format string would fail).
 func Build(root, dir string, overlay map[string]string, pkgs ...string) ([]byte, error) {
 	file, err := ov.Write(dir, overlay) // makes dir
 	if err != nil {
@@ -64,11 +60,8 @@ func Unit(root, dir, pkg string, env, tests []string, outside Outside) (Verdict,
 	cmd := exec.Command("go", args...)
 	cmd.Dir, cmd.Env = filepath.Join(root, pkg), append(os.Environ(), env...)
 	out, err := cmd.Output()
-	if err == nil {
-		return Verdict{}, nil
-	}
 	suite, _, readErr := specreport.GoTest(out)
-	if readErr != nil {
+	if err != nil && readErr != nil {
 		return Verdict{}, errors.Join(err, readErr)
 	}
 	return judge(suite, err, out, outside, "the unit test binary")
@@ -79,16 +72,17 @@ func Scenarios(root, dir, name string, env []string, outside Outside, flags ...s
 	cmd := exec.Command(Binary(dir, "scenarios"), append([]string{"-test.timeout=5m", "-ginkgo.fail-fast"}, flags...)...)
 	cmd.Dir, cmd.Env = filepath.Join(root, "scenarios"), append(os.Environ(), env...)
 	suite, out, err, readErr := specreport.Run(cmd, filepath.Join(dir, name+".json"), root)
-	if err == nil {
-		return Verdict{}, nil
-	} else if readErr != nil {
+	if err != nil && readErr != nil {
 		err = fmt.Errorf("%w, and no Ginkgo report (%w)", err, readErr)
 	}
 	return judge(suite, err, out, outside, "the scenario binary")
 }
 
-// judge is the verdict on a run that failed (runErr, with its output out) as its report says.
+// judge is the verdict on a run (that failed if runErr, with its output out) as its report says.
 func judge(report specreport.Suite, runErr error, out []byte, outside Outside, binary string) (Verdict, error) {
+	if runErr == nil {
+		return Verdict{}, nil
+	}
 	f, found := report.FirstFailure()
 	if found && (f.InSpec || outside == Notices) {
 		return Verdict{Failed: true, Test: f.Name, Where: f.Where()}, nil

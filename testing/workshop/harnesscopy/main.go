@@ -47,11 +47,8 @@ func main() {
 
 func run(scaffold, kubebuilder, dir string) error {
 	root, err := repo.Root()
-	if err != nil {
-		return err
-	}
-	readme, err := os.ReadFile(filepath.Join(root, "testing", "README.md"))
-	if err != nil {
+	readme, readErr := os.ReadFile(filepath.Join(root, "testing", "README.md"))
+	if err := errors.Join(err, readErr); err != nil {
 		return err
 	}
 	copies, renames := Block(readme, "copy"), Block(readme, "rename")
@@ -198,10 +195,7 @@ func take(root, project string, copies, renames []string) (r report, err error) 
 // copyDir copies the files of from (not its subdirectories) to to, renaming renames to module.
 func (r *report) copyDir(from, to string, renames []string, module string) error {
 	entries, err := os.ReadDir(from)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(to, 0o755); err != nil {
+	if err := errors.Join(err, os.MkdirAll(to, 0o755)); err != nil {
 		return err
 	}
 	for _, e := range entries {

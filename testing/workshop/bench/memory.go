@@ -240,7 +240,8 @@ func managerPatch(args []string, limit string) []byte {
 	return fmt.Appendf(nil, `{"spec":{"template":{"spec":{"containers":[{"name":"manager","args":%s,"resources":{"limits":{"memory":%q}}}]}}}}`, quoted, limit)
 }
 
-// measurePod reads the operator's memory from its cgroup and /proc, 20 s on: the informers' initial lists let go.
+// measurePod reads the operator's memory, 20 s on (the informers' initial lists let go), from its
+// container's memory cgroup below the node's cgroupRoot and from /proc.
 func measurePod(ctx context.Context, d *node.Deployment) (string, error) {
 	if err := pause(ctx, 20*time.Second); err != nil {
 		return "", err
@@ -250,9 +251,18 @@ func measurePod(ctx context.Context, d *node.Deployment) (string, error) {
 		return "", errors.Join(fmt.Errorf("want one Pod of the operator, with one container: %d", len(pods)), err)
 	}
 	_, id, _ := strings.Cut(pods[0].Status.ContainerStatuses[0].ContainerID, "://")
-	cg, err := containerCgroup(id)
-	if err != nil {
-		return "", err
+	cg := ""
+	for _, root := range []string{"/sys/fs/cgroup/memory/operator-demo-node", "/sys/fs/cgroup/operator-demo-node"} {
+		_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+			if err == nil && cg == "" && e.IsDir() && e.Name() == id {
+				cg = p
+				return filepath.SkipAll
+			}
+			return nil
+		})
+	}
+	if cg == "" {
+		return "", fmt.Errorf("no memory cgroup of container %s below the node's cgroupRoot", id)
 	}
 	usage, workingSet, peak, pid, err := cgroupMemory(cg)
 	var status procfs.ProcStatus
@@ -293,24 +303,6 @@ func cgroupMemory(cg string) (usage, workingSet, peak float64, pid int, err erro
 		err = fmt.Errorf("%s has no memory.stat", cg)
 	}
 	return usage, usage - inactive, peak, pid, err
-}
-
-// containerCgroup is the memory cgroup of the container id, below the node's cgroupRoot.
-func containerCgroup(id string) (string, error) {
-	found := ""
-	for _, root := range []string{"/sys/fs/cgroup/memory/operator-demo-node", "/sys/fs/cgroup/operator-demo-node"} {
-		_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-			if err == nil && e.IsDir() && e.Name() == id {
-				found = p
-				return filepath.SkipAll
-			}
-			return nil
-		})
-		if found != "" {
-			return found, nil
-		}
-	}
-	return "", fmt.Errorf("no memory cgroup of container %s below the node's cgroupRoot", id)
 }
 
 var errOOMKilled = errors.New("its container was OOMKilled")

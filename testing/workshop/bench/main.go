@@ -1,6 +1,5 @@
-// Command bench measures the operator and prints a Markdown table for BENCHMARKS.md: on envtest
-// (make bench) writes at rest, throughput, latency, memory (scoped cache against naive) and
-// recovery after a refusal; with -pod (make bench-pod), its memory as a Pod on a local node.
+// Command bench prints BENCHMARKS.md's tables: on envtest (make bench) writes at rest, throughput,
+// latency, memory (scoped cache against naive), recovery; with -pod (make bench-pod), Pod memory.
 package main
 
 import (
@@ -12,6 +11,7 @@ import (
 	"os/signal"
 	"runtime"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -64,10 +64,9 @@ type env struct {
 	outage         time.Duration
 }
 
-// result is one row of the table.
-type result struct {
-	measure, value, goal string
-	ok                   bool
+// row is a row of the table.
+func row(measure, value, goal string, ok bool) string {
+	return fmt.Sprintf("| %s | %s | %s | %s |", measure, value, goal, map[bool]string{true: "ok", false: "**over**"}[ok])
 }
 
 func (e *env) run(ctx context.Context) error {
@@ -82,19 +81,16 @@ func (e *env) run(ctx context.Context) error {
 	}
 	boot := time.Since(started).Round(10 * time.Millisecond)
 	progress("envtest started in %s", boot)
-	rows := []result{{measure: "envtest boot (etcd + kube-apiserver + CRD)", value: boot.String(), goal: "—", ok: true}}
+	rows := []string{row("envtest boot (etcd + kube-apiserver + CRD)", boot.String(), "—", true)}
 	// Memory first: its operator watches the whole cluster, which is still empty then.
-	for _, measure := range []func(context.Context) ([]result, error){e.memory, e.writesAtRest, e.throughput, e.latency, e.recovery} {
+	for _, measure := range []func(context.Context) ([]string, error){e.memory, e.writesAtRest, e.throughput, e.latency, e.recovery} {
 		r, err := measure(ctx)
 		if err != nil {
 			return err
 		}
 		rows = append(rows, r...)
 	}
-	fmt.Printf("\n| Measure | Result | Limit or goal | |\n|---|---|---|---|\n")
-	for _, r := range rows {
-		fmt.Printf("| %s | %s | %s | %s |\n", r.measure, r.value, r.goal, map[bool]string{true: "ok", false: "**over**"}[r.ok])
-	}
+	fmt.Printf("\n| Measure | Result | Limit or goal | |\n|---|---|---|---|\n%s\n", strings.Join(rows, "\n"))
 	fmt.Printf("\n%d cores (GOMAXPROCS %d), %s/%s, %s; total %s\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version(), time.Since(started).Round(time.Second))
 	return nil
 }
@@ -116,27 +112,25 @@ func limited(cfg *rest.Config, qps float32, burst int) *rest.Config {
 	return c
 }
 
-func (e *env) namespace(ctx context.Context, prefix string) (string, error) {
+// namespace creates a namespace prefix-… holding n Samples.
+func (e *env) namespace(ctx context.Context, prefix string, n int) (string, error) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
-	err := e.admin.Create(ctx, ns)
-	return ns.Name, err
+	if err := e.admin.Create(ctx, ns); err != nil {
+		return "", err
+	}
+	return ns.Name, each(n, 32, func(i int) error { return e.admin.Create(ctx, samples.New(ns.Name, sampleName(i), "hello world")) })
 }
 
 func sampleName(i int) string { return fmt.Sprintf("s%05d", i) }
 
-// each calls f(0) to f(n-1), 32 at a time.
-func each(n int, f func(i int) error) error {
+// each calls f(0) to f(n-1), limit at a time.
+func each(n, limit int, f func(i int) error) error {
 	var g errgroup.Group
-	g.SetLimit(32)
+	g.SetLimit(limit)
 	for i := range n {
 		g.Go(func() error { return f(i) })
 	}
 	return g.Wait()
-}
-
-// createSamples creates n Samples in namespace.
-func (e *env) createSamples(ctx context.Context, namespace string, n int) error {
-	return each(n, func(i int) error { return e.admin.Create(ctx, samples.New(namespace, sampleName(i), "hello world")) })
 }
 
 // waitConverged waits until the n Samples in namespace are synced, checking every 200ms.
@@ -153,14 +147,9 @@ func (e *env) waitConverged(ctx context.Context, namespace string, n int, timeou
 // The operator's client limits in the in-process measurements: cmd/'s defaults.
 const operatorQPS, operatorBurst = 50, 100
 
-// convergedOperator creates n Samples in a new namespace, then starts an operator (as cmd/'s, at
-// client limits qps and burst, with opts) and waits until it has converged them: how long that
-// took. The caller stops the operator.
+// convergedOperator starts an operator over n new Samples and times it to converge them; the caller stops it.
 func (e *env) convergedOperator(ctx context.Context, prefix string, n int, qps float32, burst int, opts operator.Options) (string, *operator.Operator, time.Duration, error) {
-	ns, err := e.namespace(ctx, prefix)
-	if err == nil {
-		err = e.createSamples(ctx, ns, n)
-	}
+	ns, err := e.namespace(ctx, prefix, n)
 	if err != nil {
 		return "", nil, 0, err
 	}
@@ -175,7 +164,7 @@ func (e *env) convergedOperator(ctx context.Context, prefix string, n int, qps f
 }
 
 // writesAtRest: API writes per reconcile that finds nothing to do, and during 30 s at rest.
-func (e *env) writesAtRest(ctx context.Context) ([]result, error) {
+func (e *env) writesAtRest(ctx context.Context) ([]string, error) {
 	const n = 100
 	ns, op, _, err := e.convergedOperator(ctx, "writes", n, operatorQPS, operatorBurst, operator.Options{})
 	if err != nil {
@@ -185,7 +174,7 @@ func (e *env) writesAtRest(ctx context.Context) ([]result, error) {
 	progress("writes: %d no-op reconciles (an unmanaged annotation on every ConfigMap)", n)
 	before, err := op.Counts()
 	if err == nil {
-		err = each(n, func(i int) error {
+		err = each(n, 32, func(i int) error {
 			return samples.MergePatch(ctx, e.admin, &corev1.ConfigMap{}, ns, demov1alpha1.ConfigMapName(sampleName(i)), `{"metadata":{"annotations":{"bench/touched":"yes"}}}`)
 		})
 	}
@@ -208,16 +197,15 @@ func (e *env) writesAtRest(ctx context.Context) ([]result, error) {
 		return nil, err
 	}
 	writes, reconciles := after.Writes-before.Writes, after.Reconciles-before.Reconciles
-	return []result{
-		{fmt.Sprintf("API writes per no-op reconcile (%d Samples, each reconciled after an unmanaged edit)", n), fmt.Sprintf("%.2f (%.0f writes in %.0f reconciles)", writes/reconciles, writes, reconciles), "0", writes == 0},
-		{fmt.Sprintf("API writes during 30 s at rest, %d converged Samples", n), fmt.Sprintf("%.0f (and %.0f reconciles)", end.Writes-after.Writes, end.Reconciles-after.Reconciles), "0", end.Writes == after.Writes},
+	return []string{
+		row(fmt.Sprintf("API writes per no-op reconcile (%d Samples, each reconciled after an unmanaged edit)", n), fmt.Sprintf("%.2f (%.0f writes in %.0f reconciles)", writes/reconciles, writes, reconciles), "0", writes == 0),
+		row(fmt.Sprintf("API writes during 30 s at rest, %d converged Samples", n), fmt.Sprintf("%.0f (and %.0f reconciles)", end.Writes-after.Writes, end.Reconciles-after.Reconciles), "0", end.Writes == after.Writes),
 	}, nil
 }
 
-// throughput: the time for an operator started over e.samples Samples to converge them, against
-// a bare client making the same writes, over client limits and MaxConcurrentReconciles.
-func (e *env) throughput(ctx context.Context) ([]result, error) {
-	var out []result
+// throughput: an operator's time to converge e.samples Samples against a bare client's, by limits and workers.
+func (e *env) throughput(ctx context.Context) ([]string, error) {
+	var out []string
 	for _, limits := range [][2]int{{operatorQPS, operatorBurst}, {200, 400}} {
 		for _, workers := range []int{1, 2, 4, 8} {
 			qps, burst, n := float32(limits[0]), limits[1], e.samples
@@ -236,47 +224,39 @@ func (e *env) throughput(ctx context.Context) ([]result, error) {
 			ratio := took.Seconds() / bare.Seconds()
 			took, bare = took.Round(10*time.Millisecond), bare.Round(10*time.Millisecond)
 			progress("throughput: QPS %.0f/burst %d, %d workers: operator %s, bare client %s (%.2f×)", qps, burst, workers, took, bare, ratio)
-			out = append(out, result{fmt.Sprintf("Throughput: %d Samples to Ready, QPS %.0f/burst %d, MaxConcurrentReconciles %d", n, qps, burst, workers),
-				fmt.Sprintf("%s vs bare client %s: **%.2f×** (%.2f writes per Sample)", took, bare, ratio, counts.Writes/float64(n)), "≤ 1.2×", ratio <= 1.2})
+			out = append(out, row(fmt.Sprintf("Throughput: %d Samples to Ready, QPS %.0f/burst %d, MaxConcurrentReconciles %d", n, qps, burst, workers),
+				fmt.Sprintf("%s vs bare client %s: **%.2f×** (%.2f writes per Sample)", took, bare, ratio, counts.Writes/float64(n)), "≤ 1.2×", ratio <= 1.2))
 		}
 	}
 	return out, nil
 }
 
-// bareClient times a client with the operator's limits and workers goroutines making the writes
-// (by the controller's own builders) that it makes for e.samples new Samples.
+// bareClient times workers goroutines making, at the operator's limits, its writes for e.samples new Samples.
 func (e *env) bareClient(ctx context.Context, workers int, qps float32, burst int) (time.Duration, error) {
-	ns, err := e.namespace(ctx, "bare")
-	items := make([]*demov1alpha1.Sample, e.samples)
+	ns, err := e.namespace(ctx, "bare", e.samples)
+	list := &demov1alpha1.SampleList{}
 	if err == nil {
-		err = each(e.samples, func(i int) error {
-			items[i] = samples.New(ns, sampleName(i), "hello world")
-			return e.admin.Create(ctx, items[i])
-		})
+		err = e.admin.List(ctx, list, client.InNamespace(ns))
 	}
 	c, clientErr := cluster.NewClient(limited(e.cp.Config, qps, burst), samples.Operator.Scheme)
 	if err := errors.Join(err, clientErr); err != nil {
 		return 0, err
 	}
 	started := time.Now()
-	var g errgroup.Group
-	g.SetLimit(workers)
-	for _, s := range items {
-		g.Go(func() error {
-			if err := c.Create(ctx, controllers.DesiredConfigMap(s)); err != nil {
-				return err
-			}
-			before := s.DeepCopy()
-			s.Status = controllers.DesiredStatus(s, nil, metav1.Now())
-			return c.Status().Patch(ctx, s, client.MergeFrom(before))
-		})
-	}
-	err = g.Wait()
+	err = each(len(list.Items), workers, func(i int) error {
+		s := &list.Items[i]
+		if err := c.Create(ctx, controllers.DesiredConfigMap(s)); err != nil {
+			return err
+		}
+		before := s.DeepCopy()
+		s.Status = controllers.DesiredStatus(s, nil, metav1.Now())
+		return c.Status().Patch(ctx, s, client.MergeFrom(before))
+	})
 	return time.Since(started), err
 }
 
 // latency: spec.message changed, then the time until a watch sees the ConfigMap hold it.
-func (e *env) latency(ctx context.Context) ([]result, error) {
+func (e *env) latency(ctx context.Context) ([]string, error) {
 	const changes = 200
 	ns, op, _, err := e.convergedOperator(ctx, "latency", 1, operatorQPS, operatorBurst, operator.Options{})
 	if err != nil {
@@ -313,13 +293,12 @@ func (e *env) latency(ctx context.Context) ([]result, error) {
 	}
 	slices.Sort(took)
 	p := func(q float64) time.Duration { return took[int(q*float64(len(took)-1))].Round(100 * time.Microsecond) }
-	return []result{{fmt.Sprintf("Latency: spec.message changed → ConfigMap updated (%d changes, one at a time)", changes),
-		fmt.Sprintf("p50 %s, p99 %s, max %s", p(0.50), p(0.99), p(1)), "—", true}}, nil
+	return []string{row(fmt.Sprintf("Latency: spec.message changed → ConfigMap updated (%d changes, one at a time)", changes),
+		fmt.Sprintf("p50 %s, p99 %s, max %s", p(0.50), p(0.99), p(1)), "—", true)}, nil
 }
 
-// recovery: an admission policy refuses every ConfigMap for e.outage, Samples created one by one
-// during its first half; once it is lifted, each Sample's time to be synced.
-func (e *env) recovery(ctx context.Context) ([]result, error) {
+// recovery: ConfigMaps refused for e.outage, Samples created during its first half: each one's time to sync after.
+func (e *env) recovery(ctx context.Context) ([]string, error) {
 	const n = 10
 	ns, op, _, err := e.convergedOperator(ctx, "recovery", 0, operatorQPS, operatorBurst, operator.Options{})
 	if err != nil {
@@ -347,38 +326,28 @@ func (e *env) recovery(ctx context.Context) ([]result, error) {
 	if err == nil {
 		err = e.admin.Delete(ctx, binding)
 	}
-	if err != nil {
-		return nil, err
+	lifted, took := time.Now(), make([]time.Duration, n) // 0: not yet synced
+	if err == nil {
+		err = poll.Until(ctx, 100*time.Millisecond, 2*controllers.MaxRetryDelay, func(ctx context.Context) error {
+			for i := range took {
+				if took[i] == 0 {
+					if _, err := samples.Check(ctx, e.admin, samples.New(ns, sampleName(i), "")); err == nil {
+						took[i] = time.Since(lifted)
+					}
+				}
+			}
+			if i := slices.Index(took, 0); i >= 0 {
+				return fmt.Errorf("sample %s not synced yet", sampleName(i))
+			}
+			return nil
+		})
 	}
-	took, err := e.recovered(ctx, ns, n, time.Now())
 	if err != nil {
 		return nil, err
 	}
 	slices.Sort(took)
 	worst, limit := took[n-1], controllers.MaxRetryDelay+time.Second
-	return []result{{fmt.Sprintf("Recovery: %d Samples refused for %s (an admission policy), then the refusal lifted: time to Ready", n, e.outage),
+	return []string{row(fmt.Sprintf("Recovery: %d Samples refused for %s (an admission policy), then the refusal lifted: time to Ready", n, e.outage),
 		fmt.Sprintf("median %s, worst %s (retries capped at %s)", took[n/2].Round(100*time.Millisecond), worst.Round(100*time.Millisecond), controllers.MaxRetryDelay),
-		fmt.Sprintf("≤ %s", limit), worst <= limit}}, nil
-}
-
-// recovered waits until the n Samples in ns are synced: for each, when first seen synced after lifted.
-func (e *env) recovered(ctx context.Context, ns string, n int, lifted time.Time) ([]time.Duration, error) {
-	took := make([]time.Duration, n) // 0: not yet synced
-	return took, poll.Until(ctx, 100*time.Millisecond, 2*controllers.MaxRetryDelay, func(ctx context.Context) error {
-		pending := 0
-		for i := range took {
-			if took[i] != 0 {
-				continue
-			}
-			if _, err := samples.Check(ctx, e.admin, samples.New(ns, sampleName(i), "")); err == nil {
-				took[i] = time.Since(lifted)
-			} else {
-				pending++
-			}
-		}
-		if pending > 0 {
-			return fmt.Errorf("%d of %d Samples synced", n-pending, n)
-		}
-		return nil
-	})
+		fmt.Sprintf("≤ %s", limit), worst <= limit)}, nil
 }

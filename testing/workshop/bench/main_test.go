@@ -28,11 +28,11 @@ func TestPause(t *testing.T) {
 // TestEach: each calls f for every index, and fails with f's error.
 func TestEach(t *testing.T) {
 	var calls, sum atomic.Int64
-	if err := each(100, func(i int) error { calls.Add(1); sum.Add(int64(i)); return nil }); err != nil || calls.Load() != 100 || sum.Load() != 4950 {
+	if err := each(100, 32, func(i int) error { calls.Add(1); sum.Add(int64(i)); return nil }); err != nil || calls.Load() != 100 || sum.Load() != 4950 {
 		t.Errorf("each(100) = %v: %d calls, indices summing to %d", err, calls.Load(), sum.Load())
 	}
 	broken := errors.New("broken")
-	if err := each(10, func(i int) error {
+	if err := each(10, 32, func(i int) error {
 		if i == 7 {
 			return broken
 		}

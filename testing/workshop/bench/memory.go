@@ -31,14 +31,14 @@ import (
 )
 
 // memory: the operator's heap and RSS over 100 Samples, without and with e.noise unowned ConfigMaps.
-func (e *env) memory(ctx context.Context) ([]result, error) {
+func (e *env) memory(ctx context.Context) ([]string, error) {
 	const n = 100
 	dir, err := os.MkdirTemp("", "bench-memory-")
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
-	operator := filepath.Join(dir, "operator")
+	operator, ns := filepath.Join(dir, "operator"), ""
 	root, err := repo.Root()
 	if err == nil {
 		if out, buildErr := exec.Command("go", "build", "-C", filepath.Join(root, "testing", "workshop"), "-o", operator, "./bench/operator").CombinedOutput(); buildErr != nil {
@@ -48,12 +48,8 @@ func (e *env) memory(ctx context.Context) ([]result, error) {
 	if err == nil {
 		err = e2e.WriteKubeconfig(filepath.Join(dir, "kubeconfig"), e.cp.Config)
 	}
-	ns, noisy := "", ""
 	if err == nil {
-		ns, err = e.namespace(ctx, "memory")
-	}
-	if err == nil {
-		err = e.createSamples(ctx, ns, n)
+		ns, err = e.namespace(ctx, "memory", n)
 	}
 	if err != nil {
 		return nil, err
@@ -63,8 +59,9 @@ func (e *env) memory(ctx context.Context) ([]result, error) {
 		if noise == 1 {
 			progress("memory: creating %d ConfigMaps of 1 KiB that the operator does not own", e.noise)
 			payload := map[string]string{"payload": strings.Repeat("x", 1024)}
-			if noisy, err = e.namespace(ctx, "noise"); err == nil {
-				err = each(e.noise, func(i int) error {
+			noisy, err := e.namespace(ctx, "noise", 0)
+			if err == nil {
+				err = each(e.noise, 32, func(i int) error {
 					return e.admin.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("noise-%05d", i), Namespace: noisy}, Data: payload})
 				})
 			}
@@ -83,9 +80,9 @@ func (e *env) memory(ctx context.Context) ([]result, error) {
 	value := func(m int) string {
 		return fmt.Sprintf("%s → %s: **%.2f×** (RSS %s → %s, %.2f×)", mib(heap[m][0]), mib(heap[m][1]), ratio(m), mib(rss[m][0]), mib(rss[m][1]), rss[m][1]/rss[m][0])
 	}
-	return []result{
-		{measure: fmt.Sprintf("Memory, scoped cache: heap (RSS) with 0 → %d ConfigMaps it does not own", e.noise), value: value(0), goal: "≤ 1.2×", ok: ratio(0) <= 1.2},
-		{measure: fmt.Sprintf("Memory, naive Owns(&ConfigMap{}) (for comparison): heap (RSS) with 0 → %d unowned ConfigMaps", e.noise), value: value(1), goal: "—", ok: true},
+	return []string{
+		row(fmt.Sprintf("Memory, scoped cache: heap (RSS) with 0 → %d ConfigMaps it does not own", e.noise), value(0), "≤ 1.2×", ratio(0) <= 1.2),
+		row(fmt.Sprintf("Memory, naive Owns(&ConfigMap{}) (for comparison): heap (RSS) with 0 → %d unowned ConfigMaps", e.noise), value(1), "—", true),
 	}, nil
 }
 
@@ -137,8 +134,7 @@ func parseCounts(s string) (counts []int, err error) {
 // 13 minutes for 20,000, and its memory depends on what it caches, not on how fast it came.
 const creationQPS, creationBurst = "1000", "2000"
 
-// podMemory deploys the operator as a Pod of config/default on a local node and measures it at
-// each count of Samples in turn, its memory limit limit ("": the manifest's, to see it hold).
+// podMemory measures the operator as a Pod on a local node at each count in turn, under limit ("": the manifest's).
 func podMemory(ctx context.Context, counts []int, limit string) error {
 	started := time.Now()
 	d, err := node.StartDeployment(ctx, filepath.Join("reports", "bench-pod"), samples.Operator)
@@ -184,14 +180,13 @@ func podMemory(ctx context.Context, counts []int, limit string) error {
 	return nil
 }
 
-// atCount: n Samples converged at raised client limits, then the operator restarted at the
-// manifest's flags and measured; a row of the table.
+// atCount: n Samples converged at raised limits, the operator restarted at the manifest's and measured.
 func atCount(ctx context.Context, d *node.Deployment, admin client.Client, manifest corev1.Container, have, n int, limit string) (string, error) {
 	progress("pod: %d Samples: converging them at QPS %s", n, creationQPS)
 	if err := rollTo(ctx, d, append(manifest.Args, "--kube-api-qps="+creationQPS, "--kube-api-burst="+creationBurst), limit); err != nil {
 		return "", err
 	}
-	if err := each(n-have, func(i int) error { return admin.Create(ctx, samples.New("bench", sampleName(have+i), "hello world")) }); err != nil {
+	if err := each(n-have, 32, func(i int) error { return admin.Create(ctx, samples.New("bench", sampleName(have+i), "hello world")) }); err != nil {
 		return "", err
 	}
 	if err := poll.Until(ctx, 5*time.Second, 30*time.Minute, func(ctx context.Context) error {
@@ -245,9 +240,9 @@ func managerPatch(args []string, limit string) []byte {
 	return fmt.Appendf(nil, `{"spec":{"template":{"spec":{"containers":[{"name":"manager","args":%s,"resources":{"limits":{"memory":%q}}}]}}}}`, quoted, limit)
 }
 
-// measurePod reads, 20 s on, the operator's memory from its container's cgroup and from /proc.
+// measurePod reads the operator's memory, 20 s on (the informers' initial lists let go), from its
+// container's memory cgroup below the node's cgroupRoot and from /proc.
 func measurePod(ctx context.Context, d *node.Deployment) (string, error) {
-	// Let the informers' initial lists go: the steady state is what stays.
 	if err := pause(ctx, 20*time.Second); err != nil {
 		return "", err
 	}
@@ -256,9 +251,18 @@ func measurePod(ctx context.Context, d *node.Deployment) (string, error) {
 		return "", errors.Join(fmt.Errorf("want one Pod of the operator, with one container: %d", len(pods)), err)
 	}
 	_, id, _ := strings.Cut(pods[0].Status.ContainerStatuses[0].ContainerID, "://")
-	cg, err := containerCgroup(id)
-	if err != nil {
-		return "", err
+	cg := ""
+	for _, root := range []string{"/sys/fs/cgroup/memory/operator-demo-node", "/sys/fs/cgroup/operator-demo-node"} {
+		_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+			if err == nil && cg == "" && e.IsDir() && e.Name() == id {
+				cg = p
+				return filepath.SkipAll
+			}
+			return nil
+		})
+	}
+	if cg == "" {
+		return "", fmt.Errorf("no memory cgroup of container %s below the node's cgroupRoot", id)
 	}
 	usage, workingSet, peak, pid, err := cgroupMemory(cg)
 	var status procfs.ProcStatus
@@ -301,25 +305,6 @@ func cgroupMemory(cg string) (usage, workingSet, peak float64, pid int, err erro
 	return usage, usage - inactive, peak, pid, err
 }
 
-// containerCgroup is the memory cgroup of the container id, below the node's cgroupRoot.
-func containerCgroup(id string) (string, error) {
-	found := ""
-	for _, root := range []string{"/sys/fs/cgroup/memory/operator-demo-node", "/sys/fs/cgroup/operator-demo-node"} {
-		_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-			if err == nil && e.IsDir() && e.Name() == id {
-				found = p
-				return filepath.SkipAll
-			}
-			return nil
-		})
-		if found != "" {
-			return found, nil
-		}
-	}
-	return "", fmt.Errorf("no memory cgroup of container %s below the node's cgroupRoot", id)
-}
-
-// errOOMKilled is the operator's container killed for its memory.
 var errOOMKilled = errors.New("its container was OOMKilled")
 
 // killedForMemory is errOOMKilled once a container of the operator's last ended OOMKilled.

@@ -35,17 +35,13 @@ type split [4]time.Duration
 
 const compile, controlPlane, specs, total = 0, 1, 2, 3
 
-// loop measures the loop for the scenario labelled label: cold (the suite starts its own control
-// plane), warm (make envtest-up's), then go test ./controllers/.
+// loop measures the loop to label's line cold, warm (make envtest-up's control plane), then the unit tier.
 func loop(label string) error {
 	root, err := repo.Root()
 	if err != nil {
 		return err
 	}
-	work := filepath.Join(root, "bin", "bench-loop")
-	if err := os.MkdirAll(work, 0o755); err != nil {
-		return err
-	}
+	work := filepath.Join(root, "bin", "bench-loop") // overlay.Write makes it
 	// make envtest-up's control plane is left as it was found: up and answering, or not.
 	_, _, notUp := warm.Read(filepath.Join(root, warm.File))
 	var medians []split // cold, warm, the unit tier
@@ -89,8 +85,7 @@ func loop(label string) error {
 	return nil
 }
 
-// loopOnce edits the controller (a comment, built in with -overlay: the tree is never touched)
-// and times go test ./controllers/ (kind unit), or compiling the scenarios and running label's.
+// loopOnce adds a comment to the controller by -overlay and times the unit tier, or the scenarios' build and label's run.
 func loopOnce(root, work, label, kind, edit string) (split, error) {
 	var s split
 	file := filepath.Join(root, "controllers", "sample_controller.go")

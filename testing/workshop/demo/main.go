@@ -1,6 +1,5 @@
-// Command demo replays the introductory article's kubebuilder walkthrough (§10) on a local cluster
-// with a garbage collector: each step prints its kubectl command, does the same and checks what the
-// operator did. -keep then leaves the cluster running for kubectl by hand, until Ctrl-C.
+// Command demo (make demo) replays the article's kubebuilder walkthrough (§10) on a local cluster:
+// each step prints its kubectl, does it and checks the operator's effect. -keep leaves it running.
 package main
 
 import (
@@ -61,7 +60,6 @@ func run(ctx context.Context, dir, binary string, keep bool) (err error) {
 		if err := s.do(ctx); err != nil {
 			return fmt.Errorf("%s: %w", s.title, err)
 		}
-		// The operator (or the garbage collector) has 15s to act on a step.
 		var observed string
 		if err := poll.Until(ctx, 100*time.Millisecond, 15*time.Second, func(ctx context.Context) (err error) {
 			observed, err = s.shows(ctx)

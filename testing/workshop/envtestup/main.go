@@ -1,6 +1,5 @@
-// Command envtestup keeps an envtest control plane (etcd and kube-apiserver, with the CRDs) running
-// between test runs; the scenarios attach to it (testing/warm). `make envtest-up` and `make
-// envtest-down` run it. Its attachment, serve's pid and the components' logs are in bin/envtest-up/.
+// Command envtestup (make envtest-up, envtest-down) keeps an envtest control plane with the CRDs up
+// between test runs for the scenarios to attach to (testing/warm); its files are in bin/envtest-up/.
 //
 //	envtestup serve    start the control plane, write its attachment, and wait for SIGTERM
 //	envtestup wait     wait until the control plane that serve starts answers
@@ -26,8 +25,7 @@ import (
 	"example.com/operator-demo/testing/workshop/repo"
 )
 
-// Where serve writes: the attachment, its pid, in dir.
-var dir, attachment, pidFile string
+var dir, attachment, pidFile string // where serve writes
 
 func main() {
 	root, err := repo.Root()
@@ -87,8 +85,7 @@ func status() error {
 	return err
 }
 
-// down stops serve: SIGTERM, then SIGKILL if it has not removed its pid file within 30 s. What
-// it wrote goes too, whatever the signal said: a process already gone left its files.
+// down stops serve (SIGTERM, SIGKILL after 30 s) and removes its files, which a killed serve left.
 func down() error {
 	raw, err := os.ReadFile(pidFile)
 	if errors.Is(err, os.ErrNotExist) {

@@ -1,13 +1,13 @@
-// Command harnesscopy takes the harness as testing/README.md says into a copy of -scaffold (a
-// kubebuilder project, kind Widget) given a webhook, writes testdata's wiring, reconciler, webhook
-// and scenarios there, and checks on envtest that they pass in 4 Ginkgo processes, and that the
-// at-rest scenario fails, naming the writes and showing the operator's log, with the reconciler
-// broken to write status on every pass. It prints what it copied and wrote, and the time to green.
+// Command harnesscopy (make test-harness-copy) takes the harness as testing/README.md says into a
+// copy of a kubebuilder project given a webhook, adds testdata's files, and checks on envtest that
+// its scenarios pass in 4 processes and that the at-rest one catches a reconciler broken to write
+// status on every pass. It prints what it copied and wrote, and the time to green.
 package main
 
 import (
 	"bytes"
 	"embed"
+	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -47,11 +47,8 @@ func main() {
 
 func run(scaffold, kubebuilder, dir string) error {
 	root, err := repo.Root()
-	if err != nil {
-		return err
-	}
-	readme, err := os.ReadFile(filepath.Join(root, "testing", "README.md"))
-	if err != nil {
+	readme, readErr := os.ReadFile(filepath.Join(root, "testing", "README.md"))
+	if err := errors.Join(err, readErr); err != nil {
 		return err
 	}
 	copies, renames := Block(readme, "copy"), Block(readme, "rename")
@@ -59,10 +56,7 @@ func run(scaffold, kubebuilder, dir string) error {
 		return fmt.Errorf("testing/README.md has no copy or no rename block")
 	}
 	project := filepath.Join(dir, "project")
-	if err := os.RemoveAll(project); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(project, 0o755); err != nil {
+	if err := errors.Join(os.RemoveAll(project), os.MkdirAll(project, 0o755)); err != nil {
 		return err
 	}
 	// The scaffold without its bin/: what make bench-suite's runs of its make test installed
@@ -176,11 +170,8 @@ func take(root, project string, copies, renames []string) (r report, err error) 
 			return err
 		}
 		content, err := written.ReadFile(path)
-		if err != nil {
-			return err
-		}
 		to := filepath.Join(project, strings.TrimPrefix(path, "testdata/"))
-		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		if err := errors.Join(err, os.MkdirAll(filepath.Dir(to), 0o755)); err != nil {
 			return err
 		}
 		r.written.add(content)
@@ -204,10 +195,7 @@ func take(root, project string, copies, renames []string) (r report, err error) 
 // copyDir copies the files of from (not its subdirectories) to to, renaming renames to module.
 func (r *report) copyDir(from, to string, renames []string, module string) error {
 	entries, err := os.ReadDir(from)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(to, 0o755); err != nil {
+	if err := errors.Join(err, os.MkdirAll(to, 0o755)); err != nil {
 		return err
 	}
 	for _, e := range entries {

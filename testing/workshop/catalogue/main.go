@@ -56,8 +56,7 @@ func write(dir, dryRun, output string) error {
 	if err != nil {
 		return err
 	}
-	// A file already right is left untouched: go test keys the files a test opens on their
-	// modification time, and a rewrite of the same bytes would rerun them.
+	// Left untouched if right: go test caches on the mtimes of the files a test opens.
 	if old, err := os.ReadFile(output); err == nil && bytes.Equal(old, content) {
 		return nil
 	}
@@ -108,15 +107,13 @@ func (s scenario) Breaks() []string {
 }
 
 // Tiers are the tiers that run sp, cheapest first.
-func (sp spec) Tiers() []string { return tierNames(sp) }
+func (sp spec) Tiers() []string { return scenario{Specs: []spec{sp}}.Tiers() }
 
 // Tiers are the tiers that run at least one of s's specs, cheapest first.
-func (s scenario) Tiers() []string { return tierNames(s.Specs...) }
-
-func tierNames(specs ...spec) []string {
+func (s scenario) Tiers() []string {
 	var out []string
 	for _, t := range tiers.All {
-		if slices.ContainsFunc(specs, func(sp spec) bool { return t.Runs(sp.labels...) }) {
+		if slices.ContainsFunc(s.Specs, func(sp spec) bool { return t.Runs(sp.labels...) }) {
 			out = append(out, t.Name)
 		}
 	}
@@ -185,11 +182,11 @@ func newScenario(dir, name string) error {
 		return err
 	}
 	f, err := os.OpenFile(order, os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
+	if err == nil {
+		_, err = fmt.Fprintln(f, name)
+		err = errors.Join(err, f.Close())
 	}
-	_, err = fmt.Fprintln(f, name)
-	if err := errors.Join(err, f.Close()); err != nil {
+	if err != nil {
 		return err
 	}
 	fmt.Printf(`wrote %s, and added %s to %s (move it where a newcomer should read it).

@@ -164,8 +164,7 @@ func fileOf(labels []string) string {
 	return strings.ReplaceAll(labels[0], "-", "_") + "_test.go"
 }
 
-// scenarioFile is one scenario file's scenarios (each a documented `var _ = Describe(...)`), also
-// by their Describe's line; the By texts of each It or table Entry, and its tables, by line.
+// scenarioFile is a file's scenarios (documented `var _ = Describe(...)`s), also by line; its Its' and Entries' By texts, and tables, by line.
 type scenarioFile struct {
 	scenarios []*scenario
 	describes map[int]*scenario
@@ -315,10 +314,7 @@ type reason struct{ Value, Ready, What, Todo string }
 // reasons reads the Reason* constants of the API packages under dir, with their doc comments:
 // "ReasonX (Ready=False): what happened. To do: what to do.".
 func reasons(dir string) ([]reason, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*", "*.go"))
-	if err != nil {
-		return nil, err
-	}
+	files, err := filepath.Glob(filepath.Join(dir, "*", "*.go")) // a bad pattern: no files, the error returned
 	var out []reason
 	fset := token.NewFileSet()
 	for _, path := range files {
@@ -339,7 +335,7 @@ func reasons(dir string) ([]reason, error) {
 			}
 		}
 	}
-	return out, nil
+	return out, err
 }
 
 func reasonOf(s ast.Spec) (r reason, ok bool) {

@@ -19,8 +19,7 @@ import (
 	"example.com/operator-demo/testing/workshop/specsource"
 )
 
-// production are the paths whose files, but tests, make up the operator. The first, api/, holds
-// the names (types, fields, reasons) that a new spec may need just to compile.
+// production are the paths of the operator's code, tests aside; api/, first, has the names a new spec may need.
 var production = []string{"api", "controllers", "cmd", "config/crd"}
 
 // isProduction says whether the file at path is production code under one of under (default all).
@@ -39,8 +38,7 @@ type checkout struct {
 	scenarios, uncompiled string // the compiled suite, or "" and the compiler's errors
 }
 
-// checkOut writes rev into a tree, its production under paths from productionOf if given, and
-// compiles its scenarios.
+// checkOut writes rev into a tree, its production under paths from productionOf if given, and compiles its scenarios.
 func (c check) checkOut(name, rev, productionOf string, paths ...string) (*checkout, error) {
 	t := &checkout{dir: filepath.Join(c.work, name, "tree"), work: filepath.Join(c.work, name), warm: c.warm}
 	if err := materialize(c.repo, rev, t.dir, func(path string) bool { return productionOf == "" || !isProduction(path, paths...) }); err != nil {
@@ -62,8 +60,7 @@ func (c check) checkOut(name, rev, productionOf string, paths ...string) (*check
 	return t, nil
 }
 
-// materialize writes the files of rev that keep keeps (by path) into dir, through an index of
-// its own: no work tree is added, no index or ref of the repository changes.
+// materialize writes the files of rev that keep keeps into dir through an index of its own: the repository is untouched.
 func materialize(repo, rev, dir string, keep func(path string) bool) error {
 	all, err := git(repo, "ls-tree", "-r", "-z", "--name-only", rev)
 	if err == nil {
@@ -120,14 +117,13 @@ func (t *checkout) listScenarios() (specs []spec, description string, err error)
 	if t.scenarios == "" {
 		return nil, "", nil
 	}
-	var dryRuns []dryRun
+	var dryRuns []specreport.Suite
 	for _, tier := range runnable {
 		suite, err := t.runSuite(tier.Environment, "dry-run-"+tier.Name, "-ginkgo.dry-run")
 		if err != nil {
 			return nil, "", err
 		}
-		dryRuns = append(dryRuns, dryRun{tier.Name, suite})
-		description = suite.Description
+		dryRuns, description = append(dryRuns, suite), suite.Description
 	}
 	specs, err = scenarioSpecs(t.dir, dryRuns)
 	return specs, description, err
@@ -226,8 +222,7 @@ func doesNotCompile(errors string) func(spec) outcome {
 	}
 }
 
-// runSuite runs the compiled scenarios from their directory, as go test does, and reads Ginkgo's
-// JSON report. A run whose specs fail is no error.
+// runSuite runs the compiled scenarios from their directory, as go test does: failed specs are no error.
 func (t *checkout) runSuite(env []string, name string, flags ...string) (specreport.Suite, error) {
 	name = filepath.Join(t.work, strings.ReplaceAll(name, " ", "-"))
 	cmd := exec.Command(t.scenarios, append([]string{"-test.timeout=30m"}, flags...)...)
@@ -255,8 +250,7 @@ const (
 	// behaviour the base has, which may pass there; that paragraph says why, in characterizationForm.
 	Characterization     = "characterization"
 	characterizationForm = "`// Characterization: written after <what it pins>, when|because <why it came after the code>.`"
-	// RewriteTrailer, in a commit of the change, names a spec it rewrites (a refactor, a rename or
-	// split, a spec the new behaviour obliges to change); the table quotes the commit's subject.
+	// RewriteTrailer, in a commit of the change, names a spec it rewrites; the table quotes the commit's subject.
 	RewriteTrailer = "Spec-Rewrite"
 
 	added, changed = "new", "changed"   // what a change did to a spec
@@ -265,14 +259,11 @@ const (
 
 // spec is a spec or test function as a tree holds it, and what the change does to it.
 type spec struct {
-	kind, pkg, name string // name: the scenario's full text, or the test function's
-	file, body      string // file: relative to the tree; body: as tokens, blind to comments and layout
-	// tier is "unit", a scenario's first tier of runnable that its labels allow, or "" when none.
-	tier             string
-	characterization bool
-	// reason is its "Characterization:" paragraph; change, added or changed; rewrite, the commit
-	// that states it rewrites the spec, or "".
-	reason, change, rewrite string
+	kind, pkg, name         string // name: the scenario's full text, or the test function's
+	file, body              string // file: relative to the tree; body: as tokens, blind to comments and layout
+	tier                    string // "unit", the first tier of runnable whose dry run passed the scenario, or ""
+	characterization        bool
+	reason, change, rewrite string // its "Characterization:" paragraph; added or changed; the commit stating its rewrite
 }
 
 // key names a spec uniquely across kinds and packages.
@@ -314,18 +305,13 @@ func newOrChanged(base, head []spec) []spec {
 	return out
 }
 
-// dryRun is a dry run of the scenarios on a tier: every spec, those it runs passed.
-type dryRun struct {
-	tier  string
-	suite specreport.Suite
-}
-
-// scenarioSpecs are the specs that the dry runs of tree list, each on the first tier passing it.
-func scenarioSpecs(tree string, dryRuns []dryRun) ([]spec, error) {
+// scenarioSpecs are the specs that the dry runs of tree (one per tier of runnable) list, each on
+// the first tier passing it.
+func scenarioSpecs(tree string, dryRuns []specreport.Suite) ([]spec, error) {
 	var out []spec
 	index := map[string]int{}
-	for _, d := range dryRuns {
-		for _, r := range d.suite.Specs {
+	for n, d := range dryRuns {
+		for _, r := range d.Specs {
 			i, listed := index[r.Name]
 			if !listed {
 				body, comment, err := specsource.Body(filepath.Join(tree, r.File), r.Line)
@@ -337,7 +323,7 @@ func scenarioSpecs(tree string, dryRuns []dryRun) ([]spec, error) {
 					characterization: slices.Contains(r.Labels, Characterization), reason: characterizationReason(comment)})
 			}
 			if r.Passed && out[i].tier == "" {
-				out[i].tier = d.tier
+				out[i].tier = runnable[n].Name
 			}
 		}
 	}

@@ -87,16 +87,10 @@ func run(baseRev, headRev string) (rp report, err error) {
 		progress("the envtest runs attach to make envtest-up's control plane")
 	}
 	progress("checking out %s (base), %s (head), and the head's specs on the base's production code; compiling their scenarios", rp.base, rp.head)
-	base, err := c.checkOut("base", c.base, "")
-	if err != nil {
-		return rp, err
-	}
-	head, err := c.checkOut("head", c.head, "")
-	if err != nil {
-		return rp, err
-	}
-	againstBase, err := c.checkOut("against-base", c.head, c.base, production...)
-	if err != nil {
+	base, baseErr := c.checkOut("base", c.base, "")
+	head, headErr := c.checkOut("head", c.head, "")
+	againstBase, err := c.checkOut("against-base", c.head, c.base)
+	if err := errors.Join(baseErr, headErr, err); err != nil {
 		return rp, err
 	}
 	specs, description, err := changedSpecs(base, head)

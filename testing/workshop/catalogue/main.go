@@ -1,8 +1,5 @@
 // Command catalogue writes scenarios/README.md from the scenarios, the mutants and the API, in
-// catalogue.md.tmpl's prose: what it says of a scenario is what the specs check.
-//
-//	catalogue SCENARIO_DIR DRY_RUN OUTPUT  the catalogue (DRY_RUN: the Ginkgo dry run's JSON report)
-//	catalogue new LABEL                    the skeleton of a new scenario (make scenario NAME=LABEL)
+// catalogue.md.tmpl's prose (what it says of a scenario is what the specs check); `catalogue new LABEL` (make scenario) a scenario's skeleton.
 package main
 
 import (
@@ -134,10 +131,8 @@ func byHand(text string) string {
 		if !code && strings.TrimSpace(line) == "" {
 			continue
 		}
-		if code && !inCode {
-			b.WriteString("\n```sh\n")
-		} else if !code && inCode {
-			b.WriteString("```\n\n")
+		if code != inCode {
+			b.WriteString(map[bool]string{true: "\n```sh\n", false: "```\n\n"}[code])
 		}
 		inCode = code
 		b.WriteString(line + "\n")

@@ -193,8 +193,7 @@ func CompilerErrors(output string) string {
 	return strings.Join(lines, "\n")
 }
 
-// CompilerCause is why a spec in file does not build: the first undefined name in that file, else
-// anywhere, else the file's first error, else the first (its consequences often come first).
+// CompilerCause is why a spec in file does not build: the file's first undefined name, else any, else its first error, else the first.
 func CompilerCause(output, file string) string {
 	lines := strings.Split(CompilerErrors(output), "\n")
 	inFile := func(l string) bool {
@@ -213,8 +212,7 @@ func CompilerCause(output, file string) string {
 	return "does not build"
 }
 
-// Gist is a failure message in one line of at most 200 characters: Gomega's own words ("Timed out
-// after 10s: configmaps "x" not found"), without the lines that frame them or the dump after.
+// Gist is a failure message in one line of at most 200 characters: Gomega's own words, without their frame or the dump after.
 func Gist(message string) string {
 	var words []string
 	for line := range strings.SplitSeq(message, "\n") {
@@ -239,9 +237,8 @@ func Gist(message string) string {
 }
 
 var (
-	// elapsed opens an Eventually or Consistently failure.
-	elapsed = regexp.MustCompile(`^(Timed out|Failed) after [0-9.]+m?s\.$`)
-	// frame matches lines that only frame what failed: which function, and a pointer's type.
+	elapsed = regexp.MustCompile(`^(Timed out|Failed) after [0-9.]+m?s\.$`) // opens an Eventually or Consistently failure
+	// frame: the lines that only frame what failed (which function, a pointer's type).
 	frame = regexp.MustCompile(`^(The function passed to (Eventually|Consistently) (failed at .* with:|returned the following error:)|Expected success, but got an error:|<[^>]*\| 0x[0-9a-f]+>: ?)$`)
 )
 

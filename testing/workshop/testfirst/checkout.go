@@ -41,13 +41,12 @@ type checkout struct {
 // checkOut writes rev into a tree, its production under paths from productionOf if given, and compiles its scenarios.
 func (c check) checkOut(name, rev, productionOf string, paths ...string) (*checkout, error) {
 	t := &checkout{dir: filepath.Join(c.work, name, "tree"), work: filepath.Join(c.work, name), warm: c.warm}
-	if err := materialize(c.repo, rev, t.dir, func(path string) bool { return productionOf == "" || !isProduction(path, paths...) }); err != nil {
-		return nil, err
+	err := materialize(c.repo, rev, t.dir, func(path string) bool { return productionOf == "" || !isProduction(path, paths...) })
+	if err == nil && productionOf != "" {
+		err = materialize(c.repo, productionOf, t.dir, func(path string) bool { return isProduction(path, paths...) })
 	}
-	if productionOf != "" {
-		if err := materialize(c.repo, productionOf, t.dir, func(path string) bool { return isProduction(path, paths...) }); err != nil {
-			return nil, err
-		}
+	if err != nil {
+		return nil, err
 	}
 	if !fileExists(filepath.Join(t.dir, "scenarios")) {
 		return t, nil
@@ -239,15 +238,13 @@ func tail(s string, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
-// fileExists says whether path names a file or directory.
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
 
 const (
-	// Characterization is the Ginkgo label (for a Go test, the doc comment paragraph) of a spec of
-	// behaviour the base has, which may pass there; that paragraph says why, in characterizationForm.
+	// Characterization labels a spec (a Go test: its doc paragraph) of behaviour the base has; the paragraph says why, in characterizationForm.
 	Characterization     = "characterization"
 	characterizationForm = "`// Characterization: written after <what it pins>, when|because <why it came after the code>.`"
 	// RewriteTrailer, in a commit of the change, names a spec it rewrites; the table quotes the commit's subject.
@@ -305,8 +302,7 @@ func newOrChanged(base, head []spec) []spec {
 	return out
 }
 
-// scenarioSpecs are the specs that the dry runs of tree (one per tier of runnable) list, each on
-// the first tier passing it.
+// scenarioSpecs are the specs the dry runs of tree (one per tier of runnable) list, each on the first tier passing it.
 func scenarioSpecs(tree string, dryRuns []specreport.Suite) ([]spec, error) {
 	var out []spec
 	index := map[string]int{}
@@ -340,11 +336,7 @@ func unitTests(root string, dirs ...string) (out []spec, err error) {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
 				return err
 			}
-			tests, err := testFuncs(path)
-			rel, _ := filepath.Rel(root, path)
-			for i := range tests {
-				tests[i].pkg, tests[i].file = "./"+filepath.ToSlash(filepath.Dir(rel)), filepath.ToSlash(rel)
-			}
+			tests, err := testFuncs(root, path)
 			out = append(out, tests...)
 			return err
 		}))
@@ -352,8 +344,8 @@ func unitTests(root string, dirs ...string) (out []spec, err error) {
 	return out, err
 }
 
-// testFuncs are the functions TestX (but TestMain) of the file at path.
-func testFuncs(path string) ([]spec, error) {
+// testFuncs are the functions TestX (but TestMain) of the file at path in the tree at root.
+func testFuncs(root, path string) ([]spec, error) {
 	fset := token.NewFileSet()
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -364,10 +356,11 @@ func testFuncs(path string) ([]spec, error) {
 		return nil, err
 	}
 	var out []spec
+	rel, _ := filepath.Rel(root, path)
 	for _, decl := range f.Decls {
 		if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") && fn.Name.Name != "TestMain" {
 			doc := fn.Doc.Text()
-			out = append(out, spec{kind: unit, name: fn.Name.Name, body: specsource.Tokens(fset, src, fn.Body), tier: "unit",
+			out = append(out, spec{kind: unit, pkg: "./" + filepath.ToSlash(filepath.Dir(rel)), name: fn.Name.Name, file: filepath.ToSlash(rel), body: specsource.Tokens(fset, src, fn.Body), tier: "unit",
 				characterization: strings.Contains(doc, "Characterization:"), reason: characterizationReason(doc)})
 		}
 	}
@@ -390,8 +383,7 @@ func statesWhy(reason string) bool {
 	return ok && (strings.Contains(after, " when ") || strings.Contains(after, " because "))
 }
 
-// applyRewrites marks each spec that a trailer of log (commits as run formats them) names, and
-// returns the trailers that name none: a statement for nothing misleads the reviewer, so it fails.
+// applyRewrites marks each spec a trailer of log (as run formats it) names; the trailers naming none mislead, so fail.
 func applyRewrites(specs []spec, log string) (stale []string) {
 	for record := range strings.SplitSeq(log, "\x1e") {
 		fields := strings.SplitN(record, "\x00", 3)

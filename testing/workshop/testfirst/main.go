@@ -1,5 +1,4 @@
-// Command testfirst proves that each spec a change (base..head) adds or changes was written
-// first: it fails against the base's production code and passes at the head (docs/test-first.md).
+// Command testfirst proves each spec a change (base..head) adds or changes was written first: it fails against the base's production code and passes at the head (docs/test-first.md).
 // `testfirst red -label L` (make red) commits a scenario once seen failing, before its code.
 package main
 
@@ -162,8 +161,7 @@ func progress(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "test-first: %5.1f s: "+format+"\n", append([]any{time.Since(started).Seconds()}, args...)...)
 }
 
-// redPaths are what the red commit holds: the specs, unit tests too, the API and what is
-// generated from them (the CRD, the catalogue); never the code that makes them pass.
+// redPaths are what the red commit holds: specs, unit tests, the API and what is generated from them; never the code.
 var redPaths = []string{"scenarios", "api", "config/crd", ":(glob)controllers/**/*_test.go"}
 
 // red runs the scenario labelled -label and, once it fails inside its specs, commits redPaths.
@@ -212,8 +210,7 @@ func red(args []string) error {
 	return nil
 }
 
-// runRed runs the scenarios labelled label on envtest: the failures, as the red commit lists them,
-// and the names of those that passed; an error when none failed.
+// runRed runs the scenarios labelled label on envtest: the failures as the red commit lists them, and the passed specs.
 func runRed(repo, label string) (failedSpecs, passedSpecs []string, err error) {
 	dir, err := os.MkdirTemp("", "red-")
 	if err != nil {

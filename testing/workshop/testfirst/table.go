@@ -89,7 +89,6 @@ func (r *row) unproven(why string, green bool) {
 	}
 }
 
-// report is the whole result of a run.
 type report struct {
 	base, head        string // the revisions, as given, and their commits
 	rows              []row
@@ -131,8 +130,7 @@ func (rp report) markdown() string {
 	}
 	verdict, production := "no production code changed either", "\nProduction code unchanged.\n"
 	if len(rp.production) > 0 {
-		verdict = "production code changed without a new or changed spec: allowed (a refactor, say), and shown"
-		production = fmt.Sprintf("\nProduction code changed: `%s`.\n", strings.Join(rp.production, "`, `"))
+		verdict, production = "production code changed without a new or changed spec: allowed (a refactor, say), and shown", fmt.Sprintf("\nProduction code changed: `%s`.\n", strings.Join(rp.production, "`, `"))
 	}
 	if len(rp.rows) == 0 {
 		p("| *no new or changed spec* | — | — | — | — | %s |\n", verdict)

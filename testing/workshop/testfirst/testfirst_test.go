@@ -312,7 +312,7 @@ func TestEveryCharacterizationSpecSaysWhy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tests, err := testFuncs(file)
+		tests, err := testFuncs(root, file)
 		if err != nil {
 			t.Fatal(err)
 		}

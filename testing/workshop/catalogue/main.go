@@ -1,5 +1,5 @@
 // Command catalogue writes scenarios/README.md from the scenarios, the mutants and the API, in
-// catalogue.md.tmpl's prose (what it says of a scenario is what the specs check); `catalogue new LABEL` (make scenario) a scenario's skeleton.
+// catalogue.md.tmpl's prose: what it says is what the specs check. `catalogue new LABEL`: a skeleton.
 package main
 
 import (

@@ -152,7 +152,7 @@ func fileOf(labels []string) string {
 	return strings.ReplaceAll(labels[0], "-", "_") + "_test.go"
 }
 
-// scenarioFile is a file's scenarios (documented `var _ = Describe(...)`s), also by line; its Its' and Entries' By texts, and tables, by line.
+// scenarioFile is a file's scenarios, also by their Describe's line, and its specs' By texts and tables by line.
 type scenarioFile struct {
 	scenarios []*scenario
 	describes map[int]*scenario
@@ -234,7 +234,7 @@ func (r *reader) steps(call *ast.CallExpr) []string {
 	return out
 }
 
-// parseDoc reads a scenario's doc comment: "Title: behaviour.", "Lesson: ...", "Source: <source>, <where>: ...", "By hand: ..." (the rest).
+// parseDoc reads a scenario's doc comment: paragraphs "Title: behaviour", Lesson:, Source:, By hand: (the rest).
 func parseDoc(doc string) (scenario, error) {
 	var s scenario
 	title, rest, ok := strings.Cut(doc, "\n\n")

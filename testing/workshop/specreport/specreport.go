@@ -193,7 +193,7 @@ func CompilerErrors(output string) string {
 	return strings.Join(lines, "\n")
 }
 
-// CompilerCause is why a spec in file does not build: the file's first undefined name, else any, else its first error, else the first.
+// CompilerCause says why file does not build: its first undefined name, else any, else its first error, else the first.
 func CompilerCause(output, file string) string {
 	lines := strings.Split(CompilerErrors(output), "\n")
 	inFile := func(l string) bool {
@@ -212,7 +212,7 @@ func CompilerCause(output, file string) string {
 	return "does not build"
 }
 
-// Gist is a failure message in one line of at most 200 characters: Gomega's own words, without their frame or the dump after.
+// Gist is a failure message on one line of at most 200 characters: Gomega's words, without their frame or dump.
 func Gist(message string) string {
 	var words []string
 	for line := range strings.SplitSeq(message, "\n") {

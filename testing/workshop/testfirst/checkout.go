@@ -244,7 +244,7 @@ func fileExists(path string) bool {
 }
 
 const (
-	// Characterization labels a spec (a Go test: its doc paragraph) of behaviour the base has; the paragraph says why, in characterizationForm.
+	// Characterization labels (a Go test: in its doc) a spec of behaviour the base has, saying why as characterizationForm.
 	Characterization     = "characterization"
 	characterizationForm = "`// Characterization: written after <what it pins>, when|because <why it came after the code>.`"
 	// RewriteTrailer, in a commit of the change, names a spec it rewrites; the table quotes the commit's subject.

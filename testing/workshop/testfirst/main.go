@@ -1,4 +1,5 @@
-// Command testfirst proves each spec a change (base..head) adds or changes was written first: it fails against the base's production code and passes at the head (docs/test-first.md).
+// Command testfirst proves that each spec a change (base..head) adds or changes was written
+// first: it fails against the base's production code and passes at the head (docs/test-first.md).
 // `testfirst red -label L` (make red) commits a scenario once seen failing, before its code.
 package main
 

@@ -25,7 +25,7 @@ type row struct {
 }
 
 // judge says what a spec's runs make it. Test-first is failing inside the spec against the base's
-// behaviour (given the head's api/ if need be; a new function's unit test, against its break: bite), and passing at the head.
+// behaviour (given the head's api/ if need be; a new function's test, against its break: bite), and passing at the head.
 func judge(s spec, base, withAPI, head, bite outcome) row {
 	r := row{spec: s, base: base, withAPI: withAPI, head: head}
 	switch {
@@ -69,7 +69,7 @@ func (r *row) withoutAPI(bite outcome) {
 	}
 }
 
-// unproven judges a spec not seen red against the base's behaviour (green: it passed there): allowed to a new characterization spec or a stated rewrite.
+// unproven judges a spec not seen red against the base (green: it passed): allowed to new characterizations, stated rewrites.
 func (r *row) unproven(why string, green bool) {
 	s := r.spec
 	switch {
@@ -130,7 +130,8 @@ func (rp report) markdown() string {
 	}
 	verdict, production := "no production code changed either", "\nProduction code unchanged.\n"
 	if len(rp.production) > 0 {
-		verdict, production = "production code changed without a new or changed spec: allowed (a refactor, say), and shown", fmt.Sprintf("\nProduction code changed: `%s`.\n", strings.Join(rp.production, "`, `"))
+		verdict = "production code changed without a new or changed spec: allowed (a refactor, say), and shown"
+		production = fmt.Sprintf("\nProduction code changed: `%s`.\n", strings.Join(rp.production, "`, `"))
 	}
 	if len(rp.rows) == 0 {
 		p("| *no new or changed spec* | — | — | — | — | %s |\n", verdict)

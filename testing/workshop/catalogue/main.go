@@ -1,8 +1,5 @@
 // Command catalogue writes scenarios/README.md from the scenarios, the mutants and the API, in
-// catalogue.md.tmpl's prose: what it says of a scenario is what the specs check.
-//
-//	catalogue SCENARIO_DIR DRY_RUN OUTPUT  the catalogue (DRY_RUN: the Ginkgo dry run's JSON report)
-//	catalogue new LABEL                    the skeleton of a new scenario (make scenario NAME=LABEL)
+// catalogue.md.tmpl's prose: what it says is what the specs check. `catalogue new LABEL`: a skeleton.
 package main
 
 import (
@@ -56,8 +53,7 @@ func write(dir, dryRun, output string) error {
 	if err != nil {
 		return err
 	}
-	// A file already right is left untouched: go test keys the files a test opens on their
-	// modification time, and a rewrite of the same bytes would rerun them.
+	// Left untouched if right: go test caches on the mtimes of the files a test opens.
 	if old, err := os.ReadFile(output); err == nil && bytes.Equal(old, content) {
 		return nil
 	}
@@ -108,15 +104,13 @@ func (s scenario) Breaks() []string {
 }
 
 // Tiers are the tiers that run sp, cheapest first.
-func (sp spec) Tiers() []string { return tierNames(sp) }
+func (sp spec) Tiers() []string { return scenario{Specs: []spec{sp}}.Tiers() }
 
 // Tiers are the tiers that run at least one of s's specs, cheapest first.
-func (s scenario) Tiers() []string { return tierNames(s.Specs...) }
-
-func tierNames(specs ...spec) []string {
+func (s scenario) Tiers() []string {
 	var out []string
 	for _, t := range tiers.All {
-		if slices.ContainsFunc(specs, func(sp spec) bool { return t.Runs(sp.labels...) }) {
+		if slices.ContainsFunc(s.Specs, func(sp spec) bool { return t.Runs(sp.labels...) }) {
 			out = append(out, t.Name)
 		}
 	}
@@ -137,10 +131,8 @@ func byHand(text string) string {
 		if !code && strings.TrimSpace(line) == "" {
 			continue
 		}
-		if code && !inCode {
-			b.WriteString("\n```sh\n")
-		} else if !code && inCode {
-			b.WriteString("```\n\n")
+		if code != inCode {
+			b.WriteString(map[bool]string{true: "\n```sh\n", false: "```\n\n"}[code])
 		}
 		inCode = code
 		b.WriteString(line + "\n")
@@ -185,11 +177,11 @@ func newScenario(dir, name string) error {
 		return err
 	}
 	f, err := os.OpenFile(order, os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
+	if err == nil {
+		_, err = fmt.Fprintln(f, name)
+		err = errors.Join(err, f.Close())
 	}
-	_, err = fmt.Fprintln(f, name)
-	if err := errors.Join(err, f.Close()); err != nil {
+	if err != nil {
 		return err
 	}
 	fmt.Printf(`wrote %s, and added %s to %s (move it where a newcomer should read it).

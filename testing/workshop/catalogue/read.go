@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -50,11 +51,8 @@ func (r *reader) problem(format string, args ...any) {
 // scenarios reads dir's scenarios, in the reading order, from a Ginkgo dry run's report and source.
 func (r *reader) scenarios(dir, report string) ([]*scenario, error) {
 	order, err := readingOrder(filepath.Join(dir, readingOrderFile))
-	if err != nil {
-		return nil, err
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
-	if err != nil {
+	files, globErr := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	if err = errors.Join(err, globErr); err != nil {
 		return nil, err
 	}
 	parsed, all := map[string]*scenarioFile{}, []*scenario{}
@@ -86,15 +84,9 @@ func (r *reader) scenarios(dir, report string) ([]*scenario, error) {
 }
 
 // firstLabel is a scenario's first label, which names it: "" if it has none.
-func firstLabel(s *scenario) string {
-	if len(s.labels) == 0 {
-		return ""
-	}
-	return s.labels[0]
-}
+func firstLabel(s *scenario) string { return cmp.Or(s.labels...) } // Ginkgo refuses an empty label
 
-// check notes each scenario out of place: not in the reading order, in a file not named for its
-// first label; each label of the reading order, and of a mutant, that no scenario has.
+// check notes each scenario out of the reading order or its file, and each label of the order or a mutant that none has.
 func (r *reader) check(out []*scenario, order []string) {
 	for _, s := range out {
 		if !slices.Contains(order, firstLabel(s)) {
@@ -134,8 +126,7 @@ func (r *reader) place(specs []types.SpecReport, files map[string]*scenarioFile)
 		sp := spec{Path: slices.Clone(s.ContainerHierarchyTexts[1:]), Text: s.LeafNodeText, Line: s.LeafNodeLocation.LineNumber,
 			Steps: src.steps[s.LeafNodeLocation.LineNumber], labels: s.Labels()}
 		if last := len(sp.Path) - 1; last >= 0 && src.tables[s.ContainerHierarchyLocations[last+1].LineNumber] {
-			sp.Text = sp.Path[last] + ": " + sp.Text
-			sp.Path = sp.Path[:last]
+			sp.Text, sp.Path = sp.Path[last]+": "+sp.Text, sp.Path[:last]
 		}
 		sc.Specs = append(sc.Specs, sp)
 	}
@@ -143,17 +134,14 @@ func (r *reader) place(specs []types.SpecReport, files map[string]*scenarioFile)
 
 // readingOrder reads the labels of the file at path: one a line, # starts a comment.
 func readingOrder(path string) ([]string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
+	b, err := os.ReadFile(path) // on an error, no lines and the error
 	var out []string
 	for line := range strings.SplitSeq(string(b), "\n") {
 		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
 			out = append(out, line)
 		}
 	}
-	return out, nil
+	return out, err
 }
 
 // fileOf is the file of a scenario with these labels: skip_when_equal_test.go for skip-when-equal.
@@ -164,8 +152,7 @@ func fileOf(labels []string) string {
 	return strings.ReplaceAll(labels[0], "-", "_") + "_test.go"
 }
 
-// scenarioFile is one scenario file's scenarios (each a documented `var _ = Describe(...)`), also
-// by their Describe's line; the By texts of each It or table Entry, and its tables, by line.
+// scenarioFile is a file's scenarios, also by their Describe's line, and its specs' By texts and tables by line.
 type scenarioFile struct {
 	scenarios []*scenario
 	describes map[int]*scenario
@@ -247,8 +234,7 @@ func (r *reader) steps(call *ast.CallExpr) []string {
 	return out
 }
 
-// parseDoc reads a scenario's doc comment, whose paragraphs are "Title: behaviour.", "Lesson: ...",
-// "Source: <a source's name>, <where in it>: ..." and "By hand: ..." (the rest, code indented).
+// parseDoc reads a scenario's doc comment: paragraphs "Title: behaviour", Lesson:, Source:, By hand: (the rest).
 func parseDoc(doc string) (scenario, error) {
 	var s scenario
 	title, rest, ok := strings.Cut(doc, "\n\n")
@@ -312,13 +298,9 @@ func parseSource(text string) (source, string, error) {
 // reason is a reason of the Ready condition: Ready "True" or "False", what happened, what to do.
 type reason struct{ Value, Ready, What, Todo string }
 
-// reasons reads the Reason* constants of the API packages under dir, with their doc comments:
-// "ReasonX (Ready=False): what happened. To do: what to do.".
+// reasons reads the API's documented Reason* constants: "ReasonX (Ready=False): what happened. To do: what to do.".
 func reasons(dir string) ([]reason, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*", "*.go"))
-	if err != nil {
-		return nil, err
-	}
+	files, err := filepath.Glob(filepath.Join(dir, "*", "*.go")) // a bad pattern: no files, the error returned
 	var out []reason
 	fset := token.NewFileSet()
 	for _, path := range files {
@@ -339,7 +321,7 @@ func reasons(dir string) ([]reason, error) {
 			}
 		}
 	}
-	return out, nil
+	return out, err
 }
 
 func reasonOf(s ast.Spec) (r reason, ok bool) {
@@ -349,12 +331,11 @@ func reasonOf(s ast.Spec) (r reason, ok bool) {
 	}
 	lit, isLit := vs.Values[0].(*ast.BasicLit)
 	_, rest, found := strings.Cut(oneLine(vs.Doc.Text()), "(Ready=")
-	if !isLit || !found {
+	if !isLit || lit.Kind != token.STRING || !found {
 		return r, false
 	}
 	r.Ready, rest, _ = strings.Cut(rest, "): ")
 	r.What, r.Todo, _ = strings.Cut(rest, " To do: ")
-	value, err := strconv.Unquote(lit.Value)
-	r.Value = value
-	return r, err == nil && r.Ready != ""
+	r.Value, _ = strconv.Unquote(lit.Value) // the parser has checked its quotes
+	return r, r.Ready != ""
 }

@@ -19,10 +19,8 @@ import (
 	"golang.org/x/mod/modfile"
 )
 
-// Result is what one run said of one spec (its full text, It's file and line, all its labels) or
-// test function. InSpec: it failed in its own body or setup (It, BeforeEach, a test function), not
-// the suite's: only that says something of the behaviour under test. Step is the last By before
-// the failure, Location the failed assertion's file:line; files are relative to the run's tree.
+// Result is one run's word on a spec or test function. InSpec: it failed in its own body or setup,
+// not the suite's. Step is the last By before the failure; files are relative to the run's tree.
 type Result struct {
 	Name, File              string
 	Line                    int
@@ -44,8 +42,7 @@ func (r Result) Where() string {
 	return where
 }
 
-// Suite is what one run of a Ginkgo suite reported: Setup is the first failure outside any spec (a
-// failed BeforeSuite, say: every spec's result is then meaningless), SetupTime its nodes' time.
+// Suite is one run of a Ginkgo suite: Setup, its first failure outside any spec; SetupTime, those nodes' time.
 type Suite struct {
 	Description string
 	Specs       []Result
@@ -53,8 +50,7 @@ type Suite struct {
 	SetupTime   time.Duration
 }
 
-// Run runs cmd, a Ginkgo suite's test binary or go test of it, writing its JSON report to report,
-// and reads the report (Ginkgo). ran is cmd's own error; err says that there is no report.
+// Run runs cmd, a suite's test binary or go test, and reads its JSON report; ran is cmd's own error.
 func Run(cmd *exec.Cmd, report, root string) (suite Suite, out []byte, ran, err error) {
 	cmd.Args = append(cmd.Args, "-ginkgo.no-color", "-ginkgo.json-report="+report)
 	out, ran = cmd.CombinedOutput()
@@ -97,7 +93,7 @@ func Ginkgo(path, root string) (Suite, error) {
 	return suite, err
 }
 
-// FirstFailure is the failed setup (InSpec false), else the first failed spec or test, if any.
+// FirstFailure is the failed setup, else the first failed spec or test, if any.
 func (s Suite) FirstFailure() (r Result, ok bool) {
 	if s.Setup != nil {
 		return *s.Setup, true
@@ -197,10 +193,7 @@ func CompilerErrors(output string) string {
 	return strings.Join(lines, "\n")
 }
 
-// CompilerCause is the compiler error that says why a spec in file does not build: the first
-// undefined name in that file (usually a name the change has not added yet), else anywhere, else
-// the file's first error, else the first. Errors that follow from the cause ("imported and not
-// used") come before it as often as not.
+// CompilerCause says why file does not build: its first undefined name, else any, else its first error, else the first.
 func CompilerCause(output, file string) string {
 	lines := strings.Split(CompilerErrors(output), "\n")
 	inFile := func(l string) bool {
@@ -219,8 +212,7 @@ func CompilerCause(output, file string) string {
 	return "does not build"
 }
 
-// Gist is a failure message in one line of at most 200 characters: Gomega's own words ("Timed out
-// after 10s: configmaps "x" not found"), without the lines that frame them or the dump after.
+// Gist is a failure message on one line of at most 200 characters: Gomega's words, without their frame or dump.
 func Gist(message string) string {
 	var words []string
 	for line := range strings.SplitSeq(message, "\n") {
@@ -238,22 +230,17 @@ func Gist(message string) string {
 			break
 		}
 	}
-	return clip(strings.Join(words, " "))
+	if r := []rune(strings.Join(words, " ")); len(r) > 200 {
+		return string(r[:199]) + "…"
+	}
+	return strings.Join(words, " ")
 }
 
 var (
-	// elapsed opens an Eventually or Consistently failure.
-	elapsed = regexp.MustCompile(`^(Timed out|Failed) after [0-9.]+m?s\.$`)
-	// frame matches lines that only frame what failed: which function, and a pointer's type.
+	elapsed = regexp.MustCompile(`^(Timed out|Failed) after [0-9.]+m?s\.$`) // opens an Eventually or Consistently failure
+	// frame: the lines that only frame what failed (which function, a pointer's type).
 	frame = regexp.MustCompile(`^(The function passed to (Eventually|Consistently) (failed at .* with:|returned the following error:)|Expected success, but got an error:|<[^>]*\| 0x[0-9a-f]+>: ?)$`)
 )
-
-func clip(s string) string {
-	if r := []rune(s); len(r) > 200 {
-		return string(r[:199]) + "…"
-	}
-	return s
-}
 
 // Focus is Ginkgo's --focus for exactly the named specs (the suite's description, a space, a name).
 func Focus(description string, names []string) string {
@@ -274,8 +261,7 @@ func Cell(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "|", `\|`)), " ")
 }
 
-// relativeFile is file relative to root. A binary built with -trimpath names its files by module
-// path ("example.com/operator-demo/scenarios/x_test.go"): the module's own lose that prefix.
+// relativeFile is file relative to root; a -trimpath binary's files lose the module path instead.
 func relativeFile(root, file string) string {
 	if !filepath.IsAbs(file) {
 		if module, err := ModulePath(root); err == nil {

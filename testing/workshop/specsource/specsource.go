@@ -2,6 +2,7 @@
 package specsource
 
 import (
+	"cmp"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -11,8 +12,7 @@ import (
 	"strings"
 )
 
-// Body is the source of the spec written at file:line, as Tokens: the It (or Entry) call, and for
-// a table entry the table's body too; and the text of the comment written just above it.
+// Body is the spec written at file:line as Tokens (the It or Entry, an Entry's table too), and the comment just above it.
 func Body(file string, line int) (body, comment string, err error) {
 	src, err := os.ReadFile(file)
 	if err != nil {
@@ -47,19 +47,12 @@ func Tokens(fset *token.FileSet, src []byte, n ast.Node) string {
 	var s scanner.Scanner
 	s.Init(fset.AddFile("", -1, end-start), src[start:end], nil, 0)
 	var out []string
-	for {
-		_, tok, lit := s.Scan()
-		if tok == token.EOF {
-			return strings.Join(out, " ")
+	for _, tok, lit := s.Scan(); tok != token.EOF; _, tok, lit = s.Scan() {
+		if tok != token.SEMICOLON || lit != "\n" { // one inserted at a line end is layout, not code
+			out = append(out, cmp.Or(lit, tok.String()))
 		}
-		if tok == token.SEMICOLON && lit == "\n" {
-			continue // inserted at a line end: layout, not code
-		}
-		if lit == "" {
-			lit = tok.String()
-		}
-		out = append(out, lit)
 	}
+	return strings.Join(out, " ")
 }
 
 // call is the It (or Entry, with its DescribeTable's arguments) written at line of f.

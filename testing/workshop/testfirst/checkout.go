@@ -19,8 +19,7 @@ import (
 	"example.com/operator-demo/testing/workshop/specsource"
 )
 
-// production are the paths whose files, but tests, make up the operator. The first, api/, holds
-// the names (types, fields, reasons) that a new spec may need just to compile.
+// production are the paths of the operator's code, tests aside; api/, first, has the names a new spec may need.
 var production = []string{"api", "controllers", "cmd", "config/crd"}
 
 // isProduction says whether the file at path is production code under one of under (default all).
@@ -39,17 +38,15 @@ type checkout struct {
 	scenarios, uncompiled string // the compiled suite, or "" and the compiler's errors
 }
 
-// checkOut writes rev into a tree, its production under paths from productionOf if given, and
-// compiles its scenarios.
+// checkOut writes rev into a tree, its production under paths from productionOf if given, and compiles its scenarios.
 func (c check) checkOut(name, rev, productionOf string, paths ...string) (*checkout, error) {
 	t := &checkout{dir: filepath.Join(c.work, name, "tree"), work: filepath.Join(c.work, name), warm: c.warm}
-	if err := materialize(c.repo, rev, t.dir, func(path string) bool { return productionOf == "" || !isProduction(path, paths...) }); err != nil {
-		return nil, err
+	err := materialize(c.repo, rev, t.dir, func(path string) bool { return productionOf == "" || !isProduction(path, paths...) })
+	if err == nil && productionOf != "" {
+		err = materialize(c.repo, productionOf, t.dir, func(path string) bool { return isProduction(path, paths...) })
 	}
-	if productionOf != "" {
-		if err := materialize(c.repo, productionOf, t.dir, func(path string) bool { return isProduction(path, paths...) }); err != nil {
-			return nil, err
-		}
+	if err != nil {
+		return nil, err
 	}
 	if !fileExists(filepath.Join(t.dir, "scenarios")) {
 		return t, nil
@@ -62,8 +59,7 @@ func (c check) checkOut(name, rev, productionOf string, paths ...string) (*check
 	return t, nil
 }
 
-// materialize writes the files of rev that keep keeps (by path) into dir, through an index of
-// its own: no work tree is added, no index or ref of the repository changes.
+// materialize writes the files of rev that keep keeps into dir through an index of its own: the repository is untouched.
 func materialize(repo, rev, dir string, keep func(path string) bool) error {
 	all, err := git(repo, "ls-tree", "-r", "-z", "--name-only", rev)
 	if err == nil {
@@ -120,14 +116,13 @@ func (t *checkout) listScenarios() (specs []spec, description string, err error)
 	if t.scenarios == "" {
 		return nil, "", nil
 	}
-	var dryRuns []dryRun
+	var dryRuns []specreport.Suite
 	for _, tier := range runnable {
 		suite, err := t.runSuite(tier.Environment, "dry-run-"+tier.Name, "-ginkgo.dry-run")
 		if err != nil {
 			return nil, "", err
 		}
-		dryRuns = append(dryRuns, dryRun{tier.Name, suite})
-		description = suite.Description
+		dryRuns, description = append(dryRuns, suite), suite.Description
 	}
 	specs, err = scenarioSpecs(t.dir, dryRuns)
 	return specs, description, err
@@ -226,8 +221,7 @@ func doesNotCompile(errors string) func(spec) outcome {
 	}
 }
 
-// runSuite runs the compiled scenarios from their directory, as go test does, and reads Ginkgo's
-// JSON report. A run whose specs fail is no error.
+// runSuite runs the compiled scenarios from their directory, as go test does: failed specs are no error.
 func (t *checkout) runSuite(env []string, name string, flags ...string) (specreport.Suite, error) {
 	name = filepath.Join(t.work, strings.ReplaceAll(name, " ", "-"))
 	cmd := exec.Command(t.scenarios, append([]string{"-test.timeout=30m"}, flags...)...)
@@ -244,19 +238,16 @@ func tail(s string, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
-// fileExists says whether path names a file or directory.
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
 
 const (
-	// Characterization is the Ginkgo label (for a Go test, the doc comment paragraph) of a spec of
-	// behaviour the base has, which may pass there; that paragraph says why, in characterizationForm.
+	// Characterization labels (a Go test: in its doc) a spec of behaviour the base has, saying why as characterizationForm.
 	Characterization     = "characterization"
 	characterizationForm = "`// Characterization: written after <what it pins>, when|because <why it came after the code>.`"
-	// RewriteTrailer, in a commit of the change, names a spec it rewrites (a refactor, a rename or
-	// split, a spec the new behaviour obliges to change); the table quotes the commit's subject.
+	// RewriteTrailer, in a commit of the change, names a spec it rewrites; the table quotes the commit's subject.
 	RewriteTrailer = "Spec-Rewrite"
 
 	added, changed = "new", "changed"   // what a change did to a spec
@@ -265,14 +256,11 @@ const (
 
 // spec is a spec or test function as a tree holds it, and what the change does to it.
 type spec struct {
-	kind, pkg, name string // name: the scenario's full text, or the test function's
-	file, body      string // file: relative to the tree; body: as tokens, blind to comments and layout
-	// tier is "unit", a scenario's first tier of runnable that its labels allow, or "" when none.
-	tier             string
-	characterization bool
-	// reason is its "Characterization:" paragraph; change, added or changed; rewrite, the commit
-	// that states it rewrites the spec, or "".
-	reason, change, rewrite string
+	kind, pkg, name         string // name: the scenario's full text, or the test function's
+	file, body              string // file: relative to the tree; body: as tokens, blind to comments and layout
+	tier                    string // "unit", the first tier of runnable whose dry run passed the scenario, or ""
+	characterization        bool
+	reason, change, rewrite string // its "Characterization:" paragraph; added or changed; the commit stating its rewrite
 }
 
 // key names a spec uniquely across kinds and packages.
@@ -314,18 +302,12 @@ func newOrChanged(base, head []spec) []spec {
 	return out
 }
 
-// dryRun is a dry run of the scenarios on a tier: every spec, those it runs passed.
-type dryRun struct {
-	tier  string
-	suite specreport.Suite
-}
-
-// scenarioSpecs are the specs that the dry runs of tree list, each on the first tier passing it.
-func scenarioSpecs(tree string, dryRuns []dryRun) ([]spec, error) {
+// scenarioSpecs are the specs the dry runs of tree (one per tier of runnable) list, each on the first tier passing it.
+func scenarioSpecs(tree string, dryRuns []specreport.Suite) ([]spec, error) {
 	var out []spec
 	index := map[string]int{}
-	for _, d := range dryRuns {
-		for _, r := range d.suite.Specs {
+	for n, d := range dryRuns {
+		for _, r := range d.Specs {
 			i, listed := index[r.Name]
 			if !listed {
 				body, comment, err := specsource.Body(filepath.Join(tree, r.File), r.Line)
@@ -337,7 +319,7 @@ func scenarioSpecs(tree string, dryRuns []dryRun) ([]spec, error) {
 					characterization: slices.Contains(r.Labels, Characterization), reason: characterizationReason(comment)})
 			}
 			if r.Passed && out[i].tier == "" {
-				out[i].tier = d.tier
+				out[i].tier = runnable[n].Name
 			}
 		}
 	}
@@ -354,11 +336,7 @@ func unitTests(root string, dirs ...string) (out []spec, err error) {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
 				return err
 			}
-			tests, err := testFuncs(path)
-			rel, _ := filepath.Rel(root, path)
-			for i := range tests {
-				tests[i].pkg, tests[i].file = "./"+filepath.ToSlash(filepath.Dir(rel)), filepath.ToSlash(rel)
-			}
+			tests, err := testFuncs(root, path)
 			out = append(out, tests...)
 			return err
 		}))
@@ -366,8 +344,8 @@ func unitTests(root string, dirs ...string) (out []spec, err error) {
 	return out, err
 }
 
-// testFuncs are the functions TestX (but TestMain) of the file at path.
-func testFuncs(path string) ([]spec, error) {
+// testFuncs are the functions TestX (but TestMain) of the file at path in the tree at root.
+func testFuncs(root, path string) ([]spec, error) {
 	fset := token.NewFileSet()
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -378,10 +356,11 @@ func testFuncs(path string) ([]spec, error) {
 		return nil, err
 	}
 	var out []spec
+	rel, _ := filepath.Rel(root, path)
 	for _, decl := range f.Decls {
 		if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") && fn.Name.Name != "TestMain" {
 			doc := fn.Doc.Text()
-			out = append(out, spec{kind: unit, name: fn.Name.Name, body: specsource.Tokens(fset, src, fn.Body), tier: "unit",
+			out = append(out, spec{kind: unit, pkg: "./" + filepath.ToSlash(filepath.Dir(rel)), name: fn.Name.Name, file: filepath.ToSlash(rel), body: specsource.Tokens(fset, src, fn.Body), tier: "unit",
 				characterization: strings.Contains(doc, "Characterization:"), reason: characterizationReason(doc)})
 		}
 	}
@@ -404,8 +383,7 @@ func statesWhy(reason string) bool {
 	return ok && (strings.Contains(after, " when ") || strings.Contains(after, " because "))
 }
 
-// applyRewrites marks each spec that a trailer of log (commits as run formats them) names, and
-// returns the trailers that name none: a statement for nothing misleads the reviewer, so it fails.
+// applyRewrites marks each spec a trailer of log (as run formats it) names; the trailers naming none mislead, so fail.
 func applyRewrites(specs []spec, log string) (stale []string) {
 	for record := range strings.SplitSeq(log, "\x1e") {
 		fields := strings.SplitN(record, "\x00", 3)

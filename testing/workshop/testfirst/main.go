@@ -87,16 +87,10 @@ func run(baseRev, headRev string) (rp report, err error) {
 		progress("the envtest runs attach to make envtest-up's control plane")
 	}
 	progress("checking out %s (base), %s (head), and the head's specs on the base's production code; compiling their scenarios", rp.base, rp.head)
-	base, err := c.checkOut("base", c.base, "")
-	if err != nil {
-		return rp, err
-	}
-	head, err := c.checkOut("head", c.head, "")
-	if err != nil {
-		return rp, err
-	}
-	againstBase, err := c.checkOut("against-base", c.head, c.base, production...)
-	if err != nil {
+	base, baseErr := c.checkOut("base", c.base, "")
+	head, headErr := c.checkOut("head", c.head, "")
+	againstBase, err := c.checkOut("against-base", c.head, c.base)
+	if err := errors.Join(baseErr, headErr, err); err != nil {
 		return rp, err
 	}
 	specs, description, err := changedSpecs(base, head)
@@ -168,8 +162,7 @@ func progress(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "test-first: %5.1f s: "+format+"\n", append([]any{time.Since(started).Seconds()}, args...)...)
 }
 
-// redPaths are what the red commit holds: the specs, unit tests too, the API and what is
-// generated from them (the CRD, the catalogue); never the code that makes them pass.
+// redPaths are what the red commit holds: specs, unit tests, the API and what is generated from them; never the code.
 var redPaths = []string{"scenarios", "api", "config/crd", ":(glob)controllers/**/*_test.go"}
 
 // red runs the scenario labelled -label and, once it fails inside its specs, commits redPaths.
@@ -218,8 +211,7 @@ func red(args []string) error {
 	return nil
 }
 
-// runRed runs the scenarios labelled label on envtest: the failures, as the red commit lists them,
-// and the names of those that passed; an error when none failed.
+// runRed runs the scenarios labelled label on envtest: the failures as the red commit lists them, and the passed specs.
 func runRed(repo, label string) (failedSpecs, passedSpecs []string, err error) {
 	dir, err := os.MkdirTemp("", "red-")
 	if err != nil {

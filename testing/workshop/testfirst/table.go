@@ -16,8 +16,7 @@ import (
 	"example.com/operator-demo/testing/workshop/specreport"
 )
 
-// row is one spec, how it ended against the base (and with the head's api/) and at the head, and
-// what that makes it: ok, and warn when a reviewer should look all the same.
+// row is one spec, how it ended in each tree, and its verdict: ok, and warn when a reviewer should look all the same.
 type row struct {
 	spec                spec
 	base, withAPI, head outcome
@@ -25,9 +24,8 @@ type row struct {
 	ok, warn            bool
 }
 
-// judge says what a spec's runs make it. Test-first is failing against the base's behaviour,
-// inside the spec (with the head's api/ when it needs its names to compile; a unit test of a new
-// function, against a break of it: bite), and passing at the head.
+// judge says what a spec's runs make it. Test-first is failing inside the spec against the base's
+// behaviour (given the head's api/ if need be; a new function's test, against its break: bite), and passing at the head.
 func judge(s spec, base, withAPI, head, bite outcome) row {
 	r := row{spec: s, base: base, withAPI: withAPI, head: head}
 	switch {
@@ -66,14 +64,12 @@ func (r *row) withoutAPI(bite outcome) {
 	case r.spec.kind == unit:
 		r.unproven("does not compile against the base, even with the head's api/, but fails against "+bite.detail+": nothing shows it can fail", false)
 	default:
-		// A scenario that needs more of the head than api/'s names (a harness change that follows
-		// a production one): nothing shows how it fares against the base's behaviour.
+		// A scenario that needs more of the head than api/'s names (a harness change, say).
 		r.unproven("does not compile against the base even with the head's api/, so it was never seen red against the base's behaviour", false)
 	}
 }
 
-// unproven judges a spec not seen red against the base's behaviour (why says how so; green: it
-// passed there), allowed to a new characterization spec and to a rewrite stated in a commit.
+// unproven judges a spec not seen red against the base (green: it passed): allowed to new characterizations, stated rewrites.
 func (r *row) unproven(why string, green bool) {
 	s := r.spec
 	switch {
@@ -93,7 +89,6 @@ func (r *row) unproven(why string, green bool) {
 	}
 }
 
-// report is the whole result of a run.
 type report struct {
 	base, head        string // the revisions, as given, and their commits
 	rows              []row
@@ -152,27 +147,20 @@ func (rp report) markdown() string {
 
 // mark is an outcome as a cell of the table.
 func mark(o outcome) string {
-	switch o.state {
-	case none:
-		return "—"
-	case passed:
-		return "passed"
+	if o.state == none || o.state == passed {
+		return [...]string{none: "—", passed: "passed"}[o.state]
 	}
 	return [...]string{failed: "failed: ", broken: "no verdict: "}[o.state] + specreport.Cell(o.detail)
 }
 
 func tick(r row) string {
-	switch {
-	case r.warn:
+	if r.warn {
 		return "⚠️"
-	case r.ok:
-		return "✅"
 	}
-	return "❌"
+	return map[bool]string{true: "✅", false: "❌"}[r.ok]
 }
 
-// judgeAll judges each spec by its runs and, for a unit test of a function the change adds (it
-// does not compile against the base even with the head's api/), by its bite.
+// judgeAll judges each spec by its runs and, for a unit test of a function the change adds, by its bite.
 func (c check) judgeAll(base, head *checkout, specs []spec, atBase, withAPI, atHead map[string]outcome) ([]row, error) {
 	rows := make([]row, 0, len(specs))
 	for _, s := range specs {
@@ -189,8 +177,7 @@ func (c check) judgeAll(base, head *checkout, specs []spec, atBase, withAPI, atH
 	return rows, nil
 }
 
-// bite runs the unit test s against the sweep's breaks of the functions it names that the tree at
-// base lacks, built into dir, up to the first it fails against.
+// bite runs the unit test s against the breaks of the functions it names that base lacks, up to the first it fails.
 func (t *checkout) bite(base string, s spec, dir string) (outcome, error) {
 	pkgDir := strings.TrimPrefix(s.pkg, "./")
 	checker, breaks, _, err := sweep.Compiling(t.dir, []string{pkgDir}, func(b sweep.Break) bool {

@@ -5,10 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"testing"
-
-	"github.com/prometheus/procfs"
 )
 
 // TestManagerPatch: the patch gives the manager container exactly the args and the limit, as the
@@ -91,20 +88,5 @@ func TestCgroupMemory(t *testing.T) {
 	}
 	if _, _, _, _, err := cgroupMemory(write(filepath.Join(root, "noprocs"), map[string]string{"memory.stat": "inactive_file 1\n"})); err == nil {
 		t.Error("cgroupMemory of a cgroup without a process: no error")
-	}
-}
-
-// TestProcStatus: procfs reads a process's RSS, anonymous and file-backed, where the table takes it.
-func TestProcStatus(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("/proc is Linux's")
-	}
-	p, err := procfs.NewProc(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	status, err := p.NewStatus()
-	if err != nil || status.RssAnon == 0 || status.RssFile == 0 {
-		t.Errorf("this process's status: RssAnon %d, RssFile %d, %v", status.RssAnon, status.RssFile, err)
 	}
 }

@@ -6,12 +6,18 @@
 package controlplane
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
+	apiextensionshelpers "k8s.io/apiextensions-apiserver/pkg/apihelpers"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
@@ -29,8 +35,9 @@ type ControlPlane struct {
 const DefaultCRDs = "config/crd/bases"
 
 // Start starts etcd and kube-apiserver, from the binaries in $KUBEBUILDER_ASSETS, and installs the
-// CRDs of the directories crds (DefaultCRDs when none; each found by Find). Each of configure
-// changes the environment first (where its components log, say).
+// CRDs of the directories crds (DefaultCRDs when none; each found by Find). It returns once the
+// API server creates their custom resources without holding them back (WaitPastCreateHoldBack).
+// Each of configure changes the environment first (where its components log, say).
 func Start(crds []string, configure ...func(*envtest.Environment)) (*ControlPlane, error) {
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	if assets == "" {
@@ -53,7 +60,47 @@ func Start(crds []string, configure ...func(*envtest.Environment)) (*ControlPlan
 		// A failed start can leave etcd or kube-apiserver running: stop whatever did start.
 		return nil, errors.Join(fmt.Errorf("start envtest with binaries from %s: %w", assets, err), env.Stop())
 	}
+	if err := WaitPastCreateHoldBack(cfg, env.CRDs); err != nil {
+		return nil, errors.Join(err, env.Stop())
+	}
 	return &ControlPlane{Env: env, Config: cfg}, nil
+}
+
+// CreateHoldBack is how long the API server holds back each create of a custom resource whose CRD
+// became established less than CreateHoldBack ago (apiextensions-apiserver, customresource_handler.go:
+// so that in a control plane of several API servers every one has seen the CRD before a client
+// follows up). On a control plane just started, that is every test process's first create.
+const CreateHoldBack = 2 * time.Second
+
+// WaitPastCreateHoldBack returns once each of crds has been established for CreateHoldBack, as
+// the API server that cfg reaches records it: the creates that follow are not held back. Waiting
+// once here costs what is left of the hold-back; each create inside it would pay all of it.
+func WaitPastCreateHoldBack(cfg *rest.Config, crds []*apiextensionsv1.CustomResourceDefinition) error {
+	scheme := runtime.NewScheme()
+	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
+		return err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return err
+	}
+	var latest time.Time
+	for _, crd := range crds {
+		got := &apiextensionsv1.CustomResourceDefinition{}
+		if err := c.Get(context.Background(), client.ObjectKeyFromObject(crd), got); err != nil {
+			return fmt.Errorf("read CRD %s: %w", crd.Name, err)
+		}
+		established := apiextensionshelpers.FindCRDCondition(got, apiextensionsv1.Established)
+		if established == nil || established.Status != apiextensionsv1.ConditionTrue {
+			return fmt.Errorf("CRD %s is not established", crd.Name)
+		}
+		if established.LastTransitionTime.After(latest) {
+			latest = established.LastTransitionTime.Time
+		}
+	}
+	// A fixed wait on the API server's clock, which is this machine's: nothing to poll for.
+	time.Sleep(time.Until(latest.Add(CreateHoldBack)))
+	return nil
 }
 
 // Stop stops kube-apiserver and etcd. Stop every manager using them first: a manager still

@@ -3,11 +3,13 @@ package controlplane
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -44,6 +46,21 @@ func TestControlPlane(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+
+	// First: the others take long enough for the hold-back to pass without Start's wait.
+	t.Run("a custom resource is created at once: every CRD is past the API server's create hold-back", func(t *testing.T) {
+		crds := &unstructured.UnstructuredList{}
+		crds.SetAPIVersion("apiextensions.k8s.io/v1")
+		crds.SetKind("CustomResourceDefinitionList")
+		if err := c.List(context.Background(), crds); err != nil {
+			t.Fatal(err)
+		}
+		for _, crd := range crds.Items {
+			if since := time.Since(establishedAt(t, crd)); since < CreateHoldBack {
+				t.Errorf("CRD %s was established %s ago: a create now is held back %s", crd.GetName(), since.Round(time.Millisecond), CreateHoldBack)
+			}
+		}
+	})
 
 	t.Run("the API server and kubectl report the release their directory names", func(t *testing.T) {
 		version, err := discovery.NewDiscoveryClientForConfigOrDie(cp.Config).ServerVersion()
@@ -118,6 +135,23 @@ func established(crd unstructured.Unstructured) bool {
 		}
 	}
 	return false
+}
+
+// establishedAt is when crd's Established condition last turned True, as the API server holds it.
+func establishedAt(t *testing.T, crd unstructured.Unstructured) time.Time {
+	t.Helper()
+	conditions, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
+	for _, c := range conditions {
+		if m, ok := c.(map[string]any); ok && m["type"] == "Established" && m["status"] == "True" {
+			at, err := time.Parse(time.RFC3339, fmt.Sprint(m["lastTransitionTime"]))
+			if err != nil {
+				t.Fatalf("CRD %s: %v", crd.GetName(), err)
+			}
+			return at
+		}
+	}
+	t.Fatalf("CRD %s is not established", crd.GetName())
+	return time.Time{}
 }
 
 // roundTrip creates obj and reads it back into got.

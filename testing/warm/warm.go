@@ -59,8 +59,12 @@ func Envtest(ctx context.Context, subject operator.Subject) (cluster.Cluster, []
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: crds, ErrorIfPathMissing: true}); err != nil {
+	installed, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: crds, ErrorIfPathMissing: true})
+	if err != nil {
 		return nil, nil, fmt.Errorf("apply the CRDs of %v to the warm control plane: %w", crds, err)
+	}
+	if err := controlplane.WaitPastCreateHoldBack(cfg, installed); err != nil {
+		return nil, nil, err
 	}
 	stopWebhooks, err := cluster.ServeWebhooks(cfg, subject)
 	if err != nil {

@@ -44,7 +44,7 @@ import (
 //	kubectl get events --field-selector reason=ConfigMapRefused   # one, with the policy's message
 //	kubectl delete validatingadmissionpolicybinding freeze
 //	kubectl get sample frozen -w                           # READY True within seconds
-var _ = Describe("Sample", Label("refused-write"), func() {
+var _ = Describe("Sample", Label("refused-write"), harness.Slow, func() {
 	Context("when an admission policy refuses its ConfigMap", func() {
 		It("reports Ready=False, reason ConfigMapRefused, in the API server's words, in status and in kubectl's columns", func(ctx SpecContext) {
 			f := samples.NewFixture(ctx, suiteCluster)

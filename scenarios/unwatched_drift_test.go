@@ -33,7 +33,7 @@ import (
 //
 //	kubectl patch configmap sample-sample-config --type merge -p '{"data":{"message":"drifted"}}'
 //	kubectl get configmap sample-sample-config -o jsonpath='{.data.message}'   # hello world again
-var _ = Describe("Sample", Label("unwatched-drift", tiers.NeedsInProcessOperator), func() {
+var _ = Describe("Sample", Label("unwatched-drift", tiers.NeedsInProcessOperator), harness.Slow, func() {
 	Context("when the operator does not watch ConfigMaps (the article's first stage)", func() {
 		It("leaves a direct edit of the ConfigMap in place until the Sample changes", func(ctx SpecContext) {
 			f := samples.NewFixture(ctx, suiteCluster, harness.WithControllers(firstStage))

@@ -19,14 +19,15 @@ const (
 	Collect = 30 * time.Second
 	// AtRest is how long a spec watches for something that must not happen. What it catches
 	// (a reconcile loop, a write on a no-op pass, a revert the operator should not make) shows
-	// within a few hundred milliseconds: a status loop runs hundreds of reconciles a second here, and
-	// every spec watches only after the reconcile under test has been seen to happen.
-	AtRest = 1 * time.Second
+	// within milliseconds: a status loop runs hundreds of reconciles a second here, and every spec
+	// watches only after the reconcile under test has been seen to happen. Each of `make mutate`'s
+	// breaks still fails its scenario within it.
+	AtRest = 500 * time.Millisecond
 	// Settle is how long an operator has done nothing (no reconcile, no write) before a wait for
 	// what it does (Fixture.Eventually) takes it as settled and fails at once, instead of waiting
-	// out Converge for what will not come. Twice AtRest: a watch event that starts a reconcile
-	// arrives within milliseconds, and a false "settled" would fail a green spec.
-	Settle = 2 * AtRest
+	// out Converge for what will not come. A watch event that starts a reconcile arrives within
+	// milliseconds, but a false "settled" would fail a green spec: Settle leaves a wide margin.
+	Settle = 2 * time.Second
 	// Poll is how often Eventually and Consistently look.
 	Poll = 100 * time.Millisecond
 )

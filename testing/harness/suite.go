@@ -26,6 +26,13 @@ func RunScenarios(t *testing.T, description string) bool {
 	return RunSpecs(t, description, suiteConfig, reporterConfig)
 }
 
+// Slow marks a scenario whose specs take seconds even on an idle machine (a hundred objects, an
+// operator restarted, retries that back off): Ginkgo hands them out first, so that a parallel run
+// does not end waiting on one that started last.
+//
+//	var _ = Describe("Widget", Label("bulk"), harness.Slow, func() { ... })
+const Slow = SpecPriority(1)
+
 // ShareCluster is the suite's SynchronizedBeforeSuite. The first test process starts the cluster
 // of the current tier (cluster.Start, from providers; envtest has one built in) with subject as
 // the operator under test, and stops it once every process has finished; every process then attaches to it,

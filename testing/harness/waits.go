@@ -16,20 +16,20 @@ import (
 	"example.com/operator-demo/testing/operator"
 )
 
-// EventuallySettled waits until the operator's counts stop moving (the same across AtRest/3) and
+// EventuallySettled waits until the operator's counts stop moving (the same across 3 × Poll) and
 // returns them: the baseline a spec counts from. On e2e one operator serves every spec, and its
 // reconciles of the previous spec's deleted objects may still be arriving.
 func (f *Fixture) EventuallySettled(ctx context.Context) operator.Counts {
 	GinkgoHelper()
 	var settled operator.Counts
-	// Polled every AtRest/3: counts that stayed the same across one interval have settled.
+	// Polled every 3 × Poll: counts that stayed the same across one interval have settled.
 	Eventually(ctx, func(g Gomega) {
 		previous := settled
 		var err error
 		settled, err = f.Operator.Counts()
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(settled).To(Equal(previous))
-	}).WithPolling(AtRest / 3).Should(Succeed())
+	}).WithPolling(3 * Poll).Should(Succeed())
 	return settled
 }
 

@@ -69,28 +69,38 @@ vet: ## Run go vet against code.
 	go vet ./...
 
 .PHONY: test
-test: manifests generate fmt vet test-unit test-envtest ## Regenerate and vet, then the unit and envtest tiers, with the race detector.
+test: manifests generate fmt vet setup-envtest ## Regenerate and vet, then the unit and envtest tiers, with the race detector: go test's packages in one run, then the scenarios.
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test $(GO_TEST_FLAGS) $(GO_TEST_PACKAGES)
+	$(scenarios)
 
-# The unit tier's packages: all of the operator's module but those that start a control plane.
-UNIT_PACKAGES = $(shell go list ./api/... ./controllers/... ./scenarios/samples/... ./testing/... | grep -v -e /testing/controlplane)
+# The packages go test runs: the operator's module but cmd/ and the scenario suites (Ginkgo runs
+# scenarios/, the e2e tier scenarios/deployment). All but the control plane's own test are the
+# unit tier.
+GO_TEST_PACKAGES = $(shell go list ./api/... ./controllers/... ./scenarios/samples/... ./testing/...)
+UNIT_PACKAGES = $(filter-out %/testing/controlplane,$(GO_TEST_PACKAGES))
 
 .PHONY: test-unit
 test-unit: ## Unit tier: pure functions and Reconcile against a fake client; the harness's own tests. No control plane.
 	go test $(GO_TEST_FLAGS) $(UNIT_PACKAGES)
+
+.PHONY: test-envtest
+test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then the scenarios on a real kube-apiserver + etcd, in parallel (ENVTEST_K8S_VERSION=1.35: another minor).
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test $(GO_TEST_FLAGS) ./testing/controlplane/...
+	$(scenarios)
 
 # The scenario binary (envtest tier, catalogue's dry run), built on every run (go's cache decides),
 # in bin/: in scenarios/ it would be taken for a scenario's file; from bin/ go.mod is still found.
 SCENARIOS_TEST = $(CURDIR)/bin/scenarios.test
 build-scenarios = go tool ginkgo build $(GINKGO_FLAGS) -o $(SCENARIOS_TEST) ./scenarios
 
-.PHONY: test-envtest
-test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then the scenarios on a real kube-apiserver + etcd, in parallel (ENVTEST_K8S_VERSION=1.35: another minor).
-	@mkdir -p $(REPORTS)
-	$(build-scenarios)
-	export KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)"; \
-	go test $(GO_TEST_FLAGS) ./testing/controlplane/... && \
-	go tool ginkgo $(GINKGO_RUN_FLAGS) $(if $(CI),--no-color) --procs=$(SCENARIO_PROCS) \
-		--output-dir=$(REPORTS) --junit-report=envtest.xml $(SCENARIOS_TEST)
+# scenarios builds the scenario binary and runs it in SCENARIO_PROCS Ginkgo processes that share
+# one envtest control plane.
+define scenarios
+@mkdir -p $(REPORTS)
+$(build-scenarios)
+KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go tool ginkgo $(GINKGO_RUN_FLAGS) $(if $(CI),--no-color) --procs=$(SCENARIO_PROCS) \
+	--output-dir=$(REPORTS) --junit-report=envtest.xml $(SCENARIOS_TEST)
+endef
 
 .PHONY: test-e2e
 test-e2e: ## E2e tier: the scenarios on a real cluster (E2E_PROVIDER=kind or local; unset: kind where Docker answers).

@@ -71,8 +71,14 @@ var _ = Describe("Sample", Label("gc"), func() {
 				sample.Finalizers = append(sample.Finalizers, "scenarios.demo.example.com/hold")
 			})()).To(Succeed())
 			DeferCleanup(komega.Update(sample, func() { sample.Finalizers = nil }))
+			before := f.EventuallySettled(ctx)
 			Expect(f.Client.Delete(ctx, sample)).To(Succeed())
 			Eventually(komega.Object(sample)).Should(HaveField("DeletionTimestamp", Not(BeNil())))
+
+			By("waiting for the operator to see the deletion: the generation it bumps starts a reconcile")
+			// Its cache learns of the deletion and of the ConfigMap's from two watches, in either
+			// order: without this wait it may recreate the ConfigMap of a Sample it still sees live.
+			f.Eventually(ctx, f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">", before.Reconciles)))
 
 			By("deleting its ConfigMap, as the garbage collector does once the Sample is gone")
 			Expect(f.Client.Delete(ctx, cm)).To(Succeed())

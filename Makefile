@@ -11,8 +11,7 @@ CONTAINER_TOOL ?= docker
 KUBERNETES_VERSIONS_FILE := testing/k8sbin/kubernetes-versions.txt
 # kubernetes-version MINOR,FIELD: field 2 (the source release) or 3 (kind's node image) of MINOR.
 kubernetes-version = $(shell awk '$$1 == "$(1)" {print $$$(2)}' $(KUBERNETES_VERSIONS_FILE))
-# ENVTEST_K8S_VERSION: the minor the tests run on, by default go.mod's k8s.io/api minor (v0.37.2 ->
-# 1.37), else any of the file's (ENVTEST_K8S_VERSION=1.35); K8S_VERSION and KIND_NODE_IMAGE follow.
+# ENVTEST_K8S_VERSION: the minor the tests run on, go.mod's k8s.io/api's (v0.37.2: 1.37) or the file's.
 GO_MOD_K8S_MINOR := $(shell go list -m -f '{{.Version}}' k8s.io/api | sed -E 's/^v0\.([0-9]+)\..*/1.\1/')
 ENVTEST_K8S_VERSION ?= $(GO_MOD_K8S_MINOR)
 K8S_VERSION ?= $(call kubernetes-version,$(ENVTEST_K8S_VERSION),2)
@@ -44,17 +43,15 @@ help: ## Display this help.
 
 ##@ Development
 
-# controller-gen writes into bin/generated; only the files whose content changed are copied: go test
-# keys the files a test opens (the CRD) on their mtime, and a rewrite would rerun those tests.
+# controller-gen writes into bin/generated; copy-changed copies each file of directory $(1) into $(2)
+# only if its content changed: go test keys the files a test opens (the CRD) on their mtime.
+copy-changed = for f in $(1)/*; do cmp -s "$$f" "$(2)/$$(basename "$$f")" || cp "$$f" "$(2)/"; done
 .PHONY: manifests
 manifests: controller-gen ## Generate the CRD and RBAC manifests under config/ from the Go markers.
 	@rm -rf $(LOCALBIN)/generated
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./api/...;./controllers/..." output:crd:artifacts:config=$(LOCALBIN)/generated/crd output:rbac:artifacts:config=$(LOCALBIN)/generated/rbac
 	@$(call copy-changed,$(LOCALBIN)/generated/crd,config/crd/bases)
 	@$(call copy-changed,$(LOCALBIN)/generated/rbac,config/rbac)
-
-# copy-changed copies each file of directory $(1) into directory $(2), unless $(2) holds the same bytes.
-copy-changed = for f in $(1)/*; do cmp -s "$$f" "$(2)/$$(basename "$$f")" || cp "$$f" "$(2)/"; done
 
 .PHONY: generate
 generate: controller-gen ## Generate the DeepCopy methods of the API types.
@@ -73,9 +70,8 @@ test: manifests generate fmt vet setup-envtest ## Regenerate and vet, then the u
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test $(GO_TEST_FLAGS) $(GO_TEST_PACKAGES)
 	$(scenarios)
 
-# The packages go test runs: the operator's module but cmd/ and the scenario suites (Ginkgo runs
-# scenarios/, the e2e tier scenarios/deployment). All but the control plane's own test are the
-# unit tier.
+# go test's packages: all but cmd/ and the scenario suites (run by Ginkgo, and on e2e). All but the
+# control plane's own test are the unit tier.
 GO_TEST_PACKAGES = $(shell go list ./api/... ./controllers/... ./scenarios/samples/... ./testing/...)
 UNIT_PACKAGES = $(filter-out %/testing/controlplane,$(GO_TEST_PACKAGES))
 
@@ -88,13 +84,10 @@ test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then 
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test $(GO_TEST_FLAGS) ./testing/controlplane/...
 	$(scenarios)
 
-# The scenario binary (envtest tier, catalogue's dry run), built on every run (go's cache decides),
-# in bin/: in scenarios/ it would be taken for a scenario's file; from bin/ go.mod is still found.
+# scenarios builds the scenario binary (go's cache decides; into bin/, as in scenarios/ it would be
+# taken for a scenario) and runs it in SCENARIO_PROCS Ginkgo processes sharing one control plane.
 SCENARIOS_TEST = $(CURDIR)/bin/scenarios.test
 build-scenarios = go tool ginkgo build $(GINKGO_FLAGS) -o $(SCENARIOS_TEST) ./scenarios
-
-# scenarios builds the scenario binary and runs it in SCENARIO_PROCS Ginkgo processes that share
-# one envtest control plane.
 define scenarios
 @mkdir -p $(REPORTS)
 $(build-scenarios)
@@ -125,7 +118,6 @@ test-e2e-kind: setup-envtest kustomize kind ## E2e tier on kind: the image IMG, 
 	KIND=$(KIND) KIND_NODE_IMAGE=$(KIND_NODE_IMAGE) IMG=$(IMG) REPORTS=$(REPORTS) MANIFESTS=$(LOCALBIN)/e2e-kind/install.yaml \
 		testing/e2e-kind.sh
 
-# The operator's module and the workshop's: lint covers both, make test the operator's alone.
 GO_MODULES = . testing/workshop
 
 .PHONY: lint
@@ -165,8 +157,7 @@ docker-build: ## Build docker image with the manager.
 docker-push: ## Push docker image with the manager.
 	$(CONTAINER_TOOL) push $(IMG)
 
-# PLATFORMS: the platforms docker-buildx builds the image for and pushes to IMG (e.g. make
-# docker-buildx IMG=myregistry/operator-demo:0.0.1); it needs docker buildx and BuildKit.
+# PLATFORMS: what docker-buildx builds the image IMG for, and pushes (needs docker buildx, BuildKit).
 PLATFORMS ?= linux/arm64,linux/amd64,linux/s390x,linux/ppc64le
 .PHONY: docker-buildx
 docker-buildx: ## Build and push docker image for the manager for cross-platform support.
@@ -238,9 +229,8 @@ GOLANGCI_LINT_VERSION ?= v2.15.0
 ACTIONLINT_VERSION ?= v1.7.12
 KIND_VERSION ?= v0.33.0
 
-# The control plane's installer: downloads, else builds from Go module sources. ENVTEST_ASSETS is the
-# directory of etcd, kube-apiserver and kubectl, CONTROLPLANE_ASSETS of those plus
-# kube-controller-manager, asked of the installer when a recipe runs (KUBEBUILDER_ASSETS).
+# The control plane's installer (downloads, else builds from Go module sources), asked as a recipe
+# runs: ENVTEST_ASSETS, etcd + kube-apiserver + kubectl; CONTROLPLANE_ASSETS, + kube-controller-manager.
 K8SBIN = K8S_VERSION=$(K8S_VERSION) ENVTEST_K8S_VERSION=$(ENVTEST_K8S_VERSION) \
 	SETUP_ENVTEST=$(SETUP_ENVTEST) BIN_DIR=$(LOCALBIN) testing/k8sbin/install.sh
 ENVTEST_ASSETS = $$($(K8SBIN) envtest 2>/dev/null)
@@ -254,12 +244,10 @@ setup-envtest: $(SETUP_ENVTEST) ## Provide etcd, kube-apiserver, kubectl in bin/
 setup-controlplane: $(SETUP_ENVTEST) ## setup-envtest plus kube-controller-manager, for the local e2e cluster.
 	@$(K8SBIN) controlplane
 
-# kube-controller-manager and the kubelet, which the local cluster runs, are built for Linux alone.
 .PHONY: linux-only
 linux-only:
 	@[ "$$(go env GOOS)" = linux ] || { echo "$(MAKECMDGOALS): the local cluster needs Linux (kube-controller-manager and the kubelet are built for Linux alone); on macOS, make test-e2e E2E_PROVIDER=kind with Docker Desktop runs the e2e tier"; exit 1; }
 
-# testing/k8sbin pins the default version, go.mod's, whatever ENVTEST_K8S_VERSION says.
 .PHONY: k8sbin-sync
 k8sbin-sync: override ENVTEST_K8S_VERSION = $(GO_MOD_K8S_MINOR)
 k8sbin-sync: override K8S_VERSION = $(call kubernetes-version,$(GO_MOD_K8S_MINOR),2)

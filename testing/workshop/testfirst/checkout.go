@@ -140,16 +140,18 @@ func (t *checkout) runAll(description string, specs []spec) (map[string]outcome,
 		for i, g := range group {
 			names[i] = g.name
 		}
-		run, on := t.runScenarios, s.tier
+		var outcomeOf func(spec) outcome
+		var err error
 		if s.kind == unit {
-			run, on = t.runUnitTests, s.pkg
+			outcomeOf, err = t.runUnitTests(s.pkg, names)
+		} else {
+			outcomeOf, err = t.runScenarios(s.tier, description, names)
 		}
-		ended, err := run(on, description, names)
 		if err != nil {
 			return nil, err
 		}
 		for _, g := range group {
-			out[key(g)] = ended(g)
+			out[key(g)] = outcomeOf(g)
 		}
 	}
 	return out, nil
@@ -185,7 +187,7 @@ func (t *checkout) runScenarios(tier, description string, names []string) (func(
 }
 
 // runUnitTests runs the test functions named names of pkg, and says how each ended.
-func (t *checkout) runUnitTests(pkg, _ string, names []string) (func(spec) outcome, error) {
+func (t *checkout) runUnitTests(pkg string, names []string) (func(spec) outcome, error) {
 	events, runErr := t.goCmd("test", "-count=1", "-json", "-run=^"+specreport.AnyOf(names)+"$", pkg)
 	tests, buildErrors, err := specreport.GoTest(events)
 	if err != nil {

@@ -27,6 +27,9 @@ var onlyInTheWorkflow = map[string]string{
 
 func TestTheWorkflowAndCIRunCallTheSameMakeTargets(t *testing.T) {
 	prerequisites := readMakefile(t)
+	// make test runs what test-unit and test-envtest run without depending on them: one go test
+	// of both tiers' packages, then the scenarios.
+	prerequisites["test"] = append(prerequisites["test"], "test-unit", "test-envtest")
 	called := workflowTargets(t)
 	// What the excused targets need, they may need alone.
 	workflow := expand(slices.DeleteFunc(slices.Clone(called), func(target string) bool {

@@ -75,7 +75,7 @@ var _ = Describe("Sample", Label("gc"), func() {
 			Expect(f.Client.Delete(ctx, sample)).To(Succeed())
 			Eventually(komega.Object(sample)).Should(HaveField("DeletionTimestamp", Not(BeNil())))
 
-			By("waiting for the operator to see the deletion: the generation it bumps starts a reconcile")
+			By("waiting for the operator to see the deletion, which bumps the generation and so starts a reconcile")
 			// Its cache learns of the deletion and of the ConfigMap's from two watches, in either
 			// order: without this wait it may recreate the ConfigMap of a Sample it still sees live.
 			f.Eventually(ctx, f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">", before.Reconciles)))

@@ -11,7 +11,7 @@ import (
 	"example.com/operator-demo/testing/cluster"
 	"example.com/operator-demo/testing/e2e"
 	"example.com/operator-demo/testing/harness"
-	"example.com/operator-demo/testing/node"
+	"example.com/operator-demo/testing/localcluster"
 	"example.com/operator-demo/testing/tiers"
 	"example.com/operator-demo/testing/warm"
 )
@@ -26,11 +26,12 @@ func TestScenarios(t *testing.T) {
 
 // suiteCluster is where every spec of this test process runs: one cluster for the suite, this
 // project's operator the one under test. Envtest attaches to make envtest-up's warm control plane
-// when one is up; the e2e tier runs on kind, or, without Docker, on a local node.
+// when one is up; the e2e tier runs on kind, or, without Docker, on a local control plane where the
+// operator's binary plays its Deployment.
 var suiteCluster cluster.Cluster
 
 var _ = harness.ShareCluster(&suiteCluster, samples.Operator, map[string]cluster.Provider{
 	tiers.Envtest:       warm.Envtest,
 	tiers.ProviderKind:  e2e.Kind,
-	tiers.ProviderLocal: node.E2E,
+	tiers.ProviderLocal: localcluster.E2E,
 })

@@ -1,12 +1,11 @@
 // Package deployment proves what config/ promises about the operator as deployed: least
 // privilege, an authenticated metrics endpoint, a Pod that meets the restricted Pod Security
 // Standard, leader election that fails over and hands over, and a rollout that says why it fails.
-// It runs on a local node, the operator's image a Pod (make test-e2e-local, as root).
+// It runs on kind, the operator's image a Pod (make test-e2e-kind, after the scenarios).
 package deployment
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,13 +18,12 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/scenarios/samples"
+	"example.com/operator-demo/testing/e2e"
 	"example.com/operator-demo/testing/harness"
-	"example.com/operator-demo/testing/localcluster"
-	"example.com/operator-demo/testing/node"
 )
 
-// d is the operator deployed as a Pod on a local node, shared by every spec of this suite.
-var d *node.Deployment
+// d is the operator deployed on kind, shared by every spec of this suite.
+var d *e2e.KindDeployment
 
 // lease is the operator's leader election Lease (cmd/main.go's LeaderElectionID).
 const lease = "operator-demo.demo.example.com"
@@ -37,9 +35,8 @@ func TestDeployment(t *testing.T) {
 }
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	root, err := localcluster.Root()
-	Expect(err).NotTo(HaveOccurred())
-	d, err = node.StartDeployment(ctx, filepath.Join(root, "reports", "deployment"), samples.Operator)
+	var err error
+	d, err = e2e.DeployOnKind(ctx, samples.Operator)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(d.Stop)
 })

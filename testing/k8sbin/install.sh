@@ -3,9 +3,9 @@
 #
 #   install.sh envtest        etcd, kube-apiserver, kubectl             (make setup-envtest)
 #   install.sh controlplane   the same plus kube-controller-manager     (make setup-controlplane)
-#   install.sh node           the same plus a node's: kubelet, kube-scheduler, kube-proxy, the pause
-#                             binary (its image's), and the host's packages: containerd, runc, the
-#                             CNI plugins, nftables, conntrack (make test-e2e-local; Linux, apt-get)
+#   install.sh kind           the same plus a kind node's: kubelet, kubeadm, kube-scheduler,
+#                             kube-proxy, CoreDNS, crictl and the pause binary, what kind-images.sh
+#                             puts into kind's node image (make kind-images; Linux)
 #   install.sh sync           re-pin this directory's Go module to K8S_VERSION (make k8sbin-sync)
 #
 # It prints one line on stdout: the directory holding the binaries, in setup-envtest's layout
@@ -106,7 +106,8 @@ sync_module() {
       "-require=k8s.io/kubernetes@$kv" "-require=go.etcd.io/etcd/server/v3@$etcd" \
       -tool=k8s.io/kubernetes/cmd/kube-apiserver -tool=k8s.io/kubernetes/cmd/kube-controller-manager \
       -tool=k8s.io/kubernetes/cmd/kubectl -tool=go.etcd.io/etcd/server/v3 \
-      -tool=k8s.io/kubernetes/cmd/kubelet -tool=k8s.io/kubernetes/cmd/kube-scheduler -tool=k8s.io/kubernetes/cmd/kube-proxy
+      -tool=k8s.io/kubernetes/cmd/kubelet -tool=k8s.io/kubernetes/cmd/kube-scheduler -tool=k8s.io/kubernetes/cmd/kube-proxy \
+      -tool=k8s.io/kubernetes/cmd/kubeadm
     go mod tidy
   )
   say "${dir#"$PWD"/} pinned to Kubernetes $kv, etcd $etcd (${#args[@]} staging modules replaced)"
@@ -222,56 +223,38 @@ pause() {
   say "compiled pause $tag from $src/linux/pause.c"
 }
 
-# The host's packages a node needs, and the commands by which each is found. On Debian bookworm,
-# what .ci/run's machines run, apt-get installs them at these versions; elsewhere (Ubuntu on
-# GitHub's runners, whose Docker brings its own containerd and runc) a command already there is
-# used as it is, and a missing one is installed at the distribution's version.
-node_packages=(
-  "containerd 1.6.20~ds1-1+deb12u3 containerd containerd-shim-runc-v2 ctr"
-  "runc 1.1.5+ds1-1+deb12u1 runc"
-  "containernetworking-plugins 1.1.1+ds1-3+b5 cni:ptp cni:host-local cni:loopback"
-  "nftables 1.0.6-2+deb12u2 nft"
-  "conntrack 1:1.4.7-1+b2 conntrack"
-  "iptables 1.8.9-2 iptables"
-  "gcc 4:12.2.0-3 gcc"
-  "libc6-dev 2.36-9+deb12u14 lib:libc.a"
-)
-
-# found COMMAND: a command on PATH; cni:NAME a CNI plugin in /usr/lib/cni or /opt/cni/bin;
-# lib:FILE a file the C compiler links with.
-found() {
-  case $1 in
-    cni:*) [ -x "/usr/lib/cni/${1#cni:}" ] || [ -x "/opt/cni/bin/${1#cni:}" ] ;;
-    lib:*) command -v gcc >/dev/null && [ "$(gcc -print-file-name="${1#lib:}")" != "${1#lib:}" ] ;;
-    *) command -v "$1" >/dev/null ;;
+# tool DIR NAME: CoreDNS or crictl at the version DIR's Kubernetes names (kubeadm's constants, its
+# build/dependencies.yaml), built from its Go module (neither replaces a dependency, so go install
+# builds it as it is).
+tool() {
+  local dir=$1 name=$2 src version pkg tmp
+  has "$dir" "$name" && return 0
+  src=$(cd "$(module_dir)" && go mod download -json "k8s.io/kubernetes@v$(k8s_of "$dir")" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+  case $name in
+    coredns) version=$(sed -n 's/^\s*CoreDNSVersion = "\(.*\)"/\1/p' "$src/cmd/kubeadm/app/constants/constants.go"); pkg=github.com/coredns/coredns ;;
+    crictl) version=v$(awk '/name: "crictl"/ {getline; print $2; exit}' "$src/build/dependencies.yaml"); pkg=sigs.k8s.io/cri-tools/cmd/crictl ;;
   esac
+  [ "$version" != v ] && [ -n "$version" ] || die "k8s.io/kubernetes@v$(k8s_of "$dir") names no $name version"
+  tmp=$(mktemp -d)
+  say "building $name $version from Go module sources"
+  CGO_ENABLED=0 GOBIN=$tmp go install -trimpath -ldflags "-s -w" "$pkg@$version" >&2 || { rm -rf "$tmp"; die "building $pkg@$version failed (above)"; }
+  publish "$tmp" "$dir"
+  rm -rf "$tmp"
 }
 
-# host_packages: apt-get install what the node lacks (root), pinned on bookworm.
+# host_packages: the C compiler and static libc the pause binary needs, apt-get installed (root)
+# where the machine lacks them, at Debian bookworm's versions there.
 host_packages() {
-  local line pkg version cmds cmd want=() codename
-  codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
-  for line in "${node_packages[@]}"; do
-    read -r pkg version cmds <<<"$line"
-    for cmd in $cmds; do
-      if ! found "$cmd"; then
-        if [ "$codename" = bookworm ]; then want+=("$pkg=$version"); else want+=("$pkg"); fi
-        break
-      fi
-    done
-  done
-  [ ${#want[@]} -gt 0 ] || return 0
-  [ "$(id -u)" = 0 ] || die "the node needs these packages, which apt-get installs as root: sudo apt-get install ${want[*]}"
+  command -v gcc >/dev/null && [ "$(gcc -print-file-name=libc.a)" != libc.a ] && return 0
+  local want=(gcc libc6-dev)
+  [ "$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")" != bookworm ] || want=("gcc=4:12.2.0-3" "libc6-dev=2.36-9+deb12u14")
+  [ "$(id -u)" = 0 ] || die "the pause binary needs gcc and a static libc: sudo apt-get install ${want[*]}"
   say "apt-get install ${want[*]}"
-  # No init system is asked to start containerd: the node starts its own (policy-rc.d: 101, refuse).
-  local policy=/usr/sbin/policy-rc.d created=""
-  if [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && created=$policy; fi
   if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages' -mmin -1440 2>/dev/null)" ]; then
     apt-get update -qq >&2
   fi
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${want[@]}" >&2 ||
-    { [ -z "$created" ] || rm -f "$created"; die "apt-get install ${want[*]} failed (a pinned version the mirror no longer has? see above)"; }
-  [ -z "$created" ] || rm -f "$created"
+    die "apt-get install ${want[*]} failed (see above)"
 }
 
 # provide BIN...: make sure the user-level store has a directory with every BIN. Prints it.
@@ -304,10 +287,13 @@ provide() {
   # The rest (e2e only) setup-envtest does not ship.
   local rest=()
   for b in "${want[@]}"; do
-    case $b in etcd | kube-apiserver | kubectl | pause) ;; *) rest+=("$b") ;; esac
+    case $b in etcd | kube-apiserver | kubectl | pause | coredns | crictl) ;; *) rest+=("$b") ;; esac
   done
   release_bins "$dir" "${rest[@]}"
   if [[ " ${want[*]} " == *" pause "* ]]; then pause "$dir"; fi
+  for b in coredns crictl; do
+    if [[ " ${want[*]} " == *" $b "* ]]; then tool "$dir" "$b"; fi
+  done
   printf '%s\n' "$dir"
 }
 
@@ -316,13 +302,13 @@ main() {
   case ${1:-} in
     envtest) want=("${envtest_bins[@]}") ;;
     controlplane) want=("${envtest_bins[@]}" kube-controller-manager) ;;
-    node)
-      [ "$os" = linux ] || die "a node runs on Linux alone"
+    kind)
+      [ "$os" = linux ] || die "kind's node runs Linux binaries alone"
       host_packages
-      want=("${envtest_bins[@]}" kube-controller-manager kubelet kube-scheduler kube-proxy pause)
+      want=("${envtest_bins[@]}" kube-controller-manager kubelet kube-scheduler kube-proxy kubeadm pause coredns crictl)
       ;;
     sync) sync_module "$here"; return ;;
-    *) die "usage: install.sh envtest|controlplane|node|sync" ;;
+    *) die "usage: install.sh envtest|controlplane|kind|sync" ;;
   esac
 
   if [ -n "${KUBEBUILDER_ASSETS:-}" ] && has "$KUBEBUILDER_ASSETS" "${want[@]}"; then

@@ -34,8 +34,8 @@ type LocalDeployment struct {
 const OperatorBinaryEnv = "E2E_OPERATOR_BINARY"
 
 // E2E is the e2e tier without a node: the binary $E2E_OPERATOR_BINARY playing the Deployment on a
-// LocalCluster, its logs in reports/e2e; no image, no root. make test-first runs each revision's
-// operator so (package node's E2E hands over to it when the variable is set).
+// LocalCluster, its logs in reports/e2e; no image, no root: the e2e tier where Docker is absent
+// (make test-e2e-local), and how make test-first runs each revision's operator.
 func E2E(ctx context.Context, subject operator.Subject) (cluster.Cluster, []byte, error) {
 	root, err := Root()
 	if err != nil {
@@ -59,7 +59,7 @@ func StartDeployment(ctx context.Context, dir, binary string, subject operator.S
 	if err != nil {
 		return nil, err
 	}
-	lc, err := Start(dir, subject.CRDs, Options{})
+	lc, err := Start(dir, subject.CRDs)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -49,21 +48,10 @@ type LocalCluster struct {
 	logs     []*os.File
 }
 
-// Options change what Start starts, for a node beside the control plane (package node): its API
-// server serves Pods as well, and its controller manager runs their controllers.
-type Options struct {
-	// APIServer configures kube-apiserver before it first starts (its flags, its certificates).
-	APIServer func(*envtest.APIServer)
-	// Controllers are the controllers kube-controller-manager runs besides its garbage collector
-	// and its namespace, service-account, deployment and replicaset controllers; ControllerFlags
-	// are more of its flags.
-	Controllers, ControllerFlags []string
-}
-
 // Start starts the control plane, installs the CRDs of the directories crds (as
 // controlplane.Start does), then starts kube-controller-manager: its garbage collector learns the
 // CRDs at start (a type installed later waits for its periodic discovery resync, about 30 s).
-func Start(dir string, crds []string, opts Options) (*LocalCluster, error) {
+func Start(dir string, crds []string) (*LocalCluster, error) {
 	if err := assets.Export(); err != nil {
 		return nil, err
 	}
@@ -80,21 +68,18 @@ func Start(dir string, crds []string, opts Options) (*LocalCluster, error) {
 	}
 	lc := &LocalCluster{Dir: dir, AdminKubeconfig: filepath.Join(dir, "admin.kubeconfig"), AuditLog: filepath.Join(dir, "audit.log")}
 	var err error
-	if lc.ControlPlane, err = lc.startControlPlane(crds, opts.APIServer); err != nil {
+	if lc.ControlPlane, err = lc.startControlPlane(crds); err != nil {
 		return nil, err
 	}
 	if err := lc.writeAdminKubeconfig(); err != nil {
 		return nil, errors.Join(err, lc.stopControlPlane())
 	}
-	controllers := append([]string{"garbagecollector", "namespace", "serviceaccount", "deployment", "replicaset"}, opts.Controllers...)
 	lc.kcm, err = process.Start("kube-controller-manager", filepath.Join(dir, "kube-controller-manager.log"), 10*time.Second, kcmBinary,
-		append([]string{
-			"--kubeconfig=" + lc.AdminKubeconfig,
-			"--controllers=" + strings.Join(controllers, ","),
-			"--leader-elect=false",
-			"--use-service-account-credentials=false",
-			"--secure-port=0",
-		}, opts.ControllerFlags...)...,
+		"--kubeconfig="+lc.AdminKubeconfig,
+		"--controllers=garbagecollector,namespace,serviceaccount,deployment,replicaset",
+		"--leader-elect=false",
+		"--use-service-account-credentials=false",
+		"--secure-port=0",
 	)
 	if err != nil {
 		return nil, errors.Join(err, lc.stopControlPlane())
@@ -103,10 +88,9 @@ func Start(dir string, crds []string, opts Options) (*LocalCluster, error) {
 }
 
 // startControlPlane starts etcd and kube-apiserver logging into the cluster's directory, with a
-// certificate directory of their own there, kept across a restart: the API server then comes back
-// with the same serving certificate and service-account keys, and every client and token keeps
-// working (RestartAPIServer). The API server keeps an audit log of every write (AuditLog).
-func (lc *LocalCluster) startControlPlane(crds []string, configure func(*envtest.APIServer)) (*controlplane.ControlPlane, error) {
+// certificate directory of their own there. The API server keeps an audit log of every write
+// (AuditLog).
+func (lc *LocalCluster) startControlPlane(crds []string) (*controlplane.ControlPlane, error) {
 	pki := filepath.Join(lc.Dir, "pki")
 	if err := os.MkdirAll(pki, 0o700); err != nil {
 		return nil, err
@@ -129,9 +113,6 @@ func (lc *LocalCluster) startControlPlane(crds []string, configure func(*envtest
 		env.ControlPlane.APIServer.Configure().
 			Set("audit-policy-file", policy).
 			Set("audit-log-path", lc.AuditLog)
-		if configure != nil {
-			configure(env.ControlPlane.APIServer)
-		}
 	})
 	if err != nil {
 		lc.closeLogs()

@@ -26,8 +26,8 @@ const (
 	Envtest = "envtest"
 	// E2E: a real cluster, whose one operator runs as in production.
 	E2E = "e2e"
-	// ProviderLocal: a control plane and a node on this machine (package node), the operator's
-	// image a Pod of its Deployment, deployed by the suite.
+	// ProviderLocal: a control plane on this machine (package localcluster), the operator's
+	// binary playing its Deployment.
 	ProviderLocal = "local"
 	// ProviderKind: the cluster in $KUBECONFIG, where `make test-e2e` loaded the operator's image,
 	// the operator deployed by the suite.
@@ -70,16 +70,16 @@ var All = []Tier{
 			"refusals), and the operator rewired where a spec needs it",
 		Excludes: []string{NeedsGarbageCollector, NeedsKill}},
 	{Name: "e2e local", Provider: ProviderLocal, Environment: []string{Env + "=" + E2E, ProviderEnv + "=" + ProviderLocal},
-		Proves: "this machine as a node (root): kube-controller-manager's garbage collector, containerd, runc, CNI, a kubelet, " +
-			"kube-scheduler and kube-proxy; the operator's image built from the Dockerfile and config/default deployed, " +
-			"so a Pod that runs as its Dockerfile and securityContext say, within its limits, Ready through its probes, " +
-			"in-cluster with its ServiceAccount's token, its metrics Service reached through a port-forward; " +
-			"stopped, started and killed on the node",
+		Proves: "a local control plane where Docker is absent: kube-controller-manager's garbage collector, " +
+			"config/default's RBAC and Service applied, the manager binary playing its Deployment under its " +
+			"ServiceAccount's token, its metrics scraped, stopped, started and killed -9 as a process",
 		Excludes: []string{NeedsInProcessOperator}},
 	{Name: "e2e kind", Provider: ProviderKind, Environment: []string{Env + "=" + E2E, ProviderEnv + "=" + ProviderKind},
-		Proves: "kind on GitHub Actions, each supported minor: what the local node does without, the image as Docker " +
-			"builds it on gcr.io/distroless/static:nonroot and loads it, a kubeadm cluster (CoreDNS, the systemd cgroup " +
-			"driver, the containerd of kind's node image)",
+		Proves: "kind, each supported minor on GitHub Actions and the default one in .ci/run: a kubeadm cluster " +
+			"(CoreDNS, kube-proxy, a kubelet with the systemd cgroup driver), the operator's image built by Docker from " +
+			"the Dockerfile and config/default deployed, so a Pod that runs as its Dockerfile and securityContext say, " +
+			"within its limits, Ready through its probes, in-cluster with its ServiceAccount's token, its metrics " +
+			"Service reached through a port-forward; stopped, started and killed on the node",
 		Excludes: []string{NeedsInProcessOperator}},
 }
 

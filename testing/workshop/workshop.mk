@@ -147,12 +147,11 @@ bench: setup-envtest ## Measure (not part of make test): micro-benchmarks, then 
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(WORKSHOP)/bench $(BENCH_FLAGS)
 
 .PHONY: bench-pod
-bench-pod: linux-only manifests kustomize $(SETUP_ENVTEST) ## Measure the operator as a Pod on a local node (root): its memory, as its cgroup counts it, at COUNTS converged Samples, under the memory limit LIMIT (LIMIT= : the manifest's).
-	@[ "$$(id -u)" = 0 ] || { echo "bench-pod: its node runs containerd and a kubelet, which need root: sudo make bench-pod"; exit 1; }
+bench-pod: linux-only manifests kustomize kind setup-envtest ## Measure the operator as a Pod on kind: its memory, as its cgroup counts it, at COUNTS converged Samples, under the memory limit LIMIT (LIMIT= : the manifest's).
 	$(call render,$(LOCALBIN)/bench-pod/install.yaml)
 	$(call workshop-tool,bench)
-	assets=$$($(K8SBIN) node) && KUBEBUILDER_ASSETS="$$assets" E2E_MANIFESTS=$(LOCALBIN)/bench-pod/install.yaml \
-		$(WORKSHOP)/bench -pod -counts '$(COUNTS)' -limit '$(LIMIT)'
+	KIND=$(KIND) KIND_NODE_IMAGE=$(KIND_NODE_IMAGE) IMG=$(IMG) REPORTS=$(REPORTS) MANIFESTS=$(LOCALBIN)/bench-pod/install.yaml \
+		testing/e2e-kind.sh $(WORKSHOP)/bench -pod -counts '$(COUNTS)' -limit '$(LIMIT)'
 
 .PHONY: bench-loop
 bench-loop: setup-envtest ## Measure the test-first loop: a saved edit to the red/green line of scenario LABEL (default create), cold, warm (make envtest-up) and the floor.
@@ -179,3 +178,10 @@ $(SCAFFOLD): | $(KUBEBUILDER)
 		env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make manifests; \
 	} > $@.log 2>&1 || { tail -30 $@.log; exit 1; }
 	@mv $@.new $@
+
+##@ Where no registry answers
+
+.PHONY: kind-images
+kind-images: $(SETUP_ENVTEST) ## Where no registry answers (.ci/run's machines): make kind's node image and the Dockerfile's bases from Go module sources and Debian (Docker, root); prints the node image.
+	@assets=$$($(K8SBIN) kind) && export K8S_VERSION=$(K8S_VERSION) KIND_VERSION=$(KIND_VERSION) && \
+	testing/k8sbin/kind-images.sh dockerfile && testing/k8sbin/kind-images.sh node "$$assets"

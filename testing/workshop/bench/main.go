@@ -38,7 +38,7 @@ func main() {
 	flag.IntVar(&e.samples, "samples", 1000, "Samples for the throughput run")
 	flag.IntVar(&e.noise, "noise", 10000, "ConfigMaps the operator does not own, for the memory run")
 	flag.DurationVar(&e.outage, "outage", 90*time.Second, "how long ConfigMap writes are refused, for the recovery run")
-	pod := flag.Bool("pod", false, "measure the operator's memory as a Pod on a local node instead (make bench-pod, as root)")
+	pod := flag.Bool("pod", false, "measure the operator's memory as a Pod on kind instead (make bench-pod)")
 	counts := []int{1000, 5000, 10000, 20000}
 	flag.Func("counts", "with -pod: counts of converged Samples, measured in turn (default 1000,5000,10000,20000)", func(s string) (err error) { counts, err = parseCounts(s); return err })
 	limit := flag.String("limit", "", "with -pod: the operator's memory limit meanwhile (empty: the manifest's)")

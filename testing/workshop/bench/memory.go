@@ -24,7 +24,6 @@ import (
 	"example.com/operator-demo/testing/cluster"
 	"example.com/operator-demo/testing/e2e"
 	"example.com/operator-demo/testing/metrics"
-	"example.com/operator-demo/testing/node"
 	"example.com/operator-demo/testing/poll"
 	"example.com/operator-demo/testing/process"
 	"example.com/operator-demo/testing/workshop/repo"
@@ -134,10 +133,10 @@ func parseCounts(s string) (counts []int, err error) {
 // 13 minutes for 20,000, and its memory depends on what it caches, not on how fast it came.
 const creationQPS, creationBurst = "1000", "2000"
 
-// podMemory measures the operator as a Pod on a local node at each count in turn, under limit ("": the manifest's).
+// podMemory measures the operator as a Pod on kind at each count in turn, under limit ("": the manifest's).
 func podMemory(ctx context.Context, counts []int, limit string) error {
 	started := time.Now()
-	d, err := node.StartDeployment(ctx, filepath.Join("reports", "bench-pod"), samples.Operator)
+	d, err := e2e.DeployOnKind(ctx, samples.Operator)
 	if err != nil {
 		return err
 	}
@@ -181,7 +180,7 @@ func podMemory(ctx context.Context, counts []int, limit string) error {
 }
 
 // atCount: n Samples converged at raised limits, the operator restarted at the manifest's and measured.
-func atCount(ctx context.Context, d *node.Deployment, admin client.Client, manifest corev1.Container, have, n int, limit string) (string, error) {
+func atCount(ctx context.Context, d *e2e.KindDeployment, admin client.Client, manifest corev1.Container, have, n int, limit string) (string, error) {
 	progress("pod: %d Samples: converging them at QPS %s", n, creationQPS)
 	if err := rollTo(ctx, d, append(manifest.Args, "--kube-api-qps="+creationQPS, "--kube-api-burst="+creationBurst), limit); err != nil {
 		return "", err
@@ -227,7 +226,7 @@ func atCount(ctx context.Context, d *node.Deployment, admin client.Client, manif
 }
 
 // rollTo rolls the operator out with the manager's args and memory limit.
-func rollTo(ctx context.Context, d *node.Deployment, args []string, limit string) error {
+func rollTo(ctx context.Context, d *e2e.KindDeployment, args []string, limit string) error {
 	if err := d.Client.Patch(ctx, d.Manifests.Deployment.DeepCopy(), client.RawPatch(types.StrategicMergePatchType, managerPatch(args, limit))); err != nil {
 		return err
 	}
@@ -241,8 +240,9 @@ func managerPatch(args []string, limit string) []byte {
 }
 
 // measurePod reads the operator's memory, 20 s on (the informers' initial lists let go), from its
-// container's memory cgroup below the node's cgroupRoot and from /proc.
-func measurePod(ctx context.Context, d *node.Deployment) (string, error) {
+// container's memory cgroup, which this machine's cgroup file system shows below the kind node's
+// (named by its ID, or cri-containerd-<ID>.scope under the systemd cgroup driver), and from /proc.
+func measurePod(ctx context.Context, d *e2e.KindDeployment) (string, error) {
 	if err := pause(ctx, 20*time.Second); err != nil {
 		return "", err
 	}
@@ -251,18 +251,20 @@ func measurePod(ctx context.Context, d *node.Deployment) (string, error) {
 		return "", errors.Join(fmt.Errorf("want one Pod of the operator, with one container: %d", len(pods)), err)
 	}
 	_, id, _ := strings.Cut(pods[0].Status.ContainerStatuses[0].ContainerID, "://")
-	cg := ""
-	for _, root := range []string{"/sys/fs/cgroup/memory/operator-demo-node", "/sys/fs/cgroup/operator-demo-node"} {
-		_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-			if err == nil && cg == "" && e.IsDir() && e.Name() == id {
-				cg = p
-				return filepath.SkipAll
-			}
-			return nil
-		})
+	root := "/sys/fs/cgroup/memory" // cgroup v1's memory hierarchy, else v2's one
+	if _, err := os.Stat(root); err != nil {
+		root = "/sys/fs/cgroup"
 	}
+	cg := ""
+	_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err == nil && e.IsDir() && (e.Name() == id || e.Name() == "cri-containerd-"+id+".scope") {
+			cg = p
+			return filepath.SkipAll
+		}
+		return nil
+	})
 	if cg == "" {
-		return "", fmt.Errorf("no memory cgroup of container %s below the node's cgroupRoot", id)
+		return "", fmt.Errorf("no memory cgroup of container %s below %s", id, root)
 	}
 	usage, workingSet, peak, pid, err := cgroupMemory(cg)
 	var status procfs.ProcStatus
@@ -308,7 +310,7 @@ func cgroupMemory(cg string) (usage, workingSet, peak float64, pid int, err erro
 var errOOMKilled = errors.New("its container was OOMKilled")
 
 // killedForMemory is errOOMKilled once a container of the operator's last ended OOMKilled.
-func killedForMemory(ctx context.Context, d *node.Deployment) error {
+func killedForMemory(ctx context.Context, d *e2e.KindDeployment) error {
 	pods, _ := d.Pods(ctx) // what cannot be read now is read at the next poll
 	for _, p := range pods {
 		for _, s := range p.Status.ContainerStatuses {
@@ -323,7 +325,7 @@ func killedForMemory(ctx context.Context, d *node.Deployment) error {
 }
 
 // restarts says how often the operator's container restarted, and why last.
-func restarts(ctx context.Context, d *node.Deployment) string {
+func restarts(ctx context.Context, d *e2e.KindDeployment) string {
 	pods, err := d.Pods(ctx)
 	if err != nil || len(pods) == 0 || len(pods[0].Status.ContainerStatuses) == 0 {
 		return "?"

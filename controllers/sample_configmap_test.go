@@ -1,7 +1,9 @@
 package controllers
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -50,6 +52,22 @@ func TestDesiredConfigMap(t *testing.T) {
 				t.Errorf("owner references (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestDesiredConfigMapKeepsTheLongestMessageWhole: the bound counts characters, and a character
+// takes up to four bytes; the ConfigMap keeps every byte of the longest message the API server
+// admits (the invalid-input scenario writes it through the API server and reads it back).
+//
+// Characterization: written after the builder it pins, when a break that cut the message at
+// 1,024 bytes failed no test of this tier (issue #40).
+func TestDesiredConfigMapKeepsTheLongestMessageWhole(t *testing.T) {
+	const everyWidth = "aé中😀" // one character of each width UTF-8 has: one byte to four
+	message := strings.Repeat(everyWidth, demov1alpha1.MaxMessageLength/utf8.RuneCountInString(everyWidth))
+	got := DesiredConfigMap(newSample("longest", message)).Data[demov1alpha1.MessageKey]
+	if got != message {
+		t.Errorf("data.message holds %d characters (%d bytes), want all %d (%d bytes)",
+			utf8.RuneCountInString(got), len(got), utf8.RuneCountInString(message), len(message))
 	}
 }
 

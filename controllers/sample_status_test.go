@@ -135,8 +135,12 @@ var namespaceTerminating = &apierrors.StatusError{ErrStatus: metav1.Status{
 // no contract; worded otherwise, a refusal falls back to ConfigMapRefused, less precise but never
 // wrong.
 //
+// RBAC denies each verb in the same words: a refused patch of an existing ConfigMap is as much
+// the operator's RBAC as a refused create, and says what to do just as well.
+//
 // Characterization: written after the fallback it pins, which came with the refused-write
-// scenario, because no scenario can make the API server word a denial otherwise.
+// scenario, because no scenario can make the API server word a denial otherwise; the denied
+// patch was added when a break that recognised only a denied create failed no test (issue #40).
 func TestRefusalReason(t *testing.T) {
 	configMaps := schema.GroupResource{Resource: "configmaps"}
 	forbidden := func(message string) error {
@@ -146,12 +150,13 @@ func TestRefusalReason(t *testing.T) {
 		err  error
 		want string
 	}{
-		"quota, as the API server words it":   {forbidden(`exceeded quota: q, requested: count/configmaps=1, used: count/configmaps=1, limited: count/configmaps=1`), demov1alpha1.ReasonQuotaExceeded},
-		"RBAC, as the API server words it":    {forbidden(`User "system:serviceaccount:d:m" cannot create resource "configmaps" in API group "" in the namespace "d"`), demov1alpha1.ReasonConfigMapForbidden},
-		"quota, worded otherwise":             {forbidden(`over the limit for count/configmaps`), demov1alpha1.ReasonConfigMapRefused},
-		"RBAC, worded otherwise":              {forbidden(`not allowed to write configmaps`), demov1alpha1.ReasonConfigMapRefused},
-		"an admission policy's denial":        {apierrors.NewInvalid(schema.GroupKind{Kind: "ConfigMap"}, "greeting-config", nil), demov1alpha1.ReasonConfigMapRefused},
-		"a conflict: nothing the user can do": {apierrors.NewConflict(configMaps, "greeting-config", errors.New("the object has been modified")), ""},
+		"quota, as the API server words it":             {forbidden(`exceeded quota: q, requested: count/configmaps=1, used: count/configmaps=1, limited: count/configmaps=1`), demov1alpha1.ReasonQuotaExceeded},
+		"RBAC, as the API server words it":              {forbidden(`User "system:serviceaccount:d:m" cannot create resource "configmaps" in API group "" in the namespace "d"`), demov1alpha1.ReasonConfigMapForbidden},
+		"RBAC denying a patch of an existing ConfigMap": {forbidden(`User "system:serviceaccount:d:m" cannot patch resource "configmaps" in API group "" in the namespace "d"`), demov1alpha1.ReasonConfigMapForbidden},
+		"quota, worded otherwise":                       {forbidden(`over the limit for count/configmaps`), demov1alpha1.ReasonConfigMapRefused},
+		"RBAC, worded otherwise":                        {forbidden(`not allowed to write configmaps`), demov1alpha1.ReasonConfigMapRefused},
+		"an admission policy's denial":                  {apierrors.NewInvalid(schema.GroupKind{Kind: "ConfigMap"}, "greeting-config", nil), demov1alpha1.ReasonConfigMapRefused},
+		"a conflict: nothing the user can do":           {apierrors.NewConflict(configMaps, "greeting-config", errors.New("the object has been modified")), ""},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var status apierrors.APIStatus

@@ -147,6 +147,43 @@ var _ = Describe("Sample", Label("refused-write"), harness.Slow, func() {
 			AddReportEntry("recovered after the refusal was lifted", time.Since(lifted).Round(100*time.Millisecond).String())
 		})
 	})
+
+	Context("when its RBAC lets it create ConfigMaps but not patch them", func() {
+		// Characterization: written after the classification it proves, which came with the
+		// reasons, when a break that took only a denied create for RBAC (a denied patch reported
+		// ConfigMapRefused) failed no spec; only the envtest tier can run the operator with
+		// RBAC of its own.
+		It("reports a refused update of its ConfigMap as it reports a refused create: Ready=False, reason ConfigMapForbidden, in the API server's words; and recovers by itself once RBAC allows the patch", Label(tiers.NeedsInProcessOperator, "characterization"), func(ctx SpecContext) {
+			runAs, grant := samples.ForbidConfigMaps(ctx, suiteCluster.Client(), "patch")
+			f := samples.NewFixture(ctx, suiteCluster, runAs)
+
+			By("creating a Sample: the operator may create its ConfigMap")
+			sample := f.CreateSample(ctx, "forbidden", "hello world")
+			f.EventuallySynced(ctx, sample)
+
+			By("changing spec.message, which the operator writes as a patch of that ConfigMap")
+			Expect(komega.Update(sample, func() { sample.Spec.Message = "hello again" })()).To(Succeed())
+
+			By("waiting for Ready=False, reason ConfigMapForbidden, quoting the API server: it cannot patch ConfigMaps")
+			f.Eventually(ctx, komega.Object(sample)).Should(And(
+				samples.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapForbidden),
+				HaveField("Status.Conditions", ContainElement(HaveField("Message", ContainSubstring(`cannot patch resource "configmaps"`)))),
+			))
+
+			By("checking that the ConfigMap keeps the message it had: its patch was refused")
+			Expect(komega.Object(samples.ConfigMapOf(sample))()).
+				To(HaveField("Data", HaveKeyWithValue(demov1alpha1.MessageKey, "hello world")))
+
+			By("granting the operator what config/rbac grants, patch included, and nothing else")
+			grant(ctx)
+
+			By("waiting for the Sample to be synced, the retry with backoff finding the way clear")
+			f.Eventually(ctx, func() error {
+				_, err := samples.Check(ctx, f.Client, sample)
+				return err
+			}).WithTimeout(samples.Recover).Should(Succeed())
+		})
+	})
 })
 
 // cacheLag is how late the operator's cache shows each change in the read-your-writes spec (its By

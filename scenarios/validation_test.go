@@ -2,12 +2,14 @@ package scenarios
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/scenarios/samples"
@@ -18,7 +20,10 @@ import (
 //
 // Lesson: validation belongs in the CRD's schema (OpenAPI bounds and CEL rules), where the API
 // server enforces it before anything is stored. A controller that validates instead finds the bad
-// object already stored and can only report it after the fact.
+// object already stored and can only report it after the fact. And a bound is a promise that what
+// it admits is kept whole: spec.message's maxLength counts characters (Unicode code points, as the
+// API server counts every maxLength), not bytes, so 65,536 characters may take up to 256 KiB in
+// UTF-8, and its ConfigMap, which may hold 1 MiB, keeps every one of them.
 //
 // Source: the introductory Kubernetes Operator article (RevComm Advent Calendar 2025, day 2, in
 // Japanese), §8.1, where spec.message enters the CRD: what the API server refuses, and how it says
@@ -62,4 +67,33 @@ var _ = Describe("Sample", Label("validation"), func() {
 			f.CreateSample(ctx, strings.Repeat("n", demov1alpha1.MaxNameLength), strings.Repeat("x", demov1alpha1.MaxMessageLength))
 		})
 	})
+
+	Context("when its message is as long as the bound allows", func() {
+		// Characterization: written after the ConfigMap builder it proves, when a break that cut
+		// the ConfigMap's message at 1,024 bytes failed no spec: none wrote a long message, or one
+		// of characters wider than a byte, and read it back.
+		It("keeps all 65,536 characters, the bound counted in characters and not bytes, whole in its ConfigMap, created and changed", Label("characterization"), func(ctx SpecContext) {
+			f := samples.NewFixture(ctx, suiteCluster)
+			message := strings.Repeat(everyWidth, demov1alpha1.MaxMessageLength/utf8.RuneCountInString(everyWidth))
+			Expect([]int{utf8.RuneCountInString(message), len(message)}).To(Equal([]int{65536, 163840}), "characters and bytes of the message")
+
+			By("creating a Sample whose message is 65,536 characters of one, two, three and four bytes in UTF-8, 163,840 bytes in all")
+			sample := f.CreateSample(ctx, "longest", message)
+
+			By("waiting for its ConfigMap to hold that message whole, character for character")
+			f.EventuallySynced(ctx, sample)
+
+			By("changing only its last character")
+			Expect(komega.Update(sample, func() {
+				sample.Spec.Message = strings.TrimSuffix(message, "😀") + "😺"
+			})()).To(Succeed())
+
+			By("waiting for its ConfigMap to hold the changed message whole")
+			cm := f.EventuallySynced(ctx, sample)
+			Expect(cm.Data[demov1alpha1.MessageKey]).To(HaveSuffix("中😺"))
+		})
+	})
 })
+
+// everyWidth is four characters, one of each width UTF-8 has: one byte, two, three and four.
+const everyWidth = "aé中😀"

@@ -4,8 +4,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// MaxMessageLength bounds spec.message, in characters. At four bytes per character at most, a
-// message stays far below the 1 MiB that a ConfigMap may hold, whatever else the ConfigMap carries.
+// MaxMessageLength bounds spec.message, in characters: Unicode code points, as the API server
+// counts a maxLength, not bytes. At four bytes per character at most (256 KiB), a message stays far
+// below the 1 MiB that a ConfigMap may hold, whatever else the ConfigMap carries.
 const MaxMessageLength = 65536
 
 // MaxNameLength bounds metadata.name so that "<name>-config" is still a valid ConfigMap name

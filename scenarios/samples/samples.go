@@ -8,6 +8,7 @@ package samples
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -40,7 +41,7 @@ func ConfigMapOf(sample *demov1alpha1.Sample) *corev1.ConfigMap {
 // current generation.
 func Synced(sample *demov1alpha1.Sample, cm *corev1.ConfigMap) error {
 	if got := cm.Data[demov1alpha1.MessageKey]; got != sample.Spec.Message {
-		return fmt.Errorf("ConfigMap %s holds message %q, Sample %s wants %q", cm.Name, got, sample.Name, sample.Spec.Message)
+		return fmt.Errorf("ConfigMap %s holds message %s, Sample %s wants %s", cm.Name, messageDiff(got, sample.Spec.Message), sample.Name, messageDiff(sample.Spec.Message, got))
 	}
 	if sample.Status.ObservedGeneration != sample.Generation {
 		return fmt.Errorf("the status of Sample %s describes generation %d, its spec is at %d", sample.Name, sample.Status.ObservedGeneration, sample.Generation)
@@ -50,6 +51,21 @@ func Synced(sample *demov1alpha1.Sample, cm *corev1.ConfigMap) error {
 		return fmt.Errorf("the Ready condition of Sample %s is not True, reason %s: %+v", sample.Name, demov1alpha1.ReasonSynced, ready)
 	}
 	return nil
+}
+
+// messageDiff is message a as a failure shows it beside b: quoted whole when short; when long, its
+// length in characters and bytes and the characters from where it parts from b.
+func messageDiff(a, b string) string {
+	const short = 64
+	if len(a) <= short && len(b) <= short {
+		return strconv.Quote(a)
+	}
+	ra, rb := []rune(a), []rune(b)
+	at := 0
+	for at < len(ra) && at < len(rb) && ra[at] == rb[at] {
+		at++
+	}
+	return fmt.Sprintf("of %d characters (%d bytes), from character %d on %q", len(ra), len(a), at, string(ra[at:min(len(ra), at+8)]))
 }
 
 // Check reads sample and its ConfigMap afresh, and says as Synced does why they are not synced.

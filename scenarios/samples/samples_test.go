@@ -25,6 +25,10 @@ func TestSynced(t *testing.T) {
 	}{
 		{"synced", func(*demov1alpha1.Sample, map[string]string) {}, ""},
 		{"the ConfigMap holds another message", func(_ *demov1alpha1.Sample, data map[string]string) { data[demov1alpha1.MessageKey] = "old" }, `holds message "old"`},
+		{"the ConfigMap holds a long message cut short: lengths and where they part, not both whole", func(s *demov1alpha1.Sample, data map[string]string) {
+			s.Spec.Message = strings.Repeat("é", 2000)
+			data[demov1alpha1.MessageKey] = s.Spec.Message[:1024]
+		}, `holds message of 512 characters (1024 bytes), from character 512 on "", Sample greeting wants of 2000 characters (4000 bytes), from character 512 on "éééééééé"`},
 		{"status describes an older generation", func(s *demov1alpha1.Sample, _ map[string]string) { s.Generation = 3 }, "describes generation 2"},
 		{"not Ready", func(s *demov1alpha1.Sample, _ map[string]string) {
 			s.Status.Conditions[0].Status = metav1.ConditionFalse

@@ -123,6 +123,12 @@ var All = []Mutant{
 		[]Edit{{statusGo, "if equality.Semantic.DeepEqual(status, sample.Status) {", "if equality.Semantic.DeepEqual(status, sample.Status) && syncErr == nil {"}}},
 	{"the operator's client does not read its own writes: a retry soon after a status write finds the status missing", "refused-write",
 		[]Edit{{managerGo, "opts.Client.Cache.EnableReadYourWritesConsistency = ptr.To(true)", "opts.Client.Cache.EnableReadYourWritesConsistency = ptr.To(false)"}}},
+	{"only a denied create is taken for RBAC: a denied patch of an existing ConfigMap reports ConfigMapRefused", "refused-write",
+		[]Edit{{statusGo, "var rbacDenial = regexp.MustCompile(`cannot \\w+ resource \"configmaps\"`)", "var rbacDenial = regexp.MustCompile(`cannot create resource \"configmaps\"`)"}}},
+	{"the ConfigMap's message is cut at 1,024 bytes", "validation",
+		[]Edit{{configMapGo, "Data: map[string]string{demov1alpha1.MessageKey: sample.Spec.Message},", "Data: map[string]string{demov1alpha1.MessageKey: sample.Spec.Message[:min(len(sample.Spec.Message), 1024)]},"}}},
+	{"the message's bound is taken for bytes: the ConfigMap's message is cut at 65,536 bytes", "validation",
+		[]Edit{{configMapGo, "Data: map[string]string{demov1alpha1.MessageKey: sample.Spec.Message},", "Data: map[string]string{demov1alpha1.MessageKey: sample.Spec.Message[:min(len(sample.Spec.Message), demov1alpha1.MaxMessageLength)]},"}}},
 	{"a ConfigMap that status records as created is never created again (status trusted over the cluster)", "operator-restart",
 		[]Edit{{controllerGo, "if apierrors.IsNotFound(err) {", "if apierrors.IsNotFound(err) && sample.Status.ConfigMapName != \"\" {\n\t\treturn nil\n\t}\n\tif apierrors.IsNotFound(err) {"}}},
 }

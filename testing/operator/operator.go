@@ -187,16 +187,22 @@ func (o *Operator) Kill() error {
 	return o.controls.Kill()
 }
 
+// Resume starts the operator again if it was stopped: a spec's cleanup deletes the spec's objects
+// with the operator running, so that it honours its finalizers.
+func (o *Operator) Resume() error {
+	if o.running {
+		return nil
+	}
+	return o.Up()
+}
+
 // Release is a spec's cleanup: an operator of the spec's own stops; a shared one is left running,
 // started again if the spec stopped it.
 func (o *Operator) Release() error {
-	switch {
-	case !o.controls.Shared:
-		return o.Down()
-	case !o.running:
-		return o.Up()
+	if o.controls.Shared {
+		return o.Resume()
 	}
-	return nil
+	return o.Down()
 }
 
 // Sum is the total of the operator's counter or gauge name over the samples whose label key is

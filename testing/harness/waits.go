@@ -175,10 +175,8 @@ func (m *settledMatcher) FailureMessage(actual any) string {
 	case counts != m.first && (counts != m.last || time.Since(m.since) < Settle):
 		message += fmt.Sprintf("\nthe operator never settled: %.0f reconciles during the wait (%s) and %.0f API writes, the last within %s of its end: a reconcile loop, or requeues sooner than that",
 			counts.Reconciles-m.first.Reconciles, perKey(minus(byController, m.firstBy)), counts.Writes-m.first.Writes, Settle)
-	case m.retries == 1:
-		message += "\nthe operator was not taken as settled: 1 reconcile ended in an error, its retry pending"
-	case m.retries > 1:
-		message += fmt.Sprintf("\nthe operator was not taken as settled: %.0f reconciles ended in an error, their retries pending", m.retries)
+	case m.retries > 0:
+		message += fmt.Sprintf("\nthe operator was not taken as settled: %.0f of its reconciles ended in an error, a retry pending", m.retries)
 	}
 	return message
 }

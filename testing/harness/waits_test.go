@@ -75,7 +75,7 @@ func TestEventuallyWaitsOutItsTimeoutWhileARetryMayCome(t *testing.T) {
 	if took < Settle+time.Second || strings.Contains(message, "settled without it") {
 		t.Errorf("failed after %s, with %q: want the timeout, %s", took, message, Settle+time.Second)
 	}
-	if !strings.Contains(message, "1 reconcile ended in an error, its retry pending") {
+	if !strings.Contains(message, "the operator was not taken as settled: 1 of its reconciles ended in an error, a retry pending") {
 		t.Errorf("the failure does not say why the operator was not taken as settled:\n%s", message)
 	}
 }

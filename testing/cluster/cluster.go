@@ -42,14 +42,11 @@ type Provider func(ctx context.Context, subject operator.Subject) (Cluster, []by
 
 // Start starts (or connects to) the cluster of the current tier, for every test process of a
 // suite to share, from providers: by the tier's provider name (tiers.Envtest, tiers.ProviderLocal,
-// tiers.ProviderKind). The envtest tier has one built in, StartEnvtest. It refuses CRDs older than
-// the operator's API (CheckCRDs). Call it in one process (Ginkgo's SynchronizedBeforeSuite).
+// tiers.ProviderKind). The envtest tier has one built in, StartEnvtest. Call it in one process
+// (Ginkgo's SynchronizedBeforeSuite).
 func Start(ctx context.Context, subject operator.Subject, providers map[string]Provider) (Cluster, []byte, error) {
 	tier, err := tiers.Current()
 	if err != nil {
-		return nil, nil, err
-	}
-	if err := CheckCRDs(subject); err != nil {
 		return nil, nil, err
 	}
 	if start, ok := providers[tier.Provider]; ok {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"os"
 	"sync"
 
@@ -22,9 +23,9 @@ import (
 var AuditPolicy []byte
 
 // AuditWrites reads the API writes that username sent, by resource (as operator.Writes counts
-// them), from the API server's audit log at path (written with AuditPolicy): the e2e tier's count
-// of a deployed operator's writes, which the operator itself need not export. Each call reads
-// what the log has gained since the last.
+// them: not those the server refused), from the API server's audit log at path (written with
+// AuditPolicy): the e2e tier's count of a deployed operator's writes, which the operator itself
+// need not export. Each call reads what the log has gained since the last.
 func AuditWrites(path, username string) func() (map[string]float64, error) {
 	a := &auditLog{path: path, username: username, writes: map[string]float64{}}
 	return a.read
@@ -48,6 +49,9 @@ type auditEvent struct {
 		Resource    string `json:"resource"`
 		Subresource string `json:"subresource"`
 	} `json:"objectRef"`
+	ResponseStatus *struct {
+		Code int `json:"code"`
+	} `json:"responseStatus"`
 }
 
 func (a *auditLog) read() (map[string]float64, error) {
@@ -76,7 +80,8 @@ func (a *auditLog) read() (map[string]float64, error) {
 		if err := json.Unmarshal(bytes.TrimSpace(line), &e); err != nil {
 			return nil, fmt.Errorf("audit log %s at byte %d: %w", a.path, a.offset, err)
 		}
-		if e.Stage != "ResponseComplete" || e.User.Username != a.username || e.ObjectRef == nil {
+		refused := e.ResponseStatus != nil && e.ResponseStatus.Code >= http.StatusBadRequest
+		if e.Stage != "ResponseComplete" || e.User.Username != a.username || e.ObjectRef == nil || refused {
 			continue
 		}
 		resource := e.ObjectRef.Resource

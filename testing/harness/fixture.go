@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -58,7 +59,8 @@ func With[T any](option *operator.Option[T], value T) FixtureOption {
 }
 
 // NewFixture creates a namespace (GenerateName) and an operator for it. Both are removed when the
-// spec ends: the operator stopped first, then the namespace deleted.
+// spec ends: the spec's objects deleted first, with the operator running so that it honours its
+// finalizers (emptyNamespace), then the operator stopped, then the namespace deleted.
 func NewFixture(ctx context.Context, c cluster.Cluster, opts ...FixtureOption) *Fixture {
 	GinkgoHelper()
 	var options operator.Options
@@ -72,11 +74,11 @@ func NewFixture(ctx context.Context, c cluster.Cluster, opts ...FixtureOption) *
 	DeferCleanup(func(ctx SpecContext) {
 		Expect(client.IgnoreNotFound(f.Client.Delete(ctx, ns))).To(Succeed())
 	})
-	DeferCleanup(f.emptyNamespace, c.Subject())
 	var err error
 	f.Operator, err = c.RunOperator(ns.Name, options)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(f.Operator.Release)
+	DeferCleanup(f.emptyNamespace, c.Subject())
 	// Runs first of the cleanups: the namespace and the operator are still as the failure left them.
 	DeferCleanup(func(ctx SpecContext) {
 		if CurrentSpecReport().Failed() {
@@ -87,27 +89,46 @@ func NewFixture(ctx context.Context, c cluster.Cluster, opts ...FixtureOption) *
 }
 
 // emptyNamespace deletes the spec's objects of the kind the operator reconciles before the
-// namespace goes, and waits for them and, where a garbage collector runs, for what the operator
-// made for them: a shared operator then has nothing of this spec's left to reconcile while the
-// next spec measures it.
-func (f *Fixture) emptyNamespace(ctx SpecContext, subject operator.Subject) {
+// namespace goes, with the operator running (started again if the spec stopped it), and waits for
+// them: the operator removes its finalizers, and an object still held once it has settled fails
+// the spec at once, named with its finalizers. Where a garbage collector runs, it then waits for
+// what the operator made for them: a shared operator has nothing of this spec's left to reconcile
+// while the next spec measures it.
+func (f *Fixture) emptyNamespace(ctx context.Context, subject operator.Subject) {
+	GinkgoHelper()
+	Expect(f.Operator.Resume()).To(Succeed())
 	Expect(f.Client.DeleteAllOf(ctx, subject.Kind, client.InNamespace(f.Namespace))).To(Succeed())
+	kind := f.listOf(subject.Kind)
+	f.Eventually(ctx, func(g Gomega) []string {
+		g.Expect(f.Client.List(ctx, kind, client.InNamespace(f.Namespace))).To(Succeed())
+		return held(kind.Items)
+	}).WithTimeout(Collect).Should(BeEmpty(), "objects left of %s in %s once the cleanup deleted them", kind.GetKind(), f.Namespace)
 	tier, err := tiers.Current()
 	Expect(err).NotTo(HaveOccurred())
-	kind := f.listOf(subject.Kind)
-	lists := []*unstructured.UnstructuredList{kind}
-	if tier.Runs(tiers.NeedsGarbageCollector) {
-		for _, owned := range subject.Owned {
-			lists = append(lists, f.listOf(owned))
-		}
+	if !tier.Runs(tiers.NeedsGarbageCollector) {
+		return
 	}
 	owner := strings.TrimSuffix(kind.GetKind(), "List")
 	Eventually(ctx, func(g Gomega) {
-		for _, list := range lists {
+		for _, owned := range subject.Owned {
+			list := f.listOf(owned)
 			g.Expect(f.Client.List(ctx, list, client.InNamespace(f.Namespace))).To(Succeed())
 			g.Expect(list.Items).NotTo(ContainElement(HaveOwner(owner)), "objects left of %s", list.GetKind())
 		}
 	}).WithTimeout(Collect).Should(Succeed())
+}
+
+// held names each of objects, with the finalizers that hold it: "web, held by the finalizers
+// [cache.example.com/finalizer]".
+func held(objects []unstructured.Unstructured) []string {
+	out := make([]string, len(objects))
+	for i, obj := range objects {
+		out[i] = obj.GetName()
+		if finalizers := obj.GetFinalizers(); len(finalizers) > 0 {
+			out[i] += fmt.Sprintf(", held by the finalizers %v", finalizers)
+		}
+	}
+	return out
 }
 
 // HaveOwner matches an object (unstructured, as a list holds it) of kind owner, or that an object

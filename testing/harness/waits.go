@@ -46,7 +46,7 @@ func (f *Fixture) ExpectAtRest(ctx context.Context, counts types.GomegaMatcher, 
 	Consistently(ctx, func(g Gomega) {
 		writes, err := f.Operator.WritesByResource()
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(f.Operator.Counts()).To(counts, "the operator has written, since it came up: %s", byResource(writes))
+		g.Expect(f.Operator.Counts()).To(counts, "the operator has written, since it came up: %s", perKey(writes))
 		for i, obj := range objects {
 			g.Expect(f.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
 			g.Expect(obj.GetResourceVersion()).To(Equal(versions[i]), "the resourceVersion of %s", describe(obj))
@@ -67,11 +67,12 @@ func (f *Fixture) EventuallyEvent(ctx context.Context, matcher types.GomegaMatch
 	return found
 }
 
-// byResource reads writes by resource: "configmaps: 1, samples/status: 2".
-func byResource(writes map[string]float64) string {
-	out := make([]string, 0, len(writes))
-	for resource, n := range writes {
-		out = append(out, fmt.Sprintf("%s: %.0f", resource, n))
+// perKey reads counts by key (writes by resource, reconciles by controller): "configmaps: 1,
+// samples/status: 2".
+func perKey(counts map[string]float64) string {
+	out := make([]string, 0, len(counts))
+	for key, n := range counts {
+		out = append(out, fmt.Sprintf("%s: %.0f", key, n))
 	}
 	if len(out) == 0 {
 		return "nothing"
@@ -86,10 +87,11 @@ func describe(obj client.Object) string {
 
 // Eventually is Gomega's Eventually, for what the operator does: it waits as long, but also
 // fails as soon as the operator has settled without what it waits for (no reconcile and no write
-// for Settle since the wait began, and no reconcile of its ever ended in an error or a requeue,
-// which schedules another), with what it saw then. A scenario written before the code it needs
-// is red in seconds, not after Converge; a green one is as fast as with Gomega's Eventually. Wait
-// with Gomega's own for what others do (the garbage collector, the API server).
+// for Settle since the wait began, and no reconcile of its ended in an error that is retried; a
+// requeue counts as ended), with what it saw then. A scenario written before the code it needs is
+// red in seconds, not after Converge; a green one is as fast as with Gomega's Eventually. An
+// operator that never settles (a loop) fails it at the timeout, named with its reconciles by
+// controller. Wait with Gomega's own for what others do (the garbage collector, the API server).
 //
 //	f.Eventually(ctx, komega.Object(sample)).Should(samples.HaveReady(metav1.ConditionTrue, demov1alpha1.ReasonSynced))
 func (f *Fixture) Eventually(ctx context.Context, actual any) Wait {
@@ -113,13 +115,16 @@ func (w Wait) Should(matcher types.GomegaMatcher, description ...any) bool {
 }
 
 // settledMatcher is matcher, except that a value it does not match while the operator has
-// settled stops the wait (StopTrying).
+// settled stops the wait (StopTrying), and a failure says what the operator did meanwhile.
 type settledMatcher struct {
 	types.GomegaMatcher
 	operator *operator.Operator
-	// last is the operator's counts when they last moved, at since.
-	last  operator.Counts
-	since time.Time
+	// first is the operator's counts when the wait began, by controller too; last, when they last
+	// moved, at since; retries, how many of its reconciles ended in an error that is retried.
+	first, last operator.Counts
+	firstBy     map[string]float64
+	since       time.Time
+	retries     float64
 }
 
 func (m *settledMatcher) Match(actual any) (bool, error) {
@@ -128,7 +133,7 @@ func (m *settledMatcher) Match(actual any) (bool, error) {
 		return ok, err
 	}
 	if quiet, why := m.settled(); quiet {
-		StopTrying(fmt.Sprintf("the operator settled without it: %s; it saw:\n%s", why, m.FailureMessage(actual))).Now()
+		StopTrying(fmt.Sprintf("the operator settled without it: %s; it saw:\n%s", why, m.GomegaMatcher.FailureMessage(actual))).Now()
 	}
 	return false, nil
 }
@@ -140,11 +145,16 @@ func (m *settledMatcher) settled() (bool, string) {
 		return false, ""
 	}
 	now := time.Now()
+	if m.since.IsZero() {
+		m.first = counts
+		m.firstBy, _ = m.operator.ReconcilesByController()
+	}
 	if m.since.IsZero() || counts != m.last {
 		m.last, m.since = counts, now
 		return false, ""
 	}
 	if retries, err := m.operator.Retries(); err != nil || retries > 0 {
+		m.retries = retries
 		return false, ""
 	}
 	quiet := now.Sub(m.since)
@@ -152,4 +162,33 @@ func (m *settledMatcher) settled() (bool, string) {
 		return false, ""
 	}
 	return true, fmt.Sprintf("no reconcile and no API write for %s, after %.0f reconciles and %.0f writes", quiet.Round(100*time.Millisecond), counts.Reconciles, counts.Writes)
+}
+
+// FailureMessage is the matcher's, and why the operator was not taken as settled: it kept
+// reconciling or writing until the wait ended (a loop), or a retry was pending.
+func (m *settledMatcher) FailureMessage(actual any) string {
+	message := m.GomegaMatcher.FailureMessage(actual)
+	counts, err := m.operator.Counts()
+	byController, byErr := m.operator.ReconcilesByController()
+	switch {
+	case err != nil || byErr != nil || m.since.IsZero():
+	case counts != m.first && (counts != m.last || time.Since(m.since) < Settle):
+		message += fmt.Sprintf("\nthe operator never settled: %.0f reconciles during the wait (%s) and %.0f API writes, the last within %s of its end: a reconcile loop, or requeues sooner than that",
+			counts.Reconciles-m.first.Reconciles, perKey(minus(byController, m.firstBy)), counts.Writes-m.first.Writes, Settle)
+	case m.retries > 0:
+		message += fmt.Sprintf("\nthe operator was not taken as settled: %.0f of its reconciles ended in an error, a retry pending", m.retries)
+	}
+	return message
+}
+
+// minus is each count of now less the count of the same key in then, leaving out those that did
+// not move.
+func minus(now, then map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for key, n := range now {
+		if n != then[key] {
+			out[key] = n - then[key]
+		}
+	}
+	return out
 }

@@ -12,10 +12,11 @@ import (
 	"example.com/operator-demo/testing/operator"
 )
 
-// fakeOperator is an operator that reports the reconciles of reconciles, by result, and no writes.
-func fakeOperator(reconciles *prometheus.CounterVec) *operator.Operator {
+// fakeOperator is an operator that reports the reconciles of reconciles, by result, and others
+// of controller-runtime's metrics, and no writes.
+func fakeOperator(reconciles *prometheus.CounterVec, others ...prometheus.Collector) *operator.Operator {
 	registry := prometheus.NewRegistry()
-	registry.MustRegister(reconciles)
+	registry.MustRegister(append(others, reconciles)...)
 	return operator.New(operator.Subject{}, operator.Controls{
 		Metrics: registry.Gather,
 		Writes:  func() (map[string]float64, error) { return map[string]float64{}, nil },
@@ -71,8 +72,50 @@ func TestEventuallyWaitsOutItsTimeoutWhileARetryMayCome(t *testing.T) {
 	message, took := failureOf(t, func() {
 		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(Settle + time.Second).Should(Equal("new"))
 	})
-	if took < Settle+time.Second || strings.Contains(message, "settled") {
+	if took < Settle+time.Second || strings.Contains(message, "settled without it") {
 		t.Errorf("failed after %s, with %q: want the timeout, %s", took, message, Settle+time.Second)
+	}
+	if !strings.Contains(message, "the operator was not taken as settled: 1 of its reconciles ended in an error, a retry pending") {
+		t.Errorf("the failure does not say why the operator was not taken as settled:\n%s", message)
+	}
+}
+
+// TestEventuallyTakesARequeueAsEnded: a reconcile that asked to be requeued (after a while, or
+// by the rate limiter) ended; and a terminal error is not retried. An operator that did nothing
+// since is settled: the wait fails after Settle, not after its timeout.
+func TestEventuallyTakesARequeueAsEnded(t *testing.T) {
+	RegisterTestingT(t)
+	reconciles := reconcileTotal()
+	reconciles.WithLabelValues("widget", "requeue_after").Add(2)
+	reconciles.WithLabelValues("widget", "requeue").Inc()
+	reconciles.WithLabelValues("widget", "error").Inc()
+	terminal := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "controller_runtime_terminal_reconcile_errors_total"}, []string{"controller"})
+	terminal.WithLabelValues("widget").Inc()
+	f := &Fixture{Operator: fakeOperator(reconciles, terminal)}
+	message, took := failureOf(t, func() {
+		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(3 * Settle).Should(Equal("new"))
+	})
+	if took > Settle+2*time.Second || !strings.Contains(message, "the operator settled without it") {
+		t.Errorf("failed after %s, with %q: want it settled after about Settle (%s)", took, message, Settle)
+	}
+}
+
+// TestEventuallyNamesAnOperatorThatNeverSettles: an operator that keeps reconciling (a loop) is
+// never settled, and the wait's failure says so, with its reconciles by controller.
+func TestEventuallyNamesAnOperatorThatNeverSettles(t *testing.T) {
+	RegisterTestingT(t)
+	reconciles := reconcileTotal()
+	f := &Fixture{Operator: fakeOperator(reconciles)}
+	message, _ := failureOf(t, func() {
+		f.Eventually(context.Background(), func() string {
+			reconciles.WithLabelValues("widget", "success").Inc()
+			return "old"
+		}).WithTimeout(Settle).Should(Equal("new"))
+	})
+	for _, want := range []string{"the operator never settled", "reconciles during the wait (widget: ", "a reconcile loop"} {
+		if !strings.Contains(message, want) {
+			t.Errorf("the failure does not say %q:\n%s", want, message)
+		}
 	}
 }
 

@@ -61,10 +61,11 @@ type Counts struct {
 	Writes float64
 }
 
-// reading is what the harness reads of the operator at once: its reconciles, how many of them
-// ended in an error or asked to be requeued (each schedules another), and its writes by resource.
+// reading is what the harness reads of the operator at once: its reconciles, in all and by
+// controller, how many of them ended in an error that is retried, and its writes by resource.
 type reading struct {
 	reconciles, retries float64
+	byController        map[string]float64
 	writes              map[string]float64
 }
 
@@ -74,11 +75,16 @@ func (o *Operator) since() (reading, error) {
 	if err != nil {
 		return reading{}, err
 	}
-	writes := map[string]float64{}
-	for resource, n := range r.writes {
-		writes[resource] = n - o.base.writes[resource]
+	return reading{r.reconciles - o.base.reconciles, r.retries - o.base.retries, minus(r.byController, o.base.byController), minus(r.writes, o.base.writes)}, nil
+}
+
+// minus is each count of now less the count of the same key in then.
+func minus(now, then map[string]float64) map[string]float64 {
+	out := make(map[string]float64, len(now))
+	for key, n := range now {
+		out[key] = n - then[key]
 	}
-	return reading{r.reconciles - o.base.reconciles, r.retries - o.base.retries, writes}, nil
+	return out
 }
 
 // Counts reads what the operator has done since it last came up.
@@ -87,11 +93,20 @@ func (o *Operator) Counts() (Counts, error) {
 	return Counts{Reconciles: r.reconciles, Writes: total(r.writes)}, err
 }
 
-// Retries is how many of its reconciles since it last came up ended in an error or asked to be
-// requeued: while any did, a reconcile may be scheduled that no count shows yet.
+// Retries is how many of its reconciles since it last came up ended in an error that is retried
+// (not a terminal one): while any did, a retry may be scheduled, with a backoff, that no count
+// shows yet. A reconcile that asked to be requeued ended: its requeue is a reconcile to come when
+// it asked, as a watch event is.
 func (o *Operator) Retries() (float64, error) {
 	r, err := o.since()
 	return r.retries, err
+}
+
+// ReconcilesByController is how many reconciles each of its controllers has finished since it
+// last came up, by the controller's name (the kind it reconciles, in lower case, unless named).
+func (o *Operator) ReconcilesByController() (map[string]float64, error) {
+	r, err := o.since()
+	return r.byController, err
 }
 
 // WritesByResource is how many API write requests the operator has sent for each resource (as
@@ -115,7 +130,7 @@ func (o *Operator) Up() error {
 	// the start covers all: a stopped process's metrics read as an error, meaning zero.
 	o.base = reading{}
 	if families, err := o.controls.Metrics(); err == nil {
-		o.base.reconciles, o.base.retries = reconciles(families)
+		o.base = reconciles(families)
 	}
 	if o.controls.Writes != nil {
 		o.base.writes, _ = o.controls.Writes()
@@ -172,16 +187,22 @@ func (o *Operator) Kill() error {
 	return o.controls.Kill()
 }
 
+// Resume starts the operator again if it was stopped: a spec's cleanup deletes the spec's objects
+// with the operator running, so that it honours its finalizers.
+func (o *Operator) Resume() error {
+	if o.running {
+		return nil
+	}
+	return o.Up()
+}
+
 // Release is a spec's cleanup: an operator of the spec's own stops; a shared one is left running,
 // started again if the spec stopped it.
 func (o *Operator) Release() error {
-	switch {
-	case !o.controls.Shared:
-		return o.Down()
-	case !o.running:
-		return o.Up()
+	if o.controls.Shared {
+		return o.Resume()
 	}
-	return nil
+	return o.Down()
 }
 
 // Sum is the total of the operator's counter or gauge name over the samples whose label key is
@@ -224,17 +245,29 @@ func (o *Operator) read() (reading, error) {
 	if err != nil {
 		return reading{}, fmt.Errorf("count the operator's API writes: %w", err)
 	}
-	r := reading{writes: writes}
-	r.reconciles, r.retries = reconciles(families)
+	r := reconciles(families)
+	r.writes = writes
 	return r, nil
 }
 
-// reconciles is how many reconciles the operator's controllers have finished, and how many of
-// those ended in an error or asked to be requeued.
-func reconciles(families []*dto.MetricFamily) (all, retries float64) {
-	all, _ = sum(families, reconcileTotal, "", "")
-	succeeded, _ := sum(families, reconcileTotal, "result", "success")
-	return all, all - succeeded
+// reconciles reads how many reconciles the operator's controllers have finished, in all and by
+// controller, and how many of those ended in an error that is retried.
+func reconciles(families []*dto.MetricFamily) reading {
+	r := reading{byController: map[string]float64{}}
+	r.reconciles, _ = sum(families, reconcileTotal, "", "")
+	failed, _ := sum(families, reconcileTotal, "result", "error")
+	terminal, _ := sum(families, "controller_runtime_terminal_reconcile_errors_total", "", "")
+	r.retries = failed - terminal
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if f.GetName() == reconcileTotal && l.GetName() == "controller" {
+					r.byController[l.GetValue()] += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return r
 }
 
 // total is the sum of the writes to each resource.

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"path"
 	"strings"
 	"testing"
 
@@ -54,13 +55,21 @@ func TestIsCounted(t *testing.T) {
 	}
 }
 
-// TestWritesCountsEveryWriteOfAnyClient: every client built from the counted configuration has
-// its writes counted, whether or not the API server takes them; reads, events and Lease renewals
-// are not counted.
-func TestWritesCountsEveryWriteOfAnyClient(t *testing.T) {
+// TestWritesCountsEveryWriteOfAnyClientThatTheServerTook: every client built from the counted
+// configuration has its writes counted; a write the API server refused (Forbidden, AlreadyExists,
+// Invalid: an error response) or that never reached it changed nothing and is not counted, nor are
+// reads, events and Lease renewals.
+func TestWritesCountsEveryWriteOfAnyClientThatTheServerTook(t *testing.T) {
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/refused") {
+		switch path.Base(r.URL.Path) {
+		case "forbidden":
 			w.WriteHeader(http.StatusForbidden)
+		case "exists":
+			w.WriteHeader(http.StatusConflict)
+		case "invalid":
+			w.WriteHeader(http.StatusUnprocessableEntity)
+		case "created":
+			w.WriteHeader(http.StatusCreated)
 		}
 	}))
 	defer server.Close()
@@ -71,9 +80,11 @@ func TestWritesCountsEveryWriteOfAnyClient(t *testing.T) {
 	}
 	for _, r := range []struct{ method, path string }{
 		{http.MethodGet, "/api/v1/namespaces/ns/configmaps/a"},
-		{http.MethodPost, "/api/v1/namespaces/ns/configmaps"},
+		{http.MethodPost, "/api/v1/namespaces/ns/configmaps/created"},
 		{http.MethodPatch, "/api/v1/namespaces/ns/configmaps/a"},
-		{http.MethodDelete, "/api/v1/namespaces/ns/configmaps/refused"},
+		{http.MethodDelete, "/api/v1/namespaces/ns/configmaps/forbidden"},
+		{http.MethodPost, "/api/v1/namespaces/ns/configmaps/exists"},
+		{http.MethodPut, "/api/v1/namespaces/ns/configmaps/invalid"},
 		{http.MethodPatch, "/apis/demo.example.com/v1alpha1/namespaces/ns/samples/a/status"},
 		{http.MethodPost, "/apis/events.k8s.io/v1/namespaces/ns/events"},
 		{http.MethodPut, "/apis/coordination.k8s.io/v1/namespaces/ns/leases/leader"},
@@ -88,9 +99,21 @@ func TestWritesCountsEveryWriteOfAnyClient(t *testing.T) {
 		}
 		_ = resp.Body.Close()
 	}
-	want := map[string]float64{"configmaps": 3, "samples/status": 1}
+	unreachable, err := rest.HTTPClientFor(writes.Counted(&rest.Config{Host: "http://127.0.0.1:1"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, "http://127.0.0.1:1/api/v1/namespaces/ns/configmaps", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := unreachable.Do(req); err == nil {
+		_ = resp.Body.Close()
+		t.Fatal("a write to a closed port reached a server")
+	}
+	want := map[string]float64{"configmaps": 2, "samples/status": 1}
 	if got := writes.ByResource(); !maps.Equal(got, want) {
-		t.Errorf("counted %v, want %v (a create, a patch, a refused delete; a status patch; no read, no event, no Lease)", got, want)
+		t.Errorf("counted %v, want %v (a create, a patch; a status patch; no refused write, none unsent, no read, no event, no Lease)", got, want)
 	}
 }
 

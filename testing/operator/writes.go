@@ -10,10 +10,12 @@ import (
 )
 
 // Writes counts the API write requests an operator sends, by resource: every create, update,
-// patch and delete of an object the API server stores, whatever client sent it. Not counted:
-// events (a report of what happened, not a change), leader election's Lease renewals (they
-// go on at rest by design) and the reviews of authentication.k8s.io and authorization.k8s.io
-// (questions the metrics endpoint asks, nothing stored).
+// patch and delete of an object the API server stores, whatever client sent it, that the server
+// took. Not counted: a write it refused (an error response: AlreadyExists, Conflict, Forbidden,
+// Invalid) or never received, which changed nothing; events (a report of what happened, not a
+// change); leader election's Lease renewals (they go on at rest by design); the reviews of
+// authentication.k8s.io and authorization.k8s.io (questions the metrics endpoint asks, nothing
+// stored).
 type Writes struct {
 	mu         sync.Mutex
 	byResource map[string]float64
@@ -24,12 +26,13 @@ func (w *Writes) Counted(cfg *rest.Config) *rest.Config {
 	cfg = rest.CopyConfig(cfg)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripper(func(req *http.Request) (*http.Response, error) {
-			if IsWrite(req.Method) {
+			resp, err := rt.RoundTrip(req)
+			if err == nil && resp.StatusCode < http.StatusBadRequest && IsWrite(req.Method) {
 				if group, resource := ResourceOf(req.URL.Path); IsCounted(group, resource) {
 					w.Add(resource)
 				}
 			}
-			return rt.RoundTrip(req)
+			return resp, err
 		})
 	})
 	return cfg

@@ -130,8 +130,11 @@ func (k *KindDeployment) RestartAPIServer() (time.Duration, error) {
 	}
 	err = poll.Until(ctx, 100*time.Millisecond, 2*time.Minute, func(ctx context.Context) error {
 		now, err := run(ctx, nil, k.exec("crictl", "ps", "-q", "--name", "^kube-apiserver$")...)
-		if err != nil || now == "" || now == id {
-			return fmt.Errorf("no new kube-apiserver container on %s yet (%v)", k.node, err)
+		if err != nil {
+			return err
+		}
+		if now == "" || now == id {
+			return fmt.Errorf("no new kube-apiserver container on %s yet", k.node)
 		}
 		return cs.RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
 	})

@@ -45,8 +45,8 @@ type Options struct {
 	ClusterLogs []string
 }
 
-// Deployment is the operator deployed from its rendered manifests, as in production: what the
-// kind job and the local node tier share once they have a cluster and the image on its node.
+// Deployment is the operator deployed from its rendered manifests, as in production, on a cluster
+// whose node has its image.
 type Deployment struct {
 	Manifests
 	// Client and Config reach the cluster as an administrator.

@@ -2,9 +2,8 @@
 // under its own ServiceAccount with exactly config/rbac, seen only through the API server: its
 // reconciles through its metrics endpoint, its writes through the API server's audit log (the
 // operator need export no count of its own). Deploy deploys it, on any cluster whose node has its
-// image; Kind is the provider for the cluster in $KUBECONFIG (kind, in GitHub Actions), package
-// node's E2E another, on this machine. A suite hands them to cluster.Start:
-// {tiers.ProviderKind: e2e.Kind}.
+// image; Kind is the provider for the kind cluster in $KUBECONFIG (testing/e2e-kind.sh's). A suite
+// hands it to cluster.Start: {tiers.ProviderKind: e2e.Kind}.
 package e2e
 
 import (

@@ -82,16 +82,17 @@ func (k *KindDeployment) exec(args ...string) []string {
 	return append([]string{"docker", "exec", "-i", k.node}, args...)
 }
 
-// run runs args on this machine, stdin from in, and returns their output.
-func run(ctx context.Context, in []byte, args ...string) (string, error) {
+// run runs args on this machine, stdin from in, and returns what they print on stdout; an error
+// says what they printed on stderr.
+func run(ctx context.Context, in []byte, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Stdin = bytes.NewReader(in)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("%s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(out.String()))
+		return nil, fmt.Errorf("%s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
-	return strings.TrimSpace(out.String()), nil
+	return out.Bytes(), nil
 }
 
 // ImportImage builds the image dockerfile describes, with the repository as its build context,
@@ -104,21 +105,30 @@ func (k *KindDeployment) ImportImage(ctx context.Context, dockerfile []byte, nam
 	if _, err := run(ctx, dockerfile, "docker", "build", "-q", "-t", name, "-f", "-", filepath.Dir(filepath.Dir(dir))); err != nil {
 		return err
 	}
-	archive, err := exec.CommandContext(ctx, "docker", "save", name).Output()
+	archive, err := run(ctx, nil, "docker", "save", name)
 	if err != nil {
-		return fmt.Errorf("docker save %s: %w", name, err)
+		return err
 	}
 	_, err = run(ctx, archive, k.exec("ctr", "--namespace", "k8s.io", "images", "import", "--digests", "-")...)
 	return err
 }
 
 // RestartAPIServer stops the node's kube-apiserver container, which the kubelet then starts
-// again, and returns how long the API server was away: from the stop until it is ready again.
+// again, and returns how long the API server was away: from the stop until it is ready again,
+// within Rollout.
 func (k *KindDeployment) RestartAPIServer() (time.Duration, error) {
-	ctx := context.Background()
-	id, err := run(ctx, nil, k.exec("crictl", "ps", "-q", "--name", "^kube-apiserver$")...)
-	if err != nil || id == "" {
-		return 0, fmt.Errorf("find the kube-apiserver container on %s: %w", k.node, err)
+	ctx, cancel := context.WithTimeout(context.Background(), Rollout)
+	defer cancel()
+	apiserver := func(ctx context.Context) (string, error) {
+		id, err := run(ctx, nil, k.exec("crictl", "ps", "-q", "--name", "^kube-apiserver$")...)
+		return strings.TrimSpace(string(id)), err
+	}
+	id, err := apiserver(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if id == "" {
+		return 0, fmt.Errorf("no kube-apiserver container runs on %s", k.node)
 	}
 	cs, err := kubernetes.NewForConfig(k.Config)
 	if err != nil {
@@ -128,8 +138,8 @@ func (k *KindDeployment) RestartAPIServer() (time.Duration, error) {
 	if _, err := run(ctx, nil, k.exec("crictl", "stop", id)...); err != nil {
 		return 0, err
 	}
-	err = poll.Until(ctx, 100*time.Millisecond, 2*time.Minute, func(ctx context.Context) error {
-		now, err := run(ctx, nil, k.exec("crictl", "ps", "-q", "--name", "^kube-apiserver$")...)
+	err = poll.Until(ctx, 100*time.Millisecond, Rollout, func(ctx context.Context) error {
+		now, err := apiserver(ctx)
 		if err != nil {
 			return err
 		}

@@ -10,7 +10,7 @@
 # /var/lib/operator-demo/docker), which outlives the engine as setup-envtest's store does, so that
 # what kind-images.sh made once is there for the next run on the same machine.
 #
-# What it changes, and `down` restores: the engine and its containerd (stopped by PID), net.ipv4.
+# What it changes, and `down` restores: the engine and its containerd (stopped), net.ipv4.
 # ip_forward and the sysctls a kubelet inside kind writes (kernel.panic, kernel.panic_on_oops,
 # vm.overcommit_memory, ...: the node container shares the kernel), one nftables table of its own
 # (the masquerade that lets a build container reach the Go module proxy: Docker's own iptables
@@ -68,6 +68,9 @@ lacks_capability() {
 # default_interface: where the default route leaves, the masquerade's way out.
 default_interface() { ip -o route show default | awk '{print $5; exit}'; }
 
+# links: the network links the engine makes (its bridges, its containers' veths).
+links() { ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E '^(docker0|br-|veth)' || true; }
+
 up() {
   if docker info >/dev/null 2>&1; then say "an engine already answers on this machine: using it"; return; fi
   [ "$(uname -s)" = Linux ] || die "no Docker engine answers: start Docker Desktop"
@@ -77,8 +80,9 @@ up() {
   mkdir -p "$state" "$DATA"
 
   # What the machine is now, for down.
-  for s in "${sysctls[@]}"; do printf '%s=%s\n' "$s" "$(sysctl -n "$s")"; done >"$state/sysctls"
-  ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | sort >"$state/links"
+  local s v
+  for s in "${sysctls[@]}"; do v=$(sysctl -n "$s" 2>/dev/null) && printf '%s=%s\n' "$s" "$v"; done >"$state/sysctls"
+  links | sort >"$state/links"
   cgroup_dirs | sort >"$state/cgroups"
   [ -e /lib/modules ] && touch "$state/had-lib-modules"
 
@@ -89,8 +93,10 @@ up() {
     args+=(--add-runtime "caps=$here/runc-caps" --default-runtime caps)
   fi
   say "starting dockerd (data in $DATA, log in $state/dockerd.log)"
-  dockerd "${args[@]}" >"$state/dockerd.log" 2>&1 &
+  # A session of its own: a Ctrl-C of the command that started it does not stop it mid-run.
+  setsid dockerd "${args[@]}" >"$state/dockerd.log" 2>&1 &
   echo $! >"$state/pid"
+  trap 'say "up failed: stopping what it started"; down' EXIT
   local i
   for i in $(seq 1 60); do
     docker info >/dev/null 2>&1 && break
@@ -100,22 +106,27 @@ up() {
   docker info >/dev/null 2>&1 || { tail -n 20 "$state/dockerd.log" >&2; die "dockerd did not answer in 30 s"; }
 
   # Containers reach the Go module proxy (a builder stage's go mod download) through the host.
+  local iface
+  iface=$(default_interface)
+  [ -n "$iface" ] || die "no default route: a build container could not reach the Go module proxy"
   sysctl -qw net.ipv4.ip_forward=1
   nft -f - <<EOF
 table ip $table {
   chain postrouting {
     type nat hook postrouting priority srcnat; policy accept;
-    ip saddr 172.16.0.0/12 oifname "$(default_interface)" masquerade
+    ip saddr 172.16.0.0/12 oifname "$iface" masquerade
   }
 }
 EOF
+  trap - EXIT
   say "ready: $(docker version --format 'engine {{.Server.Version}}, client {{.Client.Version}}')"
 }
 
 down() {
   [ -e "$state/pid" ] || { say "no engine of this script's is running"; return; }
   local pid i left=()
-  pid=$(cat "$state/pid")
+  # dockerd's own pidfile, once it wrote one; else the PID up started.
+  pid=$(cat "$state/dockerd.pid" 2>/dev/null || cat "$state/pid")
   # Containers first, so that their mounts and veths go with them.
   docker ps -q 2>/dev/null | xargs -r docker rm -f >/dev/null 2>&1 || true
   kill "$pid" 2>/dev/null || true
@@ -126,9 +137,9 @@ down() {
   nft delete table ip "$table" 2>/dev/null || true
 
   while IFS='=' read -r k v; do
-    [ "$(sysctl -n "$k")" = "$v" ] || sysctl -qw "$k=$v"
+    [ "$(sysctl -n "$k" 2>/dev/null)" = "$v" ] || sysctl -qw "$k=$v" || true
   done <"$state/sysctls"
-  for l in $(ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | sort | comm -13 "$state/links" -); do
+  for l in $(links | sort | comm -13 "$state/links" -); do
     ip link delete "$l" 2>/dev/null || true
   done
   for d in $(cgroup_dirs | sort | comm -13 "$state/cgroups" -); do
@@ -140,8 +151,8 @@ down() {
   # Check.
   kill -0 "$pid" 2>/dev/null && left+=("dockerd $pid")
   nft list table ip "$table" >/dev/null 2>&1 && left+=("nftables table $table")
-  while IFS='=' read -r k v; do [ "$(sysctl -n "$k")" = "$v" ] || left+=("$k"); done <"$state/sysctls"
-  [ -z "$(ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | sort | comm -13 "$state/links" -)" ] || left+=("network links")
+  while IFS='=' read -r k v; do [ "$(sysctl -n "$k" 2>/dev/null)" = "$v" ] || left+=("$k"); done <"$state/sysctls"
+  [ -z "$(links | sort | comm -13 "$state/links" -)" ] || left+=("network links")
   [ -z "$(cgroup_dirs | sort | comm -13 "$state/cgroups" -)" ] || left+=("cgroups")
   grep -qF " $state/exec" /proc/mounts && left+=("mounts under $state/exec")
   [ -e "$state/had-lib-modules" ] || [ ! -e /lib/modules ] || left+=("/lib/modules")

@@ -19,8 +19,9 @@
 # control plane. Two things differ from kind's, both because of what is not on the module proxy or
 # this machine: the CNI is a static ptp configuration for the single node (kindnetd's source is
 # not a module; /kind/manifests/default-cni.yaml records it), and runc is runc-caps (beside this
-# file) where the machine cannot grant every capability. Each image carries a label with the hash
-# of what made it, and is made again when that changes. Needs Docker (docker-engine.sh), root.
+# file), which changes nothing where the machine grants every capability. Each image carries a
+# label with the hash of what made it, and is made again when that changes. Needs root and the
+# engine docker-engine.sh starts (it names images a registry owns: not in another engine).
 set -euo pipefail
 shopt -s inherit_errexit
 
@@ -48,7 +49,10 @@ fresh() { [ "$(docker image inspect -f "{{index .Config.Labels \"$label\"}}" "$1
 rootfs() {
   local dir=$CACHE/rootfs-$suite-$(printf '%s' "$packages" | sha256sum | cut -c1-12)
   if [ ! -e "$dir/.complete" ]; then
-    command -v debootstrap >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >&2
+    if ! command -v debootstrap >/dev/null; then
+      apt-get update -qq >&2
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >&2
+    fi
     say "debootstrap $suite from $mirror into $dir (3 to 4 minutes)"
     rm -rf "$dir" && mkdir -p "$CACHE"
     debootstrap --variant=minbase --include="$packages" "$suite" "$dir" "$mirror" >"$CACHE/debootstrap.log" 2>&1 ||
@@ -110,10 +114,12 @@ kind_base() {
   local src dir hash image=operator-demo/kind-base:$KIND_VERSION
   src=$(go mod download -json "sigs.k8s.io/kind@$KIND_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')/images/base/files
   [ -d "$src" ] || die "no images/base/files in sigs.k8s.io/kind@$KIND_VERSION"
-  hash=$(recipe kind-base "$(rootfs)" "$(cd "$src" && find . -type f | sort | xargs sha256sum)" "$(sha256sum "$BINS/crictl")")
+  local rfs
+  rfs=$(rootfs)
+  hash=$(recipe kind-base "$rfs" "$(cd "$src" && find . -type f | sort | xargs sha256sum)" "$(sha256sum "$BINS/crictl")")
   if ! fresh "$image-rootfs" "$hash"; then
     dir=$(mktemp -d "$CACHE/kind-base.XXXXXX")
-    kind_base_files "$src" "$dir"
+    kind_base_files "$src" "$rfs" "$dir"
     import "$dir" "$image-rootfs" "$hash"
     rm -rf "$dir"
   fi
@@ -124,11 +130,12 @@ kind_base() {
   printf '%s\n' "$image"
 }
 
-# kind_base_files SRC DIR: the rootfs in DIR, with kind's base files from SRC laid out and set up
-# as images/base/Dockerfile does.
+# kind_base_files SRC ROOTFS DIR: ROOTFS copied into DIR, with kind's base files from SRC laid out
+# and set up as images/base/Dockerfile does.
 kind_base_files() {
-  local src=$1 dir=$2
-  cp -a "$(rootfs)/." "$dir/"
+  local src=$1 rfs=$2 dir=$3
+  [ -d "$rfs/usr" ] || die "no rootfs at $rfs"
+  cp -a "$rfs/." "$dir/"
   # The Dockerfile's COPY lines: scripts 0755, the rest 0644.
   install -m 0755 "$src"/usr/local/bin/* "$dir/usr/local/bin/"
   mkdir -p "$dir/kind/bin" "$dir/etc/containerd" "$dir/etc/kubernetes/manifests" "$dir/opt/cni/bin"
@@ -180,6 +187,7 @@ node() {
   base=$(kind_base)
   local userland; userland=$(bookworm)
   sandbox=$(sed -n 's/^\s*sandbox_image\s*=\s*"\(.*\)"/\1/p' "$(go mod download -json "sigs.k8s.io/kind@$KIND_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')/images/base/files/etc/containerd/config.toml")
+  [ -n "$sandbox" ] || die "kind $KIND_VERSION's containerd configuration names no sandbox_image"
   mapfile -t wanted < <("$BINS/kubeadm" config images list --kubernetes-version "$k8s" 2>/dev/null | grep -v /pause:)
   [ ${#wanted[@]} -gt 0 ] || die "kubeadm config images list printed nothing"
   local path='ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
@@ -213,7 +221,7 @@ node() {
   # The images go into the node's containerd, as kind's build puts them.
   docker exec "$id" sh -c 'nohup containerd >/dev/null 2>&1 & for i in 1 2 3 4 5 6 7 8 9 10; do [ -S /run/containerd/containerd.sock ] && break; sleep 1; done; ctr version >/dev/null'
   docker save "${images[@]}" | docker exec -i "$id" ctr --namespace=k8s.io images import --label=io.cri-containerd.pinned=pinned --all-platforms --no-unpack --digests - >/dev/null
-  docker exec "$id" pkill containerd
+  docker exec "$id" sh -c 'pkill containerd; while pgrep -x containerd >/dev/null; do sleep 0.2; done'
   docker commit --change 'ENTRYPOINT [ "/usr/local/bin/entrypoint", "/sbin/init" ]' --change "LABEL $label=$hash" "$id" "$name" >/dev/null
   docker rm -f -v "$id" >/dev/null; trap - EXIT
   say "made $name"
@@ -263,7 +271,12 @@ distroless() {
   rm -rf "$dir"
 }
 
+[ "$(id -u)" = 0 ] || die "it debootstraps and chroots: run it as root"
 docker info >/dev/null 2>&1 || die "no Docker engine answers (testing/k8sbin/docker-engine.sh up starts one)"
+# It tags images under names a registry owns (golang, kindest/node, ...) and prunes what it left
+# untagged: only in the engine docker-engine.sh started, unless told otherwise.
+[ "$(docker info -f '{{.DockerRootDir}}')" = "${DOCKER_ENGINE_DATA:-/var/lib/operator-demo/docker}" ] || [ "${KIND_IMAGES_ANY_ENGINE:-}" = true ] ||
+  die "this Docker engine is not docker-engine.sh's: its images would be shadowed by home-made ones (KIND_IMAGES_ANY_ENGINE=true to go ahead)"
 case ${1:-} in
   node) [ -n "${2:-}" ] || die "usage: kind-images.sh node DIR"; node "$2" ;;
   dockerfile) dockerfile ;;

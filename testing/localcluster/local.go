@@ -1,9 +1,8 @@
 // Package localcluster is a real control plane where Docker is absent: envtest's etcd and
 // kube-apiserver plus kube-controller-manager (its garbage collector among its controllers), with
-// config/default deployed and the operator binary playing its Deployment. Package node adds a node
-// to it (the e2e tier's local cluster); on its own it is the demo's cluster, and make test-first's
-// e2e tier (E2E), which needs no root. Leave it out of a copy of the harness if kind runs your e2e
-// tier.
+// config/default deployed and the operator binary playing its Deployment: the demo's cluster, and
+// the e2e tier where Docker is absent (E2E: make test-e2e-local's, make test-first's), which needs
+// no root. Leave it out of a copy of the harness if kind runs your e2e tier.
 package localcluster
 
 import (

@@ -1,6 +1,6 @@
 // Package operator is the operator under test, wherever it runs: a manager in the test process
 // (the envtest tier), or, through Controls, the operator binary as a process of the test's (the
-// demo, make test-first) or a Deployment (the e2e tiers, kind's and the local node's; package e2e). A test sees it through what it
+// demo, make test-first, the local e2e tier) or a Deployment (the kind e2e tier; package e2e). A test sees it through what it
 // does: how many reconciles its controllers finished (controller-runtime's metrics) and how many
 // API writes it sent (counted by the harness, never by the operator), and stops, starts or kills
 // it where it can.

@@ -147,7 +147,7 @@ bench: setup-envtest ## Measure (not part of make test): micro-benchmarks, then 
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(WORKSHOP)/bench $(BENCH_FLAGS)
 
 .PHONY: bench-pod
-bench-pod: linux-only manifests kustomize kind setup-envtest ## Measure the operator as a Pod on kind: its memory, as its cgroup counts it, at COUNTS converged Samples, under the memory limit LIMIT (LIMIT= : the manifest's).
+bench-pod: linux-only manifests kustomize kind ## Measure the operator as a Pod on kind (where no registry answers: KIND_NODE_IMAGE=, what make kind-images prints): its memory, as its cgroup counts it, at COUNTS converged Samples, under the memory limit LIMIT (LIMIT= : the manifest's).
 	$(call render,$(LOCALBIN)/bench-pod/install.yaml)
 	$(call workshop-tool,bench)
 	KIND=$(KIND) KIND_NODE_IMAGE=$(KIND_NODE_IMAGE) IMG=$(IMG) REPORTS=$(REPORTS) MANIFESTS=$(LOCALBIN)/bench-pod/install.yaml \

@@ -141,7 +141,7 @@ func podMemory(ctx context.Context, counts []int, limit string) error {
 		return err
 	}
 	defer func() { _ = d.Stop() }()
-	progress("pod: the operator deployed on a local node in %s", time.Since(started).Round(time.Second))
+	progress("pod: the operator deployed on kind in %s", time.Since(started).Round(time.Second))
 	pods, err := d.Pods(ctx)
 	if err != nil || len(pods) != 1 {
 		return errors.Join(fmt.Errorf("%d Pods of the operator", len(pods)), err)

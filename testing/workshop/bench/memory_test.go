@@ -69,11 +69,11 @@ func TestCgroupMemory(t *testing.T) {
 		files                   map[string]string
 		usage, workingSet, peak float64 // what it reads
 	}{
-		{"v2", filepath.Join(root, "operator-demo-node", "pod", "c2"), map[string]string{
+		{"v2", filepath.Join(root, "docker", "node", "pod", "c2"), map[string]string{
 			"memory.current": "1000\n", "memory.peak": "1500\n", "cgroup.procs": "42\n43\n",
 			"memory.stat": "anon 700\nfile 300\ninactive_file 200\ntotal_inactive_file 99\n",
 		}, 1000, 800, 1500},
-		{"v1", filepath.Join(root, "memory", "operator-demo-node", "pod", "c1"), map[string]string{
+		{"v1", filepath.Join(root, "memory", "docker", "node", "pod", "c1"), map[string]string{
 			"memory.usage_in_bytes": "2000\n", "memory.max_usage_in_bytes": "2500\n", "cgroup.procs": "42\n",
 			"memory.stat": "cache 500\ninactive_file 1\ntotal_inactive_file 300\n",
 		}, 2000, 1700, 2500},

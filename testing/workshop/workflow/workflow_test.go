@@ -124,7 +124,7 @@ func workflowTargets(t *testing.T) []string {
 	return targets
 }
 
-// makeCall is a shell line that runs `make [-s] target [VAR=value…]`, maybe through sudo.
+// makeCall is a shell line that runs `make [-s] target [VAR=value…]`, maybe through sudo or in $(…).
 var makeCall = regexp.MustCompile(`(?m)^\s*(?:\w+=\$\()?(?:sudo\s+(?:\S+\s+)*?)?make\s+(?:-\S+\s+)*([a-z][a-z0-9-]*)([^\n;&|]*)`)
 
 // makeTargets are the targets that make calls in script name; test-e2e is named for the cluster

@@ -221,7 +221,9 @@ node() {
   # The images go into the node's containerd, as kind's build puts them.
   docker exec "$id" sh -c 'nohup containerd >/dev/null 2>&1 & for i in 1 2 3 4 5 6 7 8 9 10; do [ -S /run/containerd/containerd.sock ] && break; sleep 1; done; ctr version >/dev/null'
   docker save "${images[@]}" | docker exec -i "$id" ctr --namespace=k8s.io images import --label=io.cri-containerd.pinned=pinned --all-platforms --no-unpack --digests - >/dev/null
-  docker exec "$id" sh -c 'pkill containerd; while pgrep -x containerd >/dev/null; do sleep 0.2; done'
+  # Stopped before the commit; it stays a zombie (the container's sleep reaps nothing): wait, at
+  # most 10 s, for no live containerd.
+  docker exec "$id" sh -c 'pkill containerd; for i in $(seq 50); do ps -eo stat=,comm= | grep -q "^[^Z].* containerd$" || break; sleep 0.2; done'
   docker commit --change 'ENTRYPOINT [ "/usr/local/bin/entrypoint", "/sbin/init" ]' --change "LABEL $label=$hash" "$id" "$name" >/dev/null
   docker rm -f -v "$id" >/dev/null; trap - EXIT
   say "made $name"

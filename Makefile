@@ -8,7 +8,7 @@ IMG ?= operator-demo:dev
 CONTAINER_TOOL ?= docker
 
 # The supported Kubernetes minors, the default first, each with its source release and kind node.
-KUBERNETES_VERSIONS_FILE := testing/k8sbin/kubernetes-versions.txt
+KUBERNETES_VERSIONS_FILE := testing/offline/k8sbin/kubernetes-versions.txt
 # kubernetes-version MINOR,FIELD: field 2 (the source release) or 3 (kind's node image) of MINOR.
 kubernetes-version = $(shell awk '$$1 == "$(1)" {print $$$(2)}' $(KUBERNETES_VERSIONS_FILE))
 # ENVTEST_K8S_VERSION: the minor the tests run on, go.mod's k8s.io/api's (v0.37.2: 1.37) or the file's.
@@ -73,7 +73,7 @@ test: manifests generate fmt vet setup-envtest ## Regenerate and vet, then the u
 # go test's packages: all but cmd/ and the scenario suites (run by Ginkgo, and on e2e). All but the
 # control plane's own test are the unit tier.
 GO_TEST_PACKAGES = $(shell go list ./api/... ./controllers/... ./scenarios/samples/... ./testing/...)
-UNIT_PACKAGES = $(filter-out %/testing/controlplane,$(GO_TEST_PACKAGES))
+UNIT_PACKAGES = $(filter-out %/testing/harness/controlplane,$(GO_TEST_PACKAGES))
 
 .PHONY: test-unit
 test-unit: ## Unit tier: pure functions and Reconcile against a fake client; the harness's own tests. No control plane.
@@ -81,7 +81,7 @@ test-unit: ## Unit tier: pure functions and Reconcile against a fake client; the
 
 .PHONY: test-envtest
 test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then the scenarios on a real kube-apiserver + etcd, in parallel (ENVTEST_K8S_VERSION=1.35: another minor).
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test $(GO_TEST_FLAGS) ./testing/controlplane/...
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test $(GO_TEST_FLAGS) ./testing/harness/controlplane/...
 	$(scenarios)
 
 # scenarios builds the scenario binary (go's cache decides; into bin/, as in scenarios/ it would be
@@ -113,7 +113,7 @@ test-e2e-kind: setup-envtest kustomize kind ## E2e tier on kind: the image IMG, 
 	@mkdir -p $(REPORTS) $(LOCALBIN)/e2e-kind
 	$(call render,$(LOCALBIN)/e2e-kind/install.yaml)
 	KIND=$(KIND) KIND_NODE_IMAGE=$(KIND_NODE_IMAGE) IMG=$(IMG) REPORTS=$(REPORTS) MANIFESTS=$(LOCALBIN)/e2e-kind/install.yaml \
-		testing/e2e-kind.sh
+		testing/e2e/kind.sh
 
 GO_MODULES = . testing/workshop
 
@@ -130,11 +130,11 @@ CROSS_PLATFORMS ?= darwin/arm64 darwin/amd64 windows/amd64
 
 .PHONY: cross-vet
 cross-vet: ## go vet every package and its tests for CROSS_PLATFORMS (macOS, Windows): Linux-only code sits behind a build tag.
-	@testing/cross-vet.sh $(CROSS_PLATFORMS)
+	@testing/workshop/cross-vet.sh $(CROSS_PLATFORMS)
 
 .PHONY: verify
 verify: ## Regenerate everything generated, tidy go.mod, check every Markdown link; fail if the tree then differs from git, saying per file whether it was stale or is uncommitted work.
-	@testing/verify.sh
+	@testing/workshop/verify.sh
 
 ##@ Build
 
@@ -229,7 +229,7 @@ KIND_VERSION ?= v0.33.0
 # The control plane's installer (downloads, else builds from Go module sources), asked as a recipe
 # runs: ENVTEST_ASSETS, etcd + kube-apiserver + kubectl; CONTROLPLANE_ASSETS, + kube-controller-manager.
 K8SBIN = K8S_VERSION=$(K8S_VERSION) ENVTEST_K8S_VERSION=$(ENVTEST_K8S_VERSION) \
-	SETUP_ENVTEST=$(SETUP_ENVTEST) BIN_DIR=$(LOCALBIN) testing/k8sbin/install.sh
+	SETUP_ENVTEST=$(SETUP_ENVTEST) BIN_DIR=$(LOCALBIN) testing/offline/k8sbin/install.sh
 ENVTEST_ASSETS = $$($(K8SBIN) envtest 2>/dev/null)
 CONTROLPLANE_ASSETS = $$($(K8SBIN) controlplane 2>/dev/null)
 
@@ -248,7 +248,7 @@ linux-only:
 .PHONY: k8sbin-sync
 k8sbin-sync: override ENVTEST_K8S_VERSION = $(GO_MOD_K8S_MINOR)
 k8sbin-sync: override K8S_VERSION = $(call kubernetes-version,$(GO_MOD_K8S_MINOR),2)
-k8sbin-sync: $(SETUP_ENVTEST) ## Re-pin testing/k8sbin (the control-plane build module) to the default Kubernetes version, go.mod's.
+k8sbin-sync: $(SETUP_ENVTEST) ## Re-pin testing/offline/k8sbin (the control-plane build module) to the default Kubernetes version, go.mod's.
 	@$(K8SBIN) sync
 
 .PHONY: kubernetes-versions

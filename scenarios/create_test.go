@@ -10,7 +10,7 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/scenarios/samples"
-	"example.com/operator-demo/testing/operator"
+	"example.com/operator-demo/testing/harness/operator"
 )
 
 // Create: a new Sample gets a ConfigMap "<name>-config" holding its message.

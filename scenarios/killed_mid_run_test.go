@@ -12,8 +12,8 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/scenarios/samples"
-	"example.com/operator-demo/testing/localcluster"
-	"example.com/operator-demo/testing/tiers"
+	"example.com/operator-demo/testing/harness/tiers"
+	"example.com/operator-demo/testing/offline/localcluster"
 )
 
 // Killed mid-run: an operator killed without warning while it works leaves nothing that its

@@ -6,7 +6,7 @@ import (
 
 	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/testing/harness"
-	"example.com/operator-demo/testing/tiers"
+	"example.com/operator-demo/testing/harness/tiers"
 )
 
 // Metrics: the operator reports how much it reconciles and whether it ever panicked.

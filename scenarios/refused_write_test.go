@@ -13,9 +13,9 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/scenarios/samples"
-	"example.com/operator-demo/testing/cachelag"
 	"example.com/operator-demo/testing/harness"
-	"example.com/operator-demo/testing/tiers"
+	"example.com/operator-demo/testing/harness/cachelag"
+	"example.com/operator-demo/testing/harness/tiers"
 )
 
 // Refused write: when the API server refuses the operator's ConfigMap write, the Sample says so,

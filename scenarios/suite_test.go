@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"example.com/operator-demo/scenarios/samples"
-	"example.com/operator-demo/testing/assets"
-	"example.com/operator-demo/testing/cluster"
 	"example.com/operator-demo/testing/e2e"
 	"example.com/operator-demo/testing/harness"
-	"example.com/operator-demo/testing/localcluster"
-	"example.com/operator-demo/testing/tiers"
-	"example.com/operator-demo/testing/warm"
+	"example.com/operator-demo/testing/harness/assets"
+	"example.com/operator-demo/testing/harness/cluster"
+	"example.com/operator-demo/testing/harness/tiers"
+	"example.com/operator-demo/testing/harness/warm"
+	"example.com/operator-demo/testing/offline/localcluster"
 )
 
 func TestScenarios(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 	"example.com/operator-demo/controllers"
 	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/testing/harness"
-	"example.com/operator-demo/testing/operator"
-	"example.com/operator-demo/testing/tiers"
+	"example.com/operator-demo/testing/harness/operator"
+	"example.com/operator-demo/testing/harness/tiers"
 )
 
 // Ignore unwatched drift: an operator that does not watch ConfigMaps does not see them change.

@@ -6,7 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"example.com/operator-demo/testing/localcluster"
+	"example.com/operator-demo/testing/offline/localcluster"
 )
 
 var _ = Describe("The operator, when the API server restarts", func() {

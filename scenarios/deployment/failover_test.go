@@ -15,7 +15,7 @@ import (
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/testing/e2e"
-	"example.com/operator-demo/testing/localcluster"
+	"example.com/operator-demo/testing/offline/localcluster"
 )
 
 var _ = Describe("The operator's Deployment", func() {

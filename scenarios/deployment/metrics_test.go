@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
-	"example.com/operator-demo/testing/metrics"
+	"example.com/operator-demo/testing/e2e/metrics"
 )
 
 var _ = Describe("The operator's metrics endpoint", func() {

@@ -8,7 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"example.com/operator-demo/scenarios/samples"
-	"example.com/operator-demo/testing/cluster"
+	"example.com/operator-demo/testing/harness/cluster"
 )
 
 var _ = Describe("The operator's ServiceAccount, bound to exactly config/rbac", func() {

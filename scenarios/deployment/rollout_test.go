@@ -10,7 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"example.com/operator-demo/testing/e2e"
-	"example.com/operator-demo/testing/localcluster"
+	"example.com/operator-demo/testing/offline/localcluster"
 )
 
 // What only a node catches, each made on purpose in a copy of the operator's Deployment: the

@@ -10,8 +10,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
-	"example.com/operator-demo/testing/cluster"
 	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/harness/cluster"
 )
 
 // Fixture is the harness's Fixture with what a scenario does to Samples and waits for.

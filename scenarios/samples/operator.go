@@ -10,7 +10,7 @@ import (
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/controllers"
 	"example.com/operator-demo/testing/harness"
-	"example.com/operator-demo/testing/operator"
+	"example.com/operator-demo/testing/harness/operator"
 )
 
 // Operator is this project's operator, as the harness runs it: the scheme, manager options and

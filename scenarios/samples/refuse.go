@@ -20,8 +20,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"example.com/operator-demo/testing/controlplane"
 	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/harness/controlplane"
 )
 
 // RefuseConfigMaps is a ValidatingAdmissionPolicy, and the binding that enforces it, that refuse

@@ -12,12 +12,12 @@ import (
 	"os"
 	"sync"
 
-	"example.com/operator-demo/testing/operator"
+	"example.com/operator-demo/testing/harness/operator"
 )
 
 // AuditPolicy is the API server's audit policy on the e2e tier's clusters (audit-policy.yaml):
 // one line of metadata per write request, nothing else. A local cluster writes it for its API
-// server; testing/e2e-kind.sh mounts the file into kind's.
+// server; testing/e2e/kind.sh mounts the file into kind's.
 //
 //go:embed audit-policy.yaml
 var AuditPolicy []byte

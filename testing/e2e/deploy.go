@@ -21,10 +21,10 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"example.com/operator-demo/testing/cluster"
-	"example.com/operator-demo/testing/metrics"
-	"example.com/operator-demo/testing/operator"
-	"example.com/operator-demo/testing/poll"
+	"example.com/operator-demo/testing/e2e/metrics"
+	"example.com/operator-demo/testing/harness/cluster"
+	"example.com/operator-demo/testing/harness/operator"
+	"example.com/operator-demo/testing/harness/poll"
 )
 
 // Rollout bounds how long the operator's Deployment may take to roll out: its Pod scheduled,

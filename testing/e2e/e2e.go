@@ -2,7 +2,7 @@
 // under its own ServiceAccount with exactly config/rbac, seen only through the API server: its
 // reconciles through its metrics endpoint, its writes through the API server's audit log (the
 // operator need export no count of its own). Deploy deploys it, on any cluster whose node has its
-// image; Kind is the provider for the kind cluster in $KUBECONFIG (testing/e2e-kind.sh's). A suite
+// image; Kind is the provider for the kind cluster in $KUBECONFIG (testing/e2e/kind.sh's). A suite
 // hands it to cluster.Start: {tiers.ProviderKind: e2e.Kind}.
 package e2e
 
@@ -12,9 +12,9 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"example.com/operator-demo/testing/cluster"
-	"example.com/operator-demo/testing/operator"
-	"example.com/operator-demo/testing/tiers"
+	"example.com/operator-demo/testing/harness/cluster"
+	"example.com/operator-demo/testing/harness/operator"
+	"example.com/operator-demo/testing/harness/tiers"
 )
 
 // e2eCluster is a cluster of the e2e tier: one operator for the whole cluster.

@@ -13,13 +13,13 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
-	"example.com/operator-demo/testing/cluster"
-	"example.com/operator-demo/testing/controlplane"
-	"example.com/operator-demo/testing/operator"
-	"example.com/operator-demo/testing/poll"
+	"example.com/operator-demo/testing/harness/cluster"
+	"example.com/operator-demo/testing/harness/controlplane"
+	"example.com/operator-demo/testing/harness/operator"
+	"example.com/operator-demo/testing/harness/poll"
 )
 
-// The environment that testing/e2e-kind.sh sets for Kind.
+// The environment that testing/e2e/kind.sh sets for Kind.
 const (
 	// ManifestsEnv names the file of the operator's manifests, rendered with its image.
 	ManifestsEnv = "E2E_MANIFESTS"
@@ -58,7 +58,7 @@ func DeployOnKind(ctx context.Context, subject operator.Subject) (*KindDeploymen
 	env := map[string]string{}
 	for _, name := range []string{ManifestsEnv, AuditLogEnv, KindNodeEnv} {
 		if env[name] = os.Getenv(name); env[name] == "" {
-			return nil, fmt.Errorf("%s is not set: `make test-e2e-kind` (testing/e2e-kind.sh) sets it", name)
+			return nil, fmt.Errorf("%s is not set: `make test-e2e-kind` (testing/e2e/kind.sh) sets it", name)
 		}
 	}
 	rendered, err := os.ReadFile(env[ManifestsEnv])

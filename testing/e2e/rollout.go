@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"example.com/operator-demo/testing/poll"
+	"example.com/operator-demo/testing/harness/poll"
 )
 
 // WaitRollout waits, up to timeout, until the Deployment namespace/name has rolled out: every

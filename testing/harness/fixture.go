@@ -18,9 +18,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
-	"example.com/operator-demo/testing/cluster"
-	"example.com/operator-demo/testing/operator"
-	"example.com/operator-demo/testing/tiers"
+	"example.com/operator-demo/testing/harness/cluster"
+	"example.com/operator-demo/testing/harness/operator"
+	"example.com/operator-demo/testing/harness/tiers"
 )
 
 // Fixture is one spec's world: a namespace of its own, and an operator reconciling it.

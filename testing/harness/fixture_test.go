@@ -18,8 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"example.com/operator-demo/testing/cluster"
-	"example.com/operator-demo/testing/operator"
+	"example.com/operator-demo/testing/harness/cluster"
+	"example.com/operator-demo/testing/harness/operator"
 )
 
 // TestHaveOwnerFindsWhatTheOperatorMade: a spec's cleanup waits for the objects of the kind the

@@ -7,9 +7,9 @@ import (
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
-	"example.com/operator-demo/testing/cluster"
-	"example.com/operator-demo/testing/operator"
-	"example.com/operator-demo/testing/tiers"
+	"example.com/operator-demo/testing/harness/cluster"
+	"example.com/operator-demo/testing/harness/operator"
+	"example.com/operator-demo/testing/harness/tiers"
 )
 
 // RunScenarios runs a suite of scenarios: the suite's defaults set (SetDefaults), and the specs

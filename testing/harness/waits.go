@@ -13,7 +13,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"example.com/operator-demo/testing/operator"
+	"example.com/operator-demo/testing/harness/operator"
 )
 
 // EventuallySettled waits until the operator's counts stop moving (the same across 3 × Poll) and

@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"example.com/operator-demo/testing/operator"
+	"example.com/operator-demo/testing/harness/operator"
 )
 
 // fakeOperator is an operator that reports the reconciles of reconciles, by result, and others

@@ -151,7 +151,7 @@ bench-pod: linux-only manifests kustomize kind ## Measure the operator as a Pod 
 	$(call render,$(LOCALBIN)/bench-pod/install.yaml)
 	$(call workshop-tool,bench)
 	KIND=$(KIND) KIND_NODE_IMAGE=$(KIND_NODE_IMAGE) IMG=$(IMG) REPORTS=$(REPORTS) MANIFESTS=$(LOCALBIN)/bench-pod/install.yaml \
-		testing/e2e-kind.sh $(WORKSHOP)/bench -pod -counts '$(COUNTS)' -limit '$(LIMIT)'
+		testing/e2e/kind.sh $(WORKSHOP)/bench -pod -counts '$(COUNTS)' -limit '$(LIMIT)'
 
 .PHONY: bench-loop
 bench-loop: setup-envtest ## Measure the test-first loop: a saved edit to the red/green line of scenario LABEL (default create), cold, warm (make envtest-up) and the floor.
@@ -184,4 +184,4 @@ $(SCAFFOLD): | $(KUBEBUILDER)
 .PHONY: kind-images
 kind-images: $(SETUP_ENVTEST) ## Where no registry answers (.ci/run's machines): make kind's node image and the Dockerfile's bases from Go module sources and Debian (Docker, root); prints the node image.
 	@assets=$$($(K8SBIN) kind) && export K8S_VERSION=$(K8S_VERSION) KIND_VERSION=$(KIND_VERSION) && \
-	testing/k8sbin/kind-images.sh dockerfile && testing/k8sbin/kind-images.sh node "$$assets"
+	testing/offline/k8sbin/kind-images.sh dockerfile && testing/offline/k8sbin/kind-images.sh node "$$assets"

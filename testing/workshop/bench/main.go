@@ -27,10 +27,10 @@ import (
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/controllers"
 	"example.com/operator-demo/scenarios/samples"
-	"example.com/operator-demo/testing/cluster"
-	"example.com/operator-demo/testing/controlplane"
-	"example.com/operator-demo/testing/operator"
-	"example.com/operator-demo/testing/poll"
+	"example.com/operator-demo/testing/harness/cluster"
+	"example.com/operator-demo/testing/harness/controlplane"
+	"example.com/operator-demo/testing/harness/operator"
+	"example.com/operator-demo/testing/harness/poll"
 )
 
 func main() {

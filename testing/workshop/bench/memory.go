@@ -21,11 +21,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/operator-demo/scenarios/samples"
-	"example.com/operator-demo/testing/cluster"
 	"example.com/operator-demo/testing/e2e"
-	"example.com/operator-demo/testing/metrics"
-	"example.com/operator-demo/testing/poll"
-	"example.com/operator-demo/testing/process"
+	"example.com/operator-demo/testing/e2e/metrics"
+	"example.com/operator-demo/testing/harness/cluster"
+	"example.com/operator-demo/testing/harness/poll"
+	"example.com/operator-demo/testing/offline/process"
 	"example.com/operator-demo/testing/workshop/repo"
 )
 

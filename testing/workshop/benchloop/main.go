@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"example.com/operator-demo/testing/warm"
+	"example.com/operator-demo/testing/harness/warm"
 	"example.com/operator-demo/testing/workshop/overlay"
 	"example.com/operator-demo/testing/workshop/repo"
 	"example.com/operator-demo/testing/workshop/specreport"

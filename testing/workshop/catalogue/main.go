@@ -14,7 +14,7 @@ import (
 	"strings"
 	"text/template"
 
-	"example.com/operator-demo/testing/tiers"
+	"example.com/operator-demo/testing/harness/tiers"
 	"example.com/operator-demo/testing/workshop/mutate/mutants"
 )
 

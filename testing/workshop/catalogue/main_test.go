@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/onsi/ginkgo/v2/types"
 
-	"example.com/operator-demo/testing/tiers"
+	"example.com/operator-demo/testing/harness/tiers"
 	"example.com/operator-demo/testing/workshop/mutate/mutants"
 )
 

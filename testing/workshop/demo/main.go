@@ -20,8 +20,8 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/scenarios/samples"
-	"example.com/operator-demo/testing/localcluster"
-	"example.com/operator-demo/testing/poll"
+	"example.com/operator-demo/testing/harness/poll"
+	"example.com/operator-demo/testing/offline/localcluster"
 )
 
 // The walkthrough's Sample, as config/samples/demo_v1alpha1_sample.yaml applies it.

@@ -1,5 +1,5 @@
 // Command envtestup (make envtest-up, envtest-down) keeps an envtest control plane with the CRDs up
-// between test runs for the scenarios to attach to (testing/warm); its files are in bin/envtest-up/.
+// between test runs for the scenarios to attach to (testing/harness/warm); its files are in bin/envtest-up/.
 //
 //	envtestup serve    start the control plane, write its attachment, and wait for SIGTERM
 //	envtestup wait     wait until the control plane that serve starts answers
@@ -18,10 +18,10 @@ import (
 	"syscall"
 	"time"
 
-	"example.com/operator-demo/testing/cluster"
-	"example.com/operator-demo/testing/controlplane"
-	"example.com/operator-demo/testing/poll"
-	"example.com/operator-demo/testing/warm"
+	"example.com/operator-demo/testing/harness/cluster"
+	"example.com/operator-demo/testing/harness/controlplane"
+	"example.com/operator-demo/testing/harness/poll"
+	"example.com/operator-demo/testing/harness/warm"
 	"example.com/operator-demo/testing/workshop/repo"
 )
 

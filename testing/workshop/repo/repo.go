@@ -5,7 +5,7 @@ package repo
 import (
 	"path/filepath"
 
-	"example.com/operator-demo/testing/controlplane"
+	"example.com/operator-demo/testing/harness/controlplane"
 )
 
 // Root is the repository root, whether a tool runs there or a test runs in its package

@@ -13,8 +13,8 @@ import (
 	"slices"
 	"strings"
 
-	"example.com/operator-demo/testing/tiers"
-	"example.com/operator-demo/testing/warm"
+	"example.com/operator-demo/testing/harness/tiers"
+	"example.com/operator-demo/testing/harness/warm"
 	"example.com/operator-demo/testing/workshop/specreport"
 	"example.com/operator-demo/testing/workshop/specsource"
 )

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"example.com/operator-demo/testing/warm"
+	"example.com/operator-demo/testing/harness/warm"
 	"example.com/operator-demo/testing/workshop/specreport"
 )
 

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"example.org/widgets/scenarios/widgets"
-	"example.org/widgets/testing/cluster"
 	"example.org/widgets/testing/harness"
+	"example.org/widgets/testing/harness/cluster"
 )
 
 func TestScenarios(t *testing.T) {

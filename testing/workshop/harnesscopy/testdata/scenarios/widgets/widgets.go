@@ -10,7 +10,7 @@ import (
 
 	shopv1 "example.org/widgets/api/v1"
 	"example.org/widgets/internal/setup"
-	"example.org/widgets/testing/operator"
+	"example.org/widgets/testing/harness/operator"
 )
 
 // Clock is the operator's clock, which a spec may set (harness.With(widgets.Clock, ...)).

@@ -13,9 +13,9 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"example.com/operator-demo/testing/controlplane"
-	"example.com/operator-demo/testing/operator"
-	"example.com/operator-demo/testing/poll"
+	"example.com/operator-demo/testing/harness/controlplane"
+	"example.com/operator-demo/testing/harness/operator"
+	"example.com/operator-demo/testing/harness/poll"
 )
 
 // ServeWebhooks installs subject's webhook configurations (Subject.WebhookManifests, pointed at

@@ -15,7 +15,7 @@ import (
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/semver"
 
-	"example.com/operator-demo/testing/controlplane"
+	"example.com/operator-demo/testing/harness/controlplane"
 )
 
 // Env names the directory of the control plane's binaries, as envtest reads it.

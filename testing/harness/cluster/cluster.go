@@ -15,8 +15,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"example.com/operator-demo/testing/operator"
-	"example.com/operator-demo/testing/tiers"
+	"example.com/operator-demo/testing/harness/operator"
+	"example.com/operator-demo/testing/harness/tiers"
 )
 
 // Cluster is where the scenarios run.

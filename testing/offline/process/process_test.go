@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"example.com/operator-demo/testing/poll"
+	"example.com/operator-demo/testing/harness/poll"
 )
 
 func TestStopIsCleanOnSIGTERMAndKillsAfterTheGracePeriod(t *testing.T) {

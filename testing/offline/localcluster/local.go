@@ -14,10 +14,10 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"example.com/operator-demo/testing/assets"
-	"example.com/operator-demo/testing/controlplane"
 	"example.com/operator-demo/testing/e2e"
-	"example.com/operator-demo/testing/process"
+	"example.com/operator-demo/testing/harness/assets"
+	"example.com/operator-demo/testing/harness/controlplane"
+	"example.com/operator-demo/testing/offline/process"
 )
 
 // How long leader election takes to move, with controller-runtime's defaults (LeaseDuration

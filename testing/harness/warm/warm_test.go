@@ -10,7 +10,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"example.com/operator-demo/testing/cluster"
+	"example.com/operator-demo/testing/harness/cluster"
 )
 
 // TestAWarmControlPlaneThatDoesNotAnswerIsPassedOver: a warm control plane that is gone, or

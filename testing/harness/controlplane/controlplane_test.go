@@ -22,7 +22,7 @@ import (
 )
 
 // thirdParty holds a CRD of someone else's, to install beside the operator's.
-const thirdParty = "testing/controlplane/testdata/thirdparty"
+const thirdParty = "testing/harness/controlplane/testdata/thirdparty"
 
 // TestControlPlane starts envtest with the binaries that `make setup-envtest` provides and proves
 // they make a working control plane of the release their directory names: the API server reports

@@ -5,7 +5,7 @@
 #                               DIR (install.sh kind's); prints its name, kindest/node:v$K8S_VERSION
 #   kind-images.sh dockerfile   the base images the Dockerfile's FROM lines name, under those names
 #
-# Nothing on the kind path changes: testing/e2e-kind.sh, the cluster configuration, the Dockerfile
+# Nothing on the kind path changes: testing/e2e/kind.sh, the cluster configuration, the Dockerfile
 # and `kind load` are what GitHub's runners use. Only the images come from here, and the node
 # image's name, which the Makefile takes as KIND_NODE_IMAGE (the pinned digest names an image only
 # a registry has).
@@ -274,7 +274,7 @@ distroless() {
 }
 
 [ "$(id -u)" = 0 ] || die "it debootstraps and chroots: run it as root"
-docker info >/dev/null 2>&1 || die "no Docker engine answers (testing/k8sbin/docker-engine.sh up starts one)"
+docker info >/dev/null 2>&1 || die "no Docker engine answers (testing/offline/k8sbin/docker-engine.sh up starts one)"
 # It tags images under names a registry owns (golang, kindest/node, ...) and prunes what it left
 # untagged: only in the engine docker-engine.sh started, unless told otherwise.
 [ "$(docker info -f '{{.DockerRootDir}}')" = "${DOCKER_ENGINE_DATA:-/var/lib/operator-demo/docker}" ] || [ "${KIND_IMAGES_ANY_ENGINE:-}" = true ] ||

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# e2e-kind.sh runs the scenarios against the operator deployed into a kind cluster, as in
+# kind.sh runs the scenarios against the operator deployed into a kind cluster, as in
 # production: its image, its Deployment, its ServiceAccount and exactly config/rbac; then
 # scenarios/deployment. Given a command (make bench-pod's), it runs that on the cluster instead.
 # make test-e2e-kind calls it; the variables below come from the Makefile, MANIFESTS being

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # verify.sh regenerates everything generated (the CRD and RBAC manifests, the deepcopy code, the
-# scenario catalogue, go.mod and go.sum of the operator and of the workshop, testing/k8sbin's pins) and fails if the tree then differs
+# scenario catalogue, go.mod and go.sum of the operator and of the workshop, testing/offline/k8sbin's pins) and fails if the tree then differs
 # from what is committed, saying for each file why:
 #   regenerated   it was out of date with its sources, and the regeneration just rewrote it:
 #                 review the change and commit it;
@@ -9,8 +9,8 @@
 # It also fails if a relative link of the Markdown pages names a file or heading that does not exist
 # (testing/workshop/links). `make verify` runs it; CI's lint job runs make verify.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-paths=(api config go.mod go.sum testing/workshop/go.mod testing/workshop/go.sum testing/k8sbin scenarios)
+cd "$(dirname "$0")/../.."
+paths=(api config go.mod go.sum testing/workshop/go.mod testing/workshop/go.sum testing/offline/k8sbin scenarios)
 
 # state prints each file under paths that differs from HEAD, with a hash of its content.
 state() {

@@ -9,8 +9,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"example.com/operator-demo/testing/controlplane"
-	"example.com/operator-demo/testing/operator"
+	"example.com/operator-demo/testing/harness/controlplane"
+	"example.com/operator-demo/testing/harness/operator"
 )
 
 // envtestCluster is the envtest tier: a control plane (this process's, or shared by another) and

@@ -15,7 +15,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	"example.com/operator-demo/testing/poll"
+	"example.com/operator-demo/testing/harness/poll"
 )
 
 // Operator is a running operator.

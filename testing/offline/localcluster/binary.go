@@ -9,10 +9,10 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	"example.com/operator-demo/testing/metrics"
-	"example.com/operator-demo/testing/operator"
-	"example.com/operator-demo/testing/poll"
-	"example.com/operator-demo/testing/process"
+	"example.com/operator-demo/testing/e2e/metrics"
+	"example.com/operator-demo/testing/harness/operator"
+	"example.com/operator-demo/testing/harness/poll"
+	"example.com/operator-demo/testing/offline/process"
 )
 
 // Binary is the operator binary run as its Deployment runs it (config/manager's flags, leader

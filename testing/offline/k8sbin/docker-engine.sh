@@ -6,7 +6,7 @@
 #
 # Where `docker info` already answers (a laptop with Docker, GitHub's runners) both do nothing. The
 # engine `up` starts is the machine's default one (/var/run/docker.sock), so the Makefile, kind and
-# testing/e2e-kind.sh use it as they use any other; its images live in $DATA (default
+# testing/e2e/kind.sh use it as they use any other; its images live in $DATA (default
 # /var/lib/operator-demo/docker), which outlives the engine as setup-envtest's store does, so that
 # what kind-images.sh made once is there for the next run on the same machine.
 #

@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/mod/modfile"
 
-	"example.com/operator-demo/testing/controlplane"
+	"example.com/operator-demo/testing/harness/controlplane"
 )
 
 // TestFindLooksWhereMakeAndSetupEnvtestPutThem: without KUBEBUILDER_ASSETS, the binaries
@@ -93,7 +93,7 @@ func TestTheVersionsFileStartsWithGoModsKubernetes(t *testing.T) {
 		t.Fatal(err)
 	}
 	api := requiredAPI(t, gomodPath)
-	content, err := os.ReadFile(filepath.Join(root, "testing", "k8sbin", "kubernetes-versions.txt"))
+	content, err := os.ReadFile(filepath.Join(root, "testing", "offline", "k8sbin", "kubernetes-versions.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,9 +18,9 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"example.com/operator-demo/testing/cluster"
-	"example.com/operator-demo/testing/controlplane"
-	"example.com/operator-demo/testing/operator"
+	"example.com/operator-demo/testing/harness/cluster"
+	"example.com/operator-demo/testing/harness/controlplane"
+	"example.com/operator-demo/testing/harness/operator"
 )
 
 // File is where a warm control plane's attachment is written, under the repository root.

@@ -11,9 +11,9 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"example.com/operator-demo/testing/cluster"
 	"example.com/operator-demo/testing/e2e"
-	"example.com/operator-demo/testing/operator"
+	"example.com/operator-demo/testing/harness/cluster"
+	"example.com/operator-demo/testing/harness/operator"
 )
 
 // LocalDeployment is config/default installed into a LocalCluster, with the operator binary

@@ -35,7 +35,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${ENVTEST_K8S_VERSION:?ENVTEST_K8S_VERSION is not set (e.g. 1.37)}"
 if [ -z "${K8S_VERSION:-}" ]; then
-  printf 'control plane: error: Kubernetes %s is not supported: the supported minors are %s (testing/k8sbin/kubernetes-versions.txt)\n' \
+  printf 'control plane: error: Kubernetes %s is not supported: the supported minors are %s (testing/offline/k8sbin/kubernetes-versions.txt)\n' \
     "$ENVTEST_K8S_VERSION" "$(awk '!/^#/ && NF {printf "%s ", $1}' "$(dirname "${BASH_SOURCE[0]}")/kubernetes-versions.txt")" >&2
   exit 1
 fi
@@ -100,7 +100,7 @@ sync_module() {
   done
   (
     cd "$dir"
-    printf 'module example.com/operator-demo/testing/k8sbin\n\ngo %s\n' "$(awk '$1 == "go" {print $2}' "$mod")" >go.mod
+    printf 'module example.com/operator-demo/testing/offline/k8sbin\n\ngo %s\n' "$(awk '$1 == "go" {print $2}' "$mod")" >go.mod
     rm -f go.sum
     go mod edit "${args[@]}" \
       "-require=k8s.io/kubernetes@$kv" "-require=go.etcd.io/etcd/server/v3@$etcd" \
@@ -125,7 +125,7 @@ module_dir() {
     return
   fi
   if [ ! -f "$dir/go.sum" ] || [ "$(pinned "$dir" k8s.io/kubernetes)" != "v$K8S_VERSION" ]; then
-    say "Kubernetes $K8S_VERSION is not the version testing/k8sbin pins: writing a module for it in $dir"
+    say "Kubernetes $K8S_VERSION is not the version testing/offline/k8sbin pins: writing a module for it in $dir"
     sync_module "$dir" >&2
   fi
   printf '%s\n' "$dir"

@@ -34,27 +34,15 @@ packages=("docker.io=20.10.24+dfsg1-1+deb12u1+b6" "jq" "nftables=1.0.6-2+deb12u2
 
 say() { printf 'docker engine: %s\n' "$*" >&2; }
 die() { printf 'docker engine: error: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=apt.sh
+. "$here/apt.sh"
 
 # cgroup_dirs: the engine's cgroups (cgroup v1: one per controller; v2: one).
 cgroup_dirs() { find /sys/fs/cgroup -maxdepth 2 -type d -name docker 2>/dev/null; }
 
 install_packages() {
   command -v dockerd >/dev/null && command -v jq >/dev/null && command -v nft >/dev/null && return 0
-  local codename want=()
-  codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
-  for p in "${packages[@]}"; do
-    if [ "$codename" = bookworm ]; then want+=("$p"); else want+=("${p%%=*}"); fi
-  done
-  say "apt-get install ${want[*]}"
-  # No init system is asked to start the engine: this script does (policy-rc.d: 101, refuse).
-  local policy=/usr/sbin/policy-rc.d created=""
-  if [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && created=$policy; fi
-  if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages' -mmin -1440 2>/dev/null)" ]; then
-    apt-get update -qq >&2
-  fi
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${want[@]}" >&2 ||
-    { [ -z "$created" ] || rm -f "$created"; die "apt-get install ${want[*]} failed (see above)"; }
-  [ -z "$created" ] || rm -f "$created"
+  apt_install "${packages[@]}"
 }
 
 # lacks_capability: the bounding set misses one of the capabilities a privileged container asks for.

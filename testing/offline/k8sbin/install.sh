@@ -50,6 +50,8 @@ envtest_bins=(etcd kube-apiserver kubectl)
 
 say() { printf 'control plane: %s\n' "$*" >&2; }
 die() { printf 'control plane: error: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=apt.sh
+. "$here/apt.sh"
 
 # has DIR BIN... : every BIN is an executable file in DIR.
 has() {
@@ -246,15 +248,8 @@ tool() {
 # where the machine lacks them, at Debian bookworm's versions there.
 host_packages() {
   command -v gcc >/dev/null && [ "$(gcc -print-file-name=libc.a)" != libc.a ] && return 0
-  local want=(gcc libc6-dev)
-  [ "$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")" != bookworm ] || want=("gcc=4:12.2.0-3" "libc6-dev=2.36-9+deb12u14")
-  [ "$(id -u)" = 0 ] || die "the pause binary needs gcc and a static libc: sudo apt-get install ${want[*]}"
-  say "apt-get install ${want[*]}"
-  if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages' -mmin -1440 2>/dev/null)" ]; then
-    apt-get update -qq >&2
-  fi
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${want[@]}" >&2 ||
-    die "apt-get install ${want[*]} failed (see above)"
+  [ "$(id -u)" = 0 ] || die "the pause binary needs gcc and a static libc: sudo apt-get install gcc libc6-dev"
+  apt_install "gcc=4:12.2.0-3" "libc6-dev=2.36-9+deb12u14"
 }
 
 # provide BIN...: make sure the user-level store has a directory with every BIN. Prints it.

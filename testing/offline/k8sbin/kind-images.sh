@@ -38,6 +38,8 @@ label=operator-demo.recipe
 
 say() { printf 'kind images: %s\n' "$*" >&2; }
 die() { printf 'kind images: error: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=apt.sh
+. "$here/apt.sh"
 
 # recipe WORDS...: a hash of this script and the words, what an image's label says made it.
 recipe() { { cat "${BASH_SOURCE[0]}" "$here/runc-caps"; printf '%s\n' "$@"; } | sha256sum | cut -c1-16; }
@@ -49,10 +51,7 @@ fresh() { [ "$(docker image inspect -f "{{index .Config.Labels \"$label\"}}" "$1
 rootfs() {
   local dir=$CACHE/rootfs-$suite-$(printf '%s' "$packages" | sha256sum | cut -c1-12)
   if [ ! -e "$dir/.complete" ]; then
-    if ! command -v debootstrap >/dev/null; then
-      apt-get update -qq >&2
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >&2
-    fi
+    command -v debootstrap >/dev/null || apt_install debootstrap
     say "debootstrap $suite from $mirror into $dir (3 to 4 minutes)"
     rm -rf "$dir" && mkdir -p "$CACHE"
     debootstrap --variant=minbase --include="$packages" "$suite" "$dir" "$mirror" >"$CACHE/debootstrap.log" 2>&1 ||

@@ -1,0 +1,21 @@
+# apt.sh, sourced by this folder's scripts (which define say and die).
+# apt_install PACKAGE[=VERSION]...: apt-get install them (as root). The versions are Debian
+# bookworm's; on another release each package comes at that release's version. No init system is
+# asked to start what is installed (policy-rc.d answers 101: refuse); the lists are updated when
+# older than a day.
+apt_install() {
+  local codename p want=() policy=/usr/sbin/policy-rc.d created="" rc=0
+  codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+  for p in "$@"; do
+    if [ "$codename" = bookworm ]; then want+=("$p"); else want+=("${p%%=*}"); fi
+  done
+  [ "$(id -u)" = 0 ] || die "apt-get install ${want[*]} needs root (sudo)"
+  say "apt-get install ${want[*]}"
+  if [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && created=$policy; fi
+  if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages' -mmin -1440 2>/dev/null)" ]; then
+    apt-get update -qq >&2 || rc=$?
+  fi
+  [ "$rc" != 0 ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${want[@]}" >&2 || rc=$?
+  [ -z "$created" ] || rm -f "$created"
+  [ "$rc" = 0 ] || die "apt-get install ${want[*]} failed (see above)"
+}

@@ -4,6 +4,8 @@
 #   kind-images.sh node DIR     kind's node image for Kubernetes $K8S_VERSION from the binaries in
 #                               DIR (install.sh kind's); prints its name, kindest/node:v$K8S_VERSION
 #   kind-images.sh dockerfile   the base images the Dockerfile's FROM lines name, under those names
+#   kind-images.sh rootfs       only the node's Debian rootfs (debootstrap; no engine needed):
+#                               it waits on the network, not the cores, so .ci/run starts it early
 #
 # Nothing on the kind path changes: testing/e2e/kind.sh, the cluster configuration, the Dockerfile
 # and `kind load` are what GitHub's runners use. Only the images come from here, and the node
@@ -26,7 +28,7 @@ set -euo pipefail
 shopt -s inherit_errexit
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-: "${K8S_VERSION:?K8S_VERSION is not set (e.g. 1.37.2)}" "${KIND_VERSION:?KIND_VERSION is not set (e.g. v0.33.0)}"
+[ "${1:-}" = rootfs ] || : "${K8S_VERSION:?K8S_VERSION is not set (e.g. 1.37.2)}" "${KIND_VERSION:?KIND_VERSION is not set (e.g. v0.33.0)}"
 CACHE=${KIND_IMAGES_CACHE:-/var/cache/operator-demo/kind-images}
 suite=bookworm
 mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
@@ -273,6 +275,7 @@ distroless() {
 }
 
 [ "$(id -u)" = 0 ] || die "it debootstraps and chroots: run it as root"
+if [ "${1:-}" = rootfs ]; then rootfs >/dev/null; exit 0; fi
 docker info >/dev/null 2>&1 || die "no Docker engine answers (testing/offline/k8sbin/docker-engine.sh up starts one)"
 # It tags images under names a registry owns (golang, kindest/node, ...) and prunes what it left
 # untagged: only in the engine docker-engine.sh started, unless told otherwise.
@@ -281,7 +284,7 @@ docker info >/dev/null 2>&1 || die "no Docker engine answers (testing/offline/k8
 case ${1:-} in
   node) [ -n "${2:-}" ] || die "usage: kind-images.sh node DIR"; node "$2" ;;
   dockerfile) dockerfile ;;
-  *) die "usage: kind-images.sh node DIR | dockerfile" ;;
+  *) die "usage: kind-images.sh node DIR | dockerfile | rootfs" ;;
 esac
 # What an image made again left untagged.
 docker image prune -f >/dev/null

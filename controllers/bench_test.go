@@ -33,13 +33,13 @@ func BenchmarkDesiredConfigMap(b *testing.B) {
 	sample := newSample("greeting", "hello world")
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = DesiredConfigMap(sample)
+		_ = desiredConfigMap(sample)
 	}
 }
 
 func BenchmarkWithManagedFields(b *testing.B) {
 	sample := newSample("greeting", "hello world")
-	desired := DesiredConfigMap(sample)
+	desired := desiredConfigMap(sample)
 	current := desired.DeepCopy()
 	current.Data["extra"] = "someone else's"
 	b.ReportAllocs()
@@ -51,9 +51,9 @@ func BenchmarkWithManagedFields(b *testing.B) {
 func BenchmarkDesiredStatus(b *testing.B) {
 	sample := newSample("greeting", "hello world")
 	now := metav1.NewTime(time.Now())
-	sample.Status = DesiredStatus(sample, nil, now)
+	sample.Status = desiredStatus(sample, nil, now)
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = DesiredStatus(sample, nil, now)
+		_ = desiredStatus(sample, nil, now)
 	}
 }

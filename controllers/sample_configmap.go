@@ -14,10 +14,10 @@ const (
 	ManagedByValue = "operator-demo"
 )
 
-// DesiredConfigMap is the ConfigMap that sample asks for: the fields the operator manages and
+// desiredConfigMap is the ConfigMap that sample asks for: the fields the operator manages and
 // nothing else. The controller reference (controller and blockOwnerDeletion both true) makes the
 // Sample its owner, so that deleting the Sample garbage-collects it.
-func DesiredConfigMap(sample *demov1alpha1.Sample) *corev1.ConfigMap {
+func desiredConfigMap(sample *demov1alpha1.Sample) *corev1.ConfigMap {
 	return &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:            demov1alpha1.ConfigMapName(sample.Name),

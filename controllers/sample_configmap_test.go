@@ -34,7 +34,7 @@ func TestDesiredConfigMap(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := DesiredConfigMap(tt.sample)
+			got := desiredConfigMap(tt.sample)
 			if got.Name != tt.wantCMN || got.Namespace != tt.sample.Namespace {
 				t.Errorf("ConfigMap %s/%s, want %s/%s", got.Namespace, got.Name, tt.sample.Namespace, tt.wantCMN)
 			}
@@ -64,7 +64,7 @@ func TestDesiredConfigMap(t *testing.T) {
 func TestDesiredConfigMapKeepsTheLongestMessageWhole(t *testing.T) {
 	const everyWidth = "aé中😀" // one character of each width UTF-8 has: one byte to four
 	message := strings.Repeat(everyWidth, demov1alpha1.MaxMessageLength/utf8.RuneCountInString(everyWidth))
-	got := DesiredConfigMap(newSample("longest", message)).Data[demov1alpha1.MessageKey]
+	got := desiredConfigMap(newSample("longest", message)).Data[demov1alpha1.MessageKey]
 	if got != message {
 		t.Errorf("data.message holds %d characters (%d bytes), want all %d (%d bytes)",
 			utf8.RuneCountInString(got), len(got), utf8.RuneCountInString(message), len(message))
@@ -73,7 +73,7 @@ func TestDesiredConfigMapKeepsTheLongestMessageWhole(t *testing.T) {
 
 func TestWithManagedFields(t *testing.T) {
 	sample := newSample("greeting", "hello world")
-	desired := DesiredConfigMap(sample)
+	desired := desiredConfigMap(sample)
 	cm := func(data, labels, annotations map[string]string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Name: desired.Name, Namespace: desired.Namespace, Labels: labels, Annotations: annotations, OwnerReferences: desired.OwnerReferences},

@@ -137,7 +137,7 @@ func (r *SampleReconciler) reconcile(ctx context.Context, req ctrl.Request) (ctr
 	return ctrl.Result{}, syncErr
 }
 
-// syncConfigMap makes the Sample's ConfigMap hold what DesiredConfigMap says, or says why it
+// syncConfigMap makes the Sample's ConfigMap hold what desiredConfigMap says, or says why it
 // cannot: errConflict when the name is someone else's, else the API server's error.
 //
 // The write strategy, the same for every write the operator makes: read from the cache; compare
@@ -146,7 +146,7 @@ func (r *SampleReconciler) reconcile(ctx context.Context, req ctrl.Request) (ctr
 // stale cache, and it leaves every field it does not name, including others' keys, labels and
 // annotations, as it found them. A ConfigMap that the Sample does not control is never written.
 func (r *SampleReconciler) syncConfigMap(ctx context.Context, sample *demov1alpha1.Sample) error {
-	desired := DesiredConfigMap(sample)
+	desired := desiredConfigMap(sample)
 	key := client.ObjectKeyFromObject(desired)
 	current := &corev1.ConfigMap{}
 	err := r.Get(ctx, key, current)

@@ -23,13 +23,13 @@ import (
 // as an error of Reconcile's, so its text is shown nowhere.
 var errConflict = errors.New("the ConfigMap's name is taken by one this Sample does not control")
 
-// DesiredStatus is the status that sample should have after a pass whose ConfigMap sync ended in
+// desiredStatus is the status that sample should have after a pass whose ConfigMap sync ended in
 // syncErr (nil: the ConfigMap holds spec.message). It is the one place where status is computed.
 // The Ready condition keeps its lastTransitionTime while its status stays the same, so a pass that
 // changes nothing computes exactly the stored status and writes nothing: a timestamp that moved
 // on every pass would make every pass a write, and every write a new pass. For the same reason a
 // refusal retried computes the status its first try wrote.
-func DesiredStatus(sample *demov1alpha1.Sample, syncErr error, now metav1.Time) demov1alpha1.SampleStatus {
+func desiredStatus(sample *demov1alpha1.Sample, syncErr error, now metav1.Time) demov1alpha1.SampleStatus {
 	status := *sample.Status.DeepCopy()
 	configMap := demov1alpha1.ConfigMapName(sample.Name)
 	ready, ok := readyCondition(configMap, syncErr)
@@ -103,7 +103,7 @@ var rbacDenial = regexp.MustCompile(`cannot \w+ resource "configmaps"`)
 // one. When Ready turns False for a reason or message it did not have, a Warning event says so
 // too: once for each distinct failure, however often it is retried.
 func (r *SampleReconciler) writeStatus(ctx context.Context, sample *demov1alpha1.Sample, syncErr error) error {
-	status := DesiredStatus(sample, syncErr, metav1.Now())
+	status := desiredStatus(sample, syncErr, metav1.Now())
 	if equality.Semantic.DeepEqual(status, sample.Status) {
 		return nil
 	}
@@ -111,7 +111,7 @@ func (r *SampleReconciler) writeStatus(ctx context.Context, sample *demov1alpha1
 	sample.Status = status
 	// A JSON merge patch replaces status.conditions as a whole list. That is safe here: the
 	// operator is the only writer of a Sample's status (users write spec; the status subresource
-	// is the controller's by convention), and DesiredStatus always computes the whole list.
+	// is the controller's by convention), and desiredStatus always computes the whole list.
 	err := r.Status().Patch(ctx, sample, client.MergeFrom(before))
 	switch {
 	case apierrors.IsNotFound(err):

@@ -114,7 +114,7 @@ func TestDesiredStatus(t *testing.T) {
 			sample := newSample("greeting", "hello world")
 			sample.Generation = tt.generation
 			sample.Status = tt.stored
-			got := DesiredStatus(sample, tt.syncErr, now)
+			got := desiredStatus(sample, tt.syncErr, now)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("status (-want +got):\n%s", diff)
 			}

@@ -1,5 +1,6 @@
-// Command bench prints BENCHMARKS.md's tables: on envtest (make bench) writes at rest, throughput,
-// latency, memory (scoped cache against naive), recovery; with -pod (make bench-pod), Pod memory.
+// Command bench prints BENCHMARKS.md's tables: on envtest (make bench) the operator's throughput
+// against a bare client's and its memory (scoped cache against naive); with -pod (make bench-pod),
+// its memory as a Pod.
 package main
 
 import (
@@ -10,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -37,7 +38,6 @@ func main() {
 	e := &env{}
 	flag.IntVar(&e.samples, "samples", 1000, "Samples for the throughput run")
 	flag.IntVar(&e.noise, "noise", 10000, "ConfigMaps the operator does not own, for the memory run")
-	flag.DurationVar(&e.outage, "outage", 90*time.Second, "how long ConfigMap writes are refused, for the recovery run")
 	pod := flag.Bool("pod", false, "measure the operator's memory as a Pod on kind instead (make bench-pod)")
 	counts := []int{1000, 5000, 10000, 20000}
 	flag.Func("counts", "with -pod: counts of converged Samples, measured in turn (default 1000,5000,10000,20000)", func(s string) (err error) { counts, err = parseCounts(s); return err })
@@ -61,7 +61,6 @@ type env struct {
 	cp             *controlplane.ControlPlane
 	admin          client.WithWatch
 	samples, noise int
-	outage         time.Duration
 }
 
 // row is a row of the table.
@@ -83,7 +82,7 @@ func (e *env) run(ctx context.Context) error {
 	progress("envtest started in %s", boot)
 	rows := []string{row("envtest boot (etcd + kube-apiserver + CRD)", boot.String(), "—", true)}
 	// Memory first: its operator watches the whole cluster, which is still empty then.
-	for _, measure := range []func(context.Context) ([]string, error){e.memory, e.writesAtRest, e.throughput, e.latency, e.recovery} {
+	for _, measure := range []func(context.Context) ([]string, error){e.memory, e.throughput} {
 		r, err := measure(ctx)
 		if err != nil {
 			return err
@@ -163,46 +162,6 @@ func (e *env) convergedOperator(ctx context.Context, prefix string, n int, qps f
 	return ns, op, time.Since(started), err
 }
 
-// writesAtRest: API writes per reconcile that finds nothing to do, and during 30 s at rest.
-func (e *env) writesAtRest(ctx context.Context) ([]string, error) {
-	const n = 100
-	ns, op, _, err := e.convergedOperator(ctx, "writes", n, operatorQPS, operatorBurst, operator.Options{})
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = op.Down() }()
-	progress("writes: %d no-op reconciles (an unmanaged annotation on every ConfigMap)", n)
-	before, err := op.Counts()
-	if err == nil {
-		err = each(n, 32, func(i int) error {
-			return samples.MergePatch(ctx, e.admin, &corev1.ConfigMap{}, ns, demov1alpha1.ConfigMapName(sampleName(i)), `{"metadata":{"annotations":{"bench/touched":"yes"}}}`)
-		})
-	}
-	after := before
-	if err == nil {
-		err = poll.Until(ctx, 50*time.Millisecond, time.Minute, func(context.Context) error {
-			var err error
-			if after, err = op.Counts(); err == nil && after.Reconciles < before.Reconciles+n {
-				err = fmt.Errorf("counters at %+v", after)
-			}
-			return err
-		})
-	}
-	if err == nil {
-		progress("writes: 30 s at rest with %d converged Samples", n)
-		err = pause(ctx, 30*time.Second)
-	}
-	end, endErr := op.Counts()
-	if err := errors.Join(err, endErr); err != nil {
-		return nil, err
-	}
-	writes, reconciles := after.Writes-before.Writes, after.Reconciles-before.Reconciles
-	return []string{
-		row(fmt.Sprintf("API writes per no-op reconcile (%d Samples, each reconciled after an unmanaged edit)", n), fmt.Sprintf("%.2f (%.0f writes in %.0f reconciles)", writes/reconciles, writes, reconciles), "0", writes == 0),
-		row(fmt.Sprintf("API writes during 30 s at rest, %d converged Samples", n), fmt.Sprintf("%.0f (and %.0f reconciles)", end.Writes-after.Writes, end.Reconciles-after.Reconciles), "0", end.Writes == after.Writes),
-	}, nil
-}
-
 // throughput: an operator's time to converge e.samples Samples against a bare client's, by limits and workers.
 func (e *env) throughput(ctx context.Context) ([]string, error) {
 	var out []string
@@ -245,109 +204,23 @@ func (e *env) bareClient(ctx context.Context, workers int, qps float32, burst in
 	started := time.Now()
 	err = each(len(list.Items), workers, func(i int) error {
 		s := &list.Items[i]
-		if err := c.Create(ctx, controllers.DesiredConfigMap(s)); err != nil {
+		if err := c.Create(ctx, configMapOf(s)); err != nil {
 			return err
 		}
 		before := s.DeepCopy()
-		s.Status = controllers.DesiredStatus(s, nil, metav1.Now())
+		s.Status.ObservedGeneration, s.Status.ConfigMapName = s.Generation, demov1alpha1.ConfigMapName(s.Name)
+		meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: demov1alpha1.ConditionReady, Status: metav1.ConditionTrue,
+			Reason: demov1alpha1.ReasonSynced, Message: "ConfigMap " + s.Status.ConfigMapName + " holds spec.message", ObservedGeneration: s.Generation})
 		return c.Status().Patch(ctx, s, client.MergeFrom(before))
 	})
 	return time.Since(started), err
 }
 
-// latency: spec.message changed, then the time until a watch sees the ConfigMap hold it.
-func (e *env) latency(ctx context.Context) ([]string, error) {
-	const changes = 200
-	ns, op, _, err := e.convergedOperator(ctx, "latency", 1, operatorQPS, operatorBurst, operator.Options{})
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = op.Down() }()
-	w, err := e.admin.Watch(ctx, &corev1.ConfigMapList{}, client.InNamespace(ns))
-	if err != nil {
-		return nil, err
-	}
-	defer w.Stop()
-	progress("latency: %d spec changes", changes)
-	took := make([]time.Duration, changes)
-	for i := range changes {
-		message := fmt.Sprintf("change %d", i)
-		started := time.Now()
-		if err := samples.MergePatch(ctx, e.admin, &demov1alpha1.Sample{}, ns, sampleName(0), `{"spec":{"message":"`+message+`"}}`); err != nil {
-			return nil, err
-		}
-		timeout := time.After(10 * time.Second)
-		for held := false; !held; {
-			select {
-			case ev, open := <-w.ResultChan():
-				if !open { // and so once ctx is done
-					return nil, fmt.Errorf("watch closed before the ConfigMap held %q", message)
-				}
-				cm, isCM := ev.Object.(*corev1.ConfigMap)
-				held = isCM && cm.Data[demov1alpha1.MessageKey] == message
-			case <-timeout:
-				return nil, fmt.Errorf("the ConfigMap did not hold %q within 10s", message)
-			}
-		}
-		took[i] = time.Since(started)
-	}
-	slices.Sort(took)
-	p := func(q float64) time.Duration { return took[int(q*float64(len(took)-1))].Round(100 * time.Microsecond) }
-	return []string{row(fmt.Sprintf("Latency: spec.message changed → ConfigMap updated (%d changes, one at a time)", changes),
-		fmt.Sprintf("p50 %s, p99 %s, max %s", p(0.50), p(0.99), p(1)), "—", true)}, nil
-}
-
-// recovery: ConfigMaps refused for e.outage, Samples created during its first half: each one's time to sync after.
-func (e *env) recovery(ctx context.Context) ([]string, error) {
-	const n = 10
-	ns, op, _, err := e.convergedOperator(ctx, "recovery", 0, operatorQPS, operatorBurst, operator.Options{})
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = op.Down() }()
-	policy, binding := samples.RefuseConfigMaps(ns, "refused by the bench")
-	for _, obj := range []client.Object{policy, binding} {
-		if err := e.admin.Create(ctx, obj); err != nil {
-			return nil, err
-		}
-		defer func() { _ = e.admin.Delete(context.Background(), obj) }()
-	}
-	progress("recovery: refusing ConfigMaps for %s, %d Samples created during its first half", e.outage, n)
-	err = poll.Until(ctx, 100*time.Millisecond, time.Minute, func(ctx context.Context) error { return samples.ConfigMapsRefused(ctx, e.admin, ns) })
-	refused := time.Now()
-	for i := 0; i < n && err == nil; i++ {
-		if err = e.admin.Create(ctx, samples.New(ns, sampleName(i), "hello world")); err == nil {
-			err = pause(ctx, e.outage/2/n)
-		}
-	}
-	if err == nil {
-		err = pause(ctx, time.Until(refused.Add(e.outage)))
-	}
-	if err == nil {
-		err = e.admin.Delete(ctx, binding)
-	}
-	lifted, took := time.Now(), make([]time.Duration, n) // 0: not yet synced
-	if err == nil {
-		err = poll.Until(ctx, 100*time.Millisecond, 2*controllers.MaxRetryDelay, func(ctx context.Context) error {
-			for i := range took {
-				if took[i] == 0 {
-					if _, err := samples.Check(ctx, e.admin, samples.New(ns, sampleName(i), "")); err == nil {
-						took[i] = time.Since(lifted)
-					}
-				}
-			}
-			if i := slices.Index(took, 0); i >= 0 {
-				return fmt.Errorf("sample %s not synced yet", sampleName(i))
-			}
-			return nil
-		})
-	}
-	if err != nil {
-		return nil, err
-	}
-	slices.Sort(took)
-	worst, limit := took[n-1], controllers.MaxRetryDelay+time.Second
-	return []string{row(fmt.Sprintf("Recovery: %d Samples refused for %s (an admission policy), then the refusal lifted: time to Ready", n, e.outage),
-		fmt.Sprintf("median %s, worst %s (retries capped at %s)", took[n/2].Round(100*time.Millisecond), worst.Round(100*time.Millisecond), controllers.MaxRetryDelay),
-		fmt.Sprintf("≤ %s", limit), worst <= limit)}, nil
+// configMapOf is the ConfigMap the operator writes for s, as the bare client writes it.
+func configMapOf(s *demov1alpha1.Sample) *corev1.ConfigMap {
+	cm := samples.ConfigMapOf(s)
+	cm.Labels = map[string]string{controllers.ManagedByLabel: controllers.ManagedByValue}
+	cm.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(s, demov1alpha1.GroupVersion.WithKind("Sample"))}
+	cm.Data = map[string]string{demov1alpha1.MessageKey: s.Spec.Message}
+	return cm
 }

@@ -2,8 +2,7 @@
 # of its own), included by the root Makefile. Nothing here is part of `make test`; a team taking
 # the operator can delete this file, the include line and testing/workshop.
 
-# KUBEBUILDER_VERSION: the yardstick of make bench-suite (a kubebuilder scaffold's make test), and
-# the project that make test-harness-copy copies the harness into.
+# KUBEBUILDER_VERSION: the project that make test-harness-copy copies the harness into.
 KUBEBUILDER_VERSION ?= v4.16.0
 KUBEBUILDER ?= $(LOCALBIN)/kubebuilder-$(KUBEBUILDER_VERSION)
 # A kubebuilder project as a team starts one: init, one kind (Widget) with its controller, its CRD
@@ -141,7 +140,7 @@ test-first-selftest: setup-controlplane ## Test make test-first on throwaway git
 ##@ Benchmarks (BENCHMARKS.md)
 
 .PHONY: bench
-bench: setup-envtest ## Measure (not part of make test): micro-benchmarks, then writes, throughput, latency, memory on envtest.
+bench: setup-envtest ## Measure (not part of make test): the reconcile's Go benchmarks (time, allocations), then throughput against a bare client and memory on envtest.
 	go test -run '^$$' -bench . -benchmem ./controllers/
 	$(call workshop-tool,bench)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(WORKSHOP)/bench $(BENCH_FLAGS)
@@ -153,23 +152,12 @@ bench-pod: linux-only manifests kustomize kind ## Measure the operator as a Pod 
 	KIND=$(KIND) KIND_NODE_IMAGE=$(KIND_NODE_IMAGE) IMG=$(IMG) REPORTS=$(REPORTS) MANIFESTS=$(LOCALBIN)/bench-pod/install.yaml \
 		testing/e2e/kind.sh $(WORKSHOP)/bench -pod -counts '$(COUNTS)' -limit '$(LIMIT)'
 
-.PHONY: bench-loop
-bench-loop: setup-envtest ## Measure the test-first loop: a saved edit to the red/green line of scenario LABEL (default create), cold, warm (make envtest-up) and the floor.
-	$(call workshop-tool,benchloop)
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(WORKSHOP)/benchloop -label '$(or $(LABEL),create)'
-
-.PHONY: bench-suite
-bench-suite: setup-envtest $(SCAFFOLD) ## Measure make test (warm) beside a kubebuilder scaffold's, and the scenarios at 1-8 processes.
-	BIN_DIR=$(LOCALBIN) SCAFFOLD=$(SCAFFOLD) KUBEBUILDER_VERSION=$(KUBEBUILDER_VERSION) \
-		ASSETS="$(ENVTEST_ASSETS)" testing/workshop/bench/suite-speed.sh
-
 .PHONY: kubebuilder
-kubebuilder: $(KUBEBUILDER) ## Download kubebuilder locally if necessary (make bench-suite's yardstick, make test-harness-copy's project).
+kubebuilder: $(KUBEBUILDER) ## Download kubebuilder locally if necessary (make test-harness-copy's project).
 $(KUBEBUILDER): | $(LOCALBIN)
 	$(call go-install-tool,$(KUBEBUILDER),sigs.k8s.io/kubebuilder/v4,$(KUBEBUILDER_VERSION))
 
-# SCAFFOLD is made once: make bench-suite times its make test, make test-harness-copy copies the
-# harness into a copy of it.
+# SCAFFOLD is made once: make test-harness-copy copies the harness into a copy of it.
 $(SCAFFOLD): | $(KUBEBUILDER)
 	@echo "generating a kubebuilder $(KUBEBUILDER_VERSION) project in $@ (once)"
 	@rm -rf $@.new && mkdir -p $@.new && cd $@.new && { \

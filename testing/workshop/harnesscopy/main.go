@@ -59,8 +59,8 @@ func run(scaffold, kubebuilder, dir string) error {
 	if err := errors.Join(os.RemoveAll(project), os.MkdirAll(project, 0o755)); err != nil {
 		return err
 	}
-	// The scaffold without its bin/: what make bench-suite's runs of its make test installed
-	// there (the control plane's binaries among them) is no part of a team's project.
+	// The scaffold without its bin/: the tools its make manifests installed there are no part of
+	// a team's project.
 	if _, err := output(dir, "sh", "-c", `tar -C "$0" --exclude=./bin -cf - . | tar -C "$1" -xf -`, scaffold, project); err != nil {
 		return err
 	}

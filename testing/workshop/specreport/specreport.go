@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
 	"golang.org/x/mod/modfile"
@@ -26,7 +25,6 @@ type Result struct {
 	Line                    int
 	Labels                  []string
 	Passed, Skipped, InSpec bool // Skipped: it did not run (a label filter left it out)
-	RunTime                 time.Duration
 	Message, Step, Location string
 }
 
@@ -42,12 +40,11 @@ func (r Result) Where() string {
 	return where
 }
 
-// Suite is one run of a Ginkgo suite: Setup, its first failure outside any spec; SetupTime, those nodes' time.
+// Suite is one run of a Ginkgo suite: Setup, its first failure outside any spec.
 type Suite struct {
 	Description string
 	Specs       []Result
 	Setup       *Result
-	SetupTime   time.Duration
 }
 
 // Run runs cmd, a suite's test binary or go test, and reads its JSON report; ran is cmd's own error.
@@ -79,9 +76,6 @@ func Ginkgo(path, root string) (Suite, error) {
 		suite.Description = report.SuiteDescription
 		for _, spec := range report.SpecReports {
 			r := ginkgoResult(spec, root)
-			if spec.LeafNodeType.Is(types.NodeTypesForSuiteLevelNodes) {
-				suite.SetupTime += spec.RunTime
-			}
 			if spec.LeafNodeType.Is(types.NodeTypeIt) {
 				suite.Specs = append(suite.Specs, r)
 			} else if r.Failed() && suite.Setup == nil {
@@ -106,7 +100,7 @@ func (s Suite) FirstFailure() (r Result, ok bool) {
 
 func ginkgoResult(spec types.SpecReport, root string) Result {
 	r := Result{Name: spec.FullText(), File: relativeFile(root, spec.LeafNodeLocation.FileName), Line: spec.LeafNodeLocation.LineNumber,
-		Labels: spec.Labels(), RunTime: spec.RunTime, Passed: spec.State.Is(types.SpecStatePassed),
+		Labels: spec.Labels(), Passed: spec.State.Is(types.SpecStatePassed),
 		Skipped: spec.State.Is(types.SpecStateSkipped | types.SpecStatePending)}
 	if !r.Failed() {
 		return r

@@ -204,23 +204,23 @@ func (e *env) bareClient(ctx context.Context, workers int, qps float32, burst in
 	started := time.Now()
 	err = each(len(list.Items), workers, func(i int) error {
 		s := &list.Items[i]
-		if err := c.Create(ctx, configMapOf(s)); err != nil {
+		before := s.DeepCopy()
+		if err := c.Create(ctx, synced(s)); err != nil {
 			return err
 		}
-		before := s.DeepCopy()
-		s.Status.ObservedGeneration, s.Status.ConfigMapName = s.Generation, demov1alpha1.ConfigMapName(s.Name)
-		meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: demov1alpha1.ConditionReady, Status: metav1.ConditionTrue,
-			Reason: demov1alpha1.ReasonSynced, Message: "ConfigMap " + s.Status.ConfigMapName + " holds spec.message", ObservedGeneration: s.Generation})
 		return c.Status().Patch(ctx, s, client.MergeFrom(before))
 	})
 	return time.Since(started), err
 }
 
-// configMapOf is the ConfigMap the operator writes for s, as the bare client writes it.
-func configMapOf(s *demov1alpha1.Sample) *corev1.ConfigMap {
+// synced gives s the status the operator gives it once synced, and returns the ConfigMap it writes.
+func synced(s *demov1alpha1.Sample) *corev1.ConfigMap {
 	cm := samples.ConfigMapOf(s)
 	cm.Labels = map[string]string{controllers.ManagedByLabel: controllers.ManagedByValue}
 	cm.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(s, demov1alpha1.GroupVersion.WithKind("Sample"))}
 	cm.Data = map[string]string{demov1alpha1.MessageKey: s.Spec.Message}
+	s.Status.ObservedGeneration, s.Status.ConfigMapName = s.Generation, cm.Name
+	meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: demov1alpha1.ConditionReady, Status: metav1.ConditionTrue,
+		Reason: demov1alpha1.ReasonSynced, Message: "ConfigMap " + cm.Name + " holds spec.message", ObservedGeneration: s.Generation})
 	return cm
 }

@@ -6,6 +6,11 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"example.com/operator-demo/controllers"
+	"example.com/operator-demo/scenarios/samples"
 )
 
 // TestPause: pause waits its time, or returns the context's error at once when it is done.
@@ -39,5 +44,19 @@ func TestEach(t *testing.T) {
 		return nil
 	}); !errors.Is(err, broken) {
 		t.Errorf("each with a failing call = %v", err)
+	}
+}
+
+// TestSynced: the bare client's writes make a Sample what the operator makes it (samples.Synced),
+// its ConfigMap controlled by the Sample and selected by the operator's cache.
+func TestSynced(t *testing.T) {
+	s := samples.New("team-a", "greeting", "hello world")
+	s.Generation = 3
+	cm := synced(s)
+	if err := samples.Synced(s, cm); err != nil {
+		t.Error(err)
+	}
+	if ref := metav1.GetControllerOf(cm); ref == nil || ref.Name != s.Name || cm.Labels[controllers.ManagedByLabel] != controllers.ManagedByValue || cm.Namespace != s.Namespace {
+		t.Errorf("the bare client's ConfigMap: %+v", cm.ObjectMeta)
 	}
 }

@@ -128,9 +128,11 @@ func run(scaffold, kubebuilder, dir string) error {
 | written: the scaffold patched (main.go's wiring exported, the CRDs' embedded metadata), the Widget v1 with a Pod template and v2 converted through it, the reconciler (a finalizer, RequeueAfter), the webhook, the Widget's Subject, the suite and its scenarios | %d | %d |
 
 After the copy, `+"`kubebuilder create api --kind Gadget`"+` wired a second controller into main.go at the
-markers the patch kept, and the project built. The copy's scenarios, in 4 Ginkgo processes with the webhooks served once: %s. From the first
-copied file to that green line (make generate manifests, go mod tidy, go vet, the second kind,
-the scenarios on envtest): %.1f s.
+markers the patch kept, and the project built.
+
+The copy's scenarios, in 4 Ginkgo processes with the webhooks served once: %s.
+From the first copied file to that green line (make generate manifests, go mod tidy, go vet, the
+second kind, the scenarios on envtest): %.1f s.
 
 | Broken | Scenario | Red after | Its failure says |
 |---|---|---|---|

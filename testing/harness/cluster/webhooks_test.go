@@ -24,7 +24,8 @@ func (r registered) Register(path string, hook http.Handler) { r.hooks[path] = h
 // output of whatever spec the first process runs; each says it was served there, for every
 // process, beside the namespace of the spec whose request it served.
 func TestWebhookLogLinesSayWhichProcessServedThem(t *testing.T) {
-	server := servedBy{registered{hooks: map[string]http.Handler{}}}
+	hooks := map[string]http.Handler{}
+	server := servedBy{registered{hooks: hooks}}
 	// As controller-runtime's builder constructs a webhook's logger.
 	builders := func(base logr.Logger, req *admission.Request) logr.Logger {
 		return base.WithValues("webhookKind", "Widget", "namespace", req.Namespace)
@@ -36,7 +37,10 @@ func TestWebhookLogLinesSayWhichProcessServedThem(t *testing.T) {
 	base := funcr.New(func(_, args string) { lines = append(lines, args) }, funcr.Options{})
 	req := &admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{Namespace: "spec-x7k2p", Name: "gear"}}
 	for _, path := range []string{"/mutate", "/validate"} {
-		hook := server.Server.(registered).hooks[path].(*admission.Webhook)
+		hook, ok := hooks[path].(*admission.Webhook)
+		if !ok {
+			t.Fatalf("%s: registered as %T", path, hooks[path])
+		}
 		hook.LogConstructor(base, req).Info("defaulting")
 	}
 	if len(lines) != 2 {
@@ -50,7 +54,7 @@ func TestWebhookLogLinesSayWhichProcessServedThem(t *testing.T) {
 	if !strings.Contains(lines[0], `"webhookKind"="Widget"`) {
 		t.Errorf("the webhook's own log constructor was dropped: %s", lines[0])
 	}
-	if _, ok := server.Server.(registered).hooks["/convert"].(*admission.Webhook); ok {
+	if _, ok := hooks["/convert"].(*admission.Webhook); ok {
 		t.Errorf("the conversion handler became an admission webhook")
 	}
 }

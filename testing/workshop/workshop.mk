@@ -127,7 +127,7 @@ test-fresh-clone: setup-envtest ## Run the README's one-scenario command in a fr
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -C testing/workshop -count=1 -timeout=15m ./freshclone/
 
 .PHONY: test-harness-copy
-test-harness-copy: setup-envtest $(SCAFFOLD) ## Take the harness as testing/README.md says: copy it into a fresh kubebuilder project, add a reconciler and one scenario, run it on envtest.
+test-harness-copy: setup-envtest $(SCAFFOLD) ## Take the harness as testing/README.md says: copy it into a fresh kubebuilder project (a Pod template, a finalizer, RequeueAfter, a converted v2, a second kind), run its scenarios on envtest, see each break of it red within seconds.
 	@mkdir -p $(REPORTS)
 	@$(call workshop-tool,harnesscopy)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \

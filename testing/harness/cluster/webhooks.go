@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"example.com/operator-demo/testing/harness/controlplane"
 	"example.com/operator-demo/testing/harness/operator"
@@ -19,11 +22,14 @@ import (
 )
 
 // ServeWebhooks installs subject's webhook configurations (Subject.WebhookManifests, pointed at
-// this process) into the API server cfg reaches, and serves its webhooks (Subject.Webhooks) from
-// a manager of their own, apart from any spec's operator: they answer for every test process and
-// while a spec has stopped its operator. It returns once they answer, with a func that stops them
-// and removes the configurations. A subject without webhooks needs nothing: stop does nothing.
-// Call it in the one process that outlives the others (Ginkgo's first).
+// this process) into the API server cfg reaches, points the conversion of each CRD whose kind
+// subject's scheme can convert (a Hub and its spokes) at this process too, and serves its webhooks
+// (Subject.Webhooks) from a manager of their own, apart from any spec's operator: they answer for
+// every test process and while a spec has stopped its operator. Their log lines say so (servedBy),
+// beside the namespace of the request, which names the spec that caused it. It returns once they
+// answer, with a func that stops them and removes the configurations. A subject without webhooks
+// needs nothing: stop does nothing. Call it in the one process that outlives the others (Ginkgo's
+// first).
 func ServeWebhooks(cfg *rest.Config, subject operator.Subject) (stop func() error, err error) {
 	if subject.Webhooks == nil {
 		return func() error { return nil }, nil
@@ -53,13 +59,22 @@ func ServeWebhooks(cfg *rest.Config, subject operator.Subject) (stop func() erro
 		}
 		return errors.Join(append(errs, install.Cleanup())...)
 	}
+	crds, err := controlplane.FindAll(subject.CRDs, controlplane.DefaultCRDs)
+	if err == nil {
+		// The CRDs again, as envtest converts them: through this process's /convert where the
+		// scheme converts their kind, as they were (controller-gen's: no conversion) where not.
+		_, err = envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: crds, Scheme: subject.Scheme, WebhookOptions: *install, ErrorIfPathMissing: true})
+	}
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("point the CRDs' conversion at the webhooks: %w", err), uninstall())
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 subject.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		WebhookServer: webhook.NewServer(webhook.Options{
+		WebhookServer: servedBy{webhook.NewServer(webhook.Options{
 			Host: install.LocalServingHost, Port: install.LocalServingPort, CertDir: install.LocalServingCertDir,
-		}),
+		})},
 	})
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("new manager for the webhooks: %w", err), uninstall())
@@ -87,4 +102,28 @@ func ServeWebhooks(cfg *rest.Config, subject operator.Subject) (stop func() erro
 		return nil, errors.Join(fmt.Errorf("the webhook server on %s:%d does not answer: %w", install.LocalServingHost, install.LocalServingPort, err), stop())
 	}
 	return stop, nil
+}
+
+// servedByWhom is what each log line of an admission webhook says of the process that served it:
+// under `ginkgo -p` its lines land in the output of whatever spec Ginkgo's first process runs.
+const servedByWhom = "Ginkgo process 1, for every process"
+
+// servedBy is a webhook server whose admission webhooks log which process served them.
+type servedBy struct{ webhook.Server }
+
+func (s servedBy) Register(path string, hook http.Handler) {
+	if wh, ok := hook.(*admission.Webhook); ok {
+		wh.LogConstructor = logServedBy(wh.LogConstructor)
+	}
+	s.Server.Register(path, hook)
+}
+
+// logServedBy is construct (nil: admission's default) with servedBy in each line.
+func logServedBy(construct func(logr.Logger, *admission.Request) logr.Logger) func(logr.Logger, *admission.Request) logr.Logger {
+	if construct == nil {
+		construct = admission.DefaultLogConstructor
+	}
+	return func(base logr.Logger, req *admission.Request) logr.Logger {
+		return construct(base.WithValues("servedBy", servedByWhom), req)
+	}
 }

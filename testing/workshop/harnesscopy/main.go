@@ -1,7 +1,9 @@
 // Command harnesscopy (make test-harness-copy) takes the harness as testing/README.md says into a
-// copy of a kubebuilder project given a webhook, adds testdata's files, and checks on envtest that
-// its scenarios pass in 4 processes and that the at-rest one catches a reconciler broken to write
-// status on every pass. It prints what it copied and wrote, and the time to green.
+// copy of a kubebuilder project given a webhook, adds testdata's files (a Pod template in the
+// spec, a finalizer, RequeueAfter, a second version converted by a webhook), runs kubebuilder
+// create api for a second kind, and checks on envtest that its scenarios pass in 4 processes and
+// that each of bugs, built in, fails its scenario within seconds, saying what happened. It prints
+// what it copied and wrote, the time to green and each bug's time to red.
 package main
 
 import (
@@ -26,13 +28,43 @@ import (
 //go:embed testdata
 var written embed.FS // the files written into the project, at their paths under testdata
 
-// The break the at-rest scenario must catch: status written on every pass, changed or not.
+// A bug is one line of the copy broken: the scenarios of label must fail with it, within seconds,
+// saying what happened (named: group 1 of the regexp, or all of it).
+type bug struct {
+	what, file, unbroken, broken, label string
+	named                               *regexp.Regexp
+}
+
 const (
-	reconciler  = "internal/controller/widget_controller.go"
-	unbroken    = "if equality.Semantic.DeepEqual(before.Status, widget.Status) {"
-	broken      = "if equality.Semantic.DeepEqual(before.Status, widget.Status) && false {"
-	operatorLog = "INFO\treporting Ready"
+	reconciler = "internal/controller/widget_controller.go"
+	reporting  = `logf.FromContext(ctx).Info("reporting Ready", "configMap", child.Name)`
 )
+
+var bugs = []bug{{
+	what: "status written on every pass, changed or not", file: reconciler, label: "at-rest",
+	unbroken: "if equality.Semantic.DeepEqual(before.Status, widget.Status) {",
+	broken:   "if equality.Semantic.DeepEqual(before.Status, widget.Status) && false {",
+	// The operator's log comes first, then the failure.
+	named: regexp.MustCompile(`(?s)INFO\treporting Ready.*(the operator has written, since it came up: [^\n]*widgets/status: [0-9]+)`),
+}, {
+	what: "the finalizer never removed", file: reconciler, label: "finalizer",
+	unbroken: "if controllerutil.RemoveFinalizer(widget, Finalizer) {",
+	broken:   "if false && controllerutil.RemoveFinalizer(widget, Finalizer) {",
+	named:    regexp.MustCompile(`(?s)objects left of WidgetList in spec-\S+ once the cleanup deleted them.*?held by the finalizers \[shop\.example\.org/configmap\]`),
+}, {
+	what: "Ready never written, the reconcile requeued (RequeueAfter: Resync)", file: reconciler, label: "synced",
+	unbroken: reporting, broken: "return ctrl.Result{RequeueAfter: Resync}, nil",
+	named: regexp.MustCompile(`the operator settled without it: no reconcile and no API write for [0-9.]+m?s, after [0-9]+ reconciles and [0-9]+ writes`),
+}, {
+	what: "Ready never written, the reconcile requeued at once: a loop", file: reconciler, label: "synced",
+	unbroken: reporting, broken: "return ctrl.Result{RequeueAfter: time.Millisecond}, nil",
+	named: regexp.MustCompile(`the operator never settled: [0-9]+ reconciles during the wait \(widget: [0-9]+\)`),
+}, {
+	what: "the conversion to v2 drops spec.value", file: "api/v2/widget_types.go", label: "conversion",
+	unbroken: "dst.Spec = WidgetSpec{Value: src.Spec.Foo, Template: src.Spec.Template}",
+	broken:   "dst.Spec = WidgetSpec{Template: src.Spec.Template}",
+	named:    regexp.MustCompile(`(?s)spec\.value of Widget shape read through v2, as the conversion webhook converts v1's spec\.foo.*?to equal`),
+}}
 
 func main() {
 	scaffold := flag.String("scaffold", "", "the kubebuilder project to copy the harness into a copy of")
@@ -72,6 +104,10 @@ func run(scaffold, kubebuilder, dir string) error {
 	if err != nil {
 		return err
 	}
+	// Later, a second kind: kubebuilder writes it into main.go at the markers the patch kept.
+	if err := later(project, kubebuilder); err != nil {
+		return err
+	}
 	out, err := output(project, "go", "tool", "ginkgo", "--procs=4", "--no-color", "./scenarios")
 	if err != nil {
 		return err
@@ -81,10 +117,6 @@ func run(scaffold, kubebuilder, dir string) error {
 		return fmt.Errorf("the copy's scenarios ran no spec in 4 processes:\n%s", out)
 	}
 	green := time.Since(start)
-	caught, err := breakAtRest(project)
-	if err != nil {
-		return err
-	}
 	fmt.Printf(`
 ## The harness, taken as testing/README.md says
 
@@ -93,42 +125,76 @@ func run(scaffold, kubebuilder, dir string) error {
 | copied (%s) | %d | %d |
 | of those, non-test Go | %d | %d |
 | of those, lines renamed (the module path) | | %d |
-| written: main.go's wiring exported, the reconciler, the webhook, the Widget's Subject, the suite and its scenarios | %d | %d |
+| written: the scaffold patched (main.go's wiring exported, the CRDs' embedded metadata), the Widget v1 with a Pod template and v2 converted through it, the reconciler (a finalizer, RequeueAfter), the webhook, the Widget's Subject, the suite and its scenarios | %d | %d |
 
-The copy's scenarios, in 4 Ginkgo processes with the webhooks served once: %s. From the first
-copied file to that green line (make manifests, go mod tidy, go vet, the scenarios on envtest):
-%.1f s.
+After the copy, `+"`kubebuilder create api --kind Gadget`"+` wired a second controller into main.go at the
+markers the patch kept, and the project built.
 
-With the reconciler writing status on every pass, the at-rest scenario fails, saying "%s", with
-the operator's log.
+The copy's scenarios, in 4 Ginkgo processes with the webhooks served once: %s.
+From the first copied file to that green line (make generate manifests, go mod tidy, go vet, the
+second kind, the scenarios on envtest): %.1f s.
+
+| Broken | Scenario | Red after | Its failure says |
+|---|---|---|---|
 `, strings.Join(copies, ", "), r.copied.files, r.copied.lines, r.code.files, r.code.lines, r.renamedLines,
-		r.written.files, r.written.lines, ran, green.Seconds(), caught)
+		r.written.files, r.written.lines, ran, green.Seconds())
+	for _, b := range bugs {
+		named, red, err := b.catch(project)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("| %s | %s | %s | %s |\n", b.what, b.label, red, strings.ReplaceAll(named, "|", `\|`))
+	}
 	return nil
 }
 
-// breakAtRest builds in the break and returns the at-rest scenario's failure; then mends it.
-func breakAtRest(project string) (string, error) {
-	path := filepath.Join(project, reconciler)
+// later runs kubebuilder create api for a second kind, as a team does after taking the harness,
+// and checks that the project still builds with it wired into main.go.
+func later(project, kubebuilder string) error {
+	for _, step := range [][]string{
+		{kubebuilder, "create", "api", "--group", "shop", "--version", "v1", "--kind", "Gadget", "--resource", "--controller"},
+		{"make", "generate", "manifests"}, {"go", "vet", "./..."},
+	} {
+		if _, err := output(project, step[0], step[1:]...); err != nil {
+			return err
+		}
+	}
+	main, err := os.ReadFile(filepath.Join(project, "cmd", "main.go"))
+	if err != nil {
+		return err
+	}
+	if !bytes.Contains(main, []byte("controller.GadgetReconciler{")) || !bytes.Contains(main, []byte("// +kubebuilder:scaffold:builder")) {
+		return fmt.Errorf("kubebuilder create api wired no GadgetReconciler into cmd/main.go at its markers:\n%s", main)
+	}
+	return nil
+}
+
+// catch builds in the bug, runs the scenarios of its label and returns what their failure says
+// and the failed spec's time; then mends the bug.
+func (b bug) catch(project string) (named string, red time.Duration, err error) {
+	path := filepath.Join(project, b.file)
 	code, err := os.ReadFile(path)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
-	if bytes.Count(code, []byte(unbroken)) != 1 {
-		return "", fmt.Errorf("%s: no line %q to break", reconciler, unbroken)
+	if bytes.Count(code, []byte(b.unbroken)) != 1 {
+		return "", 0, fmt.Errorf("%s: no line %q to break", b.file, b.unbroken)
 	}
-	if err := os.WriteFile(path, bytes.Replace(code, []byte(unbroken), []byte(broken), 1), 0o644); err != nil {
-		return "", err
+	if err := os.WriteFile(path, bytes.Replace(code, []byte(b.unbroken), []byte(b.broken), 1), 0o644); err != nil {
+		return "", 0, err
 	}
-	defer func() { _ = os.WriteFile(path, code, 0o644) }()
-	out, err := output(project, "go", "tool", "ginkgo", "--procs=4", "--no-color", "--label-filter=at-rest", "./scenarios")
+	defer func() { err = errors.Join(err, os.WriteFile(path, code, 0o644)) }()
+	out, err := output(project, "go", "tool", "ginkgo", "--procs=4", "--no-color", "--label-filter="+b.label, "./scenarios")
 	if err == nil {
-		return "", fmt.Errorf("the at-rest scenario passed against a reconciler that writes status on every pass:\n%s", out)
+		return "", 0, fmt.Errorf("the %s scenarios passed with %s:\n%s", b.label, b.what, out)
 	}
-	named := regexp.MustCompile(`the operator has written, since it came up: [^\n]*widgets/status: [0-9]+`).FindString(err.Error())
-	if named == "" || !strings.Contains(err.Error(), operatorLog) {
-		return "", fmt.Errorf("the at-rest scenario failed without naming the status writes or showing the operator's log (%s):\n%w", operatorLog, err)
+	match := b.named.FindStringSubmatch(err.Error())
+	took := regexp.MustCompile(`\[FAILED\] \[([0-9.]+) seconds\]`).FindStringSubmatch(err.Error())
+	if match == nil || took == nil {
+		return "", 0, fmt.Errorf("the %s scenarios failed with %s, but not saying /%s/:\n%w", b.label, b.what, b.named, err)
 	}
-	return named, nil
+	red, err = time.ParseDuration(took[1] + "s")
+	return strings.Join(strings.Fields(match[len(match)-1]), " "), red.Round(100 * time.Millisecond), err
 }
 
 // Block is what the first fenced block of kind (```kind) in markdown lists: paths, one a line.
@@ -181,7 +247,7 @@ func take(root, project string, copies, renames []string) (r report, err error) 
 		return r, err
 	}
 	for _, step := range [][]string{
-		{"patch", "-p1", "-i", "main.go.patch"}, {"rm", "main.go.patch"}, {"make", "manifests"},
+		{"patch", "-p1", "-i", "scaffold.patch"}, {"rm", "scaffold.patch"}, {"make", "generate", "manifests"},
 		{"go", "get", "sigs.k8s.io/controller-runtime@v0.25.2"}, {"go", "mod", "tidy"},
 		{"go", "get", "-tool", "github.com/onsi/ginkgo/v2/ginkgo"}, {"go", "vet", "./..."},
 	} {
@@ -226,15 +292,14 @@ func (r *report) copyDir(from, to string, renames []string, module string) error
 }
 
 // output runs name with args in dir and returns its output, which an error quotes. A make it runs
-// is the scaffold's own, as its developer would start it: without the calling make's flags.
+// (or kubebuilder runs) is the scaffold's own, as its developer would start it: without the
+// calling make's flags.
 func output(dir, name string, args ...string) (string, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
-	if name == "make" {
-		cmd.Env = slices.DeleteFunc(os.Environ(), func(v string) bool {
-			return strings.HasPrefix(v, "MAKEFLAGS=") || strings.HasPrefix(v, "MAKELEVEL=") || strings.HasPrefix(v, "MFLAGS=")
-		})
-	}
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(v string) bool {
+		return strings.HasPrefix(v, "MAKEFLAGS=") || strings.HasPrefix(v, "MAKELEVEL=") || strings.HasPrefix(v, "MFLAGS=")
+	})
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("%s %s in %s: %w\n%s", name, strings.Join(args, " "), dir, err, out)

@@ -54,3 +54,27 @@ func TestBlock(t *testing.T) {
 		t.Errorf("other: %q", got)
 	}
 }
+
+// TestEachBugBreaksOneLineOfTestdata: each bug's line is in testdata's file once, and a scenario
+// of its label is there to catch it, so make test-harness-copy never fails for a table out of date.
+func TestEachBugBreaksOneLineOfTestdata(t *testing.T) {
+	for _, b := range bugs {
+		code, err := written.ReadFile("testdata/" + b.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(code), b.unbroken); n != 1 || b.broken == b.unbroken {
+			t.Errorf("%s: %s holds %q %d times (want once), broken to %q", b.what, b.file, b.unbroken, n, b.broken)
+		}
+		scenarios, err := filepath.Glob(filepath.Join("testdata", "scenarios", "*_test.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(scenarios, func(path string) bool {
+			content, err := os.ReadFile(path)
+			return err == nil && strings.Contains(string(content), `Label("`+b.label+`")`)
+		}) {
+			t.Errorf("%s: no scenario of label %s", b.what, b.label)
+		}
+	}
+}

@@ -11,15 +11,20 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	shopv1 "example.org/widgets/api/v1"
+	shopv2 "example.org/widgets/api/v2"
 	"example.org/widgets/internal/controller"
 	webhookv1 "example.org/widgets/internal/webhook/v1"
 )
 
-// NewScheme is a scheme that knows the built-in kinds and the operator's API.
+var schemeBuilder = runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, shopv1.AddToScheme, shopv2.AddToScheme)
+
+// AddToScheme adds the built-in kinds and the operator's API, every version, to a scheme.
+var AddToScheme = schemeBuilder.AddToScheme
+
+// NewScheme is a scheme that knows what AddToScheme adds.
 func NewScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(s))
-	utilruntime.Must(shopv1.AddToScheme(s))
+	utilruntime.Must(AddToScheme(s))
 	return s
 }
 
@@ -28,7 +33,7 @@ func Controllers(mgr ctrl.Manager, clk clock.PassiveClock) error {
 	return (&controller.WidgetReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Clock: clk}).SetupWithManager(mgr)
 }
 
-// Webhooks registers the operator's admission webhooks with mgr.
+// Webhooks registers the operator's webhooks with mgr: admission, and conversion (v1 is the Hub).
 func Webhooks(mgr ctrl.Manager) error {
 	return webhookv1.SetupWidgetWebhookWithManager(mgr)
 }

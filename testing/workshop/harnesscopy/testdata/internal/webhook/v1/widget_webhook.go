@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	shopv1 "example.org/widgets/api/v1"
@@ -15,7 +16,8 @@ import (
 // DefaultFoo is spec.foo when a Widget is created without one.
 const DefaultFoo = "plain"
 
-// SetupWidgetWebhookWithManager registers the Widget's defaulting and validating webhooks.
+// SetupWidgetWebhookWithManager registers the Widget's defaulting and validating webhooks, and
+// its conversion webhook (the builder adds /convert, as v1 is a Hub that v2 converts through).
 func SetupWidgetWebhookWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewWebhookManagedBy(mgr, &shopv1.Widget{}).
 		WithValidator(&WidgetValidator{}).
@@ -28,8 +30,9 @@ func SetupWidgetWebhookWithManager(mgr ctrl.Manager) error {
 // WidgetDefaulter sets spec.foo to DefaultFoo when it is not set.
 type WidgetDefaulter struct{}
 
-func (d *WidgetDefaulter) Default(_ context.Context, obj *shopv1.Widget) error {
+func (d *WidgetDefaulter) Default(ctx context.Context, obj *shopv1.Widget) error {
 	if obj.Spec.Foo == nil {
+		logf.FromContext(ctx).Info("defaulting spec.foo", "foo", DefaultFoo)
 		obj.Spec.Foo = ptr.To(DefaultFoo)
 	}
 	return nil

@@ -87,31 +87,49 @@ func describe(obj client.Object) string {
 
 // Eventually is Gomega's Eventually, for what the operator does: it waits as long, but also
 // fails as soon as the operator has settled without what it waits for (no reconcile and no write
-// for Settle since the wait began, and no reconcile of its ended in an error that is retried; a
-// requeue counts as ended), with what it saw then. A scenario written before the code it needs is
-// red in seconds, not after Converge; a green one is as fast as with Gomega's Eventually. An
-// operator that never settles (a loop) fails it at the timeout, named with its reconciles by
-// controller. Wait with Gomega's own for what others do (the garbage collector, the API server).
+// for Settle since the wait began, and no retry that may still be due; a requeue counts as ended),
+// or is in a loop (more than Loop reconciles during the wait for each object of the kind it
+// reconciles in the spec's namespace), with what it saw then. A scenario written before the code
+// it needs is red in seconds, not after Converge; a green one is as fast as with Gomega's
+// Eventually. An operator that keeps working more slowly than a loop fails it at the timeout,
+// named with its reconciles by controller. Wait with Gomega's own for what others do (the garbage
+// collector, the API server).
 //
 //	f.Eventually(ctx, komega.Object(sample)).Should(samples.HaveReady(metav1.ConditionTrue, demov1alpha1.ReasonSynced))
 func (f *Fixture) Eventually(ctx context.Context, actual any) Wait {
-	return Wait{Eventually(ctx, actual).WithOffset(1), f.Operator}
+	return Wait{Eventually(ctx, actual).WithOffset(1), f.Operator, f.reconciled(ctx)}
+}
+
+// reconciled counts the objects of the kind the operator reconciles in the spec's namespace, as a
+// loop is measured against; with no kind or no client (a unit test's Fixture), none.
+func (f *Fixture) reconciled(ctx context.Context) func() (int, string, error) {
+	return func() (int, string, error) {
+		kind := f.Operator.Subject().Kind
+		if kind == nil || f.Client == nil {
+			return 0, "objects", nil
+		}
+		list := f.listOf(kind)
+		err := f.Client.List(ctx, list, client.InNamespace(f.Namespace))
+		return len(list.Items), strings.TrimSuffix(list.GetKind(), "List") + " in " + f.Namespace, err
+	}
 }
 
 // Wait is an Eventually for what the operator does (Fixture.Eventually).
 type Wait struct {
 	eventually types.AsyncAssertion
 	operator   *operator.Operator
+	// objects counts the objects of the kind the operator reconciles, and names them.
+	objects func() (int, string, error)
 }
 
 // WithTimeout waits up to d, not Converge: for what takes longer by design, with the reason beside it.
 func (w Wait) WithTimeout(d time.Duration) Wait {
-	return Wait{w.eventually.WithTimeout(d), w.operator}
+	return Wait{w.eventually.WithTimeout(d), w.operator, w.objects}
 }
 
 // Should waits until actual matches matcher, and fails once the operator has settled without it.
 func (w Wait) Should(matcher types.GomegaMatcher, description ...any) bool {
-	return w.eventually.Should(&settledMatcher{GomegaMatcher: matcher, operator: w.operator}, description...)
+	return w.eventually.Should(&settledMatcher{GomegaMatcher: matcher, operator: w.operator, objects: w.objects}, description...)
 }
 
 // settledMatcher is matcher, except that a value it does not match while the operator has
@@ -119,6 +137,7 @@ func (w Wait) Should(matcher types.GomegaMatcher, description ...any) bool {
 type settledMatcher struct {
 	types.GomegaMatcher
 	operator *operator.Operator
+	objects  func() (int, string, error)
 	// first is the operator's counts when the wait began, by controller too; last, when they last
 	// moved, at since; retries, how many of its reconciles ended in an error that is retried.
 	first, last operator.Counts
@@ -135,8 +154,46 @@ func (m *settledMatcher) Match(actual any) (bool, error) {
 	if quiet, why := m.settled(); quiet {
 		StopTrying(fmt.Sprintf("the operator settled without it: %s; it saw:\n%s", why, m.GomegaMatcher.FailureMessage(actual))).Now()
 	}
+	if loop := m.loop(); loop != "" {
+		StopTrying(fmt.Sprintf("the operator is in a reconcile loop: %s; it saw:\n%s", loop, m.GomegaMatcher.FailureMessage(actual))).Now()
+	}
 	return false, nil
 }
+
+// Loop is how many reconciles during one wait, for each object of the kind the operator
+// reconciles, make a loop. An operator converging reconciles an object a few times (its create, a
+// Conflict retried, what it creates coming back through its watches): a requeue at once, or a
+// write that triggers the next reconcile, goes past this within a second.
+const Loop = 50
+
+// loop says what the operator did during the wait, if it reconciled more than Loop times an
+// object: "" if not, or if it cannot tell.
+func (m *settledMatcher) loop() string {
+	counts, err := m.operator.Counts()
+	reconciles := counts.Reconciles - m.first.Reconciles
+	if err != nil || m.since.IsZero() || reconciles <= Loop {
+		return ""
+	}
+	objects, kind, err := m.objects()
+	if err != nil || reconciles <= Loop*float64(max(objects, 1)) {
+		return ""
+	}
+	return fmt.Sprintf("%s) for %d %s, and %.0f API writes", m.during(counts), objects, kind, counts.Writes-m.first.Writes)
+}
+
+// during is how many reconciles the operator finished since the wait began, by controller:
+// "497 reconciles during the wait (widget: 497".
+func (m *settledMatcher) during(counts operator.Counts) string {
+	byController, _ := m.operator.ReconcilesByController()
+	return fmt.Sprintf("%.0f reconciles during the wait (%s", counts.Reconciles-m.first.Reconciles, perKey(minus(byController, m.firstBy)))
+}
+
+// retried is how many failed reconciles an operator's retries are sure to have followed within
+// Settle: controller-runtime's rate limiter retries an object's reconcile 5 ms after it failed,
+// doubling with each failure in a row, and an object failed at most as often as all did since the
+// operator came up. After 9, 5 ms × 2⁸ = 1.28 s: within Settle. After more, a retry may still be
+// due that no count shows yet.
+const retried = 9
 
 // settled says whether the operator has done nothing for Settle, and what it did before.
 func (m *settledMatcher) settled() (bool, string) {
@@ -153,7 +210,7 @@ func (m *settledMatcher) settled() (bool, string) {
 		m.last, m.since = counts, now
 		return false, ""
 	}
-	if retries, err := m.operator.Retries(); err != nil || retries > 0 {
+	if retries, err := m.operator.Retries(); err != nil || retries > retried {
 		m.retries = retries
 		return false, ""
 	}
@@ -169,14 +226,13 @@ func (m *settledMatcher) settled() (bool, string) {
 func (m *settledMatcher) FailureMessage(actual any) string {
 	message := m.GomegaMatcher.FailureMessage(actual)
 	counts, err := m.operator.Counts()
-	byController, byErr := m.operator.ReconcilesByController()
 	switch {
-	case err != nil || byErr != nil || m.since.IsZero():
+	case err != nil || m.since.IsZero():
 	case counts != m.first && (counts != m.last || time.Since(m.since) < Settle):
-		message += fmt.Sprintf("\nthe operator never settled: %.0f reconciles during the wait (%s) and %.0f API writes, the last within %s of its end: a reconcile loop, or requeues sooner than that",
-			counts.Reconciles-m.first.Reconciles, perKey(minus(byController, m.firstBy)), counts.Writes-m.first.Writes, Settle)
-	case m.retries > 0:
-		message += fmt.Sprintf("\nthe operator was not taken as settled: %.0f of its reconciles ended in an error, a retry pending", m.retries)
+		message += fmt.Sprintf("\nthe operator never settled: %s) and %.0f API writes, the last within %s of its end: requeues sooner than that",
+			m.during(counts), counts.Writes-m.first.Writes, Settle)
+	case m.retries > retried:
+		message += fmt.Sprintf("\nthe operator was not taken as settled: %.0f of its reconciles ended in an error, a retry may still be due", m.retries)
 	}
 	return message
 }

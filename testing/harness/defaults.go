@@ -27,7 +27,7 @@ const (
 	// what it does (Fixture.Eventually) takes it as settled and fails at once, instead of waiting
 	// out Converge for what will not come. A watch event that starts a reconcile arrives within
 	// milliseconds, but a false "settled" would fail a green spec: Settle leaves a wide margin.
-	Settle = 2 * time.Second
+	Settle = 1500 * time.Millisecond
 	// Poll is how often Eventually and Consistently look.
 	Poll = 100 * time.Millisecond
 )

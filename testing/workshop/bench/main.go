@@ -1,6 +1,5 @@
-// Command bench prints BENCHMARKS.md's tables: on envtest (make bench) the operator's throughput
-// against a bare client's and its memory (scoped cache against naive); with -pod (make bench-pod),
-// its memory as a Pod.
+// Command bench prints BENCHMARKS.md's table of make bench: on envtest, the operator's throughput
+// against a bare client's and its memory (scoped cache against naive).
 package main
 
 import (
@@ -38,19 +37,11 @@ func main() {
 	e := &env{}
 	flag.IntVar(&e.samples, "samples", 1000, "Samples for the throughput run")
 	flag.IntVar(&e.noise, "noise", 10000, "ConfigMaps the operator does not own, for the memory run")
-	pod := flag.Bool("pod", false, "measure the operator's memory as a Pod on kind instead (make bench-pod)")
-	counts := []int{1000, 5000, 10000, 20000}
-	flag.Func("counts", "with -pod: counts of converged Samples, measured in turn (default 1000,5000,10000,20000)", func(s string) (err error) { counts, err = parseCounts(s); return err })
-	limit := flag.String("limit", "", "with -pod: the operator's memory limit meanwhile (empty: the manifest's)")
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	measure := e.run
-	if *pod {
-		measure = func(ctx context.Context) error { return podMemory(ctx, counts, *limit) }
-	}
-	if err := measure(ctx); err != nil {
+	if err := e.run(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}

@@ -13,8 +13,6 @@ WORKSHOP = $(LOCALBIN)/workshop
 workshop-tool = go build -C testing/workshop -o $(WORKSHOP)/$(1) ./$(1)
 # Where a change starts when BASE is not given: the merge-base with origin/main, else main.
 DEFAULT_BASE = $(shell git merge-base origin/main HEAD 2>/dev/null || git merge-base main HEAD 2>/dev/null)
-# Extra flags for make bench's envtest measurements, e.g. BENCH_FLAGS="-samples 200 -noise 2000".
-BENCH_FLAGS ?=
 
 ##@ Getting started
 
@@ -136,10 +134,8 @@ test-first-selftest: setup-controlplane ## Test make test-first on throwaway git
 ##@ Benchmarks (BENCHMARKS.md)
 
 .PHONY: bench
-bench: setup-envtest ## Measure (not part of make test): the reconcile's Go benchmarks (time, allocations), then throughput against a bare client and memory on envtest.
+bench: ## Measure (not part of make test): the reconcile's Go benchmarks, time and allocations per pass.
 	go test -run '^$$' -bench . -benchmem ./controllers/
-	$(call workshop-tool,bench)
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(WORKSHOP)/bench $(BENCH_FLAGS)
 
 .PHONY: kubebuilder
 kubebuilder: $(KUBEBUILDER) ## Download kubebuilder locally if necessary (make test-harness-copy's project).

@@ -1,6 +1,6 @@
 // Package process runs the child processes the tests need (kube-controller-manager, the operator
-// binary, the bench's operator): an exec.Cmd whose output goes to a log file, stopped with SIGTERM
-// and, after a grace period, SIGKILL (the Cmd's Cancel and WaitDelay), and, on Linux, killed with
+// binary): an exec.Cmd whose output goes to a log file, stopped with SIGTERM and, after a grace
+// period, SIGKILL (the Cmd's Cancel and WaitDelay), and, on Linux, killed with
 // the test process (a parent-death signal), so that nothing outlives the test even when the test
 // itself is killed. Other systems have no such signal: there a child outlives a test killed -9.
 package process

@@ -12,6 +12,8 @@ import (
 	"os"
 	"sync"
 
+	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
+
 	"example.com/operator-demo/testing/harness/operator"
 )
 
@@ -38,22 +40,6 @@ type auditLog struct {
 	writes         map[string]float64
 }
 
-// auditEvent is what AuditWrites reads of an audit event (audit.k8s.io/v1 Event).
-type auditEvent struct {
-	Stage string `json:"stage"`
-	User  struct {
-		Username string `json:"username"`
-	} `json:"user"`
-	ObjectRef *struct {
-		APIGroup    string `json:"apiGroup"`
-		Resource    string `json:"resource"`
-		Subresource string `json:"subresource"`
-	} `json:"objectRef"`
-	ResponseStatus *struct {
-		Code int `json:"code"`
-	} `json:"responseStatus"`
-}
-
 func (a *auditLog) read() (map[string]float64, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -76,12 +62,12 @@ func (a *auditLog) read() (map[string]float64, error) {
 			return nil, err
 		}
 		a.offset += int64(len(line))
-		var e auditEvent
+		var e auditv1.Event
 		if err := json.Unmarshal(bytes.TrimSpace(line), &e); err != nil {
 			return nil, fmt.Errorf("audit log %s at byte %d: %w", a.path, a.offset, err)
 		}
 		refused := e.ResponseStatus != nil && e.ResponseStatus.Code >= http.StatusBadRequest
-		if e.Stage != "ResponseComplete" || e.User.Username != a.username || e.ObjectRef == nil || refused {
+		if e.Stage != auditv1.StageResponseComplete || e.User.Username != a.username || e.ObjectRef == nil || refused {
 			continue
 		}
 		resource := e.ObjectRef.Resource

@@ -138,10 +138,9 @@ func (d *Deployment) replicas() int32 {
 // Scale sets the Deployment's replicas and waits: for the rollout, or, at 0, for its last Pod to
 // be gone.
 func (d *Deployment) Scale(ctx context.Context, replicas int32) error {
-	deploy := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: d.Namespace, Name: d.Deployment.GetName()}}
-	patch := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, replicas)
-	if err := d.Client.Patch(ctx, deploy, client.RawPatch(types.MergePatchType, patch)); err != nil {
-		return fmt.Errorf("scale Deployment %s to %d: %w", client.ObjectKeyFromObject(deploy), replicas, err)
+	deploy, err := d.setReplicas(ctx, replicas)
+	if err != nil {
+		return err
 	}
 	if replicas > 0 {
 		return WaitRollout(ctx, d.Client, d.Namespace, deploy.Name, Rollout)
@@ -161,10 +160,9 @@ func (d *Deployment) Scale(ctx context.Context, replicas int32) error {
 // initial delay would let it work unseen for seconds. A Pod that cannot run fails it at once.
 func (d *Deployment) start(ctx context.Context) error {
 	replicas := d.replicas()
-	deploy := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: d.Namespace, Name: d.Deployment.GetName()}}
-	patch := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, replicas)
-	if err := d.Client.Patch(ctx, deploy, client.RawPatch(types.MergePatchType, patch)); err != nil {
-		return fmt.Errorf("scale Deployment %s to %d: %w", client.ObjectKeyFromObject(deploy), replicas, err)
+	deploy, err := d.setReplicas(ctx, replicas)
+	if err != nil {
+		return err
 	}
 	return poll.Until(ctx, 100*time.Millisecond, Rollout, func(ctx context.Context) error {
 		pods, err := d.Pods(ctx)
@@ -186,6 +184,16 @@ func (d *Deployment) start(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// setReplicas patches the Deployment's replicas.
+func (d *Deployment) setReplicas(ctx context.Context, replicas int32) (*appsv1.Deployment, error) {
+	deploy := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: d.Namespace, Name: d.Deployment.GetName()}}
+	patch := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, replicas)
+	if err := d.Client.Patch(ctx, deploy, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		return nil, fmt.Errorf("scale Deployment %s to %d: %w", client.ObjectKeyFromObject(deploy), replicas, err)
+	}
+	return deploy, nil
 }
 
 // Pods are the Deployment's Pods, those terminating included.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kind.sh runs the scenarios against the operator deployed into a kind cluster, as in
 # production: its image, its Deployment, its ServiceAccount and exactly config/rbac; then
-# scenarios/deployment. Given a command (make bench-pod's), it runs that on the cluster instead.
+# scenarios/deployment.
 # make test-e2e-kind calls it; the variables below come from the Makefile, MANIFESTS being
 # config/default rendered with the image $IMG (the Makefile's render, as build-installer writes it).
 #
@@ -61,14 +61,10 @@ chmod a+r "$audit/audit.log" 2>/dev/null || sudo chmod a+r "$audit/audit.log"
 docker build -t "$IMG" .
 "$KIND" load docker-image "$IMG" --name "$cluster"
 
-# The scenarios, then what config/ promises of the deployed operator (scenarios/deployment); or,
-# given one, the command in the arguments (make bench-pod's).
+# The scenarios, then what config/ promises of the deployed operator (scenarios/deployment).
 export KUBECONFIG="$kubeconfig" E2E_MANIFESTS="$MANIFESTS" E2E_AUDIT_LOG="$audit/audit.log" E2E_KIND_NODE="$cluster-control-plane"
-suites() {
-  SCENARIOS_TIER=e2e E2E_PROVIDER=kind go test ./scenarios/ -count=1 -timeout 20m -args -ginkgo.junit-report="$REPORTS/e2e.xml" &&
-    go test ./scenarios/deployment/ -count=1 -timeout 20m -args -ginkgo.junit-report="$REPORTS/deployment.xml"
-}
-if ! if [ $# -gt 0 ]; then "$@"; else suites; fi; then
+if ! { SCENARIOS_TIER=e2e E2E_PROVIDER=kind go test ./scenarios/ -count=1 -timeout 20m -args -ginkgo.junit-report="$REPORTS/e2e.xml" &&
+  go test ./scenarios/deployment/ -count=1 -timeout 20m -args -ginkgo.junit-report="$REPORTS/deployment.xml"; }; then
   "$KIND" export logs --name "$cluster" "$REPORTS/kind-logs" || true
   exit 1
 fi

@@ -13,12 +13,6 @@ WORKSHOP = $(LOCALBIN)/workshop
 workshop-tool = go build -C testing/workshop -o $(WORKSHOP)/$(1) ./$(1)
 # Where a change starts when BASE is not given: the merge-base with origin/main, else main.
 DEFAULT_BASE = $(shell git merge-base origin/main HEAD 2>/dev/null || git merge-base main HEAD 2>/dev/null)
-# Extra flags for make bench's envtest measurements, e.g. BENCH_FLAGS="-samples 200 -noise 2000".
-BENCH_FLAGS ?=
-# make bench-pod's counts of converged Samples, and the operator's memory limit meanwhile (empty:
-# the manifest's, to see it hold).
-COUNTS ?= 1000,5000,10000,20000
-LIMIT ?= 1Gi
 
 ##@ Getting started
 
@@ -140,17 +134,8 @@ test-first-selftest: setup-controlplane ## Test make test-first on throwaway git
 ##@ Benchmarks (BENCHMARKS.md)
 
 .PHONY: bench
-bench: setup-envtest ## Measure (not part of make test): the reconcile's Go benchmarks (time, allocations), then throughput against a bare client and memory on envtest.
+bench: ## Measure (not part of make test): the reconcile's Go benchmarks, time and allocations per pass.
 	go test -run '^$$' -bench . -benchmem ./controllers/
-	$(call workshop-tool,bench)
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(WORKSHOP)/bench $(BENCH_FLAGS)
-
-.PHONY: bench-pod
-bench-pod: linux-only manifests kustomize kind ## Measure the operator as a Pod on kind (where no registry answers: KIND_NODE_IMAGE=, what make kind-images prints): its memory, as its cgroup counts it, at COUNTS converged Samples, under the memory limit LIMIT (LIMIT= : the manifest's).
-	$(call render,$(LOCALBIN)/bench-pod/install.yaml)
-	$(call workshop-tool,bench)
-	KIND=$(KIND) KIND_NODE_IMAGE=$(KIND_NODE_IMAGE) IMG=$(IMG) REPORTS=$(REPORTS) MANIFESTS=$(LOCALBIN)/bench-pod/install.yaml \
-		testing/e2e/kind.sh $(WORKSHOP)/bench -pod -counts '$(COUNTS)' -limit '$(LIMIT)'
 
 .PHONY: kubebuilder
 kubebuilder: $(KUBEBUILDER) ## Download kubebuilder locally if necessary (make test-harness-copy's project).

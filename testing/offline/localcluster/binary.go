@@ -90,26 +90,17 @@ func (r *run) up() error {
 		return err
 	}
 	ready := fmt.Sprintf("http://127.0.0.1:%d/readyz", r.probePort)
-	probe := &http.Client{Timeout: time.Second}
 	err = poll.Until(context.Background(), 100*time.Millisecond, 30*time.Second, func(ctx context.Context) error {
 		select {
 		case <-r.proc.Done():
 			return poll.Stop(fmt.Errorf("the operator exited before it was ready, see %s: %w", r.log, r.proc.Err()))
 		default:
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, ready, nil)
-		if err != nil {
-			return err
+		code, err := metrics.Status(ctx, ready, "")
+		if err == nil && code != http.StatusOK {
+			err = fmt.Errorf("GET %s: %s", ready, http.StatusText(code))
 		}
-		resp, err := probe.Do(req)
-		if err != nil {
-			return err
-		}
-		_ = resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("GET %s: %s", ready, resp.Status)
-		}
-		return nil
+		return err
 	})
 	if err != nil {
 		r.proc.Kill()

@@ -1,6 +1,6 @@
 // Package process runs the child processes the tests need (kube-controller-manager, the operator
-// binary, the bench's operator): an exec.Cmd whose output goes to a log file, stopped with SIGTERM
-// and, after a grace period, SIGKILL (the Cmd's Cancel and WaitDelay), and, on Linux, killed with
+// binary): an exec.Cmd whose output goes to a log file, stopped with SIGTERM and, after a grace
+// period, SIGKILL (the Cmd's Cancel and WaitDelay), and, on Linux, killed with
 // the test process (a parent-death signal), so that nothing outlives the test even when the test
 // itself is killed. Other systems have no such signal: there a child outlives a test killed -9.
 package process
@@ -60,9 +60,6 @@ func (p *Process) Done() <-chan struct{} { return p.done }
 // Err is what the process exited with, once Done is closed.
 func (p *Process) Err() error { return p.err }
 
-// Pid is the process's id.
-func (p *Process) Pid() int { return p.cmd.Process.Pid }
-
 // Stop sends SIGTERM and waits for the process to exit; it is killed if it has not within the
 // grace period. An exit on the SIGTERM is a clean stop.
 func (p *Process) Stop() error {
@@ -93,11 +90,8 @@ func (p *Process) Kill() {
 
 // FreePort is a TCP port on 127.0.0.1 that nothing listens on, for now: for a child process to
 // serve on.
-func FreePort() (int, error) { return FreePortOn("127.0.0.1") }
-
-// FreePortOn is a TCP port of the address ip that nothing listens on, for now.
-func FreePortOn(ip string) (int, error) {
-	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
 	}

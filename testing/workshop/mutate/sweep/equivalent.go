@@ -5,7 +5,7 @@ package sweep
 // here fails the sweep, and so does an entry that no break matches any more.
 var Equivalent = map[string]string{
 	`controllers/sample_controller.go (package) constant: "sample" → ""`:                                                        "controller-runtime names a controller that Named gives no name after the kind it is For, lowercased: \"sample\", ControllerName itself",
-	`controllers/sample_controller.go (package) constant: 8 → 0`:                                                                "a tuning constant: 0 makes controller-runtime run one worker, and every Sample still converges; only the throughput differs, which make bench measures (BENCHMARKS.md). Only a spec that compares the workers with the constant itself, a change-detector, could kill it",
+	`controllers/sample_controller.go (package) constant: 8 → 0`:                                                                "a tuning constant: 0 makes controller-runtime run one worker, and every Sample still converges; only the throughput differs, which BENCHMARKS.md measured. Only a spec that compares the workers with the constant itself, a change-detector, could kill it",
 	`controllers/sample_status.go (package) constant: "the ConfigMap's name is taken by one this Sample does not control" → ""`: "errConflict's text is shown nowhere: a conflict ends a pass in status and a recheck, never as an error of Reconcile's",
 	`controllers/sample_controller.go SampleReconciler.SetupWithManager delete: .Named(ControllerName) → `:                      "controller-runtime names a controller after the kind it is For, lowercased: \"sample\", ControllerName itself; Named keeps the name (the metrics' controller label) from following a rename of the kind",
 }

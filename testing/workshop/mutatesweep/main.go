@@ -53,9 +53,10 @@ func main() {
 	hand := flag.Bool("mutants", false, "make mutate: try the breaks of package mutants, each against the scenario it names")
 	scenario := flag.String("scenario", "", "with -mutants: try only the breaks that this scenario (its label) exists to catch")
 	mutant := flag.String("mutant", "", "with -mutants: try only the breaks whose description contains this text")
-	since := flag.String("changed-since", "", "with -scenario or -mutant: also try every break whose lines changed since this revision (the work tree counts)")
+	since := flag.String("changed-since", "", "try only the breaks on the lines changed since this revision (the work tree counts); with -mutants, -scenario or -mutant: also every break whose lines changed since it")
 	flag.Parse()
 	tool, r, err := "mutate-sweep", sweepReport{}, error(nil)
+	sel := selection{File: *only, Break: *breakText, Shard: *shard, Since: *since}
 	switch {
 	case *hand:
 		tool = "mutate"
@@ -63,7 +64,7 @@ func main() {
 	case *gathered:
 		r, err = gather(flag.Args())
 	default:
-		err = withSweeper(*repeat, func(s *sweeper) error { return s.run(&r, *only, *breakText, *shard) })
+		err = withSweeper(*repeat, func(s *sweeper) error { return s.run(&r, sel) })
 	}
 	if err == nil && *jsonPath != "" && !*hand {
 		raw, _ := json.MarshalIndent(r, "", "  ") // plain data: it marshals
@@ -71,7 +72,7 @@ func main() {
 	}
 	if err == nil && !*hand {
 		var md strings.Builder
-		err = r.write(&md, *only, r.Shard == "1/1")
+		err = r.write(&md)
 		fmt.Print(md.String())
 		err = errors.Join(err, specreport.Publish(md.String(), ""))
 	}
@@ -94,9 +95,27 @@ type verdict struct {
 	id          int      // its switch's number: its index in the sweep's breaks, plus one
 }
 
+// selection is which breaks a sweep tries, as make mutate-sweep's variables choose them: those of
+// the files whose path contains File, with an ID that contains Break, in shard Shard (i/n) and, if
+// Since is a revision, on the lines changed since it.
+type selection struct {
+	File, Break, Shard, Since string `json:",omitempty"`
+}
+
+// keeper is the selection's choice of a break, with the lines changed since Since read from git.
+func (sel selection) keeper(root string) (func(sweep.Break) bool, error) {
+	var i, n int
+	if _, err := fmt.Sscanf(sel.Shard, "%d/%d", &i, &n); err != nil || i < 1 || i > n {
+		return nil, fmt.Errorf("shard %q: want i/n, 1 <= i <= n", sel.Shard)
+	}
+	return func(b sweep.Break) bool {
+		return strings.Contains(b.File, sel.File) && strings.Contains(b.ID(), sel.Break) && inShard(b.ID(), i, n)
+	}, nil
+}
+
 // sweepReport is what a sweep or shard found; Spent is each kind of work's time, over processes.
 type sweepReport struct {
-	Shard       string
+	selection
 	Repeat      int
 	Verdicts    []verdict
 	NotCompiled int
@@ -133,22 +152,22 @@ func withSweeper(repeat int, f func(*sweeper) error) error {
 	return f(&sweeper{root: root, work: work, repeat: repeat, spent: map[string]time.Duration{}})
 }
 
-// run tries into r the shard's compiling breaks of files matching only, with IDs matching breakText.
-func (s *sweeper) run(r *sweepReport, only, breakText, shard string) error {
+// run tries into r the compiling breaks that sel keeps; none is an error unless sel asks for a change's.
+func (s *sweeper) run(r *sweepReport, sel selection) error {
 	start := time.Now()
-	*r = sweepReport{Shard: shard, Repeat: s.repeat, Spent: s.spent}
-	var i, n int
-	if _, err := fmt.Sscanf(shard, "%d/%d", &i, &n); err != nil || i < 1 || i > n {
-		return fmt.Errorf("shard %q: want i/n, 1 <= i <= n", shard)
-	}
-	checker, breaks, notCompiled, err := sweep.Compiling(s.root, sweepDirs, func(b sweep.Break) bool {
-		return strings.Contains(b.File, only) && strings.Contains(b.ID(), breakText)
-	})
-	if r.NotCompiled = notCompiled; err == nil && len(breaks) == 0 {
-		err = fmt.Errorf("no break of a file matching %q, with an ID matching %q, compiles", only, breakText)
-	}
+	*r = sweepReport{selection: sel, Repeat: s.repeat, Spent: s.spent}
+	keep, err := sel.keeper(s.root)
 	if err != nil {
 		return err
+	}
+	checker, breaks, notCompiled, err := sweep.Compiling(s.root, sweepDirs, keep)
+	switch r.NotCompiled = notCompiled; {
+	case err != nil:
+		return err
+	case len(breaks) == 0 && sel.Since != "":
+		return nil // the report says that the change made none
+	case len(breaks) == 0:
+		return fmt.Errorf("no break of a file matching %q, with an ID matching %q, in shard %s, compiles", sel.File, sel.Break, sel.Shard)
 	}
 	progress(start, "%d breaks compile (%d do not); building them in, each behind a switch", len(breaks), r.NotCompiled)
 	schema, err := sweep.Build(checker, breaks, func(overlay map[string]string) ([]byte, error) { return s.build(s.work, overlay) })
@@ -162,12 +181,7 @@ func (s *sweeper) run(r *sweepReport, only, breakText, shard string) error {
 		return fmt.Errorf("without any break: %w", err)
 	}
 	for k, b := range breaks {
-		if inShard(b.ID(), i, n) {
-			r.Verdicts = append(r.Verdicts, verdict{Break: b, id: k + 1})
-		}
-	}
-	if len(r.Verdicts) == 0 {
-		return fmt.Errorf("shard %s holds none of the %d breaks", shard, len(breaks))
+		r.Verdicts = append(r.Verdicts, verdict{Break: b, id: k + 1})
 	}
 	var g errgroup.Group
 	g.SetLimit(workers)
@@ -176,7 +190,7 @@ func (s *sweeper) run(r *sweepReport, only, breakText, shard string) error {
 		g.Go(func() error {
 			v := &r.Verdicts[j]
 			s.try(v, schema, all)
-			progress(start, "%d/%d (shard %s): %s:%d %s %s → %s: %s", finished.Add(1), len(r.Verdicts), shard, v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, v)
+			progress(start, "%d/%d (shard %s): %s:%d %s %s → %s: %s", finished.Add(1), len(r.Verdicts), sel.Shard, v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, v)
 			return nil
 		})
 	}
@@ -349,8 +363,9 @@ func (v *verdict) String() string {
 	return "SURVIVED"
 }
 
-// write prints the report; it fails on survivors, unsteady kills, no verdicts and stale equivalents.
-func (r sweepReport) write(w io.Writer, only string, whole bool) error {
+// write prints the report; it fails on survivors, unsteady kills, no verdicts and, when it holds
+// every break its files and IDs select, stale equivalents.
+func (r sweepReport) write(w io.Writer) error {
 	var survivors, unsteady, unanswered, equivalent []verdict
 	var killed, byUnit int
 	var named string // the survivors, for the error
@@ -377,14 +392,17 @@ func (r sweepReport) write(w io.Writer, only string, whole bool) error {
 	}
 	var stale []string
 	for id := range sweep.Equivalent {
-		if whole && strings.Contains(strings.Fields(id)[0], only) && !slices.ContainsFunc(r.Verdicts, func(v verdict) bool { return v.Break.ID() == id }) {
+		if whole := r.Shard == "1/1" && r.Since == ""; whole && strings.Contains(strings.Fields(id)[0], r.File) && strings.Contains(id, r.Break) && !slices.ContainsFunc(r.Verdicts, func(v verdict) bool { return v.Break.ID() == id }) {
 			stale = append(stale, id)
 		}
 	}
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	scored := len(r.Verdicts) - len(equivalent)
 	p("# Mutation sweep of %s", strings.Join(sweepDirs, ", "))
-	if !whole {
+	if r.Since != "" {
+		p(", the lines changed since %s", r.Since)
+	}
+	if r.Shard != "1/1" {
 		p(", shard %s", r.Shard)
 	}
 	p("\n\n**Score: %d of %d breaks killed (%.0f%%)**, not counting %d equivalent ones: %d by the unit tier, %d by the envtest tier (each envtest kill tried %d more times; %d not killed every time). %d breaks without a verdict. %d further breaks do not compile and were not tried.\n",
@@ -422,7 +440,7 @@ func reachedBy(v verdict) string {
 
 // gather reads the shards' reports into the whole sweep's.
 func gather(paths []string) (sweepReport, error) {
-	all := sweepReport{Shard: "1/1", Spent: map[string]time.Duration{}}
+	all := sweepReport{selection: selection{Shard: "1/1"}, Spent: map[string]time.Duration{}}
 	if len(paths) == 0 {
 		return all, errors.New("no shard's report to gather")
 	}
@@ -436,6 +454,7 @@ func gather(paths []string) (sweepReport, error) {
 			return all, fmt.Errorf("%s: %w", path, err)
 		}
 		all.Verdicts = append(all.Verdicts, r.Verdicts...)
+		all.File, all.Break, all.Since = r.File, r.Break, r.Since // the shards' own, all the same
 		all.NotCompiled, all.Repeat, all.Took = all.NotCompiled+r.NotCompiled, r.Repeat, max(all.Took, r.Took)
 		for kind, d := range r.Spent {
 			all.Spent[kind] += d

@@ -2,6 +2,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"hash/fnv"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,9 +110,14 @@ func (sel selection) keeper(root string) (func(sweep.Break) bool, error) {
 	if _, err := fmt.Sscanf(sel.Shard, "%d/%d", &i, &n); err != nil || i < 1 || i > n {
 		return nil, fmt.Errorf("shard %q: want i/n, 1 <= i <= n", sel.Shard)
 	}
+	changed, err := map[string][]lineRange(nil), error(nil)
+	if sel.Since != "" {
+		changed, err = changedSince(root, sel.Since, sweepDirs...)
+	}
 	return func(b sweep.Break) bool {
-		return strings.Contains(b.File, sel.File) && strings.Contains(b.ID(), sel.Break) && inShard(b.ID(), i, n)
-	}, nil
+		return strings.Contains(b.File, sel.File) && strings.Contains(b.ID(), sel.Break) && inShard(b.ID(), i, n) &&
+			(sel.Since == "" || touches(changed[b.File], b.Line, b.Last))
+	}, err
 }
 
 // sweepReport is what a sweep or shard found; Spent is each kind of work's time, over processes.
@@ -405,6 +412,10 @@ func (r sweepReport) write(w io.Writer) error {
 	if r.Shard != "1/1" {
 		p(", shard %s", r.Shard)
 	}
+	if len(r.Verdicts) == 0 && r.Since != "" {
+		p("\n\nNo generic break on the lines changed since %s (%d that do not compile were not tried): nothing to sweep.\n", r.Since, r.NotCompiled)
+		return nil
+	}
 	p("\n\n**Score: %d of %d breaks killed (%.0f%%)**, not counting %d equivalent ones: %d by the unit tier, %d by the envtest tier (each envtest kill tried %d more times; %d not killed every time). %d breaks without a verdict. %d further breaks do not compile and were not tried.\n",
 		killed, scored, 100*float64(killed)/float64(max(scored, 1)), len(equivalent), byUnit, killed-byUnit, r.Repeat, len(unsteady), len(unanswered), r.NotCompiled)
 	p("\nSweep time: %s. Time spent, summed over the processes:", r.Took.Round(time.Second))
@@ -541,13 +552,10 @@ func (s *sweeper) tryMutant(dir string, m mutants.Mutant) (caught, unit trial.Ve
 func chooseFrom(root, scenario, text, since string) ([]mutants.Mutant, error) {
 	touched := map[string][]lineRange{}
 	if since != "" && (scenario != "" || text != "") {
-		cmd := exec.Command("git", "diff", "-U0", since, "--", "controllers", "api", "cmd")
-		cmd.Dir = root
-		diff, err := cmd.Output()
-		if err != nil {
-			return nil, fmt.Errorf("git diff %s: %w", since, err)
+		var err error
+		if touched, err = changedSince(root, since, "controllers", "api", "cmd"); err != nil {
+			return nil, err
 		}
-		touched = changedLines(string(diff))
 	}
 	var stale error
 	chosen, err := choose(mutants.All, scenario, text, func(m mutants.Mutant) []mutants.Span {
@@ -567,7 +575,7 @@ func choose(all []mutants.Mutant, scenario, text string, spans func(mutants.Muta
 			scenarios = append(scenarios, m.Scenario)
 		}
 		if (scenario == "" || m.Scenario == scenario) && strings.Contains(m.Break, text) || slices.ContainsFunc(spans(m), func(s mutants.Span) bool {
-			return slices.ContainsFunc(touched[s.File], func(r lineRange) bool { return r.first <= s.Last && s.First <= r.last })
+			return touches(touched[s.File], s.First, s.Last)
 		}) {
 			out = append(out, m)
 		}
@@ -581,6 +589,43 @@ func choose(all []mutants.Mutant, scenario, text string, spans func(mutants.Muta
 // lineRange is the lines first to last of a file, numbered from 1.
 type lineRange struct{ first, last int }
 
+// touches says whether any of ranges holds a line of first to last.
+func touches(ranges []lineRange, first, last int) bool {
+	return slices.ContainsFunc(ranges, func(r lineRange) bool { return r.first <= last && first <= r.last })
+}
+
+// changedSince are the lines of dirs under root changed since the revision since: the work tree's
+// edits count, and a file that git does not track yet counts whole.
+func changedSince(root, since string, dirs ...string) (map[string][]lineRange, error) {
+	git := func(args ...string) (string, error) {
+		cmd := exec.Command("git", append(append(args, "--"), dirs...)...)
+		cmd.Dir = root
+		out, err := cmd.Output()
+		if exit := (*exec.ExitError)(nil); errors.As(err, &exit) {
+			err = fmt.Errorf("%w: %s", err, bytes.TrimSpace(exit.Stderr))
+		}
+		if err != nil {
+			return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+		}
+		return string(out), nil
+	}
+	// Whatever git's configuration says: plain text from git itself, paths from root, with the
+	// prefixes that changedLines reads.
+	diff, err := git("diff", "--no-color", "--no-ext-diff", "--relative", "--src-prefix=a/", "--dst-prefix=b/", "-U0", since)
+	if err != nil {
+		return nil, err
+	}
+	untracked, err := git("ls-files", "--others", "--exclude-standard")
+	if err != nil {
+		return nil, err
+	}
+	changed := changedLines(diff)
+	for _, file := range strings.Fields(untracked) {
+		changed[file] = []lineRange{{1, math.MaxInt}}
+	}
+	return changed, nil
+}
+
 // hunk is a unified diff's hunk header: its new side starts at line 1 and runs 2 lines.
 var hunk = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@`)
 
@@ -589,8 +634,11 @@ func changedLines(diff string) map[string][]lineRange {
 	out := map[string][]lineRange{}
 	var file string
 	for line := range strings.SplitSeq(diff, "\n") {
-		if name, ok := strings.CutPrefix(line, "+++ b/"); ok {
-			file = name
+		if name, ok := strings.CutPrefix(line, "+++ "); ok {
+			file = "" // a deleted file's "+++ /dev/null": its hunk holds no file's lines
+			if path, kept := strings.CutPrefix(name, "b/"); kept {
+				file = path
+			}
 		} else if m := hunk.FindStringSubmatch(line); m != nil && file != "" {
 			start, _ := strconv.Atoi(m[1])
 			count, _ := strconv.Atoi(cmp.Or(m[2], "1")) // no count: one line

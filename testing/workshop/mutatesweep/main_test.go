@@ -134,7 +134,7 @@ func TestABaseSweepsOnlyTheLinesChangedSinceIt(t *testing.T) {
 	git("add", ".")
 	git("commit", "-q", "-m", "the base")
 	write("controllers/a.go", strings.Replace(a, "return 2", "return 5", 1)) // line 5, not committed
-	write("controllers/new.go", "package controllers\n\nconst d = 6\n")       // not tracked
+	write("controllers/new.go", "package controllers\n\nconst d = 6\n")      // not tracked
 
 	kept := func(sel selection) []string {
 		t.Helper()

@@ -92,6 +92,7 @@ type verdict struct {
 	Killers     []string `json:",omitempty"`
 	Where       string   `json:",omitempty"`
 	Kills, Runs int      `json:",omitempty"`
+	TimedOut    bool     `json:",omitempty"` // a kill was a test that reaches it running past trial.Timeout
 	Reach       []string `json:",omitempty"` // the tests and specs that run its code
 	Err         string   `json:",omitempty"` // why the tiers could not say
 	id          int      // its switch's number: its index in the sweep's breaks, plus one
@@ -327,7 +328,7 @@ func (s *sweeper) try(v *verdict, schema sweep.Schema, all []test) {
 	case !first.Failed:
 		v.Tier = ""
 	default:
-		v.Killers, v.Where, v.Kills = []string{first.Test}, first.Where, 1
+		v.Killers, v.Where, v.Kills, v.TimedOut = []string{first.Test}, first.Where, 1, first.TimedOut
 		if v.Tier == envtestTier {
 			s.confirm(v, dir, env, specs, name)
 		}
@@ -348,7 +349,7 @@ func (s *sweeper) confirm(v *verdict, dir string, env []string, specs []test, na
 			return
 		}
 		if again.Failed {
-			v.Kills++
+			v.Kills, v.TimedOut = v.Kills+1, v.TimedOut || again.TimedOut
 			if !slices.Contains(v.Killers, again.Test) {
 				v.Killers = append(v.Killers, again.Test)
 			}
@@ -357,13 +358,17 @@ func (s *sweeper) confirm(v *verdict, dir string, env []string, specs []test, na
 }
 
 func (v *verdict) String() string {
+	hung := ""
+	if v.TimedOut {
+		hung = fmt.Sprintf(" (killed by timeout: the run hung past %s)", trial.Timeout)
+	}
 	switch {
 	case v.Err != "":
 		return "NO VERDICT: " + specreport.Gist(v.Err)
 	case v.Tier == unitTier:
-		return "killed by unit test " + v.Killers[0]
+		return "killed by unit test " + v.Killers[0] + hung
 	case v.Tier == envtestTier:
-		return fmt.Sprintf("killed in %d of %d runs of the specs that reach it, by %q", v.Kills, v.Runs, strings.Join(v.Killers, `", "`))
+		return fmt.Sprintf("killed in %d of %d runs of the specs that reach it, by %q%s", v.Kills, v.Runs, strings.Join(v.Killers, `", "`), hung)
 	case len(v.Reach) == 0:
 		return "SURVIVED: no test reaches its code"
 	}
@@ -373,7 +378,7 @@ func (v *verdict) String() string {
 // write prints the report; it fails on survivors, unsteady kills, no verdicts and, when it holds
 // every break its files and IDs select, stale equivalents.
 func (r sweepReport) write(w io.Writer) error {
-	var survivors, unsteady, unanswered, equivalent []verdict
+	var survivors, unsteady, unanswered, equivalent, hung []verdict
 	var killed, byUnit int
 	var named string // the survivors, for the error
 	for _, v := range r.Verdicts {
@@ -392,6 +397,9 @@ func (r sweepReport) write(w io.Writer) error {
 		}
 		if v.Tier != "" {
 			killed++
+		}
+		if v.TimedOut {
+			hung = append(hung, v)
 		}
 		if v.Kills < v.Runs {
 			unsteady = append(unsteady, v)
@@ -416,8 +424,8 @@ func (r sweepReport) write(w io.Writer) error {
 		p("\n\nNo generic break on the lines changed since %s (%d that do not compile were not tried): nothing to sweep.\n", r.Since, r.NotCompiled)
 		return nil
 	}
-	p("\n\n**Score: %d of %d breaks killed (%.0f%%)**, not counting %d equivalent ones: %d by the unit tier, %d by the envtest tier (each envtest kill tried %d more times; %d not killed every time). %d breaks without a verdict. %d further breaks do not compile and were not tried.\n",
-		killed, scored, 100*float64(killed)/float64(max(scored, 1)), len(equivalent), byUnit, killed-byUnit, r.Repeat, len(unsteady), len(unanswered), r.NotCompiled)
+	p("\n\n**Score: %d of %d breaks killed (%.0f%%)**, not counting %d equivalent ones: %d by the unit tier, %d by the envtest tier (each envtest kill tried %d more times; %d not killed every time); %d of the kills by timeout. %d breaks without a verdict. %d further breaks do not compile and were not tried.\n",
+		killed, scored, 100*float64(killed)/float64(max(scored, 1)), len(equivalent), byUnit, killed-byUnit, r.Repeat, len(unsteady), len(hung), len(unanswered), r.NotCompiled)
 	p("\nSweep time: %s. Time spent, summed over the processes:", r.Took.Round(time.Second))
 	for i, kind := range slices.Sorted(maps.Keys(r.Spent)) {
 		p("%s %s %s", map[bool]string{true: ",", false: ""}[i > 0], kind, r.Spent[kind].Round(time.Second))
@@ -426,6 +434,7 @@ func (r sweepReport) write(w io.Writer) error {
 	table(w, "Survivors: no test that runs their code fails", "Reached by", survivors, reachedBy)
 	table(w, "Killed only sometimes", "Kills", unsteady, func(v verdict) string { return v.String() })
 	table(w, "No verdict: a run that proved nothing", "Why", unanswered, func(v verdict) string { return v.Err })
+	table(w, "Killed by timeout: a test that runs their code hung", "Kills", hung, func(v verdict) string { return v.String() })
 	table(w, "Equivalent: no behaviour can observe them", "Why", equivalent, func(v verdict) string { return sweep.Equivalent[v.Break.ID()] })
 	if len(survivors)+len(unsteady)+len(unanswered)+len(stale) == 0 {
 		return nil

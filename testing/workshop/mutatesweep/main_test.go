@@ -185,3 +185,31 @@ func TestAChangeWithoutABreakSaysSoAndPasses(t *testing.T) {
 		t.Errorf("the report does not say %q:\n%s", want, out.String())
 	}
 }
+
+// TestAHangIsAKillNamedAsATimeout: a break that makes a test that reaches it hang is killed, by
+// timeout, and the report names it so; it fails nothing.
+func TestAHangIsAKillNamedAsATimeout(t *testing.T) {
+	r := sweepReport{selection: selection{Shard: "1/2"}, Verdicts: []verdict{
+		{Break: aBreak(10, `"a"`), Tier: unitTier, Killers: []string{"TestA"}, TimedOut: true, Reach: []string{"TestA"}},
+		{Break: aBreak(12, `"b"`), Tier: envtestTier, Killers: []string{"Sample when created makes it"}, Kills: 3, Runs: 3, TimedOut: true},
+		{Break: aBreak(14, `"c"`), Tier: unitTier, Killers: []string{"TestC"}},
+	}}
+	var out bytes.Buffer
+	if err := r.write(&out); err != nil {
+		t.Errorf("a sweep whose breaks a hang killed fails: %v", err)
+	}
+	for _, want := range []string{
+		"**Score: 3 of 3 breaks killed (100%)**",
+		"2 of the kills by timeout",
+		"## Killed by timeout",
+		"| controllers/a.go:10 | f | constant: `\"a\"` → `\"\"` | killed by unit test TestA (killed by timeout: the run hung past 2m0s) |",
+		`| controllers/a.go:12 | f | constant: ` + "`\"b\"` → `\"\"`" + ` | killed in 3 of 3 runs of the specs that reach it, by "Sample when created makes it" (killed by timeout: the run hung past 2m0s) |`,
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the report lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "controllers/a.go:14 |") {
+		t.Errorf("the report names a break killed in time among the timeouts:\n%s", out.String())
+	}
+}

@@ -94,7 +94,7 @@ mutate: setup-envtest ## Prove the scenarios can fail: build each break of testi
 # workflow's matrix). The scenarios attach to make envtest-up's control plane, which stays up
 # afterwards (make envtest-down).
 .PHONY: mutate-sweep
-mutate-sweep: envtest-up ## Make every generic break of controllers/ and api/ (BASE=<rev>: of the lines changed since rev) (delete a statement, negate a condition, drop a returned error, replace a constant); run the tests that reach each against it; report the score and fail on every survivor.
+mutate-sweep: envtest-up ## Make every generic break of controllers/ and api/ (delete a statement, negate a condition, drop a returned error, replace a constant), or with BASE=<rev> those of the lines changed since rev; run the tests that reach each against it; report the score and fail on every survivor.
 	@mkdir -p $(REPORTS)
 	@$(call workshop-tool,mutatesweep)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \

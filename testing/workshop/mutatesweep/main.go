@@ -421,7 +421,11 @@ func (r sweepReport) write(w io.Writer) error {
 		p(", shard %s", r.Shard)
 	}
 	if len(r.Verdicts) == 0 && r.Since != "" {
-		p("\n\nNo generic break on the lines changed since %s (%d that do not compile were not tried): nothing to sweep.\n", r.Since, r.NotCompiled)
+		p("\n\nNo generic break on the lines changed since %s: nothing to sweep", r.Since)
+		if r.NotCompiled > 0 {
+			p(" (%d breaks there do not compile, and were not tried)", r.NotCompiled)
+		}
+		p(".\n")
 		return nil
 	}
 	p("\n\n**Score: %d of %d breaks killed (%.0f%%)**, not counting %d equivalent ones: %d by the unit tier, %d by the envtest tier (each envtest kill tried %d more times; %d not killed every time); %d of the kills by timeout. %d breaks without a verdict. %d further breaks do not compile and were not tried.\n",

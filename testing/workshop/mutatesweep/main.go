@@ -55,7 +55,7 @@ func main() {
 	hand := flag.Bool("mutants", false, "make mutate: try the breaks of package mutants, each against the scenario it names")
 	scenario := flag.String("scenario", "", "with -mutants: try only the breaks that this scenario (its label) exists to catch")
 	mutant := flag.String("mutant", "", "with -mutants: try only the breaks whose description contains this text")
-	since := flag.String("changed-since", "", "try only the breaks on the lines changed since this revision (the work tree counts); with -mutants, -scenario or -mutant: also every break whose lines changed since it")
+	since := flag.String("changed-since", "", "try only the breaks on the lines changed since this revision (the work tree counts); with -mutants and -scenario or -mutant: also try every mutant whose lines changed since it")
 	flag.Parse()
 	tool, r, err := "mutate-sweep", sweepReport{}, error(nil)
 	sel := selection{File: *only, Break: *breakText, Shard: *shard, Since: *since}
@@ -407,7 +407,8 @@ func (r sweepReport) write(w io.Writer) error {
 	}
 	var stale []string
 	for id := range sweep.Equivalent {
-		if whole := r.Shard == "1/1" && r.Since == ""; whole && strings.Contains(strings.Fields(id)[0], r.File) && strings.Contains(id, r.Break) && !slices.ContainsFunc(r.Verdicts, func(v verdict) bool { return v.Break.ID() == id }) {
+		selected := r.Shard == "1/1" && r.Since == "" && strings.Contains(strings.Fields(id)[0], r.File) && strings.Contains(id, r.Break)
+		if selected && !slices.ContainsFunc(r.Verdicts, func(v verdict) bool { return v.Break.ID() == id }) {
 			stale = append(stale, id)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -211,5 +212,22 @@ func TestAHangIsAKillNamedAsATimeout(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "controllers/a.go:14 |") {
 		t.Errorf("the report names a break killed in time among the timeouts:\n%s", out.String())
+	}
+}
+
+// TestOnlyASweepOfEveryBreakItsFilesHoldFindsEquivalentsStale: an equivalent break's entry that no
+// break matches is stale only where every break it could match was tried: not in a sweep of some
+// IDs (BREAK=) or of a change's lines (BASE=).
+func TestOnlyASweepOfEveryBreakItsFilesHoldFindsEquivalentsStale(t *testing.T) {
+	killed := []verdict{{Break: aBreak(10, `"a"`), Tier: unitTier, Killers: []string{"TestA"}}}
+	for _, sel := range []selection{{Shard: "1/1", Break: "controllers/a.go"}, {Shard: "1/1", Since: "origin/main"}} {
+		r := sweepReport{selection: sel, Verdicts: killed}
+		if err := r.write(io.Discard); err != nil {
+			t.Errorf("a sweep of %+v: %v", sel, err)
+		}
+	}
+	r := sweepReport{selection: selection{Shard: "1/1", File: "controllers"}, Verdicts: killed}
+	if err := r.write(io.Discard); err == nil || !strings.Contains(err.Error(), "equivalent entries that match no break") {
+		t.Errorf("a whole sweep of controllers/ without its equivalent breaks: %v", err)
 	}
 }

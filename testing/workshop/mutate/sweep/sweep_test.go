@@ -164,18 +164,10 @@ func TestABreakThatDoesNotCompileIsToldApart(t *testing.T) {
 // would not load.
 func TestNothingIsLoadedWhenNoBreakIsKept(t *testing.T) {
 	root := t.TempDir()
-	for name, content := range map[string]string{
+	write(t, root, map[string]string{
 		"go.mod": "module example.com/p\n\ngo 1.26\n",
 		"p/p.go": "package p\n\nimport \"example.com/p/missing\"\n\nvar V = missing.V + 1\n",
-	} {
-		path := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	kept := 0
 	_, breaks, notCompiled, err := Compiling(root, []string{"p"}, func(Break) bool { kept++; return false })
 	if err != nil || len(breaks)+notCompiled > 0 {

@@ -40,7 +40,8 @@ const (
 	unitTier    = "unit"
 	envtestTier = "envtest"
 	scenarios   = "./scenarios"
-	workers     = 4 // test processes at once
+	workers     = 4     // test processes at once
+	everyShard  = "1/1" // the one shard of one: every break
 )
 
 var packages = []string{"./controllers", "./api/v1alpha1", scenarios}
@@ -49,7 +50,7 @@ func main() {
 	only := flag.String("file", "", "break only the files whose path contains this text")
 	breakText := flag.String("break", "", "try only the breaks whose ID (file function operator: was → now) contains this text")
 	repeat := flag.Int("repeat", 2, "run the specs against each break the envtest tier kills this many more times, the spec that killed it first")
-	shard := flag.String("shard", "1/1", "try only shard i of n (i/n) of the breaks, split by their IDs")
+	shard := flag.String("shard", everyShard, "try only shard i of n (i/n) of the breaks, split by their IDs")
 	jsonPath := flag.String("json", "", "write the verdicts into this file too, for -gather")
 	gathered := flag.Bool("gather", false, "report together the verdicts of the shards' JSON files named as arguments")
 	hand := flag.Bool("mutants", false, "make mutate: try the breaks of package mutants, each against the scenario it names")
@@ -407,7 +408,7 @@ func (r sweepReport) write(w io.Writer) error {
 	}
 	var stale []string
 	for id := range sweep.Equivalent {
-		selected := r.Shard == "1/1" && r.Since == "" && strings.Contains(strings.Fields(id)[0], r.File) && strings.Contains(id, r.Break)
+		selected := r.Shard == everyShard && r.Since == "" && strings.Contains(strings.Fields(id)[0], r.File) && strings.Contains(id, r.Break)
 		if selected && !slices.ContainsFunc(r.Verdicts, func(v verdict) bool { return v.Break.ID() == id }) {
 			stale = append(stale, id)
 		}
@@ -418,7 +419,7 @@ func (r sweepReport) write(w io.Writer) error {
 	if r.Since != "" {
 		p(", the lines changed since %s", r.Since)
 	}
-	if r.Shard != "1/1" {
+	if r.Shard != everyShard {
 		p(", shard %s", r.Shard)
 	}
 	if len(r.Verdicts) == 0 && r.Since != "" {
@@ -465,7 +466,7 @@ func reachedBy(v verdict) string {
 
 // gather reads the shards' reports into the whole sweep's.
 func gather(paths []string) (sweepReport, error) {
-	all := sweepReport{selection: selection{Shard: "1/1"}, Spent: map[string]time.Duration{}}
+	all := sweepReport{selection: selection{Shard: everyShard}, Spent: map[string]time.Duration{}}
 	if len(paths) == 0 {
 		return all, errors.New("no shard's report to gather")
 	}

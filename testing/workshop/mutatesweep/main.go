@@ -376,9 +376,42 @@ func (v *verdict) String() string {
 	return "SURVIVED"
 }
 
-// write prints the report; it fails on survivors, unsteady kills, no verdicts and, when it holds
-// every break its files and IDs select, stale equivalents.
+// title is the report's heading: what was swept.
+func (r sweepReport) title() string {
+	title := "# Mutation sweep of " + strings.Join(sweepDirs, ", ")
+	if r.Since != "" {
+		title += ", the lines changed since " + r.Since
+	}
+	if r.Shard != everyShard {
+		title += ", shard " + r.Shard
+	}
+	return title
+}
+
+// stale are the entries of sweep.Equivalent that no break of the report matches, when it holds
+// every break its files and IDs select: not a shard's, nor a change's.
+func (r sweepReport) stale() []string {
+	var stale []string
+	for id := range sweep.Equivalent {
+		selected := r.Shard == everyShard && r.Since == "" && strings.Contains(strings.Fields(id)[0], r.File) && strings.Contains(id, r.Break)
+		if selected && !slices.ContainsFunc(r.Verdicts, func(v verdict) bool { return v.Break.ID() == id }) {
+			stale = append(stale, id)
+		}
+	}
+	return stale
+}
+
+// write prints the report; it fails on survivors, unsteady kills, no verdicts and stale equivalents.
 func (r sweepReport) write(w io.Writer) error {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	if len(r.Verdicts) == 0 && r.Since != "" {
+		p("%s\n\nNo generic break on the lines changed since %s: nothing to sweep", r.title(), r.Since)
+		if r.NotCompiled > 0 {
+			p(" (%d breaks there do not compile, and were not tried)", r.NotCompiled)
+		}
+		p(".\n")
+		return nil
+	}
 	var survivors, unsteady, unanswered, equivalent, hung []verdict
 	var killed, byUnit int
 	var named string // the survivors, for the error
@@ -406,32 +439,9 @@ func (r sweepReport) write(w io.Writer) error {
 			unsteady = append(unsteady, v)
 		}
 	}
-	var stale []string
-	for id := range sweep.Equivalent {
-		selected := r.Shard == everyShard && r.Since == "" && strings.Contains(strings.Fields(id)[0], r.File) && strings.Contains(id, r.Break)
-		if selected && !slices.ContainsFunc(r.Verdicts, func(v verdict) bool { return v.Break.ID() == id }) {
-			stale = append(stale, id)
-		}
-	}
-	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	scored := len(r.Verdicts) - len(equivalent)
-	p("# Mutation sweep of %s", strings.Join(sweepDirs, ", "))
-	if r.Since != "" {
-		p(", the lines changed since %s", r.Since)
-	}
-	if r.Shard != everyShard {
-		p(", shard %s", r.Shard)
-	}
-	if len(r.Verdicts) == 0 && r.Since != "" {
-		p("\n\nNo generic break on the lines changed since %s: nothing to sweep", r.Since)
-		if r.NotCompiled > 0 {
-			p(" (%d breaks there do not compile, and were not tried)", r.NotCompiled)
-		}
-		p(".\n")
-		return nil
-	}
-	p("\n\n**Score: %d of %d breaks killed (%.0f%%)**, not counting %d equivalent ones: %d by the unit tier, %d by the envtest tier (each envtest kill tried %d more times; %d not killed every time); %d of the kills by timeout. %d breaks without a verdict. %d further breaks do not compile and were not tried.\n",
-		killed, scored, 100*float64(killed)/float64(max(scored, 1)), len(equivalent), byUnit, killed-byUnit, r.Repeat, len(unsteady), len(hung), len(unanswered), r.NotCompiled)
+	stale, scored := r.stale(), len(r.Verdicts)-len(equivalent)
+	p("%s\n\n**Score: %d of %d breaks killed (%.0f%%)**, not counting %d equivalent ones: %d by the unit tier, %d by the envtest tier (each envtest kill tried %d more times; %d not killed every time); %d of the kills by timeout. %d breaks without a verdict. %d further breaks do not compile and were not tried.\n",
+		r.title(), killed, scored, 100*float64(killed)/float64(max(scored, 1)), len(equivalent), byUnit, killed-byUnit, r.Repeat, len(unsteady), len(hung), len(unanswered), r.NotCompiled)
 	p("\nSweep time: %s. Time spent, summed over the processes:", r.Took.Round(time.Second))
 	for i, kind := range slices.Sorted(maps.Keys(r.Spent)) {
 		p("%s %s %s", map[bool]string{true: ",", false: ""}[i > 0], kind, r.Spent[kind].Round(time.Second))

@@ -79,18 +79,20 @@ mutate: setup-envtest ## Prove the scenarios can fail: build each break of testi
 		$(WORKSHOP)/mutatesweep -mutants $(if $(SCENARIO),-scenario '$(SCENARIO)') $(if $(MUTANT),-mutant '$(MUTANT)') \
 		-changed-since "$(or $(BASE),$(DEFAULT_BASE))" | tee $(REPORTS)/mutate.md
 
-# FILE=<text> sweeps only the files whose path contains text, BREAK=<text> only the breaks whose
-# ID contains it (the report's "file function operator: was → now"); REPEAT=<n> runs the specs n
-# more times against each break they kill (default 2). SHARD=<i>/<n> tries only the i-th of n
-# shards of the breaks and writes its verdicts to reports/mutate-sweep-<i>-of-<n>.json, which
-# make mutate-sweep-report gathers (the workflow's matrix). The scenarios attach to make
-# envtest-up's control plane, which stays up afterwards (make envtest-down).
+# BASE=<rev> sweeps only the lines changed since rev (git diff BASE: the work tree and new files
+# count), as a pull request does; without it, every line. FILE=<text> sweeps only the files whose
+# path contains text, BREAK=<text> only the breaks whose ID contains it (the report's "file
+# function operator: was → now"); REPEAT=<n> runs the specs n more times against each break they
+# kill (default 2). SHARD=<i>/<n> tries only the i-th of n shards of the breaks and writes its
+# verdicts to reports/mutate-sweep-<i>-of-<n>.json, which make mutate-sweep-report gathers (the
+# workflow's matrix). The scenarios attach to make envtest-up's control plane, which stays up
+# afterwards (make envtest-down).
 .PHONY: mutate-sweep
-mutate-sweep: envtest-up ## Make every generic break of controllers/ and api/ (delete a statement, negate a condition, drop a returned error, replace a constant); run the tests that reach each against it; report the score and fail on every survivor.
+mutate-sweep: envtest-up ## Make every generic break of controllers/ and api/ (delete a statement, negate a condition, drop a returned error, replace a constant), or with BASE=<rev> those of the lines changed since rev; run the tests that reach each against it; report the score and fail on every survivor.
 	@mkdir -p $(REPORTS)
 	@$(call workshop-tool,mutatesweep)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
-		$(WORKSHOP)/mutatesweep $(if $(FILE),-file '$(FILE)') $(if $(BREAK),-break '$(BREAK)') $(if $(REPEAT),-repeat $(REPEAT)) \
+		$(WORKSHOP)/mutatesweep $(if $(BASE),-changed-since '$(BASE)') $(if $(FILE),-file '$(FILE)') $(if $(BREAK),-break '$(BREAK)') $(if $(REPEAT),-repeat $(REPEAT)) \
 		$(if $(SHARD),-shard $(SHARD) -json $(REPORTS)/mutate-sweep-$(subst /,-of-,$(SHARD)).json) | tee $(REPORTS)/mutate-sweep.md
 
 .PHONY: mutate-sweep-report

@@ -2,6 +2,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"hash/fnv"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,7 +40,8 @@ const (
 	unitTier    = "unit"
 	envtestTier = "envtest"
 	scenarios   = "./scenarios"
-	workers     = 4 // test processes at once
+	workers     = 4     // test processes at once
+	everyShard  = "1/1" // the one shard of one: every break
 )
 
 var packages = []string{"./controllers", "./api/v1alpha1", scenarios}
@@ -47,15 +50,16 @@ func main() {
 	only := flag.String("file", "", "break only the files whose path contains this text")
 	breakText := flag.String("break", "", "try only the breaks whose ID (file function operator: was → now) contains this text")
 	repeat := flag.Int("repeat", 2, "run the specs against each break the envtest tier kills this many more times, the spec that killed it first")
-	shard := flag.String("shard", "1/1", "try only shard i of n (i/n) of the breaks, split by their IDs")
+	shard := flag.String("shard", everyShard, "try only shard i of n (i/n) of the breaks, split by their IDs")
 	jsonPath := flag.String("json", "", "write the verdicts into this file too, for -gather")
 	gathered := flag.Bool("gather", false, "report together the verdicts of the shards' JSON files named as arguments")
 	hand := flag.Bool("mutants", false, "make mutate: try the breaks of package mutants, each against the scenario it names")
 	scenario := flag.String("scenario", "", "with -mutants: try only the breaks that this scenario (its label) exists to catch")
 	mutant := flag.String("mutant", "", "with -mutants: try only the breaks whose description contains this text")
-	since := flag.String("changed-since", "", "with -scenario or -mutant: also try every break whose lines changed since this revision (the work tree counts)")
+	since := flag.String("changed-since", "", "try only the breaks on the lines changed since this revision (the work tree counts); with -mutants and -scenario or -mutant: also try every mutant whose lines changed since it")
 	flag.Parse()
 	tool, r, err := "mutate-sweep", sweepReport{}, error(nil)
+	sel := selection{File: *only, Break: *breakText, Shard: *shard, Since: *since}
 	switch {
 	case *hand:
 		tool = "mutate"
@@ -63,7 +67,7 @@ func main() {
 	case *gathered:
 		r, err = gather(flag.Args())
 	default:
-		err = withSweeper(*repeat, func(s *sweeper) error { return s.run(&r, *only, *breakText, *shard) })
+		err = withSweeper(*repeat, func(s *sweeper) error { return s.run(&r, sel) })
 	}
 	if err == nil && *jsonPath != "" && !*hand {
 		raw, _ := json.MarshalIndent(r, "", "  ") // plain data: it marshals
@@ -71,7 +75,7 @@ func main() {
 	}
 	if err == nil && !*hand {
 		var md strings.Builder
-		err = r.write(&md, *only, r.Shard == "1/1")
+		err = r.write(&md)
 		fmt.Print(md.String())
 		err = errors.Join(err, specreport.Publish(md.String(), ""))
 	}
@@ -89,14 +93,38 @@ type verdict struct {
 	Killers     []string `json:",omitempty"`
 	Where       string   `json:",omitempty"`
 	Kills, Runs int      `json:",omitempty"`
+	TimedOut    bool     `json:",omitempty"` // a kill was a test that reaches it running past trial.Timeout
 	Reach       []string `json:",omitempty"` // the tests and specs that run its code
 	Err         string   `json:",omitempty"` // why the tiers could not say
 	id          int      // its switch's number: its index in the sweep's breaks, plus one
 }
 
+// selection is which breaks a sweep tries, as make mutate-sweep's variables choose them: those of
+// the files whose path contains File, with an ID that contains Break, in shard Shard (i/n) and, if
+// Since is a revision, on the lines changed since it.
+type selection struct {
+	File, Break, Shard, Since string `json:",omitempty"`
+}
+
+// keeper is the selection's choice of a break, with the lines changed since Since read from git.
+func (sel selection) keeper(root string) (func(sweep.Break) bool, error) {
+	var i, n int
+	if _, err := fmt.Sscanf(sel.Shard, "%d/%d", &i, &n); err != nil || i < 1 || i > n {
+		return nil, fmt.Errorf("shard %q: want i/n, 1 <= i <= n", sel.Shard)
+	}
+	changed, err := map[string][]lineRange(nil), error(nil)
+	if sel.Since != "" {
+		changed, err = changedSince(root, sel.Since, sweepDirs...)
+	}
+	return func(b sweep.Break) bool {
+		return strings.Contains(b.File, sel.File) && strings.Contains(b.ID(), sel.Break) && inShard(b.ID(), i, n) &&
+			(sel.Since == "" || touches(changed[b.File], b.Line, b.Last))
+	}, err
+}
+
 // sweepReport is what a sweep or shard found; Spent is each kind of work's time, over processes.
 type sweepReport struct {
-	Shard       string
+	selection
 	Repeat      int
 	Verdicts    []verdict
 	NotCompiled int
@@ -133,22 +161,22 @@ func withSweeper(repeat int, f func(*sweeper) error) error {
 	return f(&sweeper{root: root, work: work, repeat: repeat, spent: map[string]time.Duration{}})
 }
 
-// run tries into r the shard's compiling breaks of files matching only, with IDs matching breakText.
-func (s *sweeper) run(r *sweepReport, only, breakText, shard string) error {
+// run tries into r the compiling breaks that sel keeps; none is an error unless sel asks for a change's.
+func (s *sweeper) run(r *sweepReport, sel selection) error {
 	start := time.Now()
-	*r = sweepReport{Shard: shard, Repeat: s.repeat, Spent: s.spent}
-	var i, n int
-	if _, err := fmt.Sscanf(shard, "%d/%d", &i, &n); err != nil || i < 1 || i > n {
-		return fmt.Errorf("shard %q: want i/n, 1 <= i <= n", shard)
-	}
-	checker, breaks, notCompiled, err := sweep.Compiling(s.root, sweepDirs, func(b sweep.Break) bool {
-		return strings.Contains(b.File, only) && strings.Contains(b.ID(), breakText)
-	})
-	if r.NotCompiled = notCompiled; err == nil && len(breaks) == 0 {
-		err = fmt.Errorf("no break of a file matching %q, with an ID matching %q, compiles", only, breakText)
-	}
+	*r = sweepReport{selection: sel, Repeat: s.repeat, Spent: s.spent}
+	keep, err := sel.keeper(s.root)
 	if err != nil {
 		return err
+	}
+	checker, breaks, notCompiled, err := sweep.Compiling(s.root, sweepDirs, keep)
+	switch r.NotCompiled = notCompiled; {
+	case err != nil:
+		return err
+	case len(breaks) == 0 && sel.Since != "":
+		return nil // the report says that the change made none
+	case len(breaks) == 0:
+		return fmt.Errorf("no break of a file matching %q, with an ID matching %q, in shard %s, compiles", sel.File, sel.Break, sel.Shard)
 	}
 	progress(start, "%d breaks compile (%d do not); building them in, each behind a switch", len(breaks), r.NotCompiled)
 	schema, err := sweep.Build(checker, breaks, func(overlay map[string]string) ([]byte, error) { return s.build(s.work, overlay) })
@@ -162,12 +190,7 @@ func (s *sweeper) run(r *sweepReport, only, breakText, shard string) error {
 		return fmt.Errorf("without any break: %w", err)
 	}
 	for k, b := range breaks {
-		if inShard(b.ID(), i, n) {
-			r.Verdicts = append(r.Verdicts, verdict{Break: b, id: k + 1})
-		}
-	}
-	if len(r.Verdicts) == 0 {
-		return fmt.Errorf("shard %s holds none of the %d breaks", shard, len(breaks))
+		r.Verdicts = append(r.Verdicts, verdict{Break: b, id: k + 1})
 	}
 	var g errgroup.Group
 	g.SetLimit(workers)
@@ -176,7 +199,7 @@ func (s *sweeper) run(r *sweepReport, only, breakText, shard string) error {
 		g.Go(func() error {
 			v := &r.Verdicts[j]
 			s.try(v, schema, all)
-			progress(start, "%d/%d (shard %s): %s:%d %s %s → %s: %s", finished.Add(1), len(r.Verdicts), shard, v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, v)
+			progress(start, "%d/%d (shard %s): %s:%d %s %s → %s: %s", finished.Add(1), len(r.Verdicts), sel.Shard, v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, v)
 			return nil
 		})
 	}
@@ -306,7 +329,7 @@ func (s *sweeper) try(v *verdict, schema sweep.Schema, all []test) {
 	case !first.Failed:
 		v.Tier = ""
 	default:
-		v.Killers, v.Where, v.Kills = []string{first.Test}, first.Where, 1
+		v.Killers, v.Where, v.Kills, v.TimedOut = []string{first.Test}, first.Where, 1, first.TimedOut
 		if v.Tier == envtestTier {
 			s.confirm(v, dir, env, specs, name)
 		}
@@ -327,7 +350,7 @@ func (s *sweeper) confirm(v *verdict, dir string, env []string, specs []test, na
 			return
 		}
 		if again.Failed {
-			v.Kills++
+			v.Kills, v.TimedOut = v.Kills+1, v.TimedOut || again.TimedOut
 			if !slices.Contains(v.Killers, again.Test) {
 				v.Killers = append(v.Killers, again.Test)
 			}
@@ -336,22 +359,60 @@ func (s *sweeper) confirm(v *verdict, dir string, env []string, specs []test, na
 }
 
 func (v *verdict) String() string {
+	hung := ""
+	if v.TimedOut {
+		hung = fmt.Sprintf(" (killed by timeout: the run hung past %s)", trial.Timeout)
+	}
 	switch {
 	case v.Err != "":
 		return "NO VERDICT: " + specreport.Gist(v.Err)
 	case v.Tier == unitTier:
-		return "killed by unit test " + v.Killers[0]
+		return "killed by unit test " + v.Killers[0] + hung
 	case v.Tier == envtestTier:
-		return fmt.Sprintf("killed in %d of %d runs of the specs that reach it, by %q", v.Kills, v.Runs, strings.Join(v.Killers, `", "`))
+		return fmt.Sprintf("killed in %d of %d runs of the specs that reach it, by %q%s", v.Kills, v.Runs, strings.Join(v.Killers, `", "`), hung)
 	case len(v.Reach) == 0:
 		return "SURVIVED: no test reaches its code"
 	}
 	return "SURVIVED"
 }
 
+// title is the report's heading: what was swept.
+func (r sweepReport) title() string {
+	title := "# Mutation sweep of " + strings.Join(sweepDirs, ", ")
+	if r.Since != "" {
+		title += ", the lines changed since " + r.Since
+	}
+	if r.Shard != everyShard {
+		title += ", shard " + r.Shard
+	}
+	return title
+}
+
+// stale are the entries of sweep.Equivalent that no break of the report matches, when it holds
+// every break its files and IDs select: not a shard's, nor a change's.
+func (r sweepReport) stale() []string {
+	var stale []string
+	for id := range sweep.Equivalent {
+		selected := r.Shard == everyShard && r.Since == "" && strings.Contains(strings.Fields(id)[0], r.File) && strings.Contains(id, r.Break)
+		if selected && !slices.ContainsFunc(r.Verdicts, func(v verdict) bool { return v.Break.ID() == id }) {
+			stale = append(stale, id)
+		}
+	}
+	return stale
+}
+
 // write prints the report; it fails on survivors, unsteady kills, no verdicts and stale equivalents.
-func (r sweepReport) write(w io.Writer, only string, whole bool) error {
-	var survivors, unsteady, unanswered, equivalent []verdict
+func (r sweepReport) write(w io.Writer) error {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	if len(r.Verdicts) == 0 && r.Since != "" {
+		p("%s\n\nNo generic break on the lines changed since %s: nothing to sweep", r.title(), r.Since)
+		if r.NotCompiled > 0 {
+			p(" (%d breaks there do not compile, and were not tried)", r.NotCompiled)
+		}
+		p(".\n")
+		return nil
+	}
+	var survivors, unsteady, unanswered, equivalent, hung []verdict
 	var killed, byUnit int
 	var named string // the survivors, for the error
 	for _, v := range r.Verdicts {
@@ -371,24 +432,16 @@ func (r sweepReport) write(w io.Writer, only string, whole bool) error {
 		if v.Tier != "" {
 			killed++
 		}
+		if v.TimedOut {
+			hung = append(hung, v)
+		}
 		if v.Kills < v.Runs {
 			unsteady = append(unsteady, v)
 		}
 	}
-	var stale []string
-	for id := range sweep.Equivalent {
-		if whole && strings.Contains(strings.Fields(id)[0], only) && !slices.ContainsFunc(r.Verdicts, func(v verdict) bool { return v.Break.ID() == id }) {
-			stale = append(stale, id)
-		}
-	}
-	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	scored := len(r.Verdicts) - len(equivalent)
-	p("# Mutation sweep of %s", strings.Join(sweepDirs, ", "))
-	if !whole {
-		p(", shard %s", r.Shard)
-	}
-	p("\n\n**Score: %d of %d breaks killed (%.0f%%)**, not counting %d equivalent ones: %d by the unit tier, %d by the envtest tier (each envtest kill tried %d more times; %d not killed every time). %d breaks without a verdict. %d further breaks do not compile and were not tried.\n",
-		killed, scored, 100*float64(killed)/float64(max(scored, 1)), len(equivalent), byUnit, killed-byUnit, r.Repeat, len(unsteady), len(unanswered), r.NotCompiled)
+	stale, scored := r.stale(), len(r.Verdicts)-len(equivalent)
+	p("%s\n\n**Score: %d of %d breaks killed (%.0f%%)**, not counting %d equivalent ones: %d by the unit tier, %d by the envtest tier (each envtest kill tried %d more times; %d not killed every time); %d of the kills by timeout. %d breaks without a verdict. %d further breaks do not compile and were not tried.\n",
+		r.title(), killed, scored, 100*float64(killed)/float64(max(scored, 1)), len(equivalent), byUnit, killed-byUnit, r.Repeat, len(unsteady), len(hung), len(unanswered), r.NotCompiled)
 	p("\nSweep time: %s. Time spent, summed over the processes:", r.Took.Round(time.Second))
 	for i, kind := range slices.Sorted(maps.Keys(r.Spent)) {
 		p("%s %s %s", map[bool]string{true: ",", false: ""}[i > 0], kind, r.Spent[kind].Round(time.Second))
@@ -397,6 +450,7 @@ func (r sweepReport) write(w io.Writer, only string, whole bool) error {
 	table(w, "Survivors: no test that runs their code fails", "Reached by", survivors, reachedBy)
 	table(w, "Killed only sometimes", "Kills", unsteady, func(v verdict) string { return v.String() })
 	table(w, "No verdict: a run that proved nothing", "Why", unanswered, func(v verdict) string { return v.Err })
+	table(w, "Killed by timeout: a test that runs their code hung", "Kills", hung, func(v verdict) string { return v.String() })
 	table(w, "Equivalent: no behaviour can observe them", "Why", equivalent, func(v verdict) string { return sweep.Equivalent[v.Break.ID()] })
 	if len(survivors)+len(unsteady)+len(unanswered)+len(stale) == 0 {
 		return nil
@@ -422,7 +476,7 @@ func reachedBy(v verdict) string {
 
 // gather reads the shards' reports into the whole sweep's.
 func gather(paths []string) (sweepReport, error) {
-	all := sweepReport{Shard: "1/1", Spent: map[string]time.Duration{}}
+	all := sweepReport{selection: selection{Shard: everyShard}, Spent: map[string]time.Duration{}}
 	if len(paths) == 0 {
 		return all, errors.New("no shard's report to gather")
 	}
@@ -436,6 +490,7 @@ func gather(paths []string) (sweepReport, error) {
 			return all, fmt.Errorf("%s: %w", path, err)
 		}
 		all.Verdicts = append(all.Verdicts, r.Verdicts...)
+		all.File, all.Break, all.Since = r.File, r.Break, r.Since // the shards' own, all the same
 		all.NotCompiled, all.Repeat, all.Took = all.NotCompiled+r.NotCompiled, r.Repeat, max(all.Took, r.Took)
 		for kind, d := range r.Spent {
 			all.Spent[kind] += d
@@ -522,13 +577,10 @@ func (s *sweeper) tryMutant(dir string, m mutants.Mutant) (caught, unit trial.Ve
 func chooseFrom(root, scenario, text, since string) ([]mutants.Mutant, error) {
 	touched := map[string][]lineRange{}
 	if since != "" && (scenario != "" || text != "") {
-		cmd := exec.Command("git", "diff", "-U0", since, "--", "controllers", "api", "cmd")
-		cmd.Dir = root
-		diff, err := cmd.Output()
-		if err != nil {
-			return nil, fmt.Errorf("git diff %s: %w", since, err)
+		var err error
+		if touched, err = changedSince(root, since, "controllers", "api", "cmd"); err != nil {
+			return nil, err
 		}
-		touched = changedLines(string(diff))
 	}
 	var stale error
 	chosen, err := choose(mutants.All, scenario, text, func(m mutants.Mutant) []mutants.Span {
@@ -548,7 +600,7 @@ func choose(all []mutants.Mutant, scenario, text string, spans func(mutants.Muta
 			scenarios = append(scenarios, m.Scenario)
 		}
 		if (scenario == "" || m.Scenario == scenario) && strings.Contains(m.Break, text) || slices.ContainsFunc(spans(m), func(s mutants.Span) bool {
-			return slices.ContainsFunc(touched[s.File], func(r lineRange) bool { return r.first <= s.Last && s.First <= r.last })
+			return touches(touched[s.File], s.First, s.Last)
 		}) {
 			out = append(out, m)
 		}
@@ -562,6 +614,43 @@ func choose(all []mutants.Mutant, scenario, text string, spans func(mutants.Muta
 // lineRange is the lines first to last of a file, numbered from 1.
 type lineRange struct{ first, last int }
 
+// touches says whether any of ranges holds a line of first to last.
+func touches(ranges []lineRange, first, last int) bool {
+	return slices.ContainsFunc(ranges, func(r lineRange) bool { return r.first <= last && first <= r.last })
+}
+
+// changedSince are the lines of dirs under root changed since the revision since: the work tree's
+// edits count, and a file that git does not track yet counts whole.
+func changedSince(root, since string, dirs ...string) (map[string][]lineRange, error) {
+	git := func(args ...string) (string, error) {
+		cmd := exec.Command("git", append(append(args, "--"), dirs...)...)
+		cmd.Dir = root
+		out, err := cmd.Output()
+		if exit := (*exec.ExitError)(nil); errors.As(err, &exit) {
+			err = fmt.Errorf("%w: %s", err, bytes.TrimSpace(exit.Stderr))
+		}
+		if err != nil {
+			return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+		}
+		return string(out), nil
+	}
+	// Whatever git's configuration says: plain text from git itself, paths from root, with the
+	// prefixes that changedLines reads.
+	diff, err := git("diff", "--no-color", "--no-ext-diff", "--relative", "--src-prefix=a/", "--dst-prefix=b/", "-U0", since)
+	if err != nil {
+		return nil, err
+	}
+	untracked, err := git("ls-files", "--others", "--exclude-standard")
+	if err != nil {
+		return nil, err
+	}
+	changed := changedLines(diff)
+	for _, file := range strings.Fields(untracked) {
+		changed[file] = []lineRange{{1, math.MaxInt}}
+	}
+	return changed, nil
+}
+
 // hunk is a unified diff's hunk header: its new side starts at line 1 and runs 2 lines.
 var hunk = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@`)
 
@@ -570,8 +659,11 @@ func changedLines(diff string) map[string][]lineRange {
 	out := map[string][]lineRange{}
 	var file string
 	for line := range strings.SplitSeq(diff, "\n") {
-		if name, ok := strings.CutPrefix(line, "+++ b/"); ok {
-			file = name
+		if name, ok := strings.CutPrefix(line, "+++ "); ok {
+			file = "" // a deleted file's "+++ /dev/null": its hunk holds no file's lines
+			if path, kept := strings.CutPrefix(name, "b/"); kept {
+				file = path
+			}
 		} else if m := hunk.FindStringSubmatch(line); m != nil && file != "" {
 			start, _ := strconv.Atoi(m[1])
 			count, _ := strconv.Atoi(cmp.Or(m[2], "1")) // no count: one line

@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -51,9 +55,9 @@ func TestASurvivorFailsTheSweepNamingItsLineAndWhatReachesIt(t *testing.T) {
 		{Break: aBreak(10, `"a"`), Tier: unitTier, Killers: []string{"TestA"}, Reach: []string{"TestA"}},
 		{Break: aBreak(12, `"b"`), Reach: []string{"TestA", "Sample when created makes it"}},
 		{Break: aBreak(14, `"c"`)},
-	}, Took: time.Minute}
+	}, selection: selection{Shard: "1/2"}, Took: time.Minute} // a shard: the equivalent breaks are elsewhere
 	var out bytes.Buffer
-	err := r.write(&out, "", false)
+	err := r.write(&out)
 	if err == nil {
 		t.Fatal("a sweep with survivors passes")
 	}
@@ -78,7 +82,7 @@ func TestTheShardsGatherIntoOneReport(t *testing.T) {
 		{Break: aBreak(10, `"a"`), Tier: envtestTier, Killers: []string{"Sample when created makes it"}, Kills: 3, Runs: 3},
 		{Break: aBreak(12, `"b"`), Tier: unitTier, Killers: []string{"TestB"}},
 	} {
-		raw, err := json.Marshal(sweepReport{Shard: fmt.Sprintf("%d/2", i+1), Verdicts: []verdict{v}, NotCompiled: 1, Took: time.Minute, Spent: map[string]time.Duration{"builds": time.Second}})
+		raw, err := json.Marshal(sweepReport{selection: selection{Shard: fmt.Sprintf("%d/2", i+1)}, Verdicts: []verdict{v}, NotCompiled: 1, Took: time.Minute, Spent: map[string]time.Duration{"builds": time.Second}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,11 +99,135 @@ func TestTheShardsGatherIntoOneReport(t *testing.T) {
 		t.Errorf("gathered %d verdicts, %d not compiling, builds %s, took %s: want 2, 2, 2s, the longest shard's 1m0s", len(r.Verdicts), r.NotCompiled, r.Spent["builds"], r.Took)
 	}
 	var out bytes.Buffer
-	err = r.write(&out, "", true)
+	err = r.write(&out)
 	if err == nil || !strings.Contains(err.Error(), "equivalent entries that match no break") {
 		t.Errorf("gathered, the equivalent entries that no break matches pass: %v", err)
 	}
 	if !strings.Contains(out.String(), "**Score: 2 of 2 breaks killed (100%)**") {
 		t.Errorf("the gathered report:\n%s", out.String())
+	}
+}
+
+// TestABaseSweepsOnlyTheLinesChangedSinceIt: given a revision, the sweep keeps only the breaks on
+// the lines changed since it (a statement that holds a changed line is on it too), the work tree's
+// edits and the files git does not track yet counting; given none, every break.
+func TestABaseSweepsOnlyTheLinesChangedSinceIt(t *testing.T) {
+	root := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	write := func(file, content string) {
+		t.Helper()
+		path := filepath.Join(root, filepath.FromSlash(file))
+		if err := errors.Join(os.MkdirAll(filepath.Dir(path), 0o755), os.WriteFile(path, []byte(content), 0o644)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const a = "package controllers\n\nfunc f(n int) int {\n\tif n > 1 {\n\t\treturn 2\n\t}\n\treturn 3\n}\n"
+	write("controllers/a.go", a)
+	write("controllers/b.go", "package controllers\n\nconst c = 4\n")
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "the base")
+	write("controllers/a.go", strings.Replace(a, "return 2", "return 5", 1)) // line 5, not committed
+	write("controllers/new.go", "package controllers\n\nconst d = 6\n")      // not tracked
+
+	kept := func(sel selection) []string {
+		t.Helper()
+		keep, err := sel.keeper(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, file := range []string{"controllers/a.go", "controllers/b.go", "controllers/new.go"} {
+			breaks, err := sweep.Of(root, file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range breaks {
+				if keep(b) {
+					out = append(out, fmt.Sprintf("%s:%d %s: %s", b.File, b.Line, b.Operator, b.Was))
+				}
+			}
+		}
+		return out
+	}
+	want := []string{
+		"controllers/a.go:4 delete: if n > 1 { return 5 }",
+		"controllers/a.go:5 delete: return 5",
+		"controllers/a.go:5 constant: 5",
+		"controllers/new.go:3 constant: 6",
+	}
+	if got := kept(selection{Shard: "1/1", Since: "HEAD"}); !slices.Equal(got, want) {
+		t.Errorf("since HEAD, the sweep keeps\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got := kept(selection{Shard: "1/1"}); len(got) != 9 {
+		t.Errorf("without a revision, the sweep keeps %d breaks, want all 9:\n%s", len(got), strings.Join(got, "\n"))
+	}
+	if _, err := (selection{Shard: "1/1", Since: "no-such-revision"}).keeper(root); err == nil || !strings.Contains(err.Error(), "no-such-revision") {
+		t.Errorf("an unknown revision: %v, want an error naming it", err)
+	}
+}
+
+// TestAChangeWithoutABreakSaysSoAndPasses: a change that makes no break says so plainly, and
+// passes.
+func TestAChangeWithoutABreakSaysSoAndPasses(t *testing.T) {
+	r := sweepReport{selection: selection{Shard: "1/1", Since: "origin/main"}}
+	var out bytes.Buffer
+	if err := r.write(&out); err != nil {
+		t.Errorf("a change without a break fails: %v", err)
+	}
+	if want := "No generic break on the lines changed since origin/main"; !strings.Contains(out.String(), want) {
+		t.Errorf("the report does not say %q:\n%s", want, out.String())
+	}
+}
+
+// TestAHangIsAKillNamedAsATimeout: a break that makes a test that reaches it hang is killed, by
+// timeout, and the report names it so; it fails nothing.
+func TestAHangIsAKillNamedAsATimeout(t *testing.T) {
+	r := sweepReport{selection: selection{Shard: "1/2"}, Verdicts: []verdict{
+		{Break: aBreak(10, `"a"`), Tier: unitTier, Killers: []string{"TestA"}, TimedOut: true, Reach: []string{"TestA"}},
+		{Break: aBreak(12, `"b"`), Tier: envtestTier, Killers: []string{"Sample when created makes it"}, Kills: 3, Runs: 3, TimedOut: true},
+		{Break: aBreak(14, `"c"`), Tier: unitTier, Killers: []string{"TestC"}},
+	}}
+	var out bytes.Buffer
+	if err := r.write(&out); err != nil {
+		t.Errorf("a sweep whose breaks a hang killed fails: %v", err)
+	}
+	for _, want := range []string{
+		"**Score: 3 of 3 breaks killed (100%)**",
+		"2 of the kills by timeout",
+		"## Killed by timeout",
+		"| controllers/a.go:10 | f | constant: `\"a\"` → `\"\"` | killed by unit test TestA (killed by timeout: the run hung past 2m0s) |",
+		`| controllers/a.go:12 | f | constant: ` + "`\"b\"` → `\"\"`" + ` | killed in 3 of 3 runs of the specs that reach it, by "Sample when created makes it" (killed by timeout: the run hung past 2m0s) |`,
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the report lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "controllers/a.go:14 |") {
+		t.Errorf("the report names a break killed in time among the timeouts:\n%s", out.String())
+	}
+}
+
+// TestOnlyASweepOfEveryBreakItsFilesHoldFindsEquivalentsStale: an equivalent break's entry that no
+// break matches is stale only where every break it could match was tried: not in a sweep of some
+// IDs (BREAK=) or of a change's lines (BASE=).
+func TestOnlyASweepOfEveryBreakItsFilesHoldFindsEquivalentsStale(t *testing.T) {
+	killed := []verdict{{Break: aBreak(10, `"a"`), Tier: unitTier, Killers: []string{"TestA"}}}
+	for _, sel := range []selection{{Shard: "1/1", Break: "controllers/a.go"}, {Shard: "1/1", Since: "origin/main"}} {
+		r := sweepReport{selection: sel, Verdicts: killed}
+		if err := r.write(io.Discard); err != nil {
+			t.Errorf("a sweep of %+v: %v", sel, err)
+		}
+	}
+	r := sweepReport{selection: selection{Shard: "1/1", File: "controllers"}, Verdicts: killed}
+	if err := r.write(io.Discard); err == nil || !strings.Contains(err.Error(), "equivalent entries that match no break") {
+		t.Errorf("a whole sweep of controllers/ without its equivalent breaks: %v", err)
 	}
 }

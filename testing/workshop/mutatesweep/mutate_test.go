@@ -18,6 +18,11 @@ diff --git a/controllers/b.go b/controllers/b.go
 --- a/controllers/b.go
 +++ b/controllers/b.go
 @@ -1 +1 @@
+diff --git a/controllers/c.go b/controllers/c.go
+deleted file mode 100644
+--- a/controllers/c.go
++++ /dev/null
+@@ -1,9 +0,0 @@ (a deleted file: none of b.go's lines)
 `
 	got := changedLines(diff)
 	want := map[string][]lineRange{

@@ -19,14 +19,18 @@ import (
 )
 
 // Result is one run's word on a spec or test function. InSpec: it failed in its own body or setup,
-// not the suite's. Step is the last By before the failure; files are relative to the run's tree.
+// not the suite's; TimedOut: it failed by not ending within the run's timeout. Step is the last By
+// before the failure; files are relative to the run's tree.
 type Result struct {
-	Name, File              string
-	Line                    int
-	Labels                  []string
-	Passed, Skipped, InSpec bool // Skipped: it did not run (a label filter left it out)
-	Message, Step, Location string
+	Name, File                        string
+	Line                              int
+	Labels                            []string
+	Passed, Skipped, InSpec, TimedOut bool // Skipped: it did not run (a label filter left it out)
+	Message, Step, Location           string
 }
+
+// GoTimeout starts what a test binary says when its -test.timeout ends it.
+const GoTimeout = "panic: test timed out after "
 
 // Failed says that it ran and failed.
 func (r Result) Failed() bool { return !r.Passed && !r.Skipped }
@@ -101,7 +105,7 @@ func (s Suite) FirstFailure() (r Result, ok bool) {
 func ginkgoResult(spec types.SpecReport, root string) Result {
 	r := Result{Name: spec.FullText(), File: relativeFile(root, spec.LeafNodeLocation.FileName), Line: spec.LeafNodeLocation.LineNumber,
 		Labels: spec.Labels(), Passed: spec.State.Is(types.SpecStatePassed),
-		Skipped: spec.State.Is(types.SpecStateSkipped | types.SpecStatePending)}
+		Skipped: spec.State.Is(types.SpecStateSkipped | types.SpecStatePending), TimedOut: spec.State.Is(types.SpecStateTimedout)}
 	if !r.Failed() {
 		return r
 	}
@@ -161,6 +165,8 @@ var testLogLine = regexp.MustCompile(`^\s+(\S+_test\.go:\d+): (.*)$`)
 
 func (r *Result) record(action, output string, subtest bool) {
 	switch {
+	case action == "output" && strings.HasPrefix(output, GoTimeout):
+		r.TimedOut, r.Message, r.Location = true, strings.TrimSpace(output), ""
 	case action == "output":
 		if m := testLogLine.FindStringSubmatch(strings.TrimRight(output, "\n")); m != nil && r.Location == "" {
 			r.Location, r.Message = m[1], strings.TrimSpace(m[2])

@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"go/ast"
+	gobuild "go/build"
 	"go/parser"
 	"go/token"
 	"go/types"
@@ -46,26 +47,37 @@ func NewChecker(root string, dirs ...string) (*Checker, error) {
 	return c, nil
 }
 
-// Compiling makes the kept breaks of root's dirs (not generated files) that compile; it counts the rest.
+// Compiling makes the kept breaks of root's dirs (not generated files) that compile; it counts the
+// rest. The breaks are kept from the parsed files first: the packages are loaded, and their
+// dependencies built, only for a break kept (c is nil when none is).
 func Compiling(root string, dirs []string, keep func(Break) bool) (c *Checker, breaks []Break, notCompiled int, err error) {
+	var kept []Break
+	for _, dir := range dirs {
+		p, err := gobuild.ImportDir(filepath.Join(root, filepath.FromSlash(dir)), 0)
+		if err != nil {
+			return nil, nil, 0, fmt.Errorf("list the files of %s: %w", dir, err)
+		}
+		for _, name := range p.GoFiles {
+			all, err := Of(root, path.Join(path.Clean(dir), name))
+			if err != nil {
+				return nil, nil, 0, err
+			}
+			kept = append(kept, slices.DeleteFunc(all, func(b Break) bool {
+				return strings.HasPrefix(name, "zz_generated") || !keep(b)
+			})...)
+		}
+	}
+	if len(kept) == 0 {
+		return nil, nil, 0, nil
+	}
 	if c, err = NewChecker(root, dirs...); err != nil {
 		return nil, nil, 0, err
 	}
-	for _, dir := range dirs {
-		for _, name := range c.pkgs[path.Clean(dir)].GoFiles {
-			all, err := Of(root, c.rel(name))
-			for _, b := range all {
-				switch {
-				case !keep(b) || strings.HasPrefix(path.Base(b.File), "zz_generated"):
-				case c.Compiles(b) != nil:
-					notCompiled++
-				default:
-					breaks = append(breaks, b)
-				}
-			}
-			if err != nil {
-				return c, breaks, notCompiled, err
-			}
+	for _, b := range kept {
+		if c.Compiles(b) != nil {
+			notCompiled++
+		} else {
+			breaks = append(breaks, b)
 		}
 	}
 	return c, breaks, notCompiled, nil

@@ -24,10 +24,11 @@ const (
 	Constant  = "constant"
 )
 
-// Break is one break of File at Line, in Func: Was becomes Now; Content is the whole broken file.
+// Break is one break of File at Line (to Last, where what it replaces ends), in Func: Was becomes
+// Now; Content is the whole broken file.
 type Break struct {
 	File           string
-	Line           int
+	Line, Last     int
 	Func, Operator string
 	Was, Now       string
 	Content        []byte `json:"-"`
@@ -208,7 +209,7 @@ func (m *maker) add(node ast.Node, pos, end token.Pos, operator, now, was string
 		was = string([]rune(was)[:77]) + "..."
 	}
 	m.breaks = append(m.breaks, Break{
-		File: m.file, Line: m.fset.Position(pos).Line, Func: m.fn, Operator: operator, Was: was, Now: now,
+		File: m.file, Line: m.fset.Position(pos).Line, Last: m.fset.Position(node.End()).Line, Func: m.fn, Operator: operator, Was: was, Now: now,
 		Content: slices.Concat(m.src[:from], []byte(now), m.src[to:]), node: node, file: m.parsed,
 	})
 }

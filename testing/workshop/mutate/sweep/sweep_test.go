@@ -74,6 +74,32 @@ func TestEachOperatorBreaksWhatItSays(t *testing.T) {
 	}
 }
 
+// TestABreakSpansTheLinesItReplaces: a break runs from the line where what it replaces starts to
+// the line where it ends, so that a change to any of them picks it (make mutate-sweep BASE=).
+func TestABreakSpansTheLinesItReplaces(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "p.go"), []byte(source), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	breaks, err := Of(root, "p.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spans := map[string][2]int{}
+	for _, b := range breaks {
+		spans[b.Operator+": "+b.Was] = [2]int{b.Line, b.Last}
+	}
+	for name, want := range map[string][2]int{
+		"constant: 3": {9, 9},
+		"delete: if n > limit && ok { return t, errors.New(\"too many\") }": {13, 15},
+		"negate: n > limit && ok": {13, 13},
+	} {
+		if got, ok := spans[name]; !ok || got != want {
+			t.Errorf("break %q spans lines %v, want %v", name, got, want)
+		}
+	}
+}
+
 // TestTheLastFieldGoesWithItsComma: deleting the last field of a literal written one field a
 // line leaves no comma behind, so the break still parses.
 func TestTheLastFieldGoesWithItsComma(t *testing.T) {
@@ -130,6 +156,25 @@ func TestABreakThatDoesNotCompileIsToldApart(t *testing.T) {
 	}
 	if verdicts["delete: _ = check"] {
 		t.Error("deleting the one use of check compiles, by the checker")
+	}
+}
+
+// TestNothingIsLoadedWhenNoBreakIsKept: the breaks are chosen from the parsed files before any
+// package is loaded or type-checked, so a choice of none costs no build, even of a package that
+// would not load.
+func TestNothingIsLoadedWhenNoBreakIsKept(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		"go.mod": "module example.com/p\n\ngo 1.26\n",
+		"p/p.go": "package p\n\nimport \"example.com/p/missing\"\n\nvar V = missing.V + 1\n",
+	})
+	kept := 0
+	_, breaks, notCompiled, err := Compiling(root, []string{"p"}, func(Break) bool { kept++; return false })
+	if err != nil || len(breaks)+notCompiled > 0 {
+		t.Errorf("no break kept: %d breaks, %d not compiling, %v; want none, and no load", len(breaks), notCompiled, err)
+	}
+	if kept == 0 {
+		t.Error("no break was offered to keep")
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
 	ov "example.com/operator-demo/testing/workshop/overlay"
 	"example.com/operator-demo/testing/workshop/specreport"
@@ -23,10 +24,18 @@ const (
 	Notices       Outside = true  // a kill: make mutate-sweep asks whether any test noticed it
 )
 
-// Verdict is what a run said: the first test or spec that failed, and where (step and line).
+// Timeout bounds each run of tests against a break. A run takes seconds, and a failing one waits at
+// most an Eventually's timeout of the harness (Collect, 30 s) per step; a break that makes a test
+// wait for what never comes (a loop that never ends, a channel never closed) would otherwise hold
+// the run, and the sweep, until someone kills it. A run that times out noticed its break: a hang
+// is a failure, told apart as one (Verdict.TimedOut).
+const Timeout = 2 * time.Minute
+
+// Verdict is what a run said: the first test or spec that failed, and where (step and line);
+// TimedOut, that it failed by running past the run's timeout.
 type Verdict struct {
-	Failed      bool
-	Test, Where string
+	Failed, TimedOut bool
+	Test, Where      string
 }
 
 func (v Verdict) String() string {
@@ -53,7 +62,12 @@ func Binary(dir, pkg string) string { return filepath.Join(dir, path.Base(pkg)+"
 
 // Unit runs pkg's test binary in dir with env added: the tests named (all if none) to a failure.
 func Unit(root, dir, pkg string, env, tests []string, outside Outside) (Verdict, error) {
-	args := []string{"tool", "test2json", "-p", pkg, Binary(dir, pkg), "-test.v=test2json", "-test.count=1", "-test.failfast"}
+	return unit(root, dir, pkg, env, tests, outside, Timeout)
+}
+
+// unit is Unit with the run's timeout.
+func unit(root, dir, pkg string, env, tests []string, outside Outside, timeout time.Duration) (Verdict, error) {
+	args := []string{"tool", "test2json", "-p", pkg, Binary(dir, pkg), "-test.v=test2json", "-test.count=1", "-test.failfast", "-test.timeout=" + timeout.String()}
 	if len(tests) > 0 {
 		args = append(args, "-test.run=^"+specreport.AnyOf(tests)+"$")
 	}
@@ -69,7 +83,14 @@ func Unit(root, dir, pkg string, env, tests []string, outside Outside) (Verdict,
 
 // Scenarios runs the scenario binary in dir with env and flags, judged by its report dir/name.json.
 func Scenarios(root, dir, name string, env []string, outside Outside, flags ...string) (Verdict, error) {
-	cmd := exec.Command(Binary(dir, "scenarios"), append([]string{"-test.timeout=5m", "-ginkgo.fail-fast"}, flags...)...)
+	return scenarios(root, dir, name, env, outside, Timeout, flags...)
+}
+
+// scenarios is Scenarios with the run's timeout.
+func scenarios(root, dir, name string, env []string, outside Outside, timeout time.Duration, flags ...string) (Verdict, error) {
+	// Ginkgo's timeout, not go's: Ginkgo ends the spec that hangs, leaves its goroutine behind, and
+	// writes the report.
+	cmd := exec.Command(Binary(dir, "scenarios"), append([]string{"-ginkgo.timeout=" + timeout.String(), "-ginkgo.fail-fast"}, flags...)...)
 	cmd.Dir, cmd.Env = filepath.Join(root, "scenarios"), append(os.Environ(), env...)
 	suite, out, err, readErr := specreport.Run(cmd, filepath.Join(dir, name+".json"), root)
 	if err != nil && readErr != nil {
@@ -85,12 +106,13 @@ func judge(report specreport.Suite, runErr error, out []byte, outside Outside, b
 	}
 	f, found := report.FirstFailure()
 	if found && (f.InSpec || outside == Notices) {
-		return Verdict{Failed: true, Test: f.Name, Where: f.Where()}, nil
+		return Verdict{Failed: true, TimedOut: f.TimedOut, Test: f.Name, Where: f.Where()}, nil
 	} else if found {
 		return Verdict{}, fmt.Errorf("%s failed outside any spec, which proves nothing: %s", f.Name, f.Where())
 	}
 	if _, message, panicked := strings.Cut(string(out), "panic:"); panicked && outside == Notices {
-		return Verdict{Failed: true, Test: binary, Where: "panics before any test: " + specreport.Gist("panic:"+message)}, nil
+		message = specreport.Gist("panic:" + message)
+		return Verdict{Failed: true, TimedOut: strings.HasPrefix(message, specreport.GoTimeout), Test: binary, Where: "panics before any test: " + message}, nil
 	}
 	return Verdict{}, fmt.Errorf("%w, with no failed test in the report:\n%s", runErr, out)
 }

@@ -2,8 +2,10 @@ package trial
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"example.com/operator-demo/testing/workshop/specreport"
 )
@@ -41,5 +43,28 @@ func TestWhatFailedOutsideEverySpecIsTheCallersCall(t *testing.T) {
 	}
 	if v, _ := judge(specreport.Suite{}, exit, panicked, Notices, "the binary"); !strings.Contains(v.Where, "assignment to entry in nil map") {
 		t.Errorf("a panic is told as %q, without its message", v.Where)
+	}
+}
+
+// TestAHangIsAKillByTimeout: a unit test or a spec that a break makes hang is ended at the run's
+// timeout, and the break counts as noticed, by that test, as a timeout.
+func TestAHangIsAKillByTimeout(t *testing.T) {
+	root, dir := filepath.Join("testdata", "hang"), t.TempDir()
+	if out, err := Build(root, dir, nil, "./unit", "./scenarios"); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	const timeout = 2 * time.Second
+	for name, run := range map[string]func() (Verdict, error){
+		"TestHangs":    func() (Verdict, error) { return unit(root, dir, "./unit", nil, nil, Notices, timeout) },
+		"A spec hangs": func() (Verdict, error) { return scenarios(root, dir, "hang", nil, Notices, timeout) },
+	} {
+		start := time.Now()
+		v, err := run()
+		if err != nil || !v.Failed || !v.TimedOut || v.Test != name {
+			t.Errorf("%s hangs: %+v, %v; want a kill by timeout, by it", name, v, err)
+		}
+		if took := time.Since(start); took > timeout+30*time.Second {
+			t.Errorf("%s hangs: the run took %s, with a timeout of %s", name, took, timeout)
+		}
 	}
 }

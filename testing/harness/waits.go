@@ -16,37 +16,36 @@ import (
 	"example.com/operator-demo/testing/harness/operator"
 )
 
-// EventuallySettled waits until the operator's counts stop moving (the same across 3 × Poll) and
-// returns them: the baseline a spec counts from. On e2e one operator serves every spec, and its
+// EventuallySettled waits until the operator's reading stops moving (the same across 3 × Poll)
+// and returns it: the baseline a spec counts from. On e2e one operator serves every spec, and its
 // reconciles of the previous spec's deleted objects may still be arriving.
-func (f *Fixture) EventuallySettled(ctx context.Context) operator.Counts {
+func (f *Fixture) EventuallySettled(ctx context.Context) operator.Reading {
 	GinkgoHelper()
-	var settled operator.Counts
-	// Polled every 3 × Poll: counts that stayed the same across one interval have settled.
+	var settled operator.Reading
 	Eventually(ctx, func(g Gomega) {
 		previous := settled
 		var err error
-		settled, err = f.Operator.Counts()
+		settled, err = f.Operator.Read()
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(settled).To(Equal(previous))
 	}).WithPolling(3 * Poll).Should(Succeed())
 	return settled
 }
 
-// ExpectAtRest watches, for AtRest, that the operator's counts keep matching counts and that none
-// of objects moves from the resourceVersion it holds now: nothing the operator does writes them.
-// objects are read afresh as it goes. A failure names what the operator has written since it came
-// up, by resource.
-func (f *Fixture) ExpectAtRest(ctx context.Context, counts types.GomegaMatcher, objects ...client.Object) {
+// ExpectAtRest watches, for AtRest, that the operator's reading (operator.Reading) keeps matching
+// reading and that none of objects moves from the resourceVersion it holds now: nothing the
+// operator does writes them. objects are read afresh as it goes. A failure names what the
+// operator has written since it came up, by resource.
+func (f *Fixture) ExpectAtRest(ctx context.Context, reading types.GomegaMatcher, objects ...client.Object) {
 	GinkgoHelper()
 	versions := make([]string, len(objects))
 	for i, obj := range objects {
 		versions[i] = obj.GetResourceVersion()
 	}
 	Consistently(ctx, func(g Gomega) {
-		writes, err := f.Operator.WritesByResource()
+		r, err := f.Operator.Read()
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(f.Operator.Counts()).To(counts, "the operator has written, since it came up: %s", perKey(writes))
+		g.Expect(r).To(reading, "the operator has written, since it came up: %s", perKey(r.ByResource))
 		for i, obj := range objects {
 			g.Expect(f.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
 			g.Expect(obj.GetResourceVersion()).To(Equal(versions[i]), "the resourceVersion of %s", describe(obj))
@@ -138,10 +137,9 @@ type settledMatcher struct {
 	types.GomegaMatcher
 	operator *operator.Operator
 	objects  func() (int, string, error)
-	// first is the operator's counts when the wait began, by controller too; last, when they last
-	// moved, at since; retries, how many of its reconciles ended in an error that is retried.
-	first, last operator.Counts
-	firstBy     map[string]float64
+	// first is the operator's reading when the wait began; last, when it last moved, at since;
+	// retries, how many of its reconciles ended in an error that is retried.
+	first, last operator.Reading
 	since       time.Time
 	retries     float64
 }
@@ -151,10 +149,14 @@ func (m *settledMatcher) Match(actual any) (bool, error) {
 	if ok || err != nil {
 		return ok, err
 	}
-	if quiet, why := m.settled(); quiet {
+	r, err := m.operator.Read()
+	if err != nil {
+		return false, nil
+	}
+	if why := m.settled(r); why != "" {
 		StopTrying(fmt.Sprintf("the operator settled without it: %s; it saw:\n%s", why, m.GomegaMatcher.FailureMessage(actual))).Now()
 	}
-	if loop := m.loop(); loop != "" {
+	if loop := m.loop(r); loop != "" {
 		StopTrying(fmt.Sprintf("the operator is in a reconcile loop: %s; it saw:\n%s", loop, m.GomegaMatcher.FailureMessage(actual))).Now()
 	}
 	return false, nil
@@ -168,24 +170,23 @@ const Loop = 50
 
 // loop says what the operator did during the wait, if it reconciled more than Loop times an
 // object: "" if not, or if it cannot tell.
-func (m *settledMatcher) loop() string {
-	counts, err := m.operator.Counts()
-	reconciles := counts.Reconciles - m.first.Reconciles
-	if err != nil || m.since.IsZero() || reconciles <= Loop {
+func (m *settledMatcher) loop(r operator.Reading) string {
+	during := r.Minus(m.first)
+	if during.Reconciles <= Loop {
 		return ""
 	}
 	objects, kind, err := m.objects()
-	if err != nil || reconciles <= Loop*float64(max(objects, 1)) {
+	if err != nil || during.Reconciles <= Loop*float64(max(objects, 1)) {
 		return ""
 	}
-	return fmt.Sprintf("%s) for %d %s, and %.0f API writes", m.during(counts), objects, kind, counts.Writes-m.first.Writes)
+	return fmt.Sprintf("%s for %d %s, and %.0f API writes", m.during(r), objects, kind, during.Writes)
 }
 
 // during is how many reconciles the operator finished since the wait began, by controller:
-// "497 reconciles during the wait (widget: 497".
-func (m *settledMatcher) during(counts operator.Counts) string {
-	byController, _ := m.operator.ReconcilesByController()
-	return fmt.Sprintf("%.0f reconciles during the wait (%s", counts.Reconciles-m.first.Reconciles, perKey(minus(byController, m.firstBy)))
+// "497 reconciles during the wait (widget: 497)".
+func (m *settledMatcher) during(r operator.Reading) string {
+	during := r.Minus(m.first)
+	return fmt.Sprintf("%.0f reconciles during the wait (%s)", during.Reconciles, perKey(during.ByController))
 }
 
 // retried is how many failed reconciles an operator's retries are sure to have followed within
@@ -195,56 +196,44 @@ func (m *settledMatcher) during(counts operator.Counts) string {
 // due that no count shows yet.
 const retried = 9
 
-// settled says whether the operator has done nothing for Settle, and what it did before.
-func (m *settledMatcher) settled() (bool, string) {
-	counts, err := m.operator.Counts()
-	if err != nil {
-		return false, ""
-	}
+// settled says, if the operator has done nothing for Settle, what it did before; "" if not.
+func (m *settledMatcher) settled(r operator.Reading) string {
 	now := time.Now()
 	if m.since.IsZero() {
-		m.first = counts
-		m.firstBy, _ = m.operator.ReconcilesByController()
+		m.first = r
 	}
-	if m.since.IsZero() || counts != m.last {
-		m.last, m.since = counts, now
-		return false, ""
+	if m.since.IsZero() || moved(r, m.last) {
+		m.last, m.since = r, now
+		return ""
 	}
-	if retries, err := m.operator.Retries(); err != nil || retries > retried {
-		m.retries = retries
-		return false, ""
+	if r.Retried > retried {
+		m.retries = r.Retried
+		return ""
 	}
 	quiet := now.Sub(m.since)
 	if quiet < Settle {
-		return false, ""
+		return ""
 	}
-	return true, fmt.Sprintf("no reconcile and no API write for %s, after %.0f reconciles and %.0f writes", quiet.Round(100*time.Millisecond), counts.Reconciles, counts.Writes)
+	return fmt.Sprintf("no reconcile and no API write for %s, after %.0f reconciles and %.0f writes", quiet.Round(100*time.Millisecond), r.Reconciles, r.Writes)
+}
+
+// moved says whether the operator reconciled or wrote between then and now.
+func moved(now, then operator.Reading) bool {
+	return now.Reconciles != then.Reconciles || now.Writes != then.Writes
 }
 
 // FailureMessage is the matcher's, and why the operator was not taken as settled: it kept
 // reconciling or writing until the wait ended (a loop), or a retry was pending.
 func (m *settledMatcher) FailureMessage(actual any) string {
 	message := m.GomegaMatcher.FailureMessage(actual)
-	counts, err := m.operator.Counts()
+	r, err := m.operator.Read()
 	switch {
 	case err != nil || m.since.IsZero():
-	case counts != m.first && (counts != m.last || time.Since(m.since) < Settle):
-		message += fmt.Sprintf("\nthe operator never settled: %s) and %.0f API writes, the last within %s of its end: requeues sooner than that",
-			m.during(counts), counts.Writes-m.first.Writes, Settle)
+	case moved(r, m.first) && (moved(r, m.last) || time.Since(m.since) < Settle):
+		message += fmt.Sprintf("\nthe operator never settled: %s and %.0f API writes, the last within %s of its end: requeues sooner than that",
+			m.during(r), r.Writes-m.first.Writes, Settle)
 	case m.retries > retried:
 		message += fmt.Sprintf("\nthe operator was not taken as settled: %.0f of its reconciles ended in an error, a retry may still be due", m.retries)
 	}
 	return message
-}
-
-// minus is each count of now less the count of the same key in then, leaving out those that did
-// not move.
-func minus(now, then map[string]float64) map[string]float64 {
-	out := map[string]float64{}
-	for key, n := range now {
-		if n != then[key] {
-			out[key] = n - then[key]
-		}
-	}
-	return out
 }

@@ -3,9 +3,12 @@ package operator
 import (
 	"maps"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/client-go/rest"
 )
 
@@ -83,25 +86,18 @@ func IsCounted(group, resource string) bool {
 // /apis/demo.example.com/v1alpha1/namespaces/a/samples/b/status ("demo.example.com",
 // "samples/status"). A path outside the resource API is ("", "").
 func ResourceOf(path string) (group, resource string) {
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	switch {
-	case len(parts) >= 3 && parts[0] == "api":
-		parts = parts[2:]
-	case len(parts) >= 4 && parts[0] == "apis":
-		group, parts = parts[1], parts[3:]
-	default:
+	info, err := requests.NewRequestInfo(&http.Request{URL: &url.URL{Path: path}})
+	if err != nil || !info.IsResourceRequest {
 		return "", ""
 	}
-	// namespaces/<ns>/<resource>..., but namespaces/<name>/status and /finalize are a namespace's own.
-	if parts[0] == "namespaces" && len(parts) >= 3 && parts[2] != "status" && parts[2] != "finalize" {
-		parts = parts[2:]
+	if info.Subresource != "" {
+		return info.APIGroup, info.Resource + "/" + info.Subresource
 	}
-	resource = parts[0]
-	if len(parts) >= 3 {
-		resource += "/" + parts[2]
-	}
-	return group, resource
+	return info.APIGroup, info.Resource
 }
+
+// requests parses an API path as the API server does.
+var requests = request.RequestInfoFactory{APIPrefixes: map[string]sets.Empty{"api": {}, "apis": {}}, GrouplessAPIPrefixes: map[string]sets.Empty{"api": {}}}
 
 type roundTripper func(*http.Request) (*http.Response, error)
 

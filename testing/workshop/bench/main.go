@@ -147,7 +147,7 @@ func (e *env) waitConverged(ctx context.Context, namespace string, n int, timeou
 const operatorQPS, operatorBurst = 50, 100
 
 // convergedOperator starts an operator over n new Samples and times it to converge them; the caller stops it.
-func (e *env) convergedOperator(ctx context.Context, prefix string, n int, qps float32, burst int, opts operator.Options) (string, *operator.Operator, time.Duration, error) {
+func (e *env) convergedOperator(ctx context.Context, prefix string, n int, qps float32, burst int, opts operator.Changes) (string, *operator.Operator, time.Duration, error) {
 	ns, err := e.namespace(ctx, prefix, n)
 	if err != nil {
 		return "", nil, 0, err
@@ -172,11 +172,11 @@ func (e *env) throughput(ctx context.Context) ([]string, error) {
 			if err != nil {
 				return nil, err
 			}
-			_, op, took, err := e.convergedOperator(ctx, "throughput", n, qps, burst, operator.Options{Settings: operator.Settings{samples.Workers: workers}})
+			_, op, took, err := e.convergedOperator(ctx, "throughput", n, qps, burst, operator.Changes{Settings: operator.Settings{samples.Workers: workers}})
 			if err != nil {
 				return nil, err
 			}
-			counts, err := op.Counts()
+			counts, err := op.Read()
 			if err := errors.Join(err, op.Down()); err != nil {
 				return nil, err
 			}

@@ -48,7 +48,7 @@ func (f *Fixture) ExpectAtRest(ctx context.Context, reading types.GomegaMatcher,
 		g.Expect(r).To(reading, "the operator has written, since it came up: %s", perKey(r.ByResource))
 		for i, obj := range objects {
 			g.Expect(f.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
-			g.Expect(obj.GetResourceVersion()).To(Equal(versions[i]), "the resourceVersion of %s", describe(obj))
+			g.Expect(obj.GetResourceVersion()).To(Equal(versions[i]), "the resourceVersion of %T %s/%s", obj, obj.GetNamespace(), obj.GetName())
 		}
 	}).Should(Succeed())
 }
@@ -80,10 +80,6 @@ func perKey(counts map[string]float64) string {
 	return strings.Join(out, ", ")
 }
 
-func describe(obj client.Object) string {
-	return fmt.Sprintf("%T %s/%s", obj, obj.GetNamespace(), obj.GetName())
-}
-
 // Eventually is Gomega's Eventually, for what the operator does: it waits as long, but also
 // fails as soon as the operator has settled without what it waits for (no reconcile and no write
 // for Settle since the wait began, and no retry that may still be due; a requeue counts as ended),
@@ -96,39 +92,37 @@ func describe(obj client.Object) string {
 //
 //	f.Eventually(ctx, komega.Object(sample)).Should(samples.HaveReady(metav1.ConditionTrue, demov1alpha1.ReasonSynced))
 func (f *Fixture) Eventually(ctx context.Context, actual any) Wait {
-	return Wait{Eventually(ctx, actual).WithOffset(1), f.Operator, f.reconciled(ctx)}
+	return Wait{Eventually(ctx, actual).WithOffset(1), f, ctx}
 }
 
 // reconciled counts the objects of the kind the operator reconciles in the spec's namespace, as a
-// loop is measured against; with no kind or no client (a unit test's Fixture), none.
-func (f *Fixture) reconciled(ctx context.Context) func() (int, string, error) {
-	return func() (int, string, error) {
-		kind := f.Operator.Subject().Kind
-		if kind == nil || f.Client == nil {
-			return 0, "objects", nil
-		}
-		list := f.listOf(kind)
-		err := f.Client.List(ctx, list, client.InNamespace(f.Namespace))
-		return len(list.Items), strings.TrimSuffix(list.GetKind(), "List") + " in " + f.Namespace, err
+// loop is measured against, and names them; with no kind or no client (a unit test's), none.
+func (f *Fixture) reconciled(ctx context.Context) (int, string, error) {
+	kind := f.Operator.Subject().Kind
+	if kind == nil || f.Client == nil {
+		return 0, "objects", nil
 	}
+	list := f.listOf(kind)
+	err := f.Client.List(ctx, list, client.InNamespace(f.Namespace))
+	return len(list.Items), strings.TrimSuffix(list.GetKind(), "List") + " in " + f.Namespace, err
 }
 
 // Wait is an Eventually for what the operator does (Fixture.Eventually).
 type Wait struct {
 	eventually types.AsyncAssertion
-	operator   *operator.Operator
-	// objects counts the objects of the kind the operator reconciles, and names them.
-	objects func() (int, string, error)
+	f          *Fixture
+	ctx        context.Context
 }
 
 // WithTimeout waits up to d, not Converge: for what takes longer by design, with the reason beside it.
 func (w Wait) WithTimeout(d time.Duration) Wait {
-	return Wait{w.eventually.WithTimeout(d), w.operator, w.objects}
+	w.eventually = w.eventually.WithTimeout(d)
+	return w
 }
 
 // Should waits until actual matches matcher, and fails once the operator has settled without it.
 func (w Wait) Should(matcher types.GomegaMatcher, description ...any) bool {
-	return w.eventually.Should(&settledMatcher{GomegaMatcher: matcher, operator: w.operator, objects: w.objects}, description...)
+	return w.eventually.Should(&settledMatcher{GomegaMatcher: matcher, operator: w.f.Operator, objects: func() (int, string, error) { return w.f.reconciled(w.ctx) }}, description...)
 }
 
 // settledMatcher is matcher, except that a value it does not match while the operator has

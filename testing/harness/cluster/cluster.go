@@ -1,9 +1,7 @@
-// Package cluster is where the scenarios run: the envtest control plane, shared by every test
-// process of a suite, with an operator in the test process for each spec; or, for the e2e tier, a
-// real cluster whose one operator runs as in production, from a Provider the suite hands over
-// (package e2e: kind; package localcluster: a local control plane). $SCENARIOS_TIER and
-// $E2E_PROVIDER choose (package tiers). The operator under test is the Subject the suite hands
-// over.
+// Package cluster is where the scenarios run, as package tiers chooses: the envtest control
+// plane, shared by every test process of a suite, with an operator in the test process for each
+// spec; or a real cluster whose one operator runs as in production, from a Provider the suite
+// hands over.
 package cluster
 
 import (

@@ -23,8 +23,7 @@ type Operator struct {
 	controls Controls
 	subject  Subject
 	running  bool
-	// base is what it had done when it last came up: Read counts from there.
-	base Reading
+	base     Reading // when it last came up
 }
 
 // Controls are how the harness reaches an operator, wherever it runs.
@@ -32,8 +31,7 @@ type Controls struct {
 	// Metrics gathers its metrics: controller-runtime's, where its reconciles are counted.
 	Metrics func() ([]*dto.MetricFamily, error)
 	// Writes reads the API writes it has sent, by resource (as Writes counts them), from a count
-	// that keeps growing: the harness's own count of an operator in the test process, the API
-	// server's audit log for one deployed.
+	// that keeps growing (the harness's own, the API server's audit log).
 	Writes func() (map[string]float64, error)
 	// Start starts it, Stop stops it gracefully and waits, Kill stops it without warning.
 	Start, Stop, Kill func() error
@@ -68,7 +66,7 @@ type Reading struct {
 	ByResource map[string]float64
 }
 
-// Minus is what r counts beyond base; the maps leave out the keys whose count did not move.
+// Minus is what r counts beyond base, leaving out the keys whose count did not move.
 func (r Reading) Minus(base Reading) Reading {
 	minus := func(now, then map[string]float64) map[string]float64 {
 		out := map[string]float64{}
@@ -106,9 +104,8 @@ func (o *Operator) Read() (Reading, error) {
 
 // Up starts the operator (again) and waits until its controllers report.
 func (o *Operator) Up() error {
-	// A process that starts again starts its metrics from zero; a manager in this process adds
-	// to metrics that live on, and the writes are counted apart from either. Reading each before
-	// the start covers all: a stopped process's metrics read as an error, meaning zero.
+	// A process starts its metrics from zero, a manager in this process adds to metrics that live
+	// on: a stopped process's metrics read as an error, meaning zero.
 	families, _ := o.controls.Metrics()
 	var writes map[string]float64
 	if o.controls.Writes != nil {
@@ -119,8 +116,8 @@ func (o *Operator) Up() error {
 		return err
 	}
 	o.running = true
-	// The metrics server may start a moment after the probes, and the controllers after the cache
-	// has synced (a standby replica's, once it leads), each exporting its counts as it starts.
+	// The controllers export their counts as each starts, once the cache has synced (a standby
+	// replica's, once it leads).
 	if err := poll.Until(context.Background(), 50*time.Millisecond, upWithin, func(context.Context) error {
 		families, err := o.controls.Metrics()
 		if err == nil {
@@ -148,21 +145,17 @@ func controllersReport(families []*dto.MetricFamily) error {
 
 // Down stops the operator gracefully (SIGTERM, or the manager's context cancelled) and waits.
 // An operator that is not running is left as it is.
-func (o *Operator) Down() error {
-	if !o.running {
-		return nil
-	}
-	o.running = false
-	return o.controls.Stop()
-}
+func (o *Operator) Down() error { return o.stop(o.controls.Stop) }
 
 // Kill stops the operator without warning (kill -9).
-func (o *Operator) Kill() error {
+func (o *Operator) Kill() error { return o.stop(o.controls.Kill) }
+
+func (o *Operator) stop(how func() error) error {
 	if !o.running {
 		return nil
 	}
 	o.running = false
-	return o.controls.Kill()
+	return how()
 }
 
 // Resume starts the operator again if it was stopped: a spec's cleanup deletes the spec's objects

@@ -4,9 +4,11 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/client-go/rest"
@@ -28,11 +30,16 @@ type Writes struct {
 func (w *Writes) Counted(cfg *rest.Config) *rest.Config {
 	cfg = rest.CopyConfig(cfg)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripper(func(req *http.Request) (*http.Response, error) {
+		return promhttp.RoundTripperFunc(func(req *http.Request) (*http.Response, error) {
 			resp, err := rt.RoundTrip(req)
-			if err == nil && resp.StatusCode < http.StatusBadRequest && IsWrite(req.Method) {
+			if err == nil && resp.StatusCode < http.StatusBadRequest && slices.Contains(writeMethods, req.Method) {
 				if group, resource := ResourceOf(req.URL.Path); IsCounted(group, resource) {
-					w.Add(resource)
+					w.mu.Lock()
+					defer w.mu.Unlock()
+					if w.byResource == nil {
+						w.byResource = map[string]float64{}
+					}
+					w.byResource[resource]++
 				}
 			}
 			return resp, err
@@ -41,31 +48,14 @@ func (w *Writes) Counted(cfg *rest.Config) *rest.Config {
 	return cfg
 }
 
-// Add counts one write to resource.
-func (w *Writes) Add(resource string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.byResource == nil {
-		w.byResource = map[string]float64{}
-	}
-	w.byResource[resource]++
-}
+// writeMethods are the methods that write: create, update, patch, delete.
+var writeMethods = []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
 // ByResource is how many writes each resource has had.
 func (w *Writes) ByResource() map[string]float64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return maps.Clone(w.byResource)
-}
-
-// IsWrite says whether an HTTP method writes: POST creates, PUT updates, PATCH patches, DELETE
-// deletes.
-func IsWrite(method string) bool {
-	switch method {
-	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
-		return true
-	}
-	return false
 }
 
 // IsCounted says whether a write of resource (with "/" and its subresource, if any) of API group
@@ -98,7 +88,3 @@ func ResourceOf(path string) (group, resource string) {
 
 // requests parses an API path as the API server does.
 var requests = request.RequestInfoFactory{APIPrefixes: map[string]sets.Empty{"api": {}, "apis": {}}, GrouplessAPIPrefixes: map[string]sets.Empty{"api": {}}}
-
-type roundTripper func(*http.Request) (*http.Response, error)
-
-func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

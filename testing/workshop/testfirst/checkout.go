@@ -236,7 +236,6 @@ func (t *checkout) runSuite(env []string, name string, flags ...string) (specrep
 	return suite, errors.Join(os.WriteFile(name+".log", out, 0o644), err)
 }
 
-
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil

@@ -17,8 +17,8 @@ import (
 )
 
 // EventuallySettled waits until the operator's reading stops moving (the same across 3 × Poll)
-// and returns it: the baseline a spec counts from. On e2e one operator serves every spec, and its
-// reconciles of the previous spec's deleted objects may still be arriving.
+// and returns it: the baseline a spec counts from (a shared operator's reconciles of the previous
+// spec's objects may still be arriving).
 func (f *Fixture) EventuallySettled(ctx context.Context) operator.Reading {
 	GinkgoHelper()
 	var settled operator.Reading
@@ -32,10 +32,9 @@ func (f *Fixture) EventuallySettled(ctx context.Context) operator.Reading {
 	return settled
 }
 
-// ExpectAtRest watches, for AtRest, that the operator's reading (operator.Reading) keeps matching
-// reading and that none of objects moves from the resourceVersion it holds now: nothing the
-// operator does writes them. objects are read afresh as it goes. A failure names what the
-// operator has written since it came up, by resource.
+// ExpectAtRest watches, for AtRest, that the operator's operator.Reading keeps matching reading
+// and that none of objects (read afresh) moves from the resourceVersion it holds now. A failure
+// names what the operator has written since it came up, by resource.
 func (f *Fixture) ExpectAtRest(ctx context.Context, reading types.GomegaMatcher, objects ...client.Object) {
 	GinkgoHelper()
 	versions := make([]string, len(objects))
@@ -80,15 +79,12 @@ func perKey(counts map[string]float64) string {
 	return strings.Join(out, ", ")
 }
 
-// Eventually is Gomega's Eventually, for what the operator does: it waits as long, but also
-// fails as soon as the operator has settled without what it waits for (no reconcile and no write
-// for Settle since the wait began, and no retry that may still be due; a requeue counts as ended),
-// or is in a loop (more than Loop reconciles during the wait for each object of the kind it
-// reconciles in the spec's namespace), with what it saw then. A scenario written before the code
-// it needs is red in seconds, not after Converge; a green one is as fast as with Gomega's
-// Eventually. An operator that keeps working more slowly than a loop fails it at the timeout,
-// named with its reconciles by controller. Wait with Gomega's own for what others do (the garbage
-// collector, the API server).
+// Eventually is Gomega's Eventually, for what the operator does: it also fails as soon as the
+// operator has settled without it (no reconcile and no write for Settle, and no retry that may
+// still be due; a requeue counts as ended), or is in a loop (more than Loop reconciles during the
+// wait for each object of the kind it reconciles in the spec's namespace), saying what it saw.
+// One that keeps working more slowly fails it at the timeout, named with its reconciles. Wait
+// with Gomega's own for what others do (the garbage collector, the API server).
 //
 //	f.Eventually(ctx, komega.Object(sample)).Should(samples.HaveReady(metav1.ConditionTrue, demov1alpha1.ReasonSynced))
 func (f *Fixture) Eventually(ctx context.Context, actual any) Wait {
@@ -157,9 +153,8 @@ func (m *settledMatcher) Match(actual any) (bool, error) {
 }
 
 // Loop is how many reconciles during one wait, for each object of the kind the operator
-// reconciles, make a loop. An operator converging reconciles an object a few times (its create, a
-// Conflict retried, what it creates coming back through its watches): a requeue at once, or a
-// write that triggers the next reconcile, goes past this within a second.
+// reconciles, make a loop. Converging takes a few (the create, a Conflict retried, what it
+// creates coming back through its watches); a requeue at once goes past this within a second.
 const Loop = 50
 
 // loop says what the operator did during the wait, if it reconciled more than Loop times an
@@ -184,10 +179,8 @@ func (m *settledMatcher) during(r operator.Reading) string {
 }
 
 // retried is how many failed reconciles an operator's retries are sure to have followed within
-// Settle: controller-runtime's rate limiter retries an object's reconcile 5 ms after it failed,
-// doubling with each failure in a row, and an object failed at most as often as all did since the
-// operator came up. After 9, 5 ms × 2⁸ = 1.28 s: within Settle. After more, a retry may still be
-// due that no count shows yet.
+// Settle: controller-runtime's rate limiter retries 5 ms after a failure, doubling with each in a
+// row, so after 9, 5 ms × 2⁸ = 1.28 s. After more, a retry may still be due that no count shows.
 const retried = 9
 
 // settled says, if the operator has done nothing for Settle, what it did before; "" if not.
@@ -216,8 +209,7 @@ func moved(now, then operator.Reading) bool {
 	return now.Reconciles != then.Reconciles || now.Writes != then.Writes
 }
 
-// FailureMessage is the matcher's, and why the operator was not taken as settled: it kept
-// reconciling or writing until the wait ended (a loop), or a retry was pending.
+// FailureMessage is the matcher's, and why the operator was not taken as settled.
 func (m *settledMatcher) FailureMessage(actual any) string {
 	message := m.GomegaMatcher.FailureMessage(actual)
 	r, err := m.operator.Read()

@@ -13,9 +13,9 @@ import (
 
 	apiextensionshelpers "k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
@@ -70,18 +70,14 @@ const CreateHoldBack = 2 * time.Second
 // the API server that cfg reaches records it: once here costs what is left of the hold-back;
 // each create inside it would pay all of it.
 func WaitPastCreateHoldBack(cfg *rest.Config, crds []*apiextensionsv1.CustomResourceDefinition) error {
-	scheme := runtime.NewScheme()
-	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
-		return err
-	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	c, err := apiextensionsclient.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
 	var latest time.Time
 	for _, crd := range crds {
-		got := &apiextensionsv1.CustomResourceDefinition{}
-		if err := c.Get(context.Background(), client.ObjectKeyFromObject(crd), got); err != nil {
+		got, err := c.ApiextensionsV1().CustomResourceDefinitions().Get(context.Background(), crd.Name, metav1.GetOptions{})
+		if err != nil {
 			return fmt.Errorf("read CRD %s: %w", crd.Name, err)
 		}
 		established := apiextensionshelpers.FindCRDCondition(got, apiextensionsv1.Established)

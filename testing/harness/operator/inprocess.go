@@ -28,12 +28,10 @@ type Changes struct {
 // Zero says whether c changes nothing.
 func (c Changes) Zero() bool { return c.Setup == nil && len(c.Settings) == 0 && c.ClientConfig == nil }
 
-// InProcess runs subject's controllers, as changes change them, in this process, in a manager of its
-// own that sees only namespace: the envtest tier's operator.
-// It is cmd/'s manager (subject.ManagerOptions) minus the metrics server, probes and leader
-// election; its client limits are cfg's. Its reconciles are counted in this process's
-// controller-runtime registry, read without a scrape; its API writes by the harness, on the
-// way out of every client built from its manager's configuration.
+// InProcess runs subject's controllers, as changes change them, in a manager in this process that
+// sees only namespace: cmd/'s manager (subject.ManagerOptions) without the metrics server, probes
+// and leader election. Its reconciles are read from controller-runtime's registry, its API writes
+// counted on the way out of every client built from its manager's configuration.
 func InProcess(cfg *rest.Config, namespace string, subject Subject, changes Changes) (*Operator, error) {
 	setup := subject.Setup
 	if changes.Setup != nil {
@@ -62,7 +60,6 @@ func InProcess(cfg *rest.Config, namespace string, subject Subject, changes Chan
 }
 
 // startManager starts a manager and returns a func that stops it and waits until it has stopped.
-// Its manager logs where controller-runtime's logger (ctrl.SetLogger) writes.
 func startManager(cfg *rest.Config, namespace string, subject Subject, setup Setup, settings Settings) (func() error, error) {
 	options := ctrl.Options{
 		Scheme:                 subject.Scheme,

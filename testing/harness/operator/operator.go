@@ -52,16 +52,14 @@ func New(subject Subject, controls Controls) *Operator {
 // Reading is what an operator has done since it last came up (Operator.Read).
 type Reading struct {
 	// Reconciles is how many reconciles its controllers finished, whatever their result;
-	// ByController, how many each did, by its name (the kind it reconciles in lower case, unless
-	// named).
+	// ByController, how many each did, by the controller's name.
 	Reconciles   float64
 	ByController map[string]float64
-	// Retried is how many of them ended in an error that is retried (not a terminal one): while
-	// any did, a retry may be due, with a backoff, that no count shows yet. A reconcile that asked
-	// to be requeued ended: its requeue is a reconcile to come, as a watch event is.
+	// Retried is how many of them ended in an error that is retried (not a terminal one): a retry
+	// may be due, with a backoff, that no count shows yet. A requeue is not an error.
 	Retried float64
 	// Writes is how many API write requests it sent (as Writes counts them); ByResource, how many
-	// for each resource as the API names it, with "/" and the subresource: "samples/status".
+	// for each resource, with "/" and the subresource: "configmaps", "deployments/status".
 	Writes     float64
 	ByResource map[string]float64
 }
@@ -81,9 +79,8 @@ func (r Reading) Minus(base Reading) Reading {
 		r.Retried - base.Retried, r.Writes - base.Writes, minus(r.ByResource, base.ByResource)}
 }
 
-// Read reads what the operator has done since it last came up. It fails rather than read a zero
-// it cannot see: an operator whose controllers report no reconciles, or whose writes nothing
-// counts, is an error.
+// Read reads what the operator has done since it last came up. An operator whose controllers
+// report no reconciles, or whose writes nothing counts, is an error, never a zero.
 func (o *Operator) Read() (Reading, error) {
 	families, err := o.controls.Metrics()
 	if err == nil {
@@ -158,8 +155,7 @@ func (o *Operator) stop(how func() error) error {
 	return how()
 }
 
-// Resume starts the operator again if it was stopped: a spec's cleanup deletes the spec's objects
-// with the operator running, so that it honours its finalizers.
+// Resume starts the operator again if it was stopped.
 func (o *Operator) Resume() error {
 	if o.running {
 		return nil
@@ -247,8 +243,7 @@ func sum(families []*dto.MetricFamily, name, key, value string) (float64, bool) 
 		for _, m := range f.GetMetric() {
 			if key == "" || slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool { return l.GetName() == key && l.GetValue() == value }) {
 				found = true
-				// A sample is a counter or a gauge; the other reads as zero.
-				total += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+				total += m.GetCounter().GetValue() + m.GetGauge().GetValue() // one of them is 0
 			}
 		}
 	}

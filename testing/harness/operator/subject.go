@@ -10,9 +10,8 @@ import (
 // spec's Settings where the operator takes any (a clock, say).
 type Setup func(ctrl.Manager, Settings) error
 
-// Subject is the operator under test, as a suite hands it to the harness: nothing else in the
-// harness knows it. A suite describes it once, beside its scenarios, from what its cmd/ wires, so
-// that the scenarios run what production runs.
+// Subject is the operator under test, as a suite describes it to the harness, once, from what its
+// cmd/ wires, so that the scenarios run what production runs.
 type Subject struct {
 	// Scheme knows every kind the operator and its tests read and write.
 	Scheme *runtime.Scheme

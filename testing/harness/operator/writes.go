@@ -15,12 +15,10 @@ import (
 )
 
 // Writes counts the API write requests an operator sends, by resource: every create, update,
-// patch and delete of an object the API server stores, whatever client sent it, that the server
-// took. Not counted: a write it refused (an error response: AlreadyExists, Conflict, Forbidden,
-// Invalid) or never received, which changed nothing; events (a report of what happened, not a
-// change); leader election's Lease renewals (they go on at rest by design); the reviews of
-// authentication.k8s.io and authorization.k8s.io (questions the metrics endpoint asks, nothing
-// stored).
+// patch and delete, from any client, that the API server took. Not counted: a write it refused
+// (an error response) or never received, which changed nothing; events; leader election's Lease
+// renewals (they go on at rest by design); the reviews of authentication.k8s.io and
+// authorization.k8s.io (questions a metrics endpoint asks, nothing stored).
 type Writes struct {
 	mu         sync.Mutex
 	byResource map[string]float64

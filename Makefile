@@ -126,7 +126,7 @@ lint: golangci-lint actionlint cross-vet ## golangci-lint on the Go code (both m
 lint-fix: golangci-lint ## golangci-lint, fixing what it can.
 	for m in $(GO_MODULES); do (cd $$m && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml --fix ./...); done
 
-CROSS_PLATFORMS ?= darwin/arm64 darwin/amd64 windows/amd64
+CROSS_PLATFORMS ?= darwin/arm64 windows/amd64
 
 .PHONY: cross-vet
 cross-vet: ## go vet every package and its tests for CROSS_PLATFORMS (macOS, Windows): Linux-only code sits behind a build tag.

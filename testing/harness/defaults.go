@@ -25,7 +25,7 @@ const (
 	// Settle is how long an operator has done nothing (no reconcile, no write) before a wait for
 	// what it does (Fixture.Eventually) takes it as settled and fails at once. A watch event
 	// arrives within milliseconds; a false "settled" would fail a green spec: a wide margin.
-	Settle = 2 * time.Second
+	Settle = 1500 * time.Millisecond
 	// Poll is how often Eventually and Consistently look.
 	Poll = 100 * time.Millisecond
 )

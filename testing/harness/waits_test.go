@@ -131,7 +131,8 @@ func TestEventuallyTakesARequeueAsEnded(t *testing.T) {
 // reconciling is a Fixture whose operator reconciles ConfigMaps, n of them in its namespace, and
 // reports the reconciles of reconciles; one ConfigMap of another namespace is not its spec's.
 func reconciling(reconciles *prometheus.CounterVec, n int) *Fixture {
-	objects := []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "spec-b", Name: "elsewhere"}}}
+	objects := make([]client.Object, 0, 1+n)
+	objects = append(objects, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "spec-b", Name: "elsewhere"}})
 	for i := range n {
 		objects = append(objects, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "spec-a", Name: fmt.Sprint(i)}})
 	}

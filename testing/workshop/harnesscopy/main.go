@@ -199,7 +199,7 @@ func (b bug) catch(project string) (named string, red time.Duration, err error) 
 	return strings.Join(strings.Fields(match[len(match)-1]), " "), red.Round(100 * time.Millisecond), err
 }
 
-// redWithin is how long a spec may take to fail with a bug built in: the wait's Settle (2 s),
+// redWithin is how long a spec may take to fail with a bug built in: the wait's Settle (1.5 s),
 // and the spec's own steps around it.
 const redWithin = 3 * time.Second
 

@@ -4,11 +4,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	shopv1 "example.org/widgets/api/v1"
+	"example.org/widgets/scenarios/widgets"
 	"example.org/widgets/testing/harness"
 )
 
@@ -16,10 +14,7 @@ var _ = Describe("Widget", Label("at-rest"), func() {
 	Context("when a reconcile finds nothing to change", func() {
 		It("sends no API write and moves no resourceVersion", func(ctx SpecContext) {
 			f := harness.NewFixture(ctx, suiteCluster)
-			widget := &shopv1.Widget{
-				ObjectMeta: metav1.ObjectMeta{Name: "gear", Namespace: f.Namespace},
-				Spec:       shopv1.WidgetSpec{Foo: ptr.To("bar")},
-			}
+			widget := widgets.New(f.Namespace, "gear", "bar")
 			Expect(f.Client.Create(ctx, widget)).To(Succeed())
 			child := &corev1.ConfigMap{}
 			f.Eventually(ctx, func(g Gomega) {

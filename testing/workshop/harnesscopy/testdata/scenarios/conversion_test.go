@@ -3,12 +3,11 @@ package scenarios
 import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	shopv1 "example.org/widgets/api/v1"
 	shopv2 "example.org/widgets/api/v2"
+	"example.org/widgets/scenarios/widgets"
 	"example.org/widgets/testing/harness"
 )
 
@@ -16,10 +15,7 @@ var _ = Describe("Widget", Label("conversion"), func() {
 	Context("when one written as v1 is read as v2", func() {
 		It("has v1's spec.foo as spec.value", func(ctx SpecContext) {
 			f := harness.NewFixture(ctx, suiteCluster)
-			widget := &shopv1.Widget{
-				ObjectMeta: metav1.ObjectMeta{Name: "shape", Namespace: f.Namespace},
-				Spec:       shopv1.WidgetSpec{Foo: ptr.To("bar")},
-			}
+			widget := widgets.New(f.Namespace, "shape", "bar")
 			Expect(f.Client.Create(ctx, widget)).To(Succeed())
 
 			read := &shopv2.Widget{}

@@ -6,11 +6,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
-	shopv1 "example.org/widgets/api/v1"
 	"example.org/widgets/internal/controller"
+	"example.org/widgets/scenarios/widgets"
 	"example.org/widgets/testing/harness"
 )
 
@@ -18,10 +17,7 @@ var _ = Describe("Widget", Label("finalizer"), func() {
 	Context("when it is deleted", func() {
 		It("deletes its ConfigMap before it goes", func(ctx SpecContext) {
 			f := harness.NewFixture(ctx, suiteCluster)
-			widget := &shopv1.Widget{
-				ObjectMeta: metav1.ObjectMeta{Name: "spare", Namespace: f.Namespace},
-				Spec:       shopv1.WidgetSpec{Foo: ptr.To("bar")},
-			}
+			widget := widgets.New(f.Namespace, "spare", "bar")
 			Expect(f.Client.Create(ctx, widget)).To(Succeed())
 			child := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "spare-child", Namespace: f.Namespace}}
 			f.Eventually(ctx, komega.Get(child)).Should(Succeed())

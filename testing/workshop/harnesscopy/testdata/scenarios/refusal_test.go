@@ -3,10 +3,9 @@ package scenarios
 import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	shopv1 "example.org/widgets/api/v1"
+	"example.org/widgets/scenarios/widgets"
 	"example.org/widgets/testing/harness"
 )
 
@@ -14,10 +13,7 @@ var _ = Describe("Widget", Label("refusal"), func() {
 	Context("when spec.foo is forbidden", func() {
 		It("is refused, with a message that names the field, and nothing is stored", func(ctx SpecContext) {
 			f := harness.NewFixture(ctx, suiteCluster)
-			widget := &shopv1.Widget{
-				ObjectMeta: metav1.ObjectMeta{Name: "odd", Namespace: f.Namespace},
-				Spec:       shopv1.WidgetSpec{Foo: ptr.To("forbidden")},
-			}
+			widget := widgets.New(f.Namespace, "odd", "forbidden")
 			Expect(f.Client.Create(ctx, widget)).To(MatchError(And(
 				ContainSubstring(`denied the request`),
 				ContainSubstring(`spec.foo: Invalid value: "forbidden"`),

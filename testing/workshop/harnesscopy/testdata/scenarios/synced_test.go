@@ -8,10 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
-	shopv1 "example.org/widgets/api/v1"
 	"example.org/widgets/scenarios/widgets"
 	"example.org/widgets/testing/harness"
 )
@@ -21,10 +19,7 @@ var _ = Describe("Widget", Label("synced"), func() {
 		It("reports Ready, since the time it first did", func(ctx SpecContext) {
 			then := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 			f := harness.NewFixture(ctx, suiteCluster, harness.With[clock.PassiveClock](widgets.Clock, clocktesting.NewFakePassiveClock(then)))
-			widget := &shopv1.Widget{
-				ObjectMeta: metav1.ObjectMeta{Name: "dated", Namespace: f.Namespace},
-				Spec:       shopv1.WidgetSpec{Foo: ptr.To("bar")},
-			}
+			widget := widgets.New(f.Namespace, "dated", "bar")
 			Expect(f.Client.Create(ctx, widget)).To(Succeed())
 			f.Eventually(ctx, komega.Object(widget)).Should(HaveField("Status.Conditions", ContainElement(And(
 				HaveField("Type", "Ready"),

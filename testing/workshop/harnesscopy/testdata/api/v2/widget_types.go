@@ -17,14 +17,6 @@ type WidgetSpec struct {
 	Template *corev1.PodTemplateSpec `json:"template,omitempty"`
 }
 
-// WidgetStatus is v1's.
-type WidgetStatus struct {
-	// +listType=map
-	// +listMapKey=type
-	// +optional
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
-}
-
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 
@@ -35,8 +27,9 @@ type Widget struct {
 	metav1.ObjectMeta `json:"metadata,omitzero"`
 	// +required
 	Spec WidgetSpec `json:"spec"`
+	// status is v1's.
 	// +optional
-	Status WidgetStatus `json:"status,omitzero"`
+	Status shopv1.WidgetStatus `json:"status,omitzero"`
 }
 
 // +kubebuilder:object:root=true
@@ -53,7 +46,7 @@ func (src *Widget) ConvertTo(hub conversion.Hub) error {
 	dst := hub.(*shopv1.Widget)
 	dst.ObjectMeta = src.ObjectMeta
 	dst.Spec = shopv1.WidgetSpec{Foo: src.Spec.Value, Template: src.Spec.Template}
-	dst.Status = shopv1.WidgetStatus{Conditions: src.Status.Conditions}
+	dst.Status = src.Status
 	return nil
 }
 
@@ -62,6 +55,6 @@ func (dst *Widget) ConvertFrom(hub conversion.Hub) error {
 	src := hub.(*shopv1.Widget)
 	dst.ObjectMeta = src.ObjectMeta
 	dst.Spec = WidgetSpec{Value: src.Spec.Foo, Template: src.Spec.Template}
-	dst.Status = WidgetStatus{Conditions: src.Status.Conditions}
+	dst.Status = src.Status
 	return nil
 }

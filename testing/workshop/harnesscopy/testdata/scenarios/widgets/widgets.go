@@ -4,7 +4,9 @@ package widgets
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -26,4 +28,12 @@ var Operator = operator.Subject{
 	WebhookManifests: []string{"config/webhook"},
 	Kind:             &shopv1.Widget{},
 	Owned:            []client.Object{&corev1.ConfigMap{}},
+}
+
+// New is a Widget called name in namespace, whose spec.foo is foo.
+func New(namespace, name, foo string) *shopv1.Widget {
+	return &shopv1.Widget{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec:       shopv1.WidgetSpec{Foo: ptr.To(foo)},
+	}
 }

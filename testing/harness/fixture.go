@@ -79,7 +79,7 @@ func NewFixture(ctx context.Context, c cluster.Cluster, changes ...Change) *Fixt
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(f.Operator.Release)
 	DeferCleanup(f.emptyNamespace, c.Subject())
-	// Runs first of the cleanups: the namespace and the operator are still as the failure left them.
+	// The first cleanup: all is still as the failure left it.
 	DeferCleanup(func(ctx SpecContext) {
 		if CurrentSpecReport().Failed() {
 			f.printDiagnostics(ctx)
@@ -88,12 +88,10 @@ func NewFixture(ctx context.Context, c cluster.Cluster, changes ...Change) *Fixt
 	return f
 }
 
-// emptyNamespace deletes the spec's objects of the kind the operator reconciles before the
-// namespace goes, with the operator running (started again if the spec stopped it), and waits for
-// them: the operator removes its finalizers, and an object still held once it has settled fails
-// the spec at once, named with its finalizers. Where a garbage collector runs, it then waits for
-// what the operator made for them: a shared operator has nothing of this spec's left to reconcile
-// while the next spec measures it.
+// emptyNamespace deletes the spec's objects of the kind the operator reconciles, with the
+// operator running, and waits for them to go (an object still held once it has settled fails the
+// spec, named with its finalizers); where a garbage collector runs, for what the operator made
+// for them too, so that a shared operator has nothing of this spec's left to reconcile.
 func (f *Fixture) emptyNamespace(ctx context.Context, subject operator.Subject) {
 	GinkgoHelper()
 	Expect(f.Operator.Resume()).To(Succeed())
@@ -149,9 +147,8 @@ func (f *Fixture) listOf(obj client.Object) *unstructured.UnstructuredList {
 	return list
 }
 
-// printDiagnostics writes what a failed spec leaves to look at, after what its operator logged
-// while it ran (GinkgoWriter, RunScenarios): the namespace's events and the end of every log the
-// operator and the cluster keep in files.
+// printDiagnostics writes the namespace's events and the end of every log file of the operator
+// and the cluster, after what the operator logged (SetDefaults).
 func (f *Fixture) printDiagnostics(ctx context.Context) {
 	events := &eventsv1.EventList{}
 	if err := f.Client.List(ctx, events, client.InNamespace(f.Namespace)); err != nil {

@@ -19,11 +19,9 @@ import (
 
 // Cluster is where the scenarios run.
 type Cluster interface {
-	// Client reads and writes straight to the API server, with no cache in between: what a
-	// scenario reads is what the server holds.
+	// Client reads and writes straight to the API server, with no cache in between.
 	Client() client.Client
-	// Config reaches the API server as an administrator, for what Client cannot ask (the table
-	// `kubectl get` prints).
+	// Config reaches the API server as an administrator, for what Client cannot ask.
 	Config() *rest.Config
 	// Subject is the operator under test.
 	Subject() operator.Subject

@@ -88,8 +88,7 @@ func WaitPastCreateHoldBack(cfg *rest.Config, crds []*apiextensionsv1.CustomReso
 			latest = established.LastTransitionTime.Time
 		}
 	}
-	// A fixed wait on the API server's clock, which is this machine's: nothing to poll for.
-	time.Sleep(time.Until(latest.Add(CreateHoldBack)))
+	time.Sleep(time.Until(latest.Add(CreateHoldBack))) // the API server's clock is this machine's: nothing to poll
 	return nil
 }
 

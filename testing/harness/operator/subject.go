@@ -36,9 +36,8 @@ type Subject struct {
 	Owned []client.Object
 }
 
-// Setting is something of the operator under test that a spec may choose (a clock, say) without
-// replacing its setup: the suite declares it beside its Subject, a spec sets it
-// (harness.With(setting, value)), and the Subject's Setup reads it (setting.In(settings)).
+// Setting is what a spec may choose of the operator under test (a clock, say): the suite declares
+// it beside its Subject, a spec sets it (harness.With), the Subject's Setup reads it (In).
 //
 //	var Clock = operator.NewSetting[clock.PassiveClock](clock.RealClock{})
 type Setting[T any] struct{ unset T }

@@ -78,7 +78,7 @@ var _ = Describe("Sample", Label("gc"), func() {
 			By("waiting for the operator to see the deletion, which bumps the generation and so starts a reconcile")
 			// Its cache learns of the deletion and of the ConfigMap's from two watches, in either
 			// order: without this wait it may recreate the ConfigMap of a Sample it still sees live.
-			f.Eventually(ctx, f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">", before.Reconciles)))
+			f.Eventually(ctx, f.Operator.Read).Should(HaveField("Reconciles", BeNumerically(">", before.Reconciles)))
 
 			By("deleting its ConfigMap, as the garbage collector does once the Sample is gone")
 			Expect(f.Client.Delete(ctx, cm)).To(Succeed())

@@ -28,12 +28,12 @@ var _ = Describe("Sample", Label("metrics"), func() {
 	Context("when the operator has reconciled it", func() {
 		It("reports reconcile totals for the sample controller and no panics", func(ctx SpecContext) {
 			f := samples.NewFixture(ctx, suiteCluster)
-			before, err := f.Operator.Counts()
+			before, err := f.Operator.Read()
 			Expect(err).NotTo(HaveOccurred())
 			f.EventuallySynced(ctx, f.CreateSample(ctx, "counted", "hello world"))
 
 			By("reading controller_runtime_reconcile_total{controller=\"sample\"}: it has counted this Sample's reconcile")
-			f.Eventually(ctx, f.Operator.Counts).
+			f.Eventually(ctx, f.Operator.Read).
 				Should(HaveField("Reconciles", BeNumerically(">", before.Reconciles)))
 
 			By("reading controller_runtime_reconcile_panics_total: exported, and zero")

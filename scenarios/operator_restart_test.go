@@ -38,7 +38,7 @@ var _ = Describe("Sample", Label("operator-restart"), harness.Slow, func() {
 			Expect(f.Operator.Up()).To(Succeed())
 
 			By("waiting for the new operator's first pass over the Sample")
-			f.Eventually(ctx, f.Operator.Counts).
+			f.Eventually(ctx, f.Operator.Read).
 				Should(HaveField("Reconciles", BeNumerically(">=", 1)))
 
 			By("checking that it wrote nothing and moved no resourceVersion")

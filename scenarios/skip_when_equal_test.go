@@ -32,14 +32,14 @@ var _ = Describe("Sample", Label("skip-when-equal"), func() {
 			cm := f.EventuallySynced(ctx, sample)
 
 			By("annotating the ConfigMap, a change the operator does not manage, to start a reconcile")
-			before, err := f.Operator.Counts()
+			before, err := f.Operator.Read()
 			Expect(err).NotTo(HaveOccurred())
 			Expect(komega.Update(cm, func() {
 				cm.Annotations = map[string]string{"example.com/touched": "by the scenario"}
 			})()).To(Succeed())
 
 			By("waiting for the operator to reconcile the Sample")
-			f.Eventually(ctx, f.Operator.Counts).Should(HaveField("Reconciles", BeNumerically(">", before.Reconciles)))
+			f.Eventually(ctx, f.Operator.Read).Should(HaveField("Reconciles", BeNumerically(">", before.Reconciles)))
 
 			By("checking that it sent no write and moved no resourceVersion")
 			f.ExpectAtRest(ctx, HaveField("Writes", before.Writes), cm, sample)

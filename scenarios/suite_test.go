@@ -31,7 +31,7 @@ func TestScenarios(t *testing.T) {
 var suiteCluster cluster.Cluster
 
 var _ = harness.ShareCluster(&suiteCluster, samples.Operator, map[string]cluster.Provider{
-	tiers.Envtest:       warm.Envtest,
+	tiers.Envtest:       warm.Start,
 	tiers.ProviderKind:  e2e.Kind,
 	tiers.ProviderLocal: localcluster.E2E,
 })

@@ -25,8 +25,8 @@ var _ = Describe("The operator's metrics endpoint", func() {
 			&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(600))}}, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 
-		Expect(metrics.Status(ctx, d.Operator.MetricsURL(), "")).To(Equal(http.StatusUnauthorized))
-		Expect(metrics.Status(ctx, d.Operator.MetricsURL(), tr.Status.Token)).To(Equal(http.StatusForbidden))
-		Expect(metrics.Status(ctx, d.Operator.MetricsURL(), d.MetricsToken)).To(Equal(http.StatusOK))
+		Expect(metrics.Status(ctx, d.MetricsURL, "")).To(Equal(http.StatusUnauthorized))
+		Expect(metrics.Status(ctx, d.MetricsURL, tr.Status.Token)).To(Equal(http.StatusForbidden))
+		Expect(metrics.Status(ctx, d.MetricsURL, d.MetricsToken)).To(Equal(http.StatusOK))
 	})
 })

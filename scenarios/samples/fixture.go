@@ -20,7 +20,7 @@ type Fixture struct {
 }
 
 // NewFixture is harness.NewFixture for a scenario of Samples.
-func NewFixture(ctx context.Context, c cluster.Cluster, opts ...harness.FixtureOption) *Fixture {
+func NewFixture(ctx context.Context, c cluster.Cluster, opts ...harness.Change) *Fixture {
 	GinkgoHelper()
 	return &Fixture{harness.NewFixture(ctx, c, opts...)}
 }

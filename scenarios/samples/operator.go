@@ -29,10 +29,10 @@ var Operator = operator.Subject{
 }
 
 // Workers is what the operator is told to run as --max-concurrent-reconciles (0: its default).
-var Workers = operator.NewOption(0)
+var Workers = operator.NewSetting(0)
 
 // ConflictRecheck is what the operator is told to run as --conflict-recheck (0: its default).
-var ConflictRecheck = operator.NewOption(time.Duration(0))
+var ConflictRecheck = operator.NewSetting(time.Duration(0))
 
 // Recover bounds how long a Sample whose ConfigMap write the API server refused takes to become
 // ready once the refusal is lifted: the retry's backoff, capped by controllers.MaxRetryDelay, and

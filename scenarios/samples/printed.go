@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
@@ -17,28 +15,15 @@ import (
 // Printed is what `kubectl get samples` prints for sample, column by column: the API server's
 // own table for it (the CRD's printer columns), without the columns kept for `-o wide`.
 func Printed(ctx context.Context, cfg *rest.Config, sample *demov1alpha1.Sample) (map[string]string, error) {
-	httpClient, err := rest.HTTPClientFor(cfg)
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	url := fmt.Sprintf("%s/apis/%s/namespaces/%s/samples/%s", strings.TrimSuffix(cfg.Host, "/"), demov1alpha1.GroupVersion, sample.Namespace, sample.Name)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
+	url := fmt.Sprintf("/apis/%s/namespaces/%s/samples/%s", demov1alpha1.GroupVersion, sample.Namespace, sample.Name)
 	// What kubectl asks for: the server-side table, not the object.
-	req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
-	resp, err := httpClient.Do(req)
+	body, err := dc.RESTClient().Get().AbsPath(url).SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(ctx)
 	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s as a table: %s: %s", url, resp.Status, body)
+		return nil, fmt.Errorf("GET %s as a table: %w", url, err)
 	}
 	var table metav1.Table
 	if err := json.Unmarshal(body, &table); err != nil {

@@ -132,7 +132,7 @@ func withoutConfigMapVerb(rules []rbacv1.PolicyRule, verb string) []rbacv1.Polic
 // the user (only an operator in the test process can: label the spec
 // tiers.NeedsInProcessOperator). The returned func grants verb back, all that config/rbac grants;
 // the role and its binding go with the spec in any case.
-func ForbidConfigMaps(ctx context.Context, c client.Client, verb string) (harness.FixtureOption, func(context.Context)) {
+func ForbidConfigMaps(ctx context.Context, c client.Client, verb string) (harness.Change, func(context.Context)) {
 	GinkgoHelper()
 	granted, err := OperatorRole()
 	Expect(err).NotTo(HaveOccurred())

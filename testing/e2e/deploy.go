@@ -60,6 +60,8 @@ type Deployment struct {
 	// that may read its metrics, as Prometheus's would.
 	OperatorConfig *rest.Config
 	MetricsToken   string
+	// MetricsURL is where the forward serves its metrics.
+	MetricsURL string
 	// Forward forwards the metrics Service.
 	Forward *Forward
 	opts    Options
@@ -102,10 +104,10 @@ func Deploy(ctx context.Context, cfg *rest.Config, subject operator.Subject, ren
 	if d.Forward, err = StartForward(ctx, cfg, c, m.Namespace, m.MetricsService, m.MetricsPort); err != nil {
 		return nil, err
 	}
-	url := "https://" + d.Forward.Addr + "/metrics"
+	d.MetricsURL = "https://" + d.Forward.Addr + "/metrics"
 	d.Operator = operator.New(subject, operator.Controls{
 		Metrics: func() ([]*dto.MetricFamily, error) {
-			families, err := metrics.Scrape(context.Background(), url, d.MetricsToken)
+			families, err := metrics.Scrape(context.Background(), d.MetricsURL, d.MetricsToken)
 			if err != nil {
 				err = errors.Join(err, d.Forward.Failed())
 			}
@@ -116,7 +118,6 @@ func Deploy(ctx context.Context, cfg *rest.Config, subject operator.Subject, ren
 		Stop:    func() error { return d.Scale(context.Background(), 0) },
 		Kill:    func() error { return d.kill(context.Background()) },
 		Logs:    d.logs,
-		URL:     url,
 		Shared:  true,
 		Running: true,
 	})
@@ -279,8 +280,7 @@ func (d *Deployment) withLogs(err error) error {
 	var b strings.Builder
 	for _, f := range d.logs()[len(d.opts.ClusterLogs):] {
 		log, _ := os.ReadFile(f)
-		lines := strings.Split(strings.TrimSpace(string(log)), "\n")
-		fmt.Fprintf(&b, "\n--- last lines of %s\n%s", f, strings.Join(lines[max(0, len(lines)-20):], "\n"))
+		fmt.Fprintf(&b, "\n--- last lines of %s\n%s", f, operator.Tail(string(log), 20))
 	}
 	if b.Len() == 0 {
 		return err

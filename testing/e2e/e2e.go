@@ -38,7 +38,7 @@ func (e *e2eCluster) Config() *rest.Config { return e.config }
 func (e *e2eCluster) Subject() operator.Subject { return e.operator.Subject() }
 
 // RunOperator returns the cluster's one operator: the e2e tier cannot rewire it per namespace.
-func (e *e2eCluster) RunOperator(_ string, opts operator.Options) (*operator.Operator, error) {
+func (e *e2eCluster) RunOperator(_ string, opts operator.Changes) (*operator.Operator, error) {
 	if !opts.Zero() {
 		return nil, fmt.Errorf("the e2e tier runs the operator's own binary as deployed; label the scenario %q", tiers.NeedsInProcessOperator)
 	}

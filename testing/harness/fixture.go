@@ -30,42 +30,42 @@ type Fixture struct {
 	Operator  *operator.Operator
 }
 
-// FixtureOption changes the operator NewFixture runs. Only the envtest tier can run a changed
-// operator (the e2e tier's is the production binary, as deployed): label such a scenario
+// Change changes the operator NewFixture runs. Only the envtest tier runs a changed operator
+// (the e2e tier's is the production binary, as deployed): label such a scenario
 // tiers.NeedsInProcessOperator.
-type FixtureOption func(*operator.Options)
+type Change func(*operator.Changes)
 
 // WithControllers runs an operator whose controllers setup registers, instead of the operator's
 // own: a stage of a walkthrough, say.
-func WithControllers(setup operator.Setup) FixtureOption {
-	return func(o *operator.Options) { o.Setup = setup }
+func WithControllers(setup operator.Setup) Change {
+	return func(c *operator.Changes) { c.Setup = setup }
 }
 
 // WithClientConfig runs the operator with its client configuration changed by change: a cache
 // that lags behind the API server, say (package cachelag).
-func WithClientConfig(change func(*rest.Config) *rest.Config) FixtureOption {
-	return func(o *operator.Options) { o.ClientConfig = change }
+func WithClientConfig(change func(*rest.Config) *rest.Config) Change {
+	return func(c *operator.Changes) { c.ClientConfig = change }
 }
 
-// With runs the operator with option set to value (a frozen clock, say): its own setup, reading
-// the option as the suite's Subject declares it.
-func With[T any](option *operator.Option[T], value T) FixtureOption {
-	return func(o *operator.Options) {
-		if o.Settings == nil {
-			o.Settings = operator.Settings{}
+// With runs the operator with setting set to value (a frozen clock, say): its own setup, reading
+// the setting as the suite's Subject declares it.
+func With[T any](setting *operator.Setting[T], value T) Change {
+	return func(c *operator.Changes) {
+		if c.Settings == nil {
+			c.Settings = operator.Settings{}
 		}
-		option.Set(o.Settings, value)
+		setting.Set(c.Settings, value)
 	}
 }
 
 // NewFixture creates a namespace (GenerateName) and an operator for it. Both are removed when the
 // spec ends: the spec's objects deleted first, with the operator running so that it honours its
 // finalizers (emptyNamespace), then the operator stopped, then the namespace deleted.
-func NewFixture(ctx context.Context, c cluster.Cluster, opts ...FixtureOption) *Fixture {
+func NewFixture(ctx context.Context, c cluster.Cluster, changes ...Change) *Fixture {
 	GinkgoHelper()
-	var options operator.Options
-	for _, o := range opts {
-		o(&options)
+	var changed operator.Changes
+	for _, change := range changes {
+		change(&changed)
 	}
 	f := &Fixture{Client: c.Client()}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "spec-"}}
@@ -75,11 +75,11 @@ func NewFixture(ctx context.Context, c cluster.Cluster, opts ...FixtureOption) *
 		Expect(client.IgnoreNotFound(f.Client.Delete(ctx, ns))).To(Succeed())
 	})
 	var err error
-	f.Operator, err = c.RunOperator(ns.Name, options)
+	f.Operator, err = c.RunOperator(ns.Name, changed)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(f.Operator.Release)
 	DeferCleanup(f.emptyNamespace, c.Subject())
-	// Runs first of the cleanups: the namespace and the operator are still as the failure left them.
+	// The first cleanup: all is still as the failure left it.
 	DeferCleanup(func(ctx SpecContext) {
 		if CurrentSpecReport().Failed() {
 			f.printDiagnostics(ctx)
@@ -88,12 +88,10 @@ func NewFixture(ctx context.Context, c cluster.Cluster, opts ...FixtureOption) *
 	return f
 }
 
-// emptyNamespace deletes the spec's objects of the kind the operator reconciles before the
-// namespace goes, with the operator running (started again if the spec stopped it), and waits for
-// them: the operator removes its finalizers, and an object still held once it has settled fails
-// the spec at once, named with its finalizers. Where a garbage collector runs, it then waits for
-// what the operator made for them: a shared operator has nothing of this spec's left to reconcile
-// while the next spec measures it.
+// emptyNamespace deletes the spec's objects of the kind the operator reconciles, with the
+// operator running, and waits for them to go (an object still held once it has settled fails the
+// spec, named with its finalizers); where a garbage collector runs, for what the operator made
+// for them too, so that a shared operator has nothing of this spec's left to reconcile.
 func (f *Fixture) emptyNamespace(ctx context.Context, subject operator.Subject) {
 	GinkgoHelper()
 	Expect(f.Operator.Resume()).To(Succeed())
@@ -149,9 +147,8 @@ func (f *Fixture) listOf(obj client.Object) *unstructured.UnstructuredList {
 	return list
 }
 
-// printDiagnostics writes what a failed spec leaves to look at, after what its operator logged
-// while it ran (GinkgoWriter, RunScenarios): the namespace's events and the end of every log the
-// operator and the cluster keep in files.
+// printDiagnostics writes the namespace's events and the end of every log file of the operator
+// and the cluster, after what the operator logged (SetDefaults).
 func (f *Fixture) printDiagnostics(ctx context.Context) {
 	events := &eventsv1.EventList{}
 	if err := f.Client.List(ctx, events, client.InNamespace(f.Namespace)); err != nil {
@@ -162,16 +159,10 @@ func (f *Fixture) printDiagnostics(ctx context.Context) {
 		GinkgoWriter.Printf("%s %s %s/%s: %s\n", e.Type, e.Reason, e.Regarding.Kind, e.Regarding.Name, e.Note)
 	}
 	for _, path := range f.Operator.Logs() {
-		GinkgoWriter.Printf("\n--- last lines of %s\n%s\n", path, tail(path, 40))
+		log, err := os.ReadFile(path)
+		if err != nil {
+			log = []byte(err.Error())
+		}
+		GinkgoWriter.Printf("\n--- last lines of %s\n%s\n", path, operator.Tail(string(log), 40))
 	}
-}
-
-// tail is the last n lines of the file at path.
-func tail(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err.Error()
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }

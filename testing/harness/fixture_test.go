@@ -147,7 +147,7 @@ func (c *fakeCluster) Subject() operator.Subject {
 	return operator.Subject{Kind: &corev1.ConfigMap{}}
 }
 
-func (c *fakeCluster) RunOperator(namespace string, _ operator.Options) (*operator.Operator, error) {
+func (c *fakeCluster) RunOperator(namespace string, _ operator.Changes) (*operator.Operator, error) {
 	op := operator.New(c.Subject(), c.o.run(namespace))
 	return op, op.Up()
 }
@@ -201,7 +201,7 @@ func TestCleanupNamesTheFinalizerThatHoldsAnObject(t *testing.T) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "spec-held"}}
 	g := NewWithT(t)
 	g.Expect(c.Client().Create(ctx, ns)).To(Succeed())
-	op, err := c.RunOperator(ns.Name, operator.Options{})
+	op, err := c.RunOperator(ns.Name, operator.Changes{})
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() { _ = op.Down() })
 	f := &Fixture{Namespace: ns.Name, Client: c.Client(), Operator: op}

@@ -27,17 +27,16 @@ func RunScenarios(t *testing.T, description string) bool {
 }
 
 // Slow marks a scenario whose specs take seconds even on an idle machine (a hundred objects, an
-// operator restarted, retries that back off): Ginkgo hands them out first, so that a parallel run
-// does not end waiting on one that started last.
+// operator restarted): Ginkgo hands them out first, so that a parallel run does not end waiting
+// on one that started last.
 //
 //	var _ = Describe("Widget", Label("bulk"), harness.Slow, func() { ... })
 const Slow = SpecPriority(1)
 
 // ShareCluster is the suite's SynchronizedBeforeSuite. The first test process starts the cluster
-// of the current tier (cluster.Start, from providers; envtest has one built in) with subject as
-// the operator under test, and stops it once every process has finished; every process then attaches to it,
-// sets *into and komega's client. With `ginkgo -p` the envtest tier's processes share one control
-// plane, each spec in a namespace and with an operator of its own.
+// of the current tier (cluster.Start, from providers) with subject as the operator under test,
+// and stops it once every process has finished; every process attaches to it and sets *into and
+// komega's client. With `ginkgo -p` the processes share one control plane.
 //
 //	var suiteCluster cluster.Cluster
 //	var _ = harness.ShareCluster(&suiteCluster, myoperator.Subject, nil)
@@ -45,8 +44,7 @@ func ShareCluster(into *cluster.Cluster, subject operator.Subject, providers map
 	return SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 		started, attachment, err := cluster.Start(ctx, subject, providers)
 		Expect(err).NotTo(HaveOccurred())
-		// Runs once every process has finished, and after their own cleanups.
-		DeferCleanup(started.Stop)
+		DeferCleanup(started.Stop) // once every process has finished
 		if attachment == nil {
 			*into = started
 		}

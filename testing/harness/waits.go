@@ -16,40 +16,38 @@ import (
 	"example.com/operator-demo/testing/harness/operator"
 )
 
-// EventuallySettled waits until the operator's counts stop moving (the same across 3 × Poll) and
-// returns them: the baseline a spec counts from. On e2e one operator serves every spec, and its
-// reconciles of the previous spec's deleted objects may still be arriving.
-func (f *Fixture) EventuallySettled(ctx context.Context) operator.Counts {
+// EventuallySettled waits until the operator's reading stops moving (the same across 3 × Poll)
+// and returns it: the baseline a spec counts from (a shared operator's reconciles of the previous
+// spec's objects may still be arriving).
+func (f *Fixture) EventuallySettled(ctx context.Context) operator.Reading {
 	GinkgoHelper()
-	var settled operator.Counts
-	// Polled every 3 × Poll: counts that stayed the same across one interval have settled.
+	var settled operator.Reading
 	Eventually(ctx, func(g Gomega) {
 		previous := settled
 		var err error
-		settled, err = f.Operator.Counts()
+		settled, err = f.Operator.Read()
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(settled).To(Equal(previous))
 	}).WithPolling(3 * Poll).Should(Succeed())
 	return settled
 }
 
-// ExpectAtRest watches, for AtRest, that the operator's counts keep matching counts and that none
-// of objects moves from the resourceVersion it holds now: nothing the operator does writes them.
-// objects are read afresh as it goes. A failure names what the operator has written since it came
-// up, by resource.
-func (f *Fixture) ExpectAtRest(ctx context.Context, counts types.GomegaMatcher, objects ...client.Object) {
+// ExpectAtRest watches, for AtRest, that the operator's operator.Reading keeps matching reading
+// and that none of objects (read afresh) moves from the resourceVersion it holds now. A failure
+// names what the operator has written since it came up, by resource.
+func (f *Fixture) ExpectAtRest(ctx context.Context, reading types.GomegaMatcher, objects ...client.Object) {
 	GinkgoHelper()
 	versions := make([]string, len(objects))
 	for i, obj := range objects {
 		versions[i] = obj.GetResourceVersion()
 	}
 	Consistently(ctx, func(g Gomega) {
-		writes, err := f.Operator.WritesByResource()
+		r, err := f.Operator.Read()
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(f.Operator.Counts()).To(counts, "the operator has written, since it came up: %s", perKey(writes))
+		g.Expect(r).To(reading, "the operator has written, since it came up: %s", perKey(r.ByResource))
 		for i, obj := range objects {
 			g.Expect(f.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
-			g.Expect(obj.GetResourceVersion()).To(Equal(versions[i]), "the resourceVersion of %s", describe(obj))
+			g.Expect(obj.GetResourceVersion()).To(Equal(versions[i]), "the resourceVersion of %T %s/%s", obj, obj.GetNamespace(), obj.GetName())
 		}
 	}).Should(Succeed())
 }
@@ -81,55 +79,46 @@ func perKey(counts map[string]float64) string {
 	return strings.Join(out, ", ")
 }
 
-func describe(obj client.Object) string {
-	return fmt.Sprintf("%T %s/%s", obj, obj.GetNamespace(), obj.GetName())
-}
-
-// Eventually is Gomega's Eventually, for what the operator does: it waits as long, but also
-// fails as soon as the operator has settled without what it waits for (no reconcile and no write
-// for Settle since the wait began, and no retry that may still be due; a requeue counts as ended),
-// or is in a loop (more than Loop reconciles during the wait for each object of the kind it
-// reconciles in the spec's namespace), with what it saw then. A scenario written before the code
-// it needs is red in seconds, not after Converge; a green one is as fast as with Gomega's
-// Eventually. An operator that keeps working more slowly than a loop fails it at the timeout,
-// named with its reconciles by controller. Wait with Gomega's own for what others do (the garbage
-// collector, the API server).
+// Eventually is Gomega's Eventually, for what the operator does: it also fails as soon as the
+// operator has settled without it (no reconcile and no write for Settle, and no retry that may
+// still be due; a requeue counts as ended), or is in a loop (more than Loop reconciles during the
+// wait for each object of the kind it reconciles in the spec's namespace), saying what it saw.
+// One that keeps working more slowly fails it at the timeout, named with its reconciles. Wait
+// with Gomega's own for what others do (the garbage collector, the API server).
 //
 //	f.Eventually(ctx, komega.Object(sample)).Should(samples.HaveReady(metav1.ConditionTrue, demov1alpha1.ReasonSynced))
 func (f *Fixture) Eventually(ctx context.Context, actual any) Wait {
-	return Wait{Eventually(ctx, actual).WithOffset(1), f.Operator, f.reconciled(ctx)}
+	return Wait{Eventually(ctx, actual).WithOffset(1), f, ctx}
 }
 
 // reconciled counts the objects of the kind the operator reconciles in the spec's namespace, as a
-// loop is measured against; with no kind or no client (a unit test's Fixture), none.
-func (f *Fixture) reconciled(ctx context.Context) func() (int, string, error) {
-	return func() (int, string, error) {
-		kind := f.Operator.Subject().Kind
-		if kind == nil || f.Client == nil {
-			return 0, "objects", nil
-		}
-		list := f.listOf(kind)
-		err := f.Client.List(ctx, list, client.InNamespace(f.Namespace))
-		return len(list.Items), strings.TrimSuffix(list.GetKind(), "List") + " in " + f.Namespace, err
+// loop is measured against, and names them; with no kind or no client (a unit test's), none.
+func (f *Fixture) reconciled(ctx context.Context) (int, string, error) {
+	kind := f.Operator.Subject().Kind
+	if kind == nil || f.Client == nil {
+		return 0, "objects", nil
 	}
+	list := f.listOf(kind)
+	err := f.Client.List(ctx, list, client.InNamespace(f.Namespace))
+	return len(list.Items), strings.TrimSuffix(list.GetKind(), "List") + " in " + f.Namespace, err
 }
 
 // Wait is an Eventually for what the operator does (Fixture.Eventually).
 type Wait struct {
 	eventually types.AsyncAssertion
-	operator   *operator.Operator
-	// objects counts the objects of the kind the operator reconciles, and names them.
-	objects func() (int, string, error)
+	f          *Fixture
+	ctx        context.Context
 }
 
 // WithTimeout waits up to d, not Converge: for what takes longer by design, with the reason beside it.
 func (w Wait) WithTimeout(d time.Duration) Wait {
-	return Wait{w.eventually.WithTimeout(d), w.operator, w.objects}
+	w.eventually = w.eventually.WithTimeout(d)
+	return w
 }
 
 // Should waits until actual matches matcher, and fails once the operator has settled without it.
 func (w Wait) Should(matcher types.GomegaMatcher, description ...any) bool {
-	return w.eventually.Should(&settledMatcher{GomegaMatcher: matcher, operator: w.operator, objects: w.objects}, description...)
+	return w.eventually.Should(&settledMatcher{GomegaMatcher: matcher, operator: w.f.Operator, objects: func() (int, string, error) { return w.f.reconciled(w.ctx) }}, description...)
 }
 
 // settledMatcher is matcher, except that a value it does not match while the operator has
@@ -138,10 +127,9 @@ type settledMatcher struct {
 	types.GomegaMatcher
 	operator *operator.Operator
 	objects  func() (int, string, error)
-	// first is the operator's counts when the wait began, by controller too; last, when they last
-	// moved, at since; retries, how many of its reconciles ended in an error that is retried.
-	first, last operator.Counts
-	firstBy     map[string]float64
+	// first is the operator's reading when the wait began; last, when it last moved, at since;
+	// retries, how many of its reconciles ended in an error that is retried.
+	first, last operator.Reading
 	since       time.Time
 	retries     float64
 }
@@ -151,100 +139,87 @@ func (m *settledMatcher) Match(actual any) (bool, error) {
 	if ok || err != nil {
 		return ok, err
 	}
-	if quiet, why := m.settled(); quiet {
+	r, err := m.operator.Read()
+	if err != nil {
+		return false, nil
+	}
+	if why := m.settled(r); why != "" {
 		StopTrying(fmt.Sprintf("the operator settled without it: %s; it saw:\n%s", why, m.GomegaMatcher.FailureMessage(actual))).Now()
 	}
-	if loop := m.loop(); loop != "" {
+	if loop := m.loop(r); loop != "" {
 		StopTrying(fmt.Sprintf("the operator is in a reconcile loop: %s; it saw:\n%s", loop, m.GomegaMatcher.FailureMessage(actual))).Now()
 	}
 	return false, nil
 }
 
 // Loop is how many reconciles during one wait, for each object of the kind the operator
-// reconciles, make a loop. An operator converging reconciles an object a few times (its create, a
-// Conflict retried, what it creates coming back through its watches): a requeue at once, or a
-// write that triggers the next reconcile, goes past this within a second.
+// reconciles, make a loop. Converging takes a few (the create, a Conflict retried, what it
+// creates coming back through its watches); a requeue at once goes past this within a second.
 const Loop = 50
 
 // loop says what the operator did during the wait, if it reconciled more than Loop times an
 // object: "" if not, or if it cannot tell.
-func (m *settledMatcher) loop() string {
-	counts, err := m.operator.Counts()
-	reconciles := counts.Reconciles - m.first.Reconciles
-	if err != nil || m.since.IsZero() || reconciles <= Loop {
+func (m *settledMatcher) loop(r operator.Reading) string {
+	during := r.Minus(m.first)
+	if during.Reconciles <= Loop {
 		return ""
 	}
 	objects, kind, err := m.objects()
-	if err != nil || reconciles <= Loop*float64(max(objects, 1)) {
+	if err != nil || during.Reconciles <= Loop*float64(max(objects, 1)) {
 		return ""
 	}
-	return fmt.Sprintf("%s) for %d %s, and %.0f API writes", m.during(counts), objects, kind, counts.Writes-m.first.Writes)
+	return fmt.Sprintf("%s for %d %s, and %.0f API writes", m.during(r), objects, kind, during.Writes)
 }
 
 // during is how many reconciles the operator finished since the wait began, by controller:
-// "497 reconciles during the wait (widget: 497".
-func (m *settledMatcher) during(counts operator.Counts) string {
-	byController, _ := m.operator.ReconcilesByController()
-	return fmt.Sprintf("%.0f reconciles during the wait (%s", counts.Reconciles-m.first.Reconciles, perKey(minus(byController, m.firstBy)))
+// "497 reconciles during the wait (widget: 497)".
+func (m *settledMatcher) during(r operator.Reading) string {
+	during := r.Minus(m.first)
+	return fmt.Sprintf("%.0f reconciles during the wait (%s)", during.Reconciles, perKey(during.ByController))
 }
 
 // retried is how many failed reconciles an operator's retries are sure to have followed within
-// Settle: controller-runtime's rate limiter retries an object's reconcile 5 ms after it failed,
-// doubling with each failure in a row, and an object failed at most as often as all did since the
-// operator came up. After 9, 5 ms × 2⁸ = 1.28 s: within Settle. After more, a retry may still be
-// due that no count shows yet.
+// Settle: controller-runtime's rate limiter retries 5 ms after a failure, doubling with each in a
+// row, so after 9, 5 ms × 2⁸ = 1.28 s. After more, a retry may still be due that no count shows.
 const retried = 9
 
-// settled says whether the operator has done nothing for Settle, and what it did before.
-func (m *settledMatcher) settled() (bool, string) {
-	counts, err := m.operator.Counts()
-	if err != nil {
-		return false, ""
-	}
+// settled says, if the operator has done nothing for Settle, what it did before; "" if not.
+func (m *settledMatcher) settled(r operator.Reading) string {
 	now := time.Now()
 	if m.since.IsZero() {
-		m.first = counts
-		m.firstBy, _ = m.operator.ReconcilesByController()
+		m.first = r
 	}
-	if m.since.IsZero() || counts != m.last {
-		m.last, m.since = counts, now
-		return false, ""
+	if m.since.IsZero() || moved(r, m.last) {
+		m.last, m.since = r, now
+		return ""
 	}
-	if retries, err := m.operator.Retries(); err != nil || retries > retried {
-		m.retries = retries
-		return false, ""
+	if r.Retried > retried {
+		m.retries = r.Retried
+		return ""
 	}
 	quiet := now.Sub(m.since)
 	if quiet < Settle {
-		return false, ""
+		return ""
 	}
-	return true, fmt.Sprintf("no reconcile and no API write for %s, after %.0f reconciles and %.0f writes", quiet.Round(100*time.Millisecond), counts.Reconciles, counts.Writes)
+	return fmt.Sprintf("no reconcile and no API write for %s, after %.0f reconciles and %.0f writes", quiet.Round(100*time.Millisecond), r.Reconciles, r.Writes)
 }
 
-// FailureMessage is the matcher's, and why the operator was not taken as settled: it kept
-// reconciling or writing until the wait ended (a loop), or a retry was pending.
+// moved says whether the operator reconciled or wrote between then and now.
+func moved(now, then operator.Reading) bool {
+	return now.Reconciles != then.Reconciles || now.Writes != then.Writes
+}
+
+// FailureMessage is the matcher's, and why the operator was not taken as settled.
 func (m *settledMatcher) FailureMessage(actual any) string {
 	message := m.GomegaMatcher.FailureMessage(actual)
-	counts, err := m.operator.Counts()
+	r, err := m.operator.Read()
 	switch {
 	case err != nil || m.since.IsZero():
-	case counts != m.first && (counts != m.last || time.Since(m.since) < Settle):
-		message += fmt.Sprintf("\nthe operator never settled: %s) and %.0f API writes, the last within %s of its end: requeues sooner than that",
-			m.during(counts), counts.Writes-m.first.Writes, Settle)
+	case moved(r, m.first) && (moved(r, m.last) || time.Since(m.since) < Settle):
+		message += fmt.Sprintf("\nthe operator never settled: %s and %.0f API writes, the last within %s of its end: requeues sooner than that",
+			m.during(r), r.Writes-m.first.Writes, Settle)
 	case m.retries > retried:
 		message += fmt.Sprintf("\nthe operator was not taken as settled: %.0f of its reconciles ended in an error, a retry may still be due", m.retries)
 	}
 	return message
-}
-
-// minus is each count of now less the count of the same key in then, leaving out those that did
-// not move.
-func minus(now, then map[string]float64) map[string]float64 {
-	out := map[string]float64{}
-	for key, n := range now {
-		if n != then[key] {
-			out[key] = n - then[key]
-		}
-	}
-	return out
 }

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/semver"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"example.com/operator-demo/testing/harness/controlplane"
 )
@@ -52,8 +53,8 @@ func Find() (string, error) {
 		return "", err
 	}
 	places := []string{filepath.Join(root, "bin", "k8s")}
-	if store, err := envtestStore(); err == nil {
-		places = append(places, filepath.Join(store, "k8s"))
+	if store, err := envtest.SetupEnvtestDefaultBinaryAssetsDirectory(); err == nil {
+		places = append(places, store)
 	}
 	for _, place := range places {
 		if dir := newest(place, minor); dir != "" {
@@ -84,20 +85,6 @@ func KubernetesMinor(root string) (string, error) {
 		}
 	}
 	return "", errors.New("go.mod does not require k8s.io/api v0.x.y")
-}
-
-// envtestStore is setup-envtest's user-level store, where `setup-envtest use` and
-// `make setup-envtest` keep the binaries of every version.
-func envtestStore() (string, error) {
-	if runtime.GOOS == "darwin" {
-		home, err := os.UserHomeDir()
-		return filepath.Join(home, "Library", "Application Support", "io.kubebuilder.envtest"), err
-	}
-	if dir := os.Getenv("XDG_DATA_HOME"); dir != "" {
-		return filepath.Join(dir, "kubebuilder-envtest"), nil
-	}
-	home, err := os.UserHomeDir()
-	return filepath.Join(home, ".local", "share", "kubebuilder-envtest"), err
 }
 
 // newest is the directory of the newest release of minor in place (named

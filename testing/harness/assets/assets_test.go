@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"golang.org/x/mod/modfile"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"example.com/operator-demo/testing/harness/controlplane"
 )
@@ -30,7 +31,7 @@ func TestFindLooksWhereMakeAndSetupEnvtestPutThem(t *testing.T) {
 	if runtime.GOOS == "darwin" {
 		t.Setenv("HOME", data)
 	}
-	store, err := envtestStore()
+	store, err := envtest.SetupEnvtestDefaultBinaryAssetsDirectory()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,8 +61,8 @@ func TestFindLooksWhereMakeAndSetupEnvtestPutThem(t *testing.T) {
 	if got := find(); !strings.Contains(got, "no control-plane binaries for Kubernetes 1.37") || !strings.Contains(got, store) {
 		t.Errorf("with none installed: %q, want an error naming the minor and the places looked in", got)
 	}
-	inStore := binaries(filepath.Join(store, "k8s", "1.37.2"))
-	binaries(filepath.Join(store, "k8s", "1.36.3"))
+	inStore := binaries(filepath.Join(store, "1.37.2"))
+	binaries(filepath.Join(store, "1.36.3"))
 	if got := find(); got != inStore {
 		t.Errorf("with 1.37 in setup-envtest's store only: %q, want %q", got, inStore)
 	}
@@ -70,7 +71,7 @@ func TestFindLooksWhereMakeAndSetupEnvtestPutThem(t *testing.T) {
 		t.Errorf("with 1.37 in bin/k8s too: %q, want the project's %q", got, inProject)
 	}
 	t.Setenv("ENVTEST_K8S_VERSION", "1.36")
-	if got := find(); got != filepath.Join(store, "k8s", "1.36.3-"+runtime.GOOS+"-"+runtime.GOARCH) {
+	if got := find(); got != filepath.Join(store, "1.36.3-"+runtime.GOOS+"-"+runtime.GOARCH) {
 		t.Errorf("with ENVTEST_K8S_VERSION=1.36: %q, want the store's 1.36.3", got)
 	}
 	t.Setenv("KUBEBUILDER_ASSETS", "/somewhere")

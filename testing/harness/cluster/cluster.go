@@ -1,9 +1,7 @@
-// Package cluster is where the scenarios run: the envtest control plane, shared by every test
-// process of a suite, with an operator in the test process for each spec; or, for the e2e tier, a
-// real cluster whose one operator runs as in production, from a Provider the suite hands over
-// (package e2e: kind; package localcluster: a local control plane). $SCENARIOS_TIER and
-// $E2E_PROVIDER choose (package tiers). The operator under test is the Subject the suite hands
-// over.
+// Package cluster is where the scenarios run, as package tiers chooses: the envtest control
+// plane, shared by every test process of a suite, with an operator in the test process for each
+// spec; or a real cluster whose one operator runs as in production, from a Provider the suite
+// hands over.
 package cluster
 
 import (
@@ -21,17 +19,15 @@ import (
 
 // Cluster is where the scenarios run.
 type Cluster interface {
-	// Client reads and writes straight to the API server, with no cache in between: what a
-	// scenario reads is what the server holds.
+	// Client reads and writes straight to the API server, with no cache in between.
 	Client() client.Client
-	// Config reaches the API server as an administrator, for what Client cannot ask (the table
-	// `kubectl get` prints).
+	// Config reaches the API server as an administrator, for what Client cannot ask.
 	Config() *rest.Config
 	// Subject is the operator under test.
 	Subject() operator.Subject
-	// RunOperator makes sure an operator, the subject as opts change it, reconciles namespace,
-	// and returns it.
-	RunOperator(namespace string, opts operator.Options) (*operator.Operator, error)
+	// RunOperator makes sure an operator, the subject as changes change it, reconciles
+	// namespace, and returns it.
+	RunOperator(namespace string, changes operator.Changes) (*operator.Operator, error)
 	// Stop releases the cluster.
 	Stop() error
 }
@@ -42,8 +38,8 @@ type Provider func(ctx context.Context, subject operator.Subject) (Cluster, []by
 
 // Start starts (or connects to) the cluster of the current tier, for every test process of a
 // suite to share, from providers: by the tier's provider name (tiers.Envtest, tiers.ProviderLocal,
-// tiers.ProviderKind). The envtest tier has one built in, StartEnvtest. Call it in one process
-// (Ginkgo's SynchronizedBeforeSuite).
+// tiers.ProviderKind). The envtest tier has one built in, StartControlPlane. Call it in one
+// process (Ginkgo's SynchronizedBeforeSuite).
 func Start(ctx context.Context, subject operator.Subject, providers map[string]Provider) (Cluster, []byte, error) {
 	tier, err := tiers.Current()
 	if err != nil {
@@ -53,9 +49,9 @@ func Start(ctx context.Context, subject operator.Subject, providers map[string]P
 		return start(ctx, subject)
 	}
 	if tier.Provider == tiers.Envtest {
-		return StartEnvtest(ctx, subject)
+		return StartControlPlane(ctx, subject)
 	}
-	return nil, nil, fmt.Errorf("the %s tier: this suite has no provider for it", tier.Name)
+	return nil, nil, fmt.Errorf("this suite has no provider for the %s tier", tier.Provider)
 }
 
 // Attach returns the cluster that another process started, from what Start returned there.
@@ -67,7 +63,7 @@ func Attach(attachment []byte, subject operator.Subject) (Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Envtest(cfg, subject, func() error { return nil })
+	return OnControlPlane(cfg, subject, func() error { return nil })
 }
 
 // NewClient is a client for cfg that knows scheme's kinds and reads straight from the API server.

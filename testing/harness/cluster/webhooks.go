@@ -21,15 +21,12 @@ import (
 	"example.com/operator-demo/testing/harness/poll"
 )
 
-// ServeWebhooks installs subject's webhook configurations (Subject.WebhookManifests, pointed at
-// this process) into the API server cfg reaches, points the conversion of each CRD whose kind
-// subject's scheme can convert (a Hub and its spokes) at this process too, and serves its webhooks
-// (Subject.Webhooks) from a manager of their own, apart from any spec's operator: they answer for
-// every test process and while a spec has stopped its operator. Their log lines say so (servedBy),
-// beside the namespace of the request, which names the spec that caused it. It returns once they
-// answer, with a func that stops them and removes the configurations. A subject without webhooks
-// needs nothing: stop does nothing. Call it in the one process that outlives the others (Ginkgo's
-// first).
+// ServeWebhooks installs subject's WebhookManifests, pointed at this process, into the API server
+// cfg reaches, points the conversion of each CRD whose kind subject's scheme can convert there
+// too, and serves subject's Webhooks from a manager of their own: they answer for every test
+// process, and while a spec has stopped its operator; their log lines say so (servedBy). It
+// returns once they answer, with a func that stops them and removes the configurations. Call it
+// in the one process that outlives the others (Ginkgo's first).
 func ServeWebhooks(cfg *rest.Config, subject operator.Subject) (stop func() error, err error) {
 	if subject.Webhooks == nil {
 		return func() error { return nil }, nil
@@ -61,8 +58,7 @@ func ServeWebhooks(cfg *rest.Config, subject operator.Subject) (stop func() erro
 	}
 	crds, err := controlplane.FindAll(subject.CRDs, controlplane.DefaultCRDs)
 	if err == nil {
-		// The CRDs again, as envtest converts them: through this process's /convert where the
-		// scheme converts their kind, as they were (controller-gen's: no conversion) where not.
+		// The CRDs again, converting through this process's /convert where the scheme can.
 		_, err = envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: crds, Scheme: subject.Scheme, WebhookOptions: *install, ErrorIfPathMissing: true})
 	}
 	if err != nil {
@@ -105,7 +101,7 @@ func ServeWebhooks(cfg *rest.Config, subject operator.Subject) (stop func() erro
 }
 
 // servedByWhom is what each log line of an admission webhook says of the process that served it:
-// under `ginkgo -p` its lines land in the output of whatever spec Ginkgo's first process runs.
+// under `ginkgo -p` they land in the output of whatever spec the first process runs.
 const servedByWhom = "Ginkgo process 1, for every process"
 
 // servedBy is a webhook server whose admission webhooks log which process served them.

@@ -1,8 +1,6 @@
-// Package controlplane starts the envtest control plane (etcd and kube-apiserver) that every
-// test tier above the unit tests stands on, with the operator's CRDs installed, from the binaries
-// in $KUBEBUILDER_ASSETS (`make setup-envtest` provides them; package assets finds them for a run
-// without make). It knows nothing of the operator, so its own test, which proves the binaries,
-// reruns only when they, the API or go.mod change.
+// Package controlplane starts envtest's control plane (etcd and kube-apiserver), from the
+// binaries in $KUBEBUILDER_ASSETS, with the operator's CRDs installed. It knows nothing of the
+// operator, so its own test, which proves the binaries, reruns only when they or the CRDs change.
 package controlplane
 
 import (
@@ -15,33 +13,31 @@ import (
 
 	apiextensionshelpers "k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
-// ControlPlane is a kube-apiserver and etcd started by envtest for this test process, with the
-// operator's CRDs installed. envtest runs no controllers: no garbage collector, no namespace
-// controller.
+// ControlPlane is a kube-apiserver and etcd started by envtest, with the operator's CRDs
+// installed. It runs no controllers: no garbage collector, no namespace controller.
 type ControlPlane struct {
-	// Env is envtest's environment, started: its binaries, its API server, its users.
-	Env *envtest.Environment
-	// Config reaches the API server as an administrator.
+	// Env is envtest's environment, started; Config reaches its API server as an administrator.
+	Env    *envtest.Environment
 	Config *rest.Config
 }
 
 // DefaultCRDs is where a kubebuilder project keeps its CRDs.
 const DefaultCRDs = "config/crd/bases"
 
-// Start starts etcd and kube-apiserver, from the binaries in $KUBEBUILDER_ASSETS, and installs the
-// CRDs of the directories crds (DefaultCRDs when none; each found by Find). It returns once the
-// API server creates their custom resources without holding them back (WaitPastCreateHoldBack).
-// Each of configure changes the environment first (where its components log, say).
+// Start starts etcd and kube-apiserver and installs the CRDs of the directories crds (DefaultCRDs
+// when none; each found by Find). It returns once the API server creates their custom resources
+// without holding them back (WaitPastCreateHoldBack). Each of configure changes the environment
+// first (where its components log, say).
 func Start(crds []string, configure ...func(*envtest.Environment)) (*ControlPlane, error) {
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	if assets == "" {
-		return nil, errors.New("KUBEBUILDER_ASSETS is not set: run the tests through make (make test), or set it to the directory `setup-envtest use -p path` prints")
+		return nil, errors.New("KUBEBUILDER_ASSETS is not set: set it to the directory `setup-envtest use -p path` prints")
 	}
 	dirs, err := FindAll(crds, DefaultCRDs)
 	if err != nil {
@@ -56,8 +52,7 @@ func Start(crds []string, configure ...func(*envtest.Environment)) (*ControlPlan
 		c(env)
 	}
 	cfg, err := env.Start()
-	if err != nil {
-		// A failed start can leave etcd or kube-apiserver running: stop whatever did start.
+	if err != nil { // what did start is stopped
 		return nil, errors.Join(fmt.Errorf("start envtest with binaries from %s: %w", assets, err), env.Stop())
 	}
 	if err := WaitPastCreateHoldBack(cfg, env.CRDs); err != nil {
@@ -67,27 +62,22 @@ func Start(crds []string, configure ...func(*envtest.Environment)) (*ControlPlan
 }
 
 // CreateHoldBack is how long the API server holds back each create of a custom resource whose CRD
-// became established less than CreateHoldBack ago (apiextensions-apiserver, customresource_handler.go:
-// so that in a control plane of several API servers every one has seen the CRD before a client
-// follows up). On a control plane just started, that is every test process's first create.
+// became established less than CreateHoldBack ago (apiextensions-apiserver's
+// customresource_handler.go). On a control plane just started, that is every process's first.
 const CreateHoldBack = 2 * time.Second
 
 // WaitPastCreateHoldBack returns once each of crds has been established for CreateHoldBack, as
-// the API server that cfg reaches records it: the creates that follow are not held back. Waiting
-// once here costs what is left of the hold-back; each create inside it would pay all of it.
+// the API server that cfg reaches records it: once here costs what is left of the hold-back;
+// each create inside it would pay all of it.
 func WaitPastCreateHoldBack(cfg *rest.Config, crds []*apiextensionsv1.CustomResourceDefinition) error {
-	scheme := runtime.NewScheme()
-	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
-		return err
-	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	c, err := apiextensionsclient.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
 	var latest time.Time
 	for _, crd := range crds {
-		got := &apiextensionsv1.CustomResourceDefinition{}
-		if err := c.Get(context.Background(), client.ObjectKeyFromObject(crd), got); err != nil {
+		got, err := c.ApiextensionsV1().CustomResourceDefinitions().Get(context.Background(), crd.Name, metav1.GetOptions{})
+		if err != nil {
 			return fmt.Errorf("read CRD %s: %w", crd.Name, err)
 		}
 		established := apiextensionshelpers.FindCRDCondition(got, apiextensionsv1.Established)
@@ -98,19 +88,17 @@ func WaitPastCreateHoldBack(cfg *rest.Config, crds []*apiextensionsv1.CustomReso
 			latest = established.LastTransitionTime.Time
 		}
 	}
-	// A fixed wait on the API server's clock, which is this machine's: nothing to poll for.
-	time.Sleep(time.Until(latest.Add(CreateHoldBack)))
+	time.Sleep(time.Until(latest.Add(CreateHoldBack))) // the API server's clock is this machine's: nothing to poll
 	return nil
 }
 
-// Stop stops kube-apiserver and etcd. Stop every manager using them first: a manager still
-// watching makes the API server's shutdown wait for its watches.
+// Stop stops kube-apiserver and etcd. Stop the managers using them first: a watch still open
+// makes the API server's shutdown wait for it.
 func (cp *ControlPlane) Stop() error { return cp.Env.Stop() }
 
 // Find is the absolute path of path (relative to the repository, e.g. "config/crd/bases") in
-// the working directory or the nearest directory above it that holds it. go test runs a package's
-// tests in the package's directory, Ginkgo a precompiled suite in its binary's: both lie below the
-// directories they look for, in a repository of one Go module or of several.
+// the working directory or the nearest directory above it that holds it: go test runs a package's
+// tests in its directory, Ginkgo a precompiled suite in its binary's.
 func Find(path string) (string, error) {
 	if filepath.IsAbs(path) {
 		return path, nil

@@ -14,33 +14,31 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
-// Options change how a spec's operator runs. Only an operator in the test process takes them.
-type Options struct {
+// Changes change how a spec's operator runs. Only an operator in the test process takes them.
+type Changes struct {
 	// Setup registers other controllers than the subject's own: a stage of a walkthrough, say.
 	Setup Setup
-	// Settings are the options the spec set, for the Subject's Setup to read.
+	// Settings are what the spec set, for the Subject's Setup to read.
 	Settings Settings
 	// ClientConfig changes the client configuration its manager connects with: a slower network,
 	// say (package cachelag).
 	ClientConfig func(*rest.Config) *rest.Config
 }
 
-// Zero says whether o changes nothing.
-func (o Options) Zero() bool { return o.Setup == nil && len(o.Settings) == 0 && o.ClientConfig == nil }
+// Zero says whether c changes nothing.
+func (c Changes) Zero() bool { return c.Setup == nil && len(c.Settings) == 0 && c.ClientConfig == nil }
 
-// InProcess runs subject's controllers, as opts change them, in this process, in a manager of its
-// own that sees only namespace: the envtest tier's operator.
-// It is cmd/'s manager (subject.ManagerOptions) minus the metrics server, probes and leader
-// election; its client limits are cfg's. Its reconciles are counted in this process's
-// controller-runtime registry, read without a scrape; its API writes by the harness, on the
-// way out of every client built from its manager's configuration.
-func InProcess(cfg *rest.Config, namespace string, subject Subject, opts Options) (*Operator, error) {
+// InProcess runs subject's controllers, as changes change them, in a manager in this process that
+// sees only namespace: cmd/'s manager (subject.ManagerOptions) without the metrics server, probes
+// and leader election. Its reconciles are read from controller-runtime's registry, its API writes
+// counted on the way out of every client built from its manager's configuration.
+func InProcess(cfg *rest.Config, namespace string, subject Subject, changes Changes) (*Operator, error) {
 	setup := subject.Setup
-	if opts.Setup != nil {
-		setup = opts.Setup
+	if changes.Setup != nil {
+		setup = changes.Setup
 	}
-	if opts.ClientConfig != nil {
-		cfg = opts.ClientConfig(cfg)
+	if changes.ClientConfig != nil {
+		cfg = changes.ClientConfig(cfg)
 	}
 	writes := &Writes{}
 	cfg = writes.Counted(cfg)
@@ -49,7 +47,7 @@ func InProcess(cfg *rest.Config, namespace string, subject Subject, opts Options
 		Metrics: crmetrics.Registry.Gather,
 		Writes:  func() (map[string]float64, error) { return writes.ByResource(), nil },
 		Start: func() error {
-			started, err := startManager(cfg, namespace, subject, setup, opts.Settings)
+			started, err := startManager(cfg, namespace, subject, setup, changes.Settings)
 			stop = started
 			return err
 		},
@@ -57,13 +55,11 @@ func InProcess(cfg *rest.Config, namespace string, subject Subject, opts Options
 		Kill: func() error {
 			return errors.New("the operator runs in this process: it can be stopped, not killed; a scenario that kills it needs an e2e tier")
 		},
-		Logs: func() []string { return nil },
 	})
 	return op, op.Up()
 }
 
 // startManager starts a manager and returns a func that stops it and waits until it has stopped.
-// Its manager logs where controller-runtime's logger (ctrl.SetLogger) writes.
 func startManager(cfg *rest.Config, namespace string, subject Subject, setup Setup, settings Settings) (func() error, error) {
 	options := ctrl.Options{
 		Scheme:                 subject.Scheme,

@@ -1,9 +1,8 @@
 // Package operator is the operator under test, wherever it runs: a manager in the test process
-// (the envtest tier), or, through Controls, the operator binary as a process of the test's (the
-// demo, make test-first, the local e2e tier) or a Deployment (the kind e2e tier; package e2e). A test sees it through what it
-// does: how many reconciles its controllers finished (controller-runtime's metrics) and how many
-// API writes it sent (counted by the harness, never by the operator), and stops, starts or kills
-// it where it can.
+// (the envtest tier), or, through its Controls, a process or a Deployment. A test sees it through
+// what it does: the reconciles its controllers finished (controller-runtime's metrics) and the API
+// writes it sent (counted by the harness, never by the operator); and stops, starts or kills it
+// where it can.
 package operator
 
 import (
@@ -11,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -23,8 +23,7 @@ type Operator struct {
 	controls Controls
 	subject  Subject
 	running  bool
-	// base is the reading when it last came up: what it reports is counted from there.
-	base reading
+	base     Reading // when it last came up
 }
 
 // Controls are how the harness reaches an operator, wherever it runs.
@@ -32,15 +31,12 @@ type Controls struct {
 	// Metrics gathers its metrics: controller-runtime's, where its reconciles are counted.
 	Metrics func() ([]*dto.MetricFamily, error)
 	// Writes reads the API writes it has sent, by resource (as Writes counts them), from a count
-	// that keeps growing: the harness's own count of an operator in the test process, the API
-	// server's audit log for one deployed.
+	// that keeps growing (the harness's own, the API server's audit log).
 	Writes func() (map[string]float64, error)
 	// Start starts it, Stop stops it gracefully and waits, Kill stops it without warning.
 	Start, Stop, Kill func() error
-	// Logs names the files where it and the cluster's components log.
+	// Logs names the files where it and the cluster's components log (nil: none).
 	Logs func() []string
-	// URL is where it serves its metrics; "" in the test process.
-	URL string
 	// Shared: one operator serves every spec (the e2e tier); Release leaves it running.
 	Shared bool
 	// Running: it runs already, on its own (a Deployment): Up is not needed.
@@ -53,96 +49,72 @@ func New(subject Subject, controls Controls) *Operator {
 	return &Operator{controls: controls, subject: subject, running: controls.Running}
 }
 
-// Counts is a reading of what the operator has done.
-type Counts struct {
-	// Reconciles is how many reconciles its controllers have finished, whatever their result.
-	Reconciles float64
-	// Writes is how many API write requests it has sent (as Writes counts them).
-	Writes float64
+// Reading is what an operator has done since it last came up (Operator.Read).
+type Reading struct {
+	// Reconciles is how many reconciles its controllers finished, whatever their result;
+	// ByController, how many each did, by the controller's name.
+	Reconciles   float64
+	ByController map[string]float64
+	// Retried is how many of them ended in an error that is retried (not a terminal one): a retry
+	// may be due, with a backoff, that no count shows yet. A requeue is not an error.
+	Retried float64
+	// Writes is how many API write requests it sent (as Writes counts them); ByResource, how many
+	// for each resource, with "/" and the subresource: "configmaps", "deployments/status".
+	Writes     float64
+	ByResource map[string]float64
 }
 
-// reading is what the harness reads of the operator at once: its reconciles, in all and by
-// controller, how many of them ended in an error that is retried, and its writes by resource.
-type reading struct {
-	reconciles, retries float64
-	byController        map[string]float64
-	writes              map[string]float64
+// Minus is what r counts beyond base, leaving out the keys whose count did not move.
+func (r Reading) Minus(base Reading) Reading {
+	minus := func(now, then map[string]float64) map[string]float64 {
+		out := map[string]float64{}
+		for key, n := range now {
+			if n != then[key] {
+				out[key] = n - then[key]
+			}
+		}
+		return out
+	}
+	return Reading{r.Reconciles - base.Reconciles, minus(r.ByController, base.ByController),
+		r.Retried - base.Retried, r.Writes - base.Writes, minus(r.ByResource, base.ByResource)}
 }
 
-// since reads the operator, counted from when it last came up.
-func (o *Operator) since() (reading, error) {
-	r, err := o.read()
+// Read reads what the operator has done since it last came up. An operator whose controllers
+// report no reconciles, or whose writes nothing counts, is an error, never a zero.
+func (o *Operator) Read() (Reading, error) {
+	families, err := o.controls.Metrics()
+	if err == nil {
+		err = controllersReport(families)
+	}
 	if err != nil {
-		return reading{}, err
+		return Reading{}, err
 	}
-	return reading{r.reconciles - o.base.reconciles, r.retries - o.base.retries, minus(r.byController, o.base.byController), minus(r.writes, o.base.writes)}, nil
-}
-
-// minus is each count of now less the count of the same key in then.
-func minus(now, then map[string]float64) map[string]float64 {
-	out := make(map[string]float64, len(now))
-	for key, n := range now {
-		out[key] = n - then[key]
+	if o.controls.Writes == nil {
+		return Reading{}, errors.New("nothing counts this operator's API writes: its Controls have no Writes")
 	}
-	return out
-}
-
-// Counts reads what the operator has done since it last came up.
-func (o *Operator) Counts() (Counts, error) {
-	r, err := o.since()
-	return Counts{Reconciles: r.reconciles, Writes: total(r.writes)}, err
-}
-
-// Retries is how many of its reconciles since it last came up ended in an error that is retried
-// (not a terminal one): while any did, a retry may be scheduled, with a backoff, that no count
-// shows yet. A reconcile that asked to be requeued ended: its requeue is a reconcile to come when
-// it asked, as a watch event is.
-func (o *Operator) Retries() (float64, error) {
-	r, err := o.since()
-	return r.retries, err
-}
-
-// ReconcilesByController is how many reconciles each of its controllers has finished since it
-// last came up, by the controller's name (the kind it reconciles, in lower case, unless named).
-func (o *Operator) ReconcilesByController() (map[string]float64, error) {
-	r, err := o.since()
-	return r.byController, err
-}
-
-// WritesByResource is how many API write requests the operator has sent for each resource (as
-// the API names it, with "/" and the subresource, if any: "configmaps", "samples/status") since
-// it last came up.
-func (o *Operator) WritesByResource() (map[string]float64, error) {
-	r, err := o.since()
-	return r.writes, err
-}
-
-// WritesTo is how many API write requests the operator has sent for resource since it last came up.
-func (o *Operator) WritesTo(resource string) (float64, error) {
-	writes, err := o.WritesByResource()
-	return writes[resource], err
+	writes, err := o.controls.Writes()
+	if err != nil {
+		return Reading{}, fmt.Errorf("count the operator's API writes: %w", err)
+	}
+	return reading(families, writes).Minus(o.base), nil
 }
 
 // Up starts the operator (again) and waits until its controllers report.
 func (o *Operator) Up() error {
-	// A process that starts again starts its metrics from zero; a manager in this process adds
-	// to metrics that live on, and the writes are counted apart from either. Reading each before
-	// the start covers all: a stopped process's metrics read as an error, meaning zero.
-	o.base = reading{}
-	if families, err := o.controls.Metrics(); err == nil {
-		o.base = reconciles(families)
-	}
+	// A process starts its metrics from zero, a manager in this process adds to metrics that live
+	// on: a stopped process's metrics read as an error, meaning zero.
+	families, _ := o.controls.Metrics()
+	var writes map[string]float64
 	if o.controls.Writes != nil {
-		o.base.writes, _ = o.controls.Writes()
+		writes, _ = o.controls.Writes()
 	}
+	o.base = reading(families, writes)
 	if err := o.controls.Start(); err != nil {
 		return err
 	}
 	o.running = true
-	// Ready is not yet reporting: the metrics server may start a moment after the probes, and the
-	// controllers after the cache has synced (a standby replica's, once it leads), each exporting
-	// its counts as it starts. Only the metrics are read meanwhile: counting the writes may cost
-	// more than a spec that catches the operator mid-run can wait.
+	// The controllers export their counts as each starts, once the cache has synced (a standby
+	// replica's, once it leads).
 	if err := poll.Until(context.Background(), 50*time.Millisecond, upWithin, func(context.Context) error {
 		families, err := o.controls.Metrics()
 		if err == nil {
@@ -170,25 +142,20 @@ func controllersReport(families []*dto.MetricFamily) error {
 
 // Down stops the operator gracefully (SIGTERM, or the manager's context cancelled) and waits.
 // An operator that is not running is left as it is.
-func (o *Operator) Down() error {
-	if !o.running {
-		return nil
-	}
-	o.running = false
-	return o.controls.Stop()
-}
+func (o *Operator) Down() error { return o.stop(o.controls.Stop) }
 
 // Kill stops the operator without warning (kill -9).
-func (o *Operator) Kill() error {
+func (o *Operator) Kill() error { return o.stop(o.controls.Kill) }
+
+func (o *Operator) stop(how func() error) error {
 	if !o.running {
 		return nil
 	}
 	o.running = false
-	return o.controls.Kill()
+	return how()
 }
 
-// Resume starts the operator again if it was stopped: a spec's cleanup deletes the spec's objects
-// with the operator running, so that it honours its finalizers.
+// Resume starts the operator again if it was stopped.
 func (o *Operator) Resume() error {
 	if o.running {
 		return nil
@@ -217,10 +184,18 @@ func (o *Operator) Sum(name, key, value string) (float64, bool, error) {
 }
 
 // Logs names the files where the operator and the cluster's components log, where there are any.
-func (o *Operator) Logs() []string { return o.controls.Logs() }
+func (o *Operator) Logs() []string {
+	if o.controls.Logs == nil {
+		return nil
+	}
+	return o.controls.Logs()
+}
 
-// MetricsURL is where the operator serves its metrics; "" for one in the test process.
-func (o *Operator) MetricsURL() string { return o.controls.URL }
+// Tail is the last n lines of log.
+func Tail(log string, n int) string {
+	lines := strings.Split(strings.TrimRight(log, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
 
 // Subject is the operator under test that this one runs.
 func (o *Operator) Subject() Subject { return o.subject }
@@ -228,55 +203,32 @@ func (o *Operator) Subject() Subject { return o.subject }
 // reconcileTotal is controller-runtime's count of finished reconciles, by controller and result.
 const reconcileTotal = "controller_runtime_reconcile_total"
 
-// read reads the operator's counts. It fails rather than read a zero it cannot see: an operator
-// whose controllers report no reconciles, or whose writes nothing counts, is an error.
-func (o *Operator) read() (reading, error) {
-	families, err := o.controls.Metrics()
-	if err != nil {
-		return reading{}, err
-	}
-	if err := controllersReport(families); err != nil {
-		return reading{}, err
-	}
-	if o.controls.Writes == nil {
-		return reading{}, errors.New("nothing counts this operator's API writes: its Controls have no Writes")
-	}
-	writes, err := o.controls.Writes()
-	if err != nil {
-		return reading{}, fmt.Errorf("count the operator's API writes: %w", err)
-	}
-	r := reconciles(families)
-	r.writes = writes
-	return r, nil
-}
-
-// reconciles reads how many reconciles the operator's controllers have finished, in all and by
-// controller, and how many of those ended in an error that is retried.
-func reconciles(families []*dto.MetricFamily) reading {
-	r := reading{byController: map[string]float64{}}
-	r.reconciles, _ = sum(families, reconcileTotal, "", "")
-	failed, _ := sum(families, reconcileTotal, "result", "error")
-	terminal, _ := sum(families, "controller_runtime_terminal_reconcile_errors_total", "", "")
-	r.retries = failed - terminal
+// reading is what families and writes count, from when the operator's process started.
+func reading(families []*dto.MetricFamily, writes map[string]float64) Reading {
+	r := Reading{ByController: map[string]float64{}, ByResource: writes}
 	for _, f := range families {
 		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if f.GetName() == reconcileTotal && l.GetName() == "controller" {
-					r.byController[l.GetValue()] += m.GetCounter().GetValue()
+			n := m.GetCounter().GetValue()
+			switch f.GetName() {
+			case reconcileTotal:
+				r.Reconciles += n
+				for _, l := range m.GetLabel() {
+					switch {
+					case l.GetName() == "controller":
+						r.ByController[l.GetValue()] += n
+					case l.GetName() == "result" && l.GetValue() == "error":
+						r.Retried += n
+					}
 				}
+			case "controller_runtime_terminal_reconcile_errors_total":
+				r.Retried -= n
 			}
 		}
 	}
-	return r
-}
-
-// total is the sum of the writes to each resource.
-func total(writes map[string]float64) float64 {
-	var n float64
-	for _, w := range writes {
-		n += w
+	for _, n := range writes {
+		r.Writes += n
 	}
-	return n
+	return r
 }
 
 // sum adds up the samples of the counter or gauge called name whose label key is value (every
@@ -291,8 +243,7 @@ func sum(families []*dto.MetricFamily, name, key, value string) (float64, bool) 
 		for _, m := range f.GetMetric() {
 			if key == "" || slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool { return l.GetName() == key && l.GetValue() == value }) {
 				found = true
-				// A sample is a counter or a gauge; the other reads as zero.
-				total += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+				total += m.GetCounter().GetValue() + m.GetGauge().GetValue() // one of them is 0
 			}
 		}
 	}

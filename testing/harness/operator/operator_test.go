@@ -131,17 +131,17 @@ func TestAnOperatorThatCannotBeCountedIsAnError(t *testing.T) {
 		"no controller reports": {Controls{Metrics: prometheus.NewRegistry().Gather, Writes: noWrites}, "exports no controller_runtime_reconcile_total"},
 		"nothing counts writes": {Controls{Metrics: withReconciles.Gather}, "nothing counts this operator's API writes"},
 	} {
-		if _, err := New(Subject{}, tt.controls).Counts(); err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s: Counts = %v, want an error saying %q", name, err, tt.want)
+		if _, err := New(Subject{}, tt.controls).Read(); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: Read = %v, want an error saying %q", name, err, tt.want)
 		}
 	}
-	if counts, err := New(Subject{}, Controls{Metrics: withReconciles.Gather, Writes: noWrites}).Counts(); err != nil || counts.Reconciles != 1 {
-		t.Errorf("Counts = %+v, %v; want 1 reconcile", counts, err)
+	if counts, err := New(Subject{}, Controls{Metrics: withReconciles.Gather, Writes: noWrites}).Read(); err != nil || counts.Reconciles != 1 {
+		t.Errorf("Read = %+v, %v; want 1 reconcile", counts, err)
 	}
 }
 
-func TestOptionsAreReadAsTheSpecSetThem(t *testing.T) {
-	limit := NewOption(10)
+func TestSettingsAreReadAsTheSpecSetThem(t *testing.T) {
+	limit := NewSetting(10)
 	settings := Settings{}
 	if got := limit.In(settings); got != 10 {
 		t.Errorf("unset: %d, want 10", got)
@@ -173,7 +173,7 @@ func TestUpWaitsUntilTheControllersReport(t *testing.T) {
 	if err := op.Up(); err != nil {
 		t.Fatalf("Up: %v", err)
 	}
-	if counts, err := op.Counts(); err != nil || counts.Reconciles != 0 {
-		t.Errorf("Counts right after Up = %+v, %v; want 0 reconciles, no error", counts, err)
+	if counts, err := op.Read(); err != nil || counts.Reconciles != 0 {
+		t.Errorf("Read right after Up = %+v, %v; want 0 reconciles, no error", counts, err)
 	}
 }

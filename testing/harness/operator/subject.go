@@ -6,14 +6,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// Setup registers the controllers of the operator under test with its manager, reading a spec's
-// Settings where the operator takes options (a clock, say).
+// Setup registers the controllers of the operator under test with its manager, reading the
+// spec's Settings where the operator takes any (a clock, say).
 type Setup func(ctrl.Manager, Settings) error
 
-// Subject is the operator under test, as a suite hands it to the harness: nothing else in
-// testing/ knows it. A suite describes its operator once, beside its scenarios, from what its
-// cmd/ wires (the scheme, the manager options, the setup of its controllers and webhooks), so
-// that the scenarios run what production runs.
+// Subject is the operator under test, as a suite describes it to the harness, once, from what its
+// cmd/ wires, so that the scenarios run what production runs.
 type Subject struct {
 	// Scheme knows every kind the operator and its tests read and write.
 	Scheme *runtime.Scheme
@@ -21,14 +19,14 @@ type Subject struct {
 	Setup Setup
 	// ManagerOptions applies its cmd/'s manager options over the harness's (nil: none).
 	ManagerOptions func(ctrl.Options) ctrl.Options
-	// Webhooks registers its admission webhooks with a manager, as its cmd/ does (nil: it has
-	// none). The harness serves them once for the whole suite, apart from every spec's operator,
-	// with the configurations in WebhookManifests installed (kubebuilder's config/webhook).
+	// Webhooks registers its webhooks with a manager, as its cmd/ does (nil: none). The harness
+	// serves them once for the whole suite, apart from every spec's operator, with the
+	// configurations in WebhookManifests installed (kubebuilder's config/webhook).
 	Webhooks         func(ctrl.Manager) error
 	WebhookManifests []string
-	// CRDs are the directories of the CRDs the control plane installs: the operator's and any it
-	// relies on (default: config/crd/bases). Like WebhookManifests, relative to the repository:
-	// each is found in the working directory or the nearest directory above it that holds it.
+	// CRDs are the directories of the CRDs the control plane installs (default:
+	// config/crd/bases). Like WebhookManifests, relative to the repository: each is found in the
+	// working directory or the nearest directory above it that holds it.
 	CRDs []string
 	// Kind is the kind it reconciles (an empty object): a spec's cleanup deletes those objects
 	// from the spec's namespace, and waits until they are gone, before the namespace goes.
@@ -38,26 +36,25 @@ type Subject struct {
 	Owned []client.Object
 }
 
-// Option is a setting of the operator under test that a spec may choose (a clock, say) without
-// replacing its setup: the suite declares it beside its Subject, a spec sets it
-// (harness.With(option, value)), and the Subject's Setup reads it (option.In(settings)).
+// Setting is what a spec may choose of the operator under test (a clock, say): the suite declares
+// it beside its Subject, a spec sets it (harness.With), the Subject's Setup reads it (In).
 //
-//	var Clock = operator.NewOption[clock.PassiveClock](clock.RealClock{})
-type Option[T any] struct{ unset T }
+//	var Clock = operator.NewSetting[clock.PassiveClock](clock.RealClock{})
+type Setting[T any] struct{ unset T }
 
-// NewOption declares an option, whose value is unset when a spec does not set it.
-func NewOption[T any](unset T) *Option[T] { return &Option[T]{unset: unset} }
+// NewSetting declares a setting, whose value is unset when a spec does not set it.
+func NewSetting[T any](unset T) *Setting[T] { return &Setting[T]{unset: unset} }
 
-// In is the option's value in s: the spec's, or the value it has when unset.
-func (o *Option[T]) In(s Settings) T {
+// In is the setting's value in s: the spec's, or the value it has when unset.
+func (o *Setting[T]) In(s Settings) T {
 	if v, ok := s[o].(T); ok {
 		return v
 	}
 	return o.unset
 }
 
-// Set sets the option to v in s.
-func (o *Option[T]) Set(s Settings, v T) { s[o] = v }
+// Set sets the setting to v in s.
+func (o *Setting[T]) Set(s Settings, v T) { s[o] = v }
 
-// Settings are the options a spec set for its operator, keyed by their Option.
+// Settings are the settings a spec chose for its operator, keyed by their Setting.
 type Settings map[any]any

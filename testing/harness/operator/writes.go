@@ -3,19 +3,22 @@ package operator
 import (
 	"maps"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/client-go/rest"
 )
 
 // Writes counts the API write requests an operator sends, by resource: every create, update,
-// patch and delete of an object the API server stores, whatever client sent it, that the server
-// took. Not counted: a write it refused (an error response: AlreadyExists, Conflict, Forbidden,
-// Invalid) or never received, which changed nothing; events (a report of what happened, not a
-// change); leader election's Lease renewals (they go on at rest by design); the reviews of
-// authentication.k8s.io and authorization.k8s.io (questions the metrics endpoint asks, nothing
-// stored).
+// patch and delete, from any client, that the API server took. Not counted: a write it refused
+// (an error response) or never received, which changed nothing; events; leader election's Lease
+// renewals (they go on at rest by design); the reviews of authentication.k8s.io and
+// authorization.k8s.io (questions a metrics endpoint asks, nothing stored).
 type Writes struct {
 	mu         sync.Mutex
 	byResource map[string]float64
@@ -25,11 +28,16 @@ type Writes struct {
 func (w *Writes) Counted(cfg *rest.Config) *rest.Config {
 	cfg = rest.CopyConfig(cfg)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripper(func(req *http.Request) (*http.Response, error) {
+		return promhttp.RoundTripperFunc(func(req *http.Request) (*http.Response, error) {
 			resp, err := rt.RoundTrip(req)
-			if err == nil && resp.StatusCode < http.StatusBadRequest && IsWrite(req.Method) {
+			if err == nil && resp.StatusCode < http.StatusBadRequest && slices.Contains(writeMethods, req.Method) {
 				if group, resource := ResourceOf(req.URL.Path); IsCounted(group, resource) {
-					w.Add(resource)
+					w.mu.Lock()
+					defer w.mu.Unlock()
+					if w.byResource == nil {
+						w.byResource = map[string]float64{}
+					}
+					w.byResource[resource]++
 				}
 			}
 			return resp, err
@@ -38,31 +46,14 @@ func (w *Writes) Counted(cfg *rest.Config) *rest.Config {
 	return cfg
 }
 
-// Add counts one write to resource.
-func (w *Writes) Add(resource string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.byResource == nil {
-		w.byResource = map[string]float64{}
-	}
-	w.byResource[resource]++
-}
+// writeMethods are the methods that write: create, update, patch, delete.
+var writeMethods = []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
 // ByResource is how many writes each resource has had.
 func (w *Writes) ByResource() map[string]float64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return maps.Clone(w.byResource)
-}
-
-// IsWrite says whether an HTTP method writes: POST creates, PUT updates, PATCH patches, DELETE
-// deletes.
-func IsWrite(method string) bool {
-	switch method {
-	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
-		return true
-	}
-	return false
 }
 
 // IsCounted says whether a write of resource (with "/" and its subresource, if any) of API group
@@ -83,26 +74,15 @@ func IsCounted(group, resource string) bool {
 // /apis/demo.example.com/v1alpha1/namespaces/a/samples/b/status ("demo.example.com",
 // "samples/status"). A path outside the resource API is ("", "").
 func ResourceOf(path string) (group, resource string) {
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	switch {
-	case len(parts) >= 3 && parts[0] == "api":
-		parts = parts[2:]
-	case len(parts) >= 4 && parts[0] == "apis":
-		group, parts = parts[1], parts[3:]
-	default:
+	info, err := requests.NewRequestInfo(&http.Request{URL: &url.URL{Path: path}})
+	if err != nil || !info.IsResourceRequest {
 		return "", ""
 	}
-	// namespaces/<ns>/<resource>..., but namespaces/<name>/status and /finalize are a namespace's own.
-	if parts[0] == "namespaces" && len(parts) >= 3 && parts[2] != "status" && parts[2] != "finalize" {
-		parts = parts[2:]
+	if info.Subresource != "" {
+		return info.APIGroup, info.Resource + "/" + info.Subresource
 	}
-	resource = parts[0]
-	if len(parts) >= 3 {
-		resource += "/" + parts[2]
-	}
-	return group, resource
+	return info.APIGroup, info.Resource
 }
 
-type roundTripper func(*http.Request) (*http.Response, error)
-
-func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+// requests parses an API path as the API server does.
+var requests = request.RequestInfoFactory{APIPrefixes: map[string]sets.Empty{"api": {}, "apis": {}}, GrouplessAPIPrefixes: map[string]sets.Empty{"api": {}}}

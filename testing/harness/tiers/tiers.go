@@ -1,46 +1,41 @@
 // Package tiers names the places the scenarios run, cheapest first (envtest; the e2e tier on a
-// local control plane and node; the e2e tier on kind), the labels that say what a scenario needs
-// beyond an API server, and which tier leaves out which label. A tier leaves a scenario out by label filter,
-// never by a skip inside its body. It imports nothing of this project's, so that the catalogue
-// can say where each scenario runs without linking a cluster.
+// local control plane; the e2e tier on kind), the labels that say what a scenario needs beyond an
+// API server, and which tier leaves out which label: by label filter, never by a skip inside a
+// spec. It imports no cluster, so that what lists the scenarios can say where each runs.
 package tiers
 
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 )
 
-// The environment variables that choose the tier.
+// The environment variables that choose the tier, and their values.
 const (
 	// Env chooses where the scenarios run: Envtest (the default) or E2E.
 	Env = "SCENARIOS_TIER"
 	// ProviderEnv chooses the e2e tier's cluster: ProviderLocal (the default) or ProviderKind.
 	ProviderEnv = "E2E_PROVIDER"
-)
 
-// Their values.
-const (
 	// Envtest: etcd and kube-apiserver started for the suite, an operator in the test process for
 	// each spec.
 	Envtest = "envtest"
 	// E2E: a real cluster, whose one operator runs as in production.
 	E2E = "e2e"
-	// ProviderLocal: a control plane on this machine (package localcluster), the operator's
-	// binary playing its Deployment.
+	// ProviderLocal: a control plane on this machine, the operator's binary its Deployment.
 	ProviderLocal = "local"
-	// ProviderKind: the cluster in $KUBECONFIG, where `make test-e2e` loaded the operator's image,
-	// the operator deployed by the suite.
+	// ProviderKind: a kind cluster, the operator's image deployed by the suite.
 	ProviderKind = "kind"
 )
 
 // Labels that say what a scenario needs beyond an API server.
 const (
-	// NeedsInProcessOperator marks a scenario that wires the operator's controllers itself (a stage
-	// of a walkthrough, say): only the envtest tier runs the operator in the test process.
+	// NeedsInProcessOperator marks a scenario that changes the operator's controllers (a stage of
+	// a walkthrough, say): only the envtest tier runs the operator in the test process.
 	NeedsInProcessOperator = "in-process"
-	// NeedsKill marks a scenario that kills the operator with kill -9: the e2e tiers kill its
-	// container on the node; the envtest tier's operator is a manager in the test process.
+	// NeedsKill marks a scenario that kills the operator with kill -9, which the e2e tiers do on
+	// its node; the envtest tier's operator is a manager in the test process.
 	NeedsKill = "kill"
 	// NeedsGarbageCollector marks a scenario that watches the garbage collector delete a
 	// dependent: envtest runs no kube-controller-manager, the e2e tier does.
@@ -49,38 +44,18 @@ const (
 
 // Tier is a place the scenarios run.
 type Tier struct {
-	// Name is how the catalogue names it: "envtest", "e2e local", "e2e kind".
-	Name string
-	// Proves says what it runs on and what it proves that the tiers before it do not.
-	Proves string
 	// Provider names what provides its cluster, in the map of providers a suite hands to
 	// cluster.Start: Envtest, ProviderLocal or ProviderKind.
 	Provider string
-	// Environment selects it: the variables a run of the scenarios sets to run there.
-	Environment []string
 	// Excludes are the labels of the scenarios it cannot run.
 	Excludes []string
 }
 
 // All are the places the scenarios run, cheapest first.
 var All = []Tier{
-	{Name: "envtest", Provider: Envtest, Environment: []string{Env + "=" + Envtest},
-		Proves: "a real kube-apiserver and etcd, the operator in the test process, one namespace and one manager per spec, " +
-			"specs in parallel: every behaviour the API server decides (validation, owner references, conflicts, " +
-			"refusals), and the operator rewired where a spec needs it",
-		Excludes: []string{NeedsGarbageCollector, NeedsKill}},
-	{Name: "e2e local", Provider: ProviderLocal, Environment: []string{Env + "=" + E2E, ProviderEnv + "=" + ProviderLocal},
-		Proves: "a local control plane where Docker is absent: kube-controller-manager's garbage collector, " +
-			"config/default's RBAC and Service applied, the manager binary playing its Deployment under its " +
-			"ServiceAccount's token, its metrics scraped, stopped, started and killed -9 as a process",
-		Excludes: []string{NeedsInProcessOperator}},
-	{Name: "e2e kind", Provider: ProviderKind, Environment: []string{Env + "=" + E2E, ProviderEnv + "=" + ProviderKind},
-		Proves: "kind, each supported minor on GitHub Actions and the default one in .ci/run: a kubeadm cluster " +
-			"(CoreDNS, kube-proxy, a kubelet with the systemd cgroup driver), the operator's image built by Docker from " +
-			"the Dockerfile and config/default deployed, so a Pod that runs as its Dockerfile and securityContext say, " +
-			"within its limits, Ready through its probes, in-cluster with its ServiceAccount's token, its metrics " +
-			"Service reached through a port-forward; stopped, started and killed on the node",
-		Excludes: []string{NeedsInProcessOperator}},
+	{Provider: Envtest, Excludes: []string{NeedsGarbageCollector, NeedsKill}},
+	{Provider: ProviderLocal, Excludes: []string{NeedsInProcessOperator}},
+	{Provider: ProviderKind, Excludes: []string{NeedsInProcessOperator}},
 }
 
 // Current is the tier that $SCENARIOS_TIER (default envtest) and $E2E_PROVIDER (default local)
@@ -96,34 +71,24 @@ func Current() (Tier, error) {
 	default:
 		return Tier{}, fmt.Errorf("%s=%q: want %s or %s", Env, tier, Envtest, E2E)
 	}
-	for _, t := range All {
-		if t.Provider == provider {
-			return t, nil
-		}
+	if i := slices.IndexFunc(All, func(t Tier) bool { return t.Provider == provider }); i >= 0 {
+		return All[i], nil
 	}
 	return Tier{}, fmt.Errorf("%s=%q: want %s or %s", ProviderEnv, provider, ProviderLocal, ProviderKind)
 }
 
 // Runs says whether the tier runs a scenario with these labels.
 func (t Tier) Runs(labels ...string) bool {
-	for _, l := range t.Excludes {
-		for _, have := range labels {
-			if l == have {
-				return false
-			}
-		}
-	}
-	return true
+	return !slices.ContainsFunc(t.Excludes, func(l string) bool { return slices.Contains(labels, l) })
 }
 
 // LabelFilter adds to filter (Ginkgo's --label-filter, maybe empty) the exclusions of the tier.
 func (t Tier) LabelFilter(filter string) string {
-	excludes := make([]string, 0, len(t.Excludes))
-	for _, l := range t.Excludes {
-		excludes = append(excludes, "!"+l)
-	}
-	exclude := strings.Join(excludes, " && ")
-	if filter == "" {
+	exclude := "!" + strings.Join(t.Excludes, " && !")
+	switch {
+	case len(t.Excludes) == 0:
+		return filter
+	case filter == "":
 		return exclude
 	}
 	return "(" + filter + ") && " + exclude

@@ -1,9 +1,6 @@
 package tiers
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 func TestLabelFilterLeavesOutWhatTheTierCannotRun(t *testing.T) {
 	tests := []struct {
@@ -36,28 +33,13 @@ func TestRuns(t *testing.T) {
 	}
 }
 
-// TestEachTiersEnvironmentSelectsIt: a run that sets a tier's Environment runs on that tier.
-func TestEachTiersEnvironmentSelectsIt(t *testing.T) {
-	for _, tier := range All {
-		t.Setenv(Env, "")
-		t.Setenv(ProviderEnv, "")
-		for _, v := range tier.Environment {
-			name, value, _ := strings.Cut(v, "=")
-			t.Setenv(name, value)
-		}
-		if got, err := Current(); err != nil || got.Name != tier.Name {
-			t.Errorf("with %v the scenarios run on %q (%v), want %q", tier.Environment, got.Name, err, tier.Name)
-		}
-	}
-}
-
 // TestAnUnknownTierIsAnError: a misspelt tier or provider is said, not taken for the default.
 func TestAnUnknownTierIsAnError(t *testing.T) {
 	for _, env := range [][2]string{{"e2f", ""}, {E2E, "kinda"}} {
 		t.Setenv(Env, env[0])
 		t.Setenv(ProviderEnv, env[1])
 		if tier, err := Current(); err == nil {
-			t.Errorf("%s=%q %s=%q: ran on %q, want an error", Env, env[0], ProviderEnv, env[1], tier.Name)
+			t.Errorf("%s=%q %s=%q: ran on %q, want an error", Env, env[0], ProviderEnv, env[1], tier.Provider)
 		}
 	}
 }

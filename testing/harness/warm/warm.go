@@ -2,19 +2,18 @@
 // and left running (testing/workshop/envtestup), for the test-first loop. A run attaches to it
 // instead of starting its own, which saves the seconds etcd and kube-apiserver take to start. Each
 // spec still has its own namespace and its own operator, so nothing leaks from one run to the
-// next. A suite takes it as its envtest provider: {tiers.Envtest: warm.Envtest}.
+// next. A suite takes it as its envtest provider: {tiers.Envtest: warm.Start}.
 package warm
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -23,37 +22,38 @@ import (
 	"example.com/operator-demo/testing/harness/operator"
 )
 
-// File is where a warm control plane's attachment is written, under the repository root.
-var File = filepath.Join("bin", "envtest-up", "attachment.json")
+// File is where a warm control plane's attachment, its kubeconfig, is written, under the
+// repository root.
+var File = filepath.Join("bin", "envtest-up", "kubeconfig")
 
 // Env names another warm control plane's attachment file to attach to, for a run in a tree that
-// has none of its own: `make test-first` hands its checkouts the repository's.
+// has none of its own.
 const Env = "ENVTEST_WARM"
 
 // answerWithin is how long a warm control plane has to answer before it is taken for dead.
 const answerWithin = 2 * time.Second
 
-// Envtest attaches to the warm control plane, with the operator's CRDs applied again (they may
+// Start attaches to the warm control plane, with the operator's CRDs applied again (they may
 // have changed since it started) and its webhooks served (cluster.ServeWebhooks), when one is up;
-// else it starts a control plane of this run's own (cluster.StartEnvtest). One that does not
-// answer within answerWithin is passed over, with a line on stderr: the run never waits on a dead
-// one.
-func Envtest(ctx context.Context, subject operator.Subject) (cluster.Cluster, []byte, error) {
+// else it starts a control plane of this run's own (cluster.StartControlPlane). One that does
+// not answer within answerWithin is passed over, with a line on stderr: the run never waits on a
+// dead one.
+func Start(ctx context.Context, subject operator.Subject) (cluster.Cluster, []byte, error) {
 	path := os.Getenv(Env)
 	if path == "" {
 		found, err := controlplane.Find(File)
 		if err != nil {
-			return cluster.StartEnvtest(ctx, subject)
+			return cluster.StartControlPlane(ctx, subject)
 		}
 		path = found
 	}
 	cfg, attachment, err := Read(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return cluster.StartEnvtest(ctx, subject)
+		return cluster.StartControlPlane(ctx, subject)
 	case err != nil:
-		fmt.Fprintf(os.Stderr, "warm control plane (%s): %v; starting one of this run's own (make envtest-up replaces it)\n", path, err)
-		return cluster.StartEnvtest(ctx, subject)
+		fmt.Fprintf(os.Stderr, "warm control plane (%s): %v; starting one of this run's own\n", path, err)
+		return cluster.StartControlPlane(ctx, subject)
 	}
 	crds, err := controlplane.FindAll(subject.CRDs, controlplane.DefaultCRDs)
 	if err != nil {
@@ -70,46 +70,32 @@ func Envtest(ctx context.Context, subject operator.Subject) (cluster.Cluster, []
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := cluster.Envtest(cfg, subject, stopWebhooks)
+	c, err := cluster.OnControlPlane(cfg, subject, stopWebhooks)
 	if err != nil {
 		return nil, nil, errors.Join(err, stopWebhooks())
 	}
 	return c, attachment, nil
 }
 
-// Read reads the warm control plane's attachment at path and checks that it answers within
-// answerWithin. The error wraps os.ErrNotExist when none was started.
+// Read reads the warm control plane's attachment (its kubeconfig) at path and checks that it
+// answers /readyz within answerWithin. The error wraps os.ErrNotExist when none was started.
 func Read(path string) (*rest.Config, []byte, error) {
 	attachment, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	cfg, err := cluster.ConfigOf(attachment)
-	if err == nil {
-		err = ready(cfg, answerWithin)
-	}
-	return cfg, attachment, err
-}
-
-// ready says whether the API server that cfg reaches answers /readyz within timeout.
-func ready(cfg *rest.Config, timeout time.Duration) error {
-	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), answerWithin)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(cfg.Host, "/")+"/readyz", nil)
-	if err != nil {
-		return err
+	if err := dc.RESTClient().Get().AbsPath("/readyz").Do(ctx).Error(); err != nil {
+		return nil, nil, fmt.Errorf("%s does not answer /readyz: %w", cfg.Host, err)
 	}
-	resp, err := httpClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("no answer from %s: %w", cfg.Host, err)
-	}
-	_ = resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: /readyz answered %s", cfg.Host, resp.Status)
-	}
-	return nil
+	return cfg, attachment, nil
 }

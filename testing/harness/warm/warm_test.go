@@ -8,19 +8,22 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/client-go/rest"
-
-	"example.com/operator-demo/testing/harness/cluster"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 // TestAWarmControlPlaneThatDoesNotAnswerIsPassedOver: a warm control plane that is gone, or
-// hangs, reads as an error within seconds (Envtest then starts a control plane of its own), never
+// hangs, reads as an error within seconds (Start then starts a control plane of its own), never
 // waited on; none at all reads as os.ErrNotExist.
 func TestAWarmControlPlaneThatDoesNotAnswerIsPassedOver(t *testing.T) {
 	for name, host := range map[string]string{"hung": hungServer(t), "gone": goneServer(t)} {
 		t.Run(name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "attachment.json")
-			attachment, err := cluster.Attachment(&rest.Config{Host: "https://" + host, TLSClientConfig: rest.TLSClientConfig{Insecure: true}})
+			path := filepath.Join(t.TempDir(), "kubeconfig")
+			attachment, err := clientcmd.Write(clientcmdapi.Config{
+				Clusters:       map[string]*clientcmdapi.Cluster{"warm": {Server: "https://" + host, InsecureSkipTLSVerify: true}},
+				Contexts:       map[string]*clientcmdapi.Context{"warm": {Cluster: "warm"}},
+				CurrentContext: "warm",
+			})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -37,28 +37,26 @@ type Binary struct {
 	Shared bool
 }
 
-// Start starts the binary and waits until it is ready and serves metrics.
-func (b Binary) Start() (*operator.Operator, error) {
+// Start starts the binary and waits until it is ready and serves metrics at metricsURL.
+func (b Binary) Start() (op *operator.Operator, metricsURL string, err error) {
 	r := &run{Binary: b}
-	var err error
 	if r.metricsPort, err = process.FreePort(); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if r.probePort, err = process.FreePort(); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	url := fmt.Sprintf("https://127.0.0.1:%d/metrics", r.metricsPort)
-	op := operator.New(b.Subject, operator.Controls{
+	op = operator.New(b.Subject, operator.Controls{
 		Metrics: func() ([]*dto.MetricFamily, error) { return metrics.Scrape(context.Background(), url, b.MetricsToken) },
 		Writes:  b.Writes,
 		Start:   r.up,
 		Stop:    r.down,
 		Kill:    r.kill,
 		Logs:    func() []string { return append(b.ClusterLogs, r.log) },
-		URL:     url,
 		Shared:  b.Shared,
 	})
-	return op, op.Up()
+	return op, url, op.Up()
 }
 
 // run is the binary's current process, on ports that stay the same across restarts.

@@ -25,9 +25,10 @@ type LocalDeployment struct {
 	// Client is a cluster administrator's.
 	Client   client.Client
 	Operator *operator.Operator
-	// MetricsToken is the token of a ServiceAccount bound to the metrics-reader role.
-	MetricsToken string
-	stopWebhooks func() error
+	// MetricsToken is the token of a ServiceAccount bound to the metrics-reader role;
+	// MetricsURL, where the operator serves its metrics.
+	MetricsToken, MetricsURL string
+	stopWebhooks             func() error
 }
 
 // OperatorBinaryEnv names an operator binary for E2E to run.
@@ -97,7 +98,7 @@ func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string, 
 		return nil, err
 	}
 	d := &LocalDeployment{LocalCluster: lc, Client: c, MetricsToken: metricsToken}
-	d.Operator, err = Binary{
+	d.Operator, d.MetricsURL, err = Binary{
 		Subject: subject, Path: binary, Kubeconfig: kubeconfig, LeaseNamespace: m.Namespace,
 		Log: filepath.Join(lc.Dir, "operator.log"), MetricsToken: metricsToken,
 		Writes:      e2e.AuditWrites(lc.AuditLog, m.Username()),

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"text/template"
 
-	"example.com/operator-demo/testing/harness/tiers"
 	"example.com/operator-demo/testing/workshop/mutate/mutants"
+	"example.com/operator-demo/testing/workshop/tierdoc"
 )
 
 func main() {
@@ -76,7 +76,7 @@ var page = template.Must(template.New("catalogue").Funcs(template.FuncMap{
 	"join":       func(items []string) string { return strings.Join(items, ", ") },
 	"capitalise": capitalise,
 	"byHand":     byHand,
-	"tiers":      func() []tiers.Tier { return tiers.All },
+	"tiers":      func() []tierdoc.Tier { return tierdoc.All },
 	"sources":    func() []source { return sources },
 	"mutants":    func() []mutants.Mutant { return mutants.All },
 }).Parse(layout))
@@ -109,7 +109,7 @@ func (sp spec) Tiers() []string { return scenario{Specs: []spec{sp}}.Tiers() }
 // Tiers are the tiers that run at least one of s's specs, cheapest first.
 func (s scenario) Tiers() []string {
 	var out []string
-	for _, t := range tiers.All {
+	for _, t := range tierdoc.All {
 		if slices.ContainsFunc(s.Specs, func(sp spec) bool { return t.Runs(sp.labels...) }) {
 			out = append(out, t.Name)
 		}

@@ -13,8 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/onsi/ginkgo/v2/types"
 
-	"example.com/operator-demo/testing/harness/tiers"
 	"example.com/operator-demo/testing/workshop/mutate/mutants"
+	"example.com/operator-demo/testing/workshop/tierdoc"
 )
 
 // scenarioSource is a scenario file as the catalogue reads it: a doc comment, a Context with an
@@ -283,7 +283,7 @@ func TestTheTiersSayWhatEachProves(t *testing.T) {
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	last := -1
-	for _, tier := range tiers.All {
+	for _, tier := range tierdoc.All {
 		at := strings.Index(section, "| "+tier.Name+" | "+tier.Proves+" |")
 		if at < 0 || at < last {
 			t.Errorf("the tiers section does not list %q, after the cheaper tiers, with what it proves:\n%s", tier.Name, section)

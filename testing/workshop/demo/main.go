@@ -79,7 +79,7 @@ func run(ctx context.Context, dir, binary string, keep bool) (err error) {
 	fmt.Print("\nThe cluster is yours, with sample-sample applied again. In another shell:\n\n")
 	fmt.Printf("   export KUBECONFIG=%s\n   export PATH=%s:$PATH   # kubectl of the cluster's version\n", d.AdminKubeconfig, filepath.Dir(d.Kubectl()))
 	fmt.Printf("   kubectl get samples,configmaps\n   kubectl edit configmap sample-sample-config   # and watch it revert\n")
-	fmt.Printf("   METRICS=%s TOKEN=%s   # the operator's metrics, as a metrics-reader\n\n", d.Operator.MetricsURL(), d.MetricsToken)
+	fmt.Printf("   METRICS=%s TOKEN=%s   # the operator's metrics, as a metrics-reader\n\n", d.MetricsURL, d.MetricsToken)
 	fmt.Printf("Operator log: %s. Ctrl-C stops everything.\n", d.Operator.Logs()[len(d.Operator.Logs())-1])
 	<-ctx.Done()
 	return nil

@@ -18,7 +18,6 @@ import (
 	"syscall"
 	"time"
 
-	"example.com/operator-demo/testing/harness/cluster"
 	"example.com/operator-demo/testing/harness/controlplane"
 	"example.com/operator-demo/testing/harness/poll"
 	"example.com/operator-demo/testing/harness/warm"
@@ -57,12 +56,9 @@ func serve() error {
 	if err != nil {
 		return err
 	}
-	content, err := cluster.Attachment(cp.Config)
-	if err == nil {
-		err = os.WriteFile(pidFile, []byte(strconv.Itoa(os.Getpid())), 0o600)
-	}
+	err = os.WriteFile(pidFile, []byte(strconv.Itoa(os.Getpid())), 0o600)
 	if err == nil { // renamed into place: whoever finds the file finds it whole
-		if err = os.WriteFile(attachment+".tmp", content, 0o600); err == nil {
+		if err = os.WriteFile(attachment+".tmp", cp.Env.KubeConfig, 0o600); err == nil {
 			err = os.Rename(attachment+".tmp", attachment)
 		}
 	}

@@ -13,10 +13,11 @@ import (
 	"slices"
 	"strings"
 
-	"example.com/operator-demo/testing/harness/tiers"
+	"example.com/operator-demo/testing/harness/operator"
 	"example.com/operator-demo/testing/harness/warm"
 	"example.com/operator-demo/testing/workshop/specreport"
 	"example.com/operator-demo/testing/workshop/specsource"
+	"example.com/operator-demo/testing/workshop/tierdoc"
 )
 
 // production are the paths of the operator's code, tests aside; api/, first, has the names a new spec may need.
@@ -99,7 +100,7 @@ type outcome struct {
 }
 
 // runnable are the tiers a scenario can run on here, cheapest first: all but kind (Docker).
-var runnable = slices.DeleteFunc(slices.Clone(tiers.All), func(t tiers.Tier) bool { return t.Name == "e2e kind" })
+var runnable = slices.DeleteFunc(slices.Clone(tierdoc.All), func(t tierdoc.Tier) bool { return t.Name == "e2e kind" })
 
 // goCmd runs the go subcommand in the tree; -trimpath lets the build cache serve every tree.
 func (t *checkout) goCmd(subcommand string, args ...string) ([]byte, error) {
@@ -118,7 +119,7 @@ func (t *checkout) listScenarios() (specs []spec, description string, err error)
 	}
 	var dryRuns []specreport.Suite
 	for _, tier := range runnable {
-		suite, err := t.runSuite(tier.Environment, "dry-run-"+tier.Name, "-ginkgo.dry-run")
+		suite, err := t.runSuite(tier.Environment(), "dry-run-"+tier.Name, "-ginkgo.dry-run")
 		if err != nil {
 			return nil, "", err
 		}
@@ -162,7 +163,7 @@ func (t *checkout) runScenarios(tier, description string, names []string) (func(
 	if t.uncompiled != "" {
 		return doesNotCompile(t.uncompiled), nil
 	}
-	env := slices.Clone(runnable[slices.IndexFunc(runnable, func(x tiers.Tier) bool { return x.Name == tier })].Environment)
+	env := slices.Clone(runnable[slices.IndexFunc(runnable, func(x tierdoc.Tier) bool { return x.Name == tier })].Environment())
 	always := func(o outcome) func(spec) outcome { return func(spec) outcome { return o } }
 	manager, e2e := filepath.Join(t.dir, "bin", "manager"), tier != "envtest" // e2e: runs cmd/ built
 	switch {
@@ -230,14 +231,9 @@ func (t *checkout) runSuite(env []string, name string, flags ...string) (specrep
 	cmd.Dir, cmd.Env = filepath.Join(t.dir, "scenarios"), append(os.Environ(), env...)
 	suite, out, runErr, err := specreport.Run(cmd, name+".json", t.dir)
 	if err != nil {
-		err = fmt.Errorf("the scenarios in %s wrote no report (%w): %w\n%s", t.dir, runErr, err, tail(string(out), 30))
+		err = fmt.Errorf("the scenarios in %s wrote no report (%w): %w\n%s", t.dir, runErr, err, operator.Tail(string(out), 30))
 	}
 	return suite, errors.Join(os.WriteFile(name+".log", out, 0o644), err)
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 func fileExists(path string) bool {

@@ -16,7 +16,7 @@ import (
 )
 
 // Clock is the operator's clock, which a spec may set (harness.With(widgets.Clock, ...)).
-var Clock = operator.NewOption[clock.PassiveClock](clock.RealClock{})
+var Clock = operator.NewSetting[clock.PassiveClock](clock.RealClock{})
 
 // Operator is the Widget operator: its controllers, its webhooks and their configurations.
 var Operator = operator.Subject{

@@ -28,7 +28,8 @@ const ControllerName = "sample"
 
 // DefaultMaxConcurrentReconciles is how many Samples are reconciled at once unless told
 // otherwise: the smallest count that kept throughput within 1.2x of a bare client at both measured
-// client limits in every run of make bench on 2 AMD cores; on 2 Intel ones, only at QPS 50 (BENCHMARKS.md).
+// client limits in every envtest measurement on 2 AMD cores; on 2 Intel ones, only at QPS 50
+// (BENCHMARKS.md).
 const DefaultMaxConcurrentReconciles = 8
 
 // Reasons of the events the controller records, with the action each one reports.

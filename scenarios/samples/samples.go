@@ -1,7 +1,7 @@
 // Package samples is what the scenarios know of this project's operator, beside the harness
 // that knows none of it: the operator under test as the harness runs it (Operator), what a Sample
 // and its ConfigMap look like once the operator has done its job (Synced, one definition for the
-// scenarios, the deployment tests, the bench and the demo alike), and the Fixture with the
+// scenarios, the deployment tests and the demo alike), and the Fixture with the
 // Sample's own steps and waits.
 package samples
 

@@ -172,7 +172,7 @@ func (m *settledMatcher) loop(r operator.Reading) string {
 }
 
 // during is how many reconciles the operator finished since the wait began, by controller:
-// "497 reconciles during the wait (widget: 497)".
+// "51 reconciles during the wait (widget: 51)".
 func (m *settledMatcher) during(r operator.Reading) string {
 	during := r.Minus(m.first)
 	return fmt.Sprintf("%.0f reconciles during the wait (%s)", during.Reconciles, perKey(during.ByController))

@@ -32,8 +32,9 @@ func f(n int, ok bool) (T, error) {
 }
 `
 
-// TestEachOperatorBreaksWhatItSays: the breaks of source, each as the file it makes.
-func TestEachOperatorBreaksWhatItSays(t *testing.T) {
+// breaksOfSource is every break of source, written as p.go.
+func breaksOfSource(t *testing.T) []Break {
+	t.Helper()
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "p.go"), []byte(source), 0o644); err != nil {
 		t.Fatal(err)
@@ -42,6 +43,12 @@ func TestEachOperatorBreaksWhatItSays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return breaks
+}
+
+// TestEachOperatorBreaksWhatItSays: the breaks of source, each as the file it makes.
+func TestEachOperatorBreaksWhatItSays(t *testing.T) {
+	breaks := breaksOfSource(t)
 	got := map[string]string{}
 	for _, b := range breaks {
 		got[b.Operator+": "+b.Was+" → "+b.Now] = string(b.Content)
@@ -77,14 +84,7 @@ func TestEachOperatorBreaksWhatItSays(t *testing.T) {
 // TestABreakSpansTheLinesItReplaces: a break runs from the line where what it replaces starts to
 // the line where it ends, so that a change to any of them picks it (make mutate-sweep BASE=).
 func TestABreakSpansTheLinesItReplaces(t *testing.T) {
-	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "p.go"), []byte(source), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	breaks, err := Of(root, "p.go")
-	if err != nil {
-		t.Fatal(err)
-	}
+	breaks := breaksOfSource(t)
 	spans := map[string][2]int{}
 	for _, b := range breaks {
 		spans[b.Operator+": "+b.Was] = [2]int{b.Line, b.Last}

@@ -32,9 +32,6 @@ import (
 	"example.com/operator-demo/testing/workshop/specreport"
 )
 
-// sweepDirs are the directories the sweep breaks: the operator's logic. cmd/ only wires flags.
-var sweepDirs = []string{"controllers", "api/v1alpha1"}
-
 // The tiers that kill a break, and their packages.
 const (
 	unitTier    = "unit"
@@ -44,7 +41,32 @@ const (
 	everyShard  = "1/1" // the one shard of one: every break
 )
 
-var packages = []string{"./controllers", "./api/v1alpha1", scenarios}
+// group is code the sweep breaks (dirs, each a package) and the test packages that judge its breaks.
+type group struct{ dirs, tests []string }
+
+// theOperator is the operator's logic (cmd/ only wires flags), judged by its unit tests and scenarios.
+var theOperator = group{[]string{"controllers", "api/v1alpha1"}, []string{"./controllers", "./api/v1alpha1", scenarios}}
+
+// groups are what the sweep breaks: the operator, and the harness a team copies (testing/README.md's
+// copy list), judged by the harness's own tests alone, which go with the copy: the scenarios pass
+// whatever a broken check lets through.
+func groups(root string) ([]group, error) {
+	copied, err := repo.Copied(root)
+	harness := group{dirs: copied}
+	for _, dir := range copied {
+		harness.tests = append(harness.tests, "./"+dir)
+	}
+	return []group{theOperator, harness}, err
+}
+
+// all is every group's dirs, or tests.
+func all(gs []group, of func(group) []string) []string {
+	var out []string
+	for _, g := range gs {
+		out = append(out, of(g)...)
+	}
+	return out
+}
 
 func main() {
 	only := flag.String("file", "", "break only the files whose path contains this text")
@@ -107,14 +129,14 @@ type selection struct {
 }
 
 // keeper is the selection's choice of a break, with the lines changed since Since read from git.
-func (sel selection) keeper(root string) (func(sweep.Break) bool, error) {
+func (sel selection) keeper(root string, dirs []string) (func(sweep.Break) bool, error) {
 	var i, n int
 	if _, err := fmt.Sscanf(sel.Shard, "%d/%d", &i, &n); err != nil || i < 1 || i > n {
 		return nil, fmt.Errorf("shard %q: want i/n, 1 <= i <= n", sel.Shard)
 	}
 	changed, err := map[string][]lineRange(nil), error(nil)
 	if sel.Since != "" {
-		changed, err = changedSince(root, sel.Since, sweepDirs...)
+		changed, err = changedSince(root, sel.Since, dirs...)
 	}
 	return func(b sweep.Break) bool {
 		return strings.Contains(b.File, sel.File) && strings.Contains(b.ID(), sel.Break) && inShard(b.ID(), i, n) &&
@@ -125,6 +147,7 @@ func (sel selection) keeper(root string) (func(sweep.Break) bool, error) {
 // sweepReport is what a sweep or shard found; Spent is each kind of work's time, over processes.
 type sweepReport struct {
 	selection
+	Dirs        []string // what it broke
 	Repeat      int
 	Verdicts    []verdict
 	NotCompiled int
@@ -135,6 +158,7 @@ type sweepReport struct {
 // sweeper runs tests against breaks.
 type sweeper struct {
 	root, work  string
+	groups      []group
 	repeat      int
 	description string // the scenario suite's, which Ginkgo's focus matches
 	mu          sync.Mutex
@@ -158,18 +182,23 @@ func withSweeper(repeat int, f func(*sweeper) error) error {
 		return err
 	}
 	defer func() { _ = os.RemoveAll(work) }()
-	return f(&sweeper{root: root, work: work, repeat: repeat, spent: map[string]time.Duration{}})
+	gs, err := groups(root)
+	if err != nil {
+		return err
+	}
+	return f(&sweeper{root: root, work: work, groups: gs, repeat: repeat, spent: map[string]time.Duration{}})
 }
 
 // run tries into r the compiling breaks that sel keeps; none is an error unless sel asks for a change's.
 func (s *sweeper) run(r *sweepReport, sel selection) error {
 	start := time.Now()
-	*r = sweepReport{selection: sel, Repeat: s.repeat, Spent: s.spent}
-	keep, err := sel.keeper(s.root)
+	dirs := all(s.groups, func(g group) []string { return g.dirs })
+	*r = sweepReport{selection: sel, Dirs: dirs, Repeat: s.repeat, Spent: s.spent}
+	keep, err := sel.keeper(s.root, dirs)
 	if err != nil {
 		return err
 	}
-	checker, breaks, notCompiled, err := sweep.Compiling(s.root, sweepDirs, keep)
+	checker, breaks, notCompiled, err := sweep.Compiling(s.root, dirs, keep)
 	switch r.NotCompiled = notCompiled; {
 	case err != nil:
 		return err
@@ -227,13 +256,28 @@ func (s *sweeper) spend(kind string, start time.Time) {
 
 func (s *sweeper) build(dir string, overlay map[string]string) ([]byte, error) {
 	defer s.spend("builds", time.Now())
-	return trial.Build(s.root, dir, overlay, packages...)
+	return trial.Build(s.root, dir, overlay, s.packages()...)
+}
+
+// packages are the test packages of every group.
+func (s *sweeper) packages() []string {
+	return all(s.groups, func(g group) []string { return g.tests })
+}
+
+// judges are the test packages of the group whose code file is.
+func (s *sweeper) judges(file string) []string {
+	for _, g := range s.groups {
+		if slices.Contains(g.dirs, filepath.ToSlash(filepath.Dir(file))) {
+			return g.tests
+		}
+	}
+	return nil
 }
 
 // reach lists the unit tests and specs, each with the breaks whose code it runs alone, unbroken.
 func (s *sweeper) reach() (all []test, err error) {
 	dryRun := filepath.Join(s.work, "dry-run.json")
-	for _, pkg := range packages {
+	for _, pkg := range s.packages() {
 		args := []string{"-test.list=."}
 		if pkg == scenarios {
 			args = []string{"-ginkgo.dry-run", "-ginkgo.json-report=" + dryRun}
@@ -280,7 +324,7 @@ func (s *sweeper) reach() (all []test, err error) {
 // runTests runs tests in the build in dir, with env, a process a package, up to the first failure.
 func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name string) (trial.Verdict, error) {
 	defer s.spend(kind, time.Now())
-	for _, pkg := range packages {
+	for _, pkg := range s.packages() {
 		var names []string
 		for _, t := range tests {
 			if t.Pkg == pkg {
@@ -300,13 +344,16 @@ func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name st
 	return trial.Verdict{}, nil
 }
 
-// try tries v's break, switched against the tests that reach it, else alone against all: units first.
-func (s *sweeper) try(v *verdict, schema sweep.Schema, all []test) {
+// try tries v's break, switched against its group's tests that reach it, else alone against all of
+// them: units first.
+func (s *sweeper) try(v *verdict, schema sweep.Schema, tests []test) {
 	name := strconv.Itoa(v.id)
 	dir, env := s.work, []string{sweep.Env + "=" + name}
-	reach := slices.DeleteFunc(slices.Clone(all), func(t test) bool { return !slices.Contains(t.hits, name) })
+	judges := s.judges(v.Break.File)
+	tests = slices.DeleteFunc(slices.Clone(tests), func(t test) bool { return !slices.Contains(judges, t.Pkg) })
+	reach := slices.DeleteFunc(slices.Clone(tests), func(t test) bool { return !slices.Contains(t.hits, name) })
 	if !schema.Switched[v.id-1] {
-		dir, env, reach = filepath.Join(s.work, name), nil, all
+		dir, env, reach = filepath.Join(s.work, name), nil, tests
 		if out, err := s.build(dir, schema.Alone(v.Break)); err != nil {
 			v.Err = fmt.Sprintf("build it: %v\n%s", err, out)
 			return
@@ -378,7 +425,7 @@ func (v *verdict) String() string {
 
 // title is the report's heading: what was swept.
 func (r sweepReport) title() string {
-	title := "# Mutation sweep of " + strings.Join(sweepDirs, ", ")
+	title := "# Mutation sweep of " + strings.Join(r.Dirs, ", ")
 	if r.Since != "" {
 		title += ", the lines changed since " + r.Since
 	}
@@ -490,7 +537,7 @@ func gather(paths []string) (sweepReport, error) {
 			return all, fmt.Errorf("%s: %w", path, err)
 		}
 		all.Verdicts = append(all.Verdicts, r.Verdicts...)
-		all.File, all.Break, all.Since = r.File, r.Break, r.Since // the shards' own, all the same
+		all.File, all.Break, all.Since, all.Dirs = r.File, r.Break, r.Since, r.Dirs // the shards' own, all the same
 		all.NotCompiled, all.Repeat, all.Took = all.NotCompiled+r.NotCompiled, r.Repeat, max(all.Took, r.Took)
 		for kind, d := range r.Spent {
 			all.Spent[kind] += d
@@ -565,7 +612,10 @@ func (s *sweeper) tryMutant(dir string, m mutants.Mutant) (caught, unit trial.Ve
 		return caught, unit, took, fmt.Errorf("scenario %s: %w", m.Scenario, err)
 	}
 	took = time.Since(start)
-	for _, pkg := range packages[:2] {
+	for _, pkg := range theOperator.tests {
+		if pkg == scenarios {
+			continue
+		}
 		if unit, err = trial.Unit(s.root, dir, pkg, nil, nil, trial.ProvesNothing); err != nil || unit.Failed {
 			return caught, unit, took, err
 		}

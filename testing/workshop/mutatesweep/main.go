@@ -47,25 +47,15 @@ type group struct{ dirs, tests []string }
 // theOperator is the operator's logic (cmd/ only wires flags), judged by its unit tests and scenarios.
 var theOperator = group{[]string{"controllers", "api/v1alpha1"}, []string{"./controllers", "./api/v1alpha1", scenarios}}
 
-// groups are what the sweep breaks: the operator, and the harness a team copies (testing/README.md's
-// copy list), judged by the harness's own tests alone, which go with the copy: the scenarios pass
-// whatever a broken check lets through.
-func groups(root string) ([]group, error) {
+// theHarness is the harness a team copies (testing/README.md's copy list), judged by its own tests
+// alone, which go with the copy: the scenarios pass whatever a broken check lets through.
+func theHarness(root string) (group, error) {
 	copied, err := repo.Copied(root)
 	harness := group{dirs: copied}
 	for _, dir := range copied {
 		harness.tests = append(harness.tests, "./"+dir)
 	}
-	return []group{theOperator, harness}, err
-}
-
-// all is every group's dirs, or tests.
-func all(gs []group, of func(group) []string) []string {
-	var out []string
-	for _, g := range gs {
-		out = append(out, of(g)...)
-	}
-	return out
+	return harness, err
 }
 
 func main() {
@@ -78,6 +68,7 @@ func main() {
 	hand := flag.Bool("mutants", false, "make mutate: try the breaks of package mutants, each against the scenario it names")
 	scenario := flag.String("scenario", "", "with -mutants: try only the breaks that this scenario (its label) exists to catch")
 	mutant := flag.String("mutant", "", "with -mutants: try only the breaks whose description contains this text")
+	harness := flag.Bool("harness", false, "break the harness a team copies, judged by its own tests, instead of the operator")
 	since := flag.String("changed-since", "", "try only the breaks on the lines changed since this revision (the work tree counts); with -mutants and -scenario or -mutant: also try every mutant whose lines changed since it")
 	flag.Parse()
 	tool, r, err := "mutate-sweep", sweepReport{}, error(nil)
@@ -85,11 +76,11 @@ func main() {
 	switch {
 	case *hand:
 		tool = "mutate"
-		err = withSweeper(0, func(s *sweeper) error { return s.mutate(*scenario, *mutant, *since) })
+		err = withSweeper(0, false, func(s *sweeper) error { return s.mutate(*scenario, *mutant, *since) })
 	case *gathered:
 		r, err = gather(flag.Args())
 	default:
-		err = withSweeper(*repeat, func(s *sweeper) error { return s.run(&r, sel) })
+		err = withSweeper(*repeat, *harness, func(s *sweeper) error { return s.run(&r, sel) })
 	}
 	if err == nil && *jsonPath != "" && !*hand {
 		raw, _ := json.MarshalIndent(r, "", "  ") // plain data: it marshals
@@ -158,7 +149,7 @@ type sweepReport struct {
 // sweeper runs tests against breaks.
 type sweeper struct {
 	root, work  string
-	groups      []group
+	group       group // what it breaks
 	repeat      int
 	description string // the scenario suite's, which Ginkgo's focus matches
 	mu          sync.Mutex
@@ -171,8 +162,9 @@ type test struct {
 	hits      []string // their numbers
 }
 
-// withSweeper runs f with a sweeper whose work directory is in the tree, for the harness's go.mod.
-func withSweeper(repeat int, f func(*sweeper) error) error {
+// withSweeper runs f with a sweeper of the operator or the harness, whose work directory is in the
+// tree, for the harness's go.mod.
+func withSweeper(repeat int, harness bool, f func(*sweeper) error) error {
 	root, err := repo.Root()
 	if err != nil {
 		return err
@@ -182,17 +174,19 @@ func withSweeper(repeat int, f func(*sweeper) error) error {
 		return err
 	}
 	defer func() { _ = os.RemoveAll(work) }()
-	gs, err := groups(root)
-	if err != nil {
-		return err
+	g := theOperator
+	if harness {
+		if g, err = theHarness(root); err != nil {
+			return err
+		}
 	}
-	return f(&sweeper{root: root, work: work, groups: gs, repeat: repeat, spent: map[string]time.Duration{}})
+	return f(&sweeper{root: root, work: work, group: g, repeat: repeat, spent: map[string]time.Duration{}})
 }
 
 // run tries into r the compiling breaks that sel keeps; none is an error unless sel asks for a change's.
 func (s *sweeper) run(r *sweepReport, sel selection) error {
 	start := time.Now()
-	dirs := all(s.groups, func(g group) []string { return g.dirs })
+	dirs := s.group.dirs
 	*r = sweepReport{selection: sel, Dirs: dirs, Repeat: s.repeat, Spent: s.spent}
 	keep, err := sel.keeper(s.root, dirs)
 	if err != nil {
@@ -256,28 +250,13 @@ func (s *sweeper) spend(kind string, start time.Time) {
 
 func (s *sweeper) build(dir string, overlay map[string]string) ([]byte, error) {
 	defer s.spend("builds", time.Now())
-	return trial.Build(s.root, dir, overlay, s.packages()...)
-}
-
-// packages are the test packages of every group.
-func (s *sweeper) packages() []string {
-	return all(s.groups, func(g group) []string { return g.tests })
-}
-
-// judges are the test packages of the group whose code file is.
-func (s *sweeper) judges(file string) []string {
-	for _, g := range s.groups {
-		if slices.Contains(g.dirs, filepath.ToSlash(filepath.Dir(file))) {
-			return g.tests
-		}
-	}
-	return nil
+	return trial.Build(s.root, dir, overlay, s.group.tests...)
 }
 
 // reach lists the unit tests and specs, each with the breaks whose code it runs alone, unbroken.
 func (s *sweeper) reach() (all []test, err error) {
 	dryRun := filepath.Join(s.work, "dry-run.json")
-	for _, pkg := range s.packages() {
+	for _, pkg := range s.group.tests {
 		args := []string{"-test.list=."}
 		if pkg == scenarios {
 			args = []string{"-ginkgo.dry-run", "-ginkgo.json-report=" + dryRun}
@@ -324,7 +303,7 @@ func (s *sweeper) reach() (all []test, err error) {
 // runTests runs tests in the build in dir, with env, a process a package, up to the first failure.
 func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name string) (trial.Verdict, error) {
 	defer s.spend(kind, time.Now())
-	for _, pkg := range s.packages() {
+	for _, pkg := range s.group.tests {
 		var names []string
 		for _, t := range tests {
 			if t.Pkg == pkg {
@@ -344,16 +323,13 @@ func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name st
 	return trial.Verdict{}, nil
 }
 
-// try tries v's break, switched against its group's tests that reach it, else alone against all of
-// them: units first.
-func (s *sweeper) try(v *verdict, schema sweep.Schema, tests []test) {
+// try tries v's break, switched against the tests that reach it, else alone against all: units first.
+func (s *sweeper) try(v *verdict, schema sweep.Schema, all []test) {
 	name := strconv.Itoa(v.id)
 	dir, env := s.work, []string{sweep.Env + "=" + name}
-	judges := s.judges(v.Break.File)
-	tests = slices.DeleteFunc(slices.Clone(tests), func(t test) bool { return !slices.Contains(judges, t.Pkg) })
-	reach := slices.DeleteFunc(slices.Clone(tests), func(t test) bool { return !slices.Contains(t.hits, name) })
+	reach := slices.DeleteFunc(slices.Clone(all), func(t test) bool { return !slices.Contains(t.hits, name) })
 	if !schema.Switched[v.id-1] {
-		dir, env, reach = filepath.Join(s.work, name), nil, tests
+		dir, env, reach = filepath.Join(s.work, name), nil, all
 		if out, err := s.build(dir, schema.Alone(v.Break)); err != nil {
 			v.Err = fmt.Sprintf("build it: %v\n%s", err, out)
 			return

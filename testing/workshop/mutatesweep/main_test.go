@@ -233,26 +233,22 @@ func TestOnlyASweepOfEveryBreakItsFilesHoldFindsEquivalentsStale(t *testing.T) {
 	}
 }
 
-// TestTheHarnessIsJudgedByItsOwnTests: a break of the harness a team copies is judged by the
-// harness's own tests, which go with the copy, never by this operator's scenarios, which pass
-// whatever a broken check lets through; a break of the operator, by its tests and scenarios.
+// TestTheHarnessIsJudgedByItsOwnTests: the harness a team copies is judged by its own tests,
+// which go with the copy, never by this operator's scenarios, which pass whatever a broken check
+// lets through; and only what is copied is broken.
 func TestTheHarnessIsJudgedByItsOwnTests(t *testing.T) {
 	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}
-	gs, err := groups(root)
+	harness, err := theHarness(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &sweeper{groups: gs}
-	if got := s.judges("testing/harness/operator/writes.go"); !slices.Contains(got, "./testing/harness/operator") || slices.Contains(got, scenarios) {
-		t.Errorf("the harness's writes are judged by %q", got)
+	if !slices.Contains(harness.tests, "./testing/harness") || slices.Contains(harness.tests, scenarios) {
+		t.Errorf("the harness is judged by %q", harness.tests)
 	}
-	if got := s.judges("controllers/sample_controller.go"); !slices.Contains(got, scenarios) {
-		t.Errorf("the controller is judged by %q", got)
-	}
-	if got := s.judges("testing/harness/warm/warm.go"); got != nil {
-		t.Errorf("a package the copy leaves out is judged by %q: the sweep breaks only what is copied", got)
+	if !slices.Contains(harness.dirs, "testing/harness") || slices.Contains(harness.dirs, "testing/harness/warm") {
+		t.Errorf("the harness's sweep breaks %q", harness.dirs)
 	}
 }

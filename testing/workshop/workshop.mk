@@ -88,11 +88,11 @@ mutate: setup-envtest ## Prove the scenarios can fail: build each break of testi
 # workflow's matrix). The scenarios attach to make envtest-up's control plane, which stays up
 # afterwards (make envtest-down).
 .PHONY: mutate-sweep
-mutate-sweep: envtest-up ## Make every generic break of controllers/ and api/ (delete a statement, negate a condition, drop a returned error, replace a constant), or with BASE=<rev> those of the lines changed since rev; run the tests that reach each against it; report the score and fail on every survivor.
+mutate-sweep: envtest-up ## Make every generic break of controllers/ and api/ (delete a statement, negate a condition, drop a returned error, replace a constant), or with BASE=<rev> those of the lines changed since rev, or with HARNESS=1 those of the harness a team copies (judged by its own tests); run the tests that reach each against it; report the score and fail on every survivor.
 	@mkdir -p $(REPORTS)
 	@$(call workshop-tool,mutatesweep)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
-		$(WORKSHOP)/mutatesweep $(if $(BASE),-changed-since '$(BASE)') $(if $(FILE),-file '$(FILE)') $(if $(BREAK),-break '$(BREAK)') $(if $(REPEAT),-repeat $(REPEAT)) \
+		$(WORKSHOP)/mutatesweep $(if $(HARNESS),-harness) $(if $(BASE),-changed-since '$(BASE)') $(if $(FILE),-file '$(FILE)') $(if $(BREAK),-break '$(BREAK)') $(if $(REPEAT),-repeat $(REPEAT)) \
 		$(if $(SHARD),-shard $(SHARD) -json $(REPORTS)/mutate-sweep-$(subst /,-of-,$(SHARD)).json) | tee $(REPORTS)/mutate-sweep.md
 
 .PHONY: mutate-sweep-report

@@ -83,7 +83,7 @@ func run(scaffold, kubebuilder, dir string) error {
 	if err := errors.Join(err, readErr); err != nil {
 		return err
 	}
-	copies, renames := Block(readme, "copy"), Block(readme, "rename")
+	copies, renames := repo.Block(readme, "copy"), repo.Block(readme, "rename")
 	if len(copies) == 0 || len(renames) == 0 {
 		return fmt.Errorf("testing/README.md has no copy or no rename block")
 	}
@@ -196,16 +196,6 @@ func (b bug) catch(project string) (named string, red time.Duration, err error) 
 // redWithin is how long a spec may take to fail with a bug built in: the wait's Settle (1.5 s),
 // and the spec's own steps around it.
 const redWithin = 3 * time.Second
-
-// Block is what the first fenced block of kind (```kind) in markdown lists: paths, one a line.
-func Block(markdown []byte, kind string) []string {
-	_, rest, found := strings.Cut(string(markdown), "```"+kind+"\n")
-	body, _, _ := strings.Cut(rest, "```")
-	if !found {
-		return nil
-	}
-	return strings.Fields(body)
-}
 
 // take copies copies from root, and testdata, into project; then patches, generates, tidies, vets.
 func take(root, project string, copies, renames []string) error {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"example.com/operator-demo/testing/workshop/repo"
 )
 
 // TestTheREADMEListsWhatCompilesOnItsOwn: every directory testing/README.md says to copy is a
@@ -17,7 +19,7 @@ func TestTheREADMEListsWhatCompilesOnItsOwn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	copies, renames := Block(readme, "copy"), Block(readme, "rename")
+	copies, renames := repo.Block(readme, "copy"), repo.Block(readme, "rename")
 	if len(copies) == 0 || !slices.Equal(renames, []string{"example.com/operator-demo"}) {
 		t.Fatalf("copy block %q, rename block %q", copies, renames)
 	}
@@ -42,16 +44,6 @@ func TestTheREADMEListsWhatCompilesOnItsOwn(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-func TestBlock(t *testing.T) {
-	md := []byte("text\n```copy\n  a/b\n\nc\n```\n```rename\nx\n```\n")
-	if got := Block(md, "copy"); !slices.Equal(got, []string{"a/b", "c"}) {
-		t.Errorf("copy: %q", got)
-	}
-	if got := Block(md, "other"); got != nil {
-		t.Errorf("other: %q", got)
 	}
 }
 

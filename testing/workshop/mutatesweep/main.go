@@ -32,9 +32,6 @@ import (
 	"example.com/operator-demo/testing/workshop/specreport"
 )
 
-// sweepDirs are the directories the sweep breaks: the operator's logic. cmd/ only wires flags.
-var sweepDirs = []string{"controllers", "api/v1alpha1"}
-
 // The tiers that kill a break, and their packages.
 const (
 	unitTier    = "unit"
@@ -44,7 +41,22 @@ const (
 	everyShard  = "1/1" // the one shard of one: every break
 )
 
-var packages = []string{"./controllers", "./api/v1alpha1", scenarios}
+// group is code the sweep breaks (dirs, each a package) and the test packages that judge its breaks.
+type group struct{ dirs, tests []string }
+
+// theOperator is the operator's logic (cmd/ only wires flags), judged by its unit tests and scenarios.
+var theOperator = group{[]string{"controllers", "api/v1alpha1"}, []string{"./controllers", "./api/v1alpha1", scenarios}}
+
+// theHarness is the harness a team copies (testing/README.md's copy list), judged by its own tests
+// alone, which go with the copy: the scenarios pass whatever a broken check lets through.
+func theHarness(root string) (group, error) {
+	copied, err := repo.Copied(root)
+	harness := group{dirs: copied}
+	for _, dir := range copied {
+		harness.tests = append(harness.tests, "./"+dir)
+	}
+	return harness, err
+}
 
 func main() {
 	only := flag.String("file", "", "break only the files whose path contains this text")
@@ -56,6 +68,7 @@ func main() {
 	hand := flag.Bool("mutants", false, "make mutate: try the breaks of package mutants, each against the scenario it names")
 	scenario := flag.String("scenario", "", "with -mutants: try only the breaks that this scenario (its label) exists to catch")
 	mutant := flag.String("mutant", "", "with -mutants: try only the breaks whose description contains this text")
+	harness := flag.Bool("harness", false, "break the harness a team copies, judged by its own tests, instead of the operator")
 	since := flag.String("changed-since", "", "try only the breaks on the lines changed since this revision (the work tree counts); with -mutants and -scenario or -mutant: also try every mutant whose lines changed since it")
 	flag.Parse()
 	tool, r, err := "mutate-sweep", sweepReport{}, error(nil)
@@ -63,11 +76,11 @@ func main() {
 	switch {
 	case *hand:
 		tool = "mutate"
-		err = withSweeper(0, func(s *sweeper) error { return s.mutate(*scenario, *mutant, *since) })
+		err = withSweeper(0, false, func(s *sweeper) error { return s.mutate(*scenario, *mutant, *since) })
 	case *gathered:
 		r, err = gather(flag.Args())
 	default:
-		err = withSweeper(*repeat, func(s *sweeper) error { return s.run(&r, sel) })
+		err = withSweeper(*repeat, *harness, func(s *sweeper) error { return s.run(&r, sel) })
 	}
 	if err == nil && *jsonPath != "" && !*hand {
 		raw, _ := json.MarshalIndent(r, "", "  ") // plain data: it marshals
@@ -107,14 +120,14 @@ type selection struct {
 }
 
 // keeper is the selection's choice of a break, with the lines changed since Since read from git.
-func (sel selection) keeper(root string) (func(sweep.Break) bool, error) {
+func (sel selection) keeper(root string, dirs []string) (func(sweep.Break) bool, error) {
 	var i, n int
 	if _, err := fmt.Sscanf(sel.Shard, "%d/%d", &i, &n); err != nil || i < 1 || i > n {
 		return nil, fmt.Errorf("shard %q: want i/n, 1 <= i <= n", sel.Shard)
 	}
 	changed, err := map[string][]lineRange(nil), error(nil)
 	if sel.Since != "" {
-		changed, err = changedSince(root, sel.Since, sweepDirs...)
+		changed, err = changedSince(root, sel.Since, dirs...)
 	}
 	return func(b sweep.Break) bool {
 		return strings.Contains(b.File, sel.File) && strings.Contains(b.ID(), sel.Break) && inShard(b.ID(), i, n) &&
@@ -125,6 +138,7 @@ func (sel selection) keeper(root string) (func(sweep.Break) bool, error) {
 // sweepReport is what a sweep or shard found; Spent is each kind of work's time, over processes.
 type sweepReport struct {
 	selection
+	Dirs        []string // what it broke
 	Repeat      int
 	Verdicts    []verdict
 	NotCompiled int
@@ -135,6 +149,7 @@ type sweepReport struct {
 // sweeper runs tests against breaks.
 type sweeper struct {
 	root, work  string
+	group       group // what it breaks
 	repeat      int
 	description string // the scenario suite's, which Ginkgo's focus matches
 	mu          sync.Mutex
@@ -147,8 +162,9 @@ type test struct {
 	hits      []string // their numbers
 }
 
-// withSweeper runs f with a sweeper whose work directory is in the tree, for the harness's go.mod.
-func withSweeper(repeat int, f func(*sweeper) error) error {
+// withSweeper runs f with a sweeper of the operator or the harness, whose work directory is in the
+// tree, for the harness's go.mod.
+func withSweeper(repeat int, harness bool, f func(*sweeper) error) error {
 	root, err := repo.Root()
 	if err != nil {
 		return err
@@ -158,18 +174,25 @@ func withSweeper(repeat int, f func(*sweeper) error) error {
 		return err
 	}
 	defer func() { _ = os.RemoveAll(work) }()
-	return f(&sweeper{root: root, work: work, repeat: repeat, spent: map[string]time.Duration{}})
+	g := theOperator
+	if harness {
+		if g, err = theHarness(root); err != nil {
+			return err
+		}
+	}
+	return f(&sweeper{root: root, work: work, group: g, repeat: repeat, spent: map[string]time.Duration{}})
 }
 
 // run tries into r the compiling breaks that sel keeps; none is an error unless sel asks for a change's.
 func (s *sweeper) run(r *sweepReport, sel selection) error {
 	start := time.Now()
-	*r = sweepReport{selection: sel, Repeat: s.repeat, Spent: s.spent}
-	keep, err := sel.keeper(s.root)
+	dirs := s.group.dirs
+	*r = sweepReport{selection: sel, Dirs: dirs, Repeat: s.repeat, Spent: s.spent}
+	keep, err := sel.keeper(s.root, dirs)
 	if err != nil {
 		return err
 	}
-	checker, breaks, notCompiled, err := sweep.Compiling(s.root, sweepDirs, keep)
+	checker, breaks, notCompiled, err := sweep.Compiling(s.root, dirs, keep)
 	switch r.NotCompiled = notCompiled; {
 	case err != nil:
 		return err
@@ -227,13 +250,13 @@ func (s *sweeper) spend(kind string, start time.Time) {
 
 func (s *sweeper) build(dir string, overlay map[string]string) ([]byte, error) {
 	defer s.spend("builds", time.Now())
-	return trial.Build(s.root, dir, overlay, packages...)
+	return trial.Build(s.root, dir, overlay, s.group.tests...)
 }
 
 // reach lists the unit tests and specs, each with the breaks whose code it runs alone, unbroken.
 func (s *sweeper) reach() (all []test, err error) {
 	dryRun := filepath.Join(s.work, "dry-run.json")
-	for _, pkg := range packages {
+	for _, pkg := range s.group.tests {
 		args := []string{"-test.list=."}
 		if pkg == scenarios {
 			args = []string{"-ginkgo.dry-run", "-ginkgo.json-report=" + dryRun}
@@ -280,7 +303,7 @@ func (s *sweeper) reach() (all []test, err error) {
 // runTests runs tests in the build in dir, with env, a process a package, up to the first failure.
 func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name string) (trial.Verdict, error) {
 	defer s.spend(kind, time.Now())
-	for _, pkg := range packages {
+	for _, pkg := range s.group.tests {
 		var names []string
 		for _, t := range tests {
 			if t.Pkg == pkg {
@@ -378,7 +401,7 @@ func (v *verdict) String() string {
 
 // title is the report's heading: what was swept.
 func (r sweepReport) title() string {
-	title := "# Mutation sweep of " + strings.Join(sweepDirs, ", ")
+	title := "# Mutation sweep of " + strings.Join(r.Dirs, ", ")
 	if r.Since != "" {
 		title += ", the lines changed since " + r.Since
 	}
@@ -490,7 +513,7 @@ func gather(paths []string) (sweepReport, error) {
 			return all, fmt.Errorf("%s: %w", path, err)
 		}
 		all.Verdicts = append(all.Verdicts, r.Verdicts...)
-		all.File, all.Break, all.Since = r.File, r.Break, r.Since // the shards' own, all the same
+		all.File, all.Break, all.Since, all.Dirs = r.File, r.Break, r.Since, r.Dirs // the shards' own, all the same
 		all.NotCompiled, all.Repeat, all.Took = all.NotCompiled+r.NotCompiled, r.Repeat, max(all.Took, r.Took)
 		for kind, d := range r.Spent {
 			all.Spent[kind] += d
@@ -565,7 +588,10 @@ func (s *sweeper) tryMutant(dir string, m mutants.Mutant) (caught, unit trial.Ve
 		return caught, unit, took, fmt.Errorf("scenario %s: %w", m.Scenario, err)
 	}
 	took = time.Since(start)
-	for _, pkg := range packages[:2] {
+	for _, pkg := range theOperator.tests {
+		if pkg == scenarios {
+			continue
+		}
 		if unit, err = trial.Unit(s.root, dir, pkg, nil, nil, trial.ProvesNothing); err != nil || unit.Failed {
 			return caught, unit, took, err
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"example.com/operator-demo/testing/workshop/mutate/sweep"
+	"example.com/operator-demo/testing/workshop/repo"
 )
 
 // TestEachBreakIsInOneShard: the shards split the breaks by their IDs alone, each break into
@@ -139,7 +140,7 @@ func TestABaseSweepsOnlyTheLinesChangedSinceIt(t *testing.T) {
 
 	kept := func(sel selection) []string {
 		t.Helper()
-		keep, err := sel.keeper(root)
+		keep, err := sel.keeper(root, theOperator.dirs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,7 +170,7 @@ func TestABaseSweepsOnlyTheLinesChangedSinceIt(t *testing.T) {
 	if got := kept(selection{Shard: "1/1"}); len(got) != 9 {
 		t.Errorf("without a revision, the sweep keeps %d breaks, want all 9:\n%s", len(got), strings.Join(got, "\n"))
 	}
-	if _, err := (selection{Shard: "1/1", Since: "no-such-revision"}).keeper(root); err == nil || !strings.Contains(err.Error(), "no-such-revision") {
+	if _, err := (selection{Shard: "1/1", Since: "no-such-revision"}).keeper(root, theOperator.dirs); err == nil || !strings.Contains(err.Error(), "no-such-revision") {
 		t.Errorf("an unknown revision: %v, want an error naming it", err)
 	}
 }
@@ -229,5 +230,25 @@ func TestOnlyASweepOfEveryBreakItsFilesHoldFindsEquivalentsStale(t *testing.T) {
 	r := sweepReport{selection: selection{Shard: "1/1", File: "controllers"}, Verdicts: killed}
 	if err := r.write(io.Discard); err == nil || !strings.Contains(err.Error(), "equivalent entries that match no break") {
 		t.Errorf("a whole sweep of controllers/ without its equivalent breaks: %v", err)
+	}
+}
+
+// TestTheHarnessIsJudgedByItsOwnTests: the harness a team copies is judged by its own tests,
+// which go with the copy, never by this operator's scenarios, which pass whatever a broken check
+// lets through; and only what is copied is broken.
+func TestTheHarnessIsJudgedByItsOwnTests(t *testing.T) {
+	root, err := repo.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	harness, err := theHarness(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(harness.tests, "./testing/harness") || slices.Contains(harness.tests, scenarios) {
+		t.Errorf("the harness is judged by %q", harness.tests)
+	}
+	if !slices.Contains(harness.dirs, "testing/harness") || slices.Contains(harness.dirs, "testing/harness/warm") {
+		t.Errorf("the harness's sweep breaks %q", harness.dirs)
 	}
 }

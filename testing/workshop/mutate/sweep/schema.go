@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/scanner"
 	"go/token"
 	"go/types"
 	"maps"
@@ -212,13 +213,20 @@ func (r *renderer) write(out *bytes.Buffer, file string, src []byte, from, to in
 	out.Write(src[from:to])
 }
 
-// blame is the break whose switched code holds err, a type error, most closely; -1 for none.
+// blame is the break whose switched code holds err, a type or syntax error, most closely; -1 for none.
 func (r *renderer) blame(err error) int {
+	var pos token.Position
 	var te types.Error
-	if !errors.As(err, &te) {
+	var syntax scanner.ErrorList
+	switch {
+	case errors.As(err, &te):
+		pos = te.Fset.Position(te.Pos)
+	case errors.As(err, &syntax) && len(syntax) > 0: // a select's case in an if, say: not switched
+		pos = syntax[0].Pos
+	default:
 		return -1
 	}
-	pos, best, size := te.Fset.Position(te.Pos), -1, 0
+	best, size := -1, 0
 	for file, spans := range r.spans {
 		for _, s := range spans {
 			if strings.HasSuffix(pos.Filename, filepath.FromSlash(file)) && s.from <= pos.Offset && pos.Offset < s.to && (best < 0 || s.to-s.from < size) {
@@ -312,7 +320,7 @@ func (r *renderer) typeArg(b Break, e ast.Expr) (string, bool) {
 	name := types.TypeString(t, func(p *types.Package) string {
 		for _, imp := range b.file.ast.Imports {
 			if path, _ := strconv.Unquote(imp.Path.Value); path == p.Path() && imp.Name != nil {
-				return imp.Name.Name
+				return strings.TrimPrefix(imp.Name.Name, ".") // a dot import's names stand alone
 			} else if path == p.Path() {
 				return p.Name()
 			}

@@ -235,3 +235,45 @@ func TestAConstantAnotherPackageNeedsStaysConstant(t *testing.T) {
 		t.Errorf("%d builds, variables %v: want 2 builds, Wait alone a variable", builds, schema.Vars)
 	}
 }
+
+// TestWhatDoesNotParseSwitchedIsBuiltOnItsOwn: a break whose switch would not parse (a select's
+// case deleted, a map's element of an elided type left out) is built on its own; a constant of a
+// type a dot import names is switched, the type named as the file names it.
+func TestWhatDoesNotParseSwitchedIsBuiltOnItsOwn(t *testing.T) {
+	root := t.TempDir()
+	src := `package p
+
+import . "time"
+
+type C struct{ N int }
+
+const wait = Duration(2)
+
+func f(done chan int) (map[string]C, Duration) {
+	select {
+	case <-done:
+		return map[string]C{"a": {N: 1}}, wait
+	default:
+		return nil, 0
+	}
+}
+`
+	write(t, root, map[string]string{"go.mod": "module example.com/p\n\ngo 1.26\n", "p/p.go": src})
+	c, breaks, _, err := Compiling(root, []string{"p"}, func(Break) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := Build(c, breaks, func(map[string]string) ([]byte, error) { return nil, nil })
+	if err != nil {
+		t.Fatalf("the schemata: %v", err)
+	}
+	for id, switched := range map[string]bool{
+		"p/p.go f delete: case <-done: return map[string]C{\"a\": {N: 1}}, wait → ": false,
+		"p/p.go f delete: \"a\": {N: 1} → ":                                         false,
+		"p/p.go (package) constant: 2 → 0":                                          true,
+	} {
+		if i := indexOf(breaks, id); i < 0 || schema.Switched[i] != switched {
+			t.Errorf("%s: found %v, switched %v; want switched %v", id, i >= 0, i >= 0 && schema.Switched[i], switched)
+		}
+	}
+}

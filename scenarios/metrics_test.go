@@ -5,8 +5,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"example.com/operator-demo/scenarios/samples"
+	"example.com/operator-demo/testing/e2e/tiers"
 	"example.com/operator-demo/testing/harness"
-	"example.com/operator-demo/testing/harness/tiers"
 )
 
 // Metrics: the operator reports how much it reconciles and whether it ever panicked.

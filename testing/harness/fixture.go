@@ -3,7 +3,6 @@ package harness
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -20,7 +19,6 @@ import (
 
 	"example.com/operator-demo/testing/harness/cluster"
 	"example.com/operator-demo/testing/harness/operator"
-	"example.com/operator-demo/testing/harness/tiers"
 )
 
 // Fixture is one spec's world: a namespace of its own, and an operator reconciling it.
@@ -30,9 +28,8 @@ type Fixture struct {
 	Operator  *operator.Operator
 }
 
-// Change changes the operator NewFixture runs. Only the envtest tier runs a changed operator
-// (the e2e tier's is the production binary, as deployed): label such a scenario
-// tiers.NeedsInProcessOperator.
+// Change changes the operator NewFixture runs. Only an operator in the test process can be
+// changed (the envtest tier's; the e2e tier's is the production binary, as deployed).
 type Change func(*operator.Changes)
 
 // WithControllers runs an operator whose controllers setup registers, instead of the operator's
@@ -54,7 +51,7 @@ func With[T any](setting *operator.Setting[T], value T) Change {
 		if c.Settings == nil {
 			c.Settings = operator.Settings{}
 		}
-		setting.Set(c.Settings, value)
+		c.Settings[setting] = value
 	}
 }
 
@@ -67,7 +64,7 @@ func NewFixture(ctx context.Context, c cluster.Cluster, changes ...Change) *Fixt
 	for _, change := range changes {
 		change(&changed)
 	}
-	f := &Fixture{Client: c.Client()}
+	f := &Fixture{Client: c.Client}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "spec-"}}
 	Expect(f.Client.Create(ctx, ns)).To(Succeed())
 	f.Namespace = ns.Name
@@ -78,7 +75,7 @@ func NewFixture(ctx context.Context, c cluster.Cluster, changes ...Change) *Fixt
 	f.Operator, err = c.RunOperator(ns.Name, changed)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(f.Operator.Release)
-	DeferCleanup(f.emptyNamespace, c.Subject())
+	DeferCleanup(f.emptyNamespace, c.CollectsGarbage)
 	// The first cleanup: all is still as the failure left it.
 	DeferCleanup(func(ctx SpecContext) {
 		if CurrentSpecReport().Failed() {
@@ -92,8 +89,9 @@ func NewFixture(ctx context.Context, c cluster.Cluster, changes ...Change) *Fixt
 // operator running, and waits for them to go (an object still held once it has settled fails the
 // spec, named with its finalizers); where a garbage collector runs, for what the operator made
 // for them too, so that a shared operator has nothing of this spec's left to reconcile.
-func (f *Fixture) emptyNamespace(ctx context.Context, subject operator.Subject) {
+func (f *Fixture) emptyNamespace(ctx context.Context, collectsGarbage bool) {
 	GinkgoHelper()
+	subject := f.Operator.Subject()
 	Expect(f.Operator.Resume()).To(Succeed())
 	Expect(f.Client.DeleteAllOf(ctx, subject.Kind, client.InNamespace(f.Namespace))).To(Succeed())
 	kind := f.listOf(subject.Kind)
@@ -101,9 +99,7 @@ func (f *Fixture) emptyNamespace(ctx context.Context, subject operator.Subject) 
 		g.Expect(f.Client.List(ctx, kind, client.InNamespace(f.Namespace))).To(Succeed())
 		return held(kind.Items)
 	}).WithTimeout(Collect).Should(BeEmpty(), "objects left of %s in %s once the cleanup deleted them", kind.GetKind(), f.Namespace)
-	tier, err := tiers.Current()
-	Expect(err).NotTo(HaveOccurred())
-	if !tier.Runs(tiers.NeedsGarbageCollector) {
+	if !collectsGarbage {
 		return
 	}
 	owner := strings.TrimSuffix(kind.GetKind(), "List")
@@ -147,8 +143,8 @@ func (f *Fixture) listOf(obj client.Object) *unstructured.UnstructuredList {
 	return list
 }
 
-// printDiagnostics writes the namespace's events and the end of every log file of the operator
-// and the cluster, after what the operator logged (SetDefaults).
+// printDiagnostics writes the namespace's events and what the operator and the cluster logged last
+// where the spec's output does not show it (SetDefaults).
 func (f *Fixture) printDiagnostics(ctx context.Context) {
 	events := &eventsv1.EventList{}
 	if err := f.Client.List(ctx, events, client.InNamespace(f.Namespace)); err != nil {
@@ -158,11 +154,5 @@ func (f *Fixture) printDiagnostics(ctx context.Context) {
 	for _, e := range events.Items {
 		GinkgoWriter.Printf("%s %s %s/%s: %s\n", e.Type, e.Reason, e.Regarding.Kind, e.Regarding.Name, e.Note)
 	}
-	for _, path := range f.Operator.Logs() {
-		log, err := os.ReadFile(path)
-		if err != nil {
-			log = []byte(err.Error())
-		}
-		GinkgoWriter.Printf("\n--- last lines of %s\n%s\n", path, operator.Tail(string(log), 40))
-	}
+	GinkgoWriter.Print(f.Operator.Logs())
 }

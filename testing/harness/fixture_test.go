@@ -125,7 +125,10 @@ func newFakeCluster(finalizer string) *fakeCluster {
 	c := &deletes{Client: fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).Build()}
 	o := &finalizing{finalizer: finalizer}
 	c.log, o.client = o, c
-	return &fakeCluster{o: o}
+	return &fakeCluster{o: o, Cluster: cluster.Cluster{Client: c, RunOperator: func(namespace string, _ operator.Changes) (*operator.Operator, error) {
+		op := operator.New(operator.Subject{Kind: &corev1.ConfigMap{}}, o.run(namespace))
+		return op, op.Up()
+	}}}
 }
 
 // deletes is a client that records in log each namespace it deletes.
@@ -139,17 +142,6 @@ func (d *deletes) Delete(ctx context.Context, obj client.Object, opts ...client.
 		d.log.record("namespace deleted")
 	}
 	return d.Client.Delete(ctx, obj, opts...)
-}
-
-func (c *fakeCluster) Client() client.Client { return c.o.client }
-
-func (c *fakeCluster) Subject() operator.Subject {
-	return operator.Subject{Kind: &corev1.ConfigMap{}}
-}
-
-func (c *fakeCluster) RunOperator(namespace string, _ operator.Changes) (*operator.Operator, error) {
-	op := operator.New(c.Subject(), c.o.run(namespace))
-	return op, op.Up()
 }
 
 // createHeld creates a ConfigMap called name in f's namespace, held by finalizer.
@@ -169,11 +161,11 @@ func TestCleanupDeletesTheSpecsObjectsWhileTheOperatorRuns(t *testing.T) {
 	var _ = Describe("a spec's cleanup", func() {
 		It("deletes the spec's objects with the operator running", func(ctx SpecContext) {
 			running = newFakeCluster(finalizer)
-			createHeld(ctx, NewFixture(ctx, running), "held", finalizer)
+			createHeld(ctx, NewFixture(ctx, running.Cluster), "held", finalizer)
 		})
 		It("starts the operator again if the spec stopped it, to delete them", func(ctx SpecContext) {
 			stopped = newFakeCluster(finalizer)
-			f := NewFixture(ctx, stopped)
+			f := NewFixture(ctx, stopped.Cluster)
 			createHeld(ctx, f, "held", finalizer)
 			Expect(f.Operator.Down()).To(Succeed())
 		})
@@ -200,14 +192,14 @@ func TestCleanupNamesTheFinalizerThatHoldsAnObject(t *testing.T) {
 	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "spec-held"}}
 	g := NewWithT(t)
-	g.Expect(c.Client().Create(ctx, ns)).To(Succeed())
+	g.Expect(c.Client.Create(ctx, ns)).To(Succeed())
 	op, err := c.RunOperator(ns.Name, operator.Changes{})
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() { _ = op.Down() })
-	f := &Fixture{Namespace: ns.Name, Client: c.Client(), Operator: op}
+	f := &Fixture{Namespace: ns.Name, Client: c.Client, Operator: op}
 	createHeld(ctx, f, "finalized", finalizer)
 	createHeld(ctx, f, "kept", "example.org/kept")
-	message, took := failureOf(t, func() { f.emptyNamespace(ctx, c.Subject()) })
+	message, took := failureOf(t, func() { f.emptyNamespace(ctx, c.CollectsGarbage) })
 	if took > Settle+2*time.Second {
 		t.Errorf("failed after %s, want about Settle (%s)", took, Settle)
 	}

@@ -91,18 +91,6 @@ func (f *Fixture) Eventually(ctx context.Context, actual any) Wait {
 	return Wait{Eventually(ctx, actual).WithOffset(1), f, ctx}
 }
 
-// reconciled counts the objects of the kind the operator reconciles in the spec's namespace, as a
-// loop is measured against, and names them; with no kind or no client (a unit test's), none.
-func (f *Fixture) reconciled(ctx context.Context) (int, string, error) {
-	kind := f.Operator.Subject().Kind
-	if kind == nil || f.Client == nil {
-		return 0, "objects", nil
-	}
-	list := f.listOf(kind)
-	err := f.Client.List(ctx, list, client.InNamespace(f.Namespace))
-	return len(list.Items), strings.TrimSuffix(list.GetKind(), "List") + " in " + f.Namespace, err
-}
-
 // Wait is an Eventually for what the operator does (Fixture.Eventually).
 type Wait struct {
 	eventually types.AsyncAssertion
@@ -118,15 +106,14 @@ func (w Wait) WithTimeout(d time.Duration) Wait {
 
 // Should waits until actual matches matcher, and fails once the operator has settled without it.
 func (w Wait) Should(matcher types.GomegaMatcher, description ...any) bool {
-	return w.eventually.Should(&settledMatcher{GomegaMatcher: matcher, operator: w.f.Operator, objects: func() (int, string, error) { return w.f.reconciled(w.ctx) }}, description...)
+	return w.eventually.Should(&settledMatcher{GomegaMatcher: matcher, Wait: w}, description...)
 }
 
 // settledMatcher is matcher, except that a value it does not match while the operator has
 // settled stops the wait (StopTrying), and a failure says what the operator did meanwhile.
 type settledMatcher struct {
 	types.GomegaMatcher
-	operator *operator.Operator
-	objects  func() (int, string, error)
+	Wait
 	// first is the operator's reading when the wait began; last, when it last moved, at since;
 	// retries, how many of its reconciles ended in an error that is retried.
 	first, last operator.Reading
@@ -139,7 +126,7 @@ func (m *settledMatcher) Match(actual any) (bool, error) {
 	if ok || err != nil {
 		return ok, err
 	}
-	r, err := m.operator.Read()
+	r, err := m.f.Operator.Read()
 	if err != nil {
 		return false, nil
 	}
@@ -164,8 +151,17 @@ func (m *settledMatcher) loop(r operator.Reading) string {
 	if during.Reconciles <= Loop {
 		return ""
 	}
-	objects, kind, err := m.objects()
-	if err != nil || during.Reconciles <= Loop*float64(max(objects, 1)) {
+	// As many as the objects of the kind it reconciles in the spec's namespace (with no kind or no
+	// client, a unit test's, none).
+	objects, kind := 0, "objects"
+	if k := m.f.Operator.Subject().Kind; k != nil && m.f.Client != nil {
+		list := m.f.listOf(k)
+		if err := m.f.Client.List(m.ctx, list, client.InNamespace(m.f.Namespace)); err != nil {
+			return ""
+		}
+		objects, kind = len(list.Items), strings.TrimSuffix(list.GetKind(), "List")+" in "+m.f.Namespace
+	}
+	if during.Reconciles <= Loop*float64(max(objects, 1)) {
 		return ""
 	}
 	return fmt.Sprintf("%s for %d %s, and %.0f API writes", m.during(r), objects, kind, during.Writes)
@@ -212,7 +208,7 @@ func moved(now, then operator.Reading) bool {
 // FailureMessage is the matcher's, and why the operator was not taken as settled.
 func (m *settledMatcher) FailureMessage(actual any) string {
 	message := m.GomegaMatcher.FailureMessage(actual)
-	r, err := m.operator.Read()
+	r, err := m.f.Operator.Read()
 	switch {
 	case err != nil || m.since.IsZero():
 	case moved(r, m.first) && (moved(r, m.last) || time.Since(m.since) < Settle):

@@ -5,20 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"example.com/operator-demo/testing/harness/controlplane"
 	"example.com/operator-demo/testing/harness/operator"
-	"example.com/operator-demo/testing/harness/poll"
 )
 
 // ServeWebhooks installs subject's WebhookManifests, pointed at this process, into the API server
@@ -31,12 +28,9 @@ func ServeWebhooks(cfg *rest.Config, subject operator.Subject) (stop func() erro
 	if subject.Webhooks == nil {
 		return func() error { return nil }, nil
 	}
-	paths, err := controlplane.FindAll(subject.WebhookManifests)
+	paths, err := controlplane.FindAll(subject.WebhookManifests, "config/webhook")
 	if err != nil {
 		return nil, err
-	}
-	if len(paths) == 0 {
-		return nil, errors.New("the operator declares Webhooks but no WebhookManifests (kubebuilder's config/webhook) to install")
 	}
 	install := &envtest.WebhookInstallOptions{Paths: paths}
 	if err := install.Install(cfg); err != nil {
@@ -64,40 +58,15 @@ func ServeWebhooks(cfg *rest.Config, subject operator.Subject) (stop func() erro
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("point the CRDs' conversion at the webhooks: %w", err), uninstall())
 	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 subject.Scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		WebhookServer: servedBy{webhook.NewServer(webhook.Options{
-			Host: install.LocalServingHost, Port: install.LocalServingPort, CertDir: install.LocalServingCertDir,
-		})},
-	})
+	server := servedBy{webhook.NewServer(webhook.Options{
+		Host: install.LocalServingHost, Port: install.LocalServingPort, CertDir: install.LocalServingCertDir,
+	})}
+	stopManager, err := operator.StartManager(cfg, ctrl.Options{Scheme: subject.Scheme, WebhookServer: server}, subject.Webhooks,
+		func(context.Context, ctrl.Manager) error { return server.StartedChecker()(nil) })
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("new manager for the webhooks: %w", err), uninstall())
+		return nil, errors.Join(fmt.Errorf("serve the webhooks on %s:%d: %w", install.LocalServingHost, install.LocalServingPort, err), uninstall())
 	}
-	if err := subject.Webhooks(mgr); err != nil {
-		return nil, errors.Join(fmt.Errorf("set up the webhooks: %w", err), uninstall())
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	stop = func() error {
-		cancel()
-		return errors.Join(<-done, uninstall())
-	}
-	serving := mgr.GetWebhookServer().StartedChecker()
-	if err := poll.Until(ctx, 50*time.Millisecond, 30*time.Second, func(context.Context) error {
-		select {
-		case err := <-done:
-			done <- err
-			return poll.Stop(fmt.Errorf("the webhooks' manager stopped: %w", err))
-		default:
-			return serving(nil)
-		}
-	}); err != nil {
-		return nil, errors.Join(fmt.Errorf("the webhook server on %s:%d does not answer: %w", install.LocalServingHost, install.LocalServingPort, err), stop())
-	}
-	return stop, nil
+	return func() error { return errors.Join(stopManager(), uninstall()) }, nil
 }
 
 // servedByWhom is what each log line of an admission webhook says of the process that served it:

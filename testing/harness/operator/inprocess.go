@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -12,24 +13,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"example.com/operator-demo/testing/harness/poll"
 )
 
-// Changes change how a spec's operator runs. Only an operator in the test process takes them.
-type Changes struct {
-	// Setup registers other controllers than the subject's own: a stage of a walkthrough, say.
-	Setup Setup
-	// Settings are what the spec set, for the Subject's Setup to read.
-	Settings Settings
-	// ClientConfig changes the client configuration its manager connects with: a slower network,
-	// say (package cachelag).
-	ClientConfig func(*rest.Config) *rest.Config
-}
-
-// Zero says whether c changes nothing.
-func (c Changes) Zero() bool { return c.Setup == nil && len(c.Settings) == 0 && c.ClientConfig == nil }
-
 // InProcess runs subject's controllers, as changes change them, in a manager in this process that
-// sees only namespace: cmd/'s manager (subject.ManagerOptions) without the metrics server, probes
+// sees only namespace: cmd/'s manager (subject.ManagerOptions) without its metrics server, probes
 // and leader election. Its reconciles are read from controller-runtime's registry, its API writes
 // counted on the way out of every client built from its manager's configuration.
 func InProcess(cfg *rest.Config, namespace string, subject Subject, changes Changes) (*Operator, error) {
@@ -42,14 +31,25 @@ func InProcess(cfg *rest.Config, namespace string, subject Subject, changes Chan
 	}
 	writes := &Writes{}
 	cfg = writes.Counted(cfg)
+	options := ctrl.Options{
+		Scheme: subject.Scheme,
+		Cache:  cache.Options{DefaultNamespaces: map[string]cache.Config{namespace: {}}},
+		// One manager per spec, in one process: the controller's name repeats by design.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	}
+	if subject.ManagerOptions != nil {
+		options = subject.ManagerOptions(options)
+	}
 	var stop func() error
 	op := New(subject, Controls{
 		Metrics: crmetrics.Registry.Gather,
 		Writes:  func() (map[string]float64, error) { return writes.ByResource(), nil },
-		Start: func() error {
-			started, err := startManager(cfg, namespace, subject, setup, changes.Settings)
-			stop = started
-			return err
+		Start: func() (err error) {
+			stop, err = StartManager(cfg, options, func(mgr ctrl.Manager) error { return setup(mgr, changes.Settings) }, cacheSynced)
+			if err != nil {
+				return fmt.Errorf("the operator for namespace %s: %w", namespace, err)
+			}
+			return nil
 		},
 		Stop: func() error { return stop() },
 		Kill: func() error {
@@ -59,38 +59,43 @@ func InProcess(cfg *rest.Config, namespace string, subject Subject, changes Chan
 	return op, op.Up()
 }
 
-// startManager starts a manager and returns a func that stops it and waits until it has stopped.
-func startManager(cfg *rest.Config, namespace string, subject Subject, setup Setup, settings Settings) (func() error, error) {
-	options := ctrl.Options{
-		Scheme:                 subject.Scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{namespace: {}}},
-		// One manager per spec, in one process: the controller's name repeats by design.
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	}
-	if subject.ManagerOptions != nil {
-		options = subject.ManagerOptions(options)
-	}
+// StartManager starts a manager of the harness's own, with options and no metrics server (what its
+// controllers count is read from controller-runtime's registry), set up by setup; it returns once
+// ready says so, with a func that stops the manager and waits until it has stopped.
+func StartManager(cfg *rest.Config, options ctrl.Options, setup func(ctrl.Manager) error, ready func(context.Context, ctrl.Manager) error) (stop func() error, err error) {
+	options.Metrics = metricsserver.Options{BindAddress: "0"}
 	mgr, err := ctrl.NewManager(cfg, options)
 	if err != nil {
-		return nil, fmt.Errorf("new manager for namespace %s: %w", namespace, err)
+		return nil, fmt.Errorf("new manager: %w", err)
 	}
-	if settings == nil {
-		settings = Settings{}
-	}
-	if err := setup(mgr, settings); err != nil {
-		return nil, fmt.Errorf("set up the controllers for namespace %s: %w", namespace, err)
+	if err := setup(mgr); err != nil {
+		return nil, fmt.Errorf("set up its manager: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
-	if !mgr.GetCache().WaitForCacheSync(ctx) {
-		cancel()
-		return nil, errors.Join(fmt.Errorf("manager for namespace %s: cache did not sync", namespace), <-done)
-	}
-	return func() error {
+	stop = func() error {
 		cancel()
 		return <-done
-	}, nil
+	}
+	if err := poll.Until(ctx, 50*time.Millisecond, 30*time.Second, func(ctx context.Context) error {
+		select {
+		case err := <-done:
+			done <- err
+			return poll.Stop(fmt.Errorf("its manager stopped: %w", err))
+		default:
+			return ready(ctx, mgr)
+		}
+	}); err != nil {
+		return nil, errors.Join(err, stop())
+	}
+	return stop, nil
+}
+
+// cacheSynced is ready once mgr's cache has synced.
+func cacheSynced(ctx context.Context, mgr ctrl.Manager) error {
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		return errors.New("its cache has not synced")
+	}
+	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -35,8 +34,9 @@ type Controls struct {
 	Writes func() (map[string]float64, error)
 	// Start starts it, Stop stops it gracefully and waits, Kill stops it without warning.
 	Start, Stop, Kill func() error
-	// Logs names the files where it and the cluster's components log (nil: none).
-	Logs func() []string
+	// Logs is what it and the cluster's components logged last, for a failed spec (nil: nothing
+	// beside what the spec's output shows).
+	Logs func() string
 	// Shared: one operator serves every spec (the e2e tier); Release leaves it running.
 	Shared bool
 	// Running: it runs already, on its own (a Deployment): Up is not needed.
@@ -46,6 +46,11 @@ type Controls struct {
 // New is the operator subject that controls reach, not yet started unless controls say it is
 // Running: Up starts it.
 func New(subject Subject, controls Controls) *Operator {
+	if controls.Writes == nil {
+		controls.Writes = func() (map[string]float64, error) {
+			return nil, errors.New("nothing counts this operator's API writes: its Controls have no Writes")
+		}
+	}
 	return &Operator{controls: controls, subject: subject, running: controls.Running}
 }
 
@@ -83,14 +88,12 @@ func (r Reading) Minus(base Reading) Reading {
 // report no reconciles, or whose writes nothing counts, is an error, never a zero.
 func (o *Operator) Read() (Reading, error) {
 	families, err := o.controls.Metrics()
-	if err == nil {
-		err = controllersReport(families)
-	}
 	if err != nil {
 		return Reading{}, err
 	}
-	if o.controls.Writes == nil {
-		return Reading{}, errors.New("nothing counts this operator's API writes: its Controls have no Writes")
+	// controller-runtime exports a controller's count of reconciles as it starts, at zero.
+	if _, found := sum(families, reconcileTotal, "", ""); !found {
+		return Reading{}, fmt.Errorf("the operator exports no %s: none of its controllers has started", reconcileTotal)
 	}
 	writes, err := o.controls.Writes()
 	if err != nil {
@@ -104,10 +107,7 @@ func (o *Operator) Up() error {
 	// A process starts its metrics from zero, a manager in this process adds to metrics that live
 	// on: a stopped process's metrics read as an error, meaning zero.
 	families, _ := o.controls.Metrics()
-	var writes map[string]float64
-	if o.controls.Writes != nil {
-		writes, _ = o.controls.Writes()
-	}
+	writes, _ := o.controls.Writes()
 	o.base = reading(families, writes)
 	if err := o.controls.Start(); err != nil {
 		return err
@@ -116,10 +116,7 @@ func (o *Operator) Up() error {
 	// The controllers export their counts as each starts, once the cache has synced (a standby
 	// replica's, once it leads).
 	if err := poll.Until(context.Background(), 50*time.Millisecond, upWithin, func(context.Context) error {
-		families, err := o.controls.Metrics()
-		if err == nil {
-			err = controllersReport(families)
-		}
+		_, err := o.Read()
 		return err
 	}); err != nil {
 		return fmt.Errorf("the operator reports nothing once started: %w", err)
@@ -130,15 +127,6 @@ func (o *Operator) Up() error {
 // upWithin bounds how long Up waits for the controllers to report: a replica started after
 // another was killed leads only once that one's lease has expired.
 const upWithin = time.Minute
-
-// controllersReport is an error unless some controller of the operator exports its count of
-// reconciles, which controller-runtime does as each starts, at zero.
-func controllersReport(families []*dto.MetricFamily) error {
-	if _, found := sum(families, reconcileTotal, "", ""); !found {
-		return fmt.Errorf("the operator exports no %s: none of its controllers has started", reconcileTotal)
-	}
-	return nil
-}
 
 // Down stops the operator gracefully (SIGTERM, or the manager's context cancelled) and waits.
 // An operator that is not running is left as it is.
@@ -183,18 +171,13 @@ func (o *Operator) Sum(name, key, value string) (float64, bool, error) {
 	return total, found, nil
 }
 
-// Logs names the files where the operator and the cluster's components log, where there are any.
-func (o *Operator) Logs() []string {
+// Logs is what the operator and the cluster's components logged last, where the spec's output
+// does not show it.
+func (o *Operator) Logs() string {
 	if o.controls.Logs == nil {
-		return nil
+		return ""
 	}
 	return o.controls.Logs()
-}
-
-// Tail is the last n lines of log.
-func Tail(log string, n int) string {
-	lines := strings.Split(strings.TrimRight(log, "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // Subject is the operator under test that this one runs.
@@ -232,20 +215,16 @@ func reading(families []*dto.MetricFamily, writes map[string]float64) Reading {
 }
 
 // sum adds up the samples of the counter or gauge called name whose label key is value (every
-// sample when key is ""), and says whether there is such a family at all.
-func sum(families []*dto.MetricFamily, name, key, value string) (float64, bool) {
-	var total float64
-	found := false
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			if key == "" || slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool { return l.GetName() == key && l.GetValue() == value }) {
-				found = true
-				total += m.GetCounter().GetValue() + m.GetGauge().GetValue() // one of them is 0
-			}
+// sample when key is ""), and says whether the operator exports it at all.
+func sum(families []*dto.MetricFamily, name, key, value string) (total float64, found bool) {
+	i := slices.IndexFunc(families, func(f *dto.MetricFamily) bool { return f.GetName() == name })
+	if i < 0 {
+		return 0, false
+	}
+	for _, m := range families[i].GetMetric() {
+		if key == "" || slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool { return l.GetName() == key && l.GetValue() == value }) {
+			total += m.GetCounter().GetValue() + m.GetGauge().GetValue() // one of them is 0
 		}
 	}
-	return total, found
+	return total, true
 }

@@ -2,6 +2,7 @@ package operator
 
 import (
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -21,7 +22,7 @@ type Subject struct {
 	ManagerOptions func(ctrl.Options) ctrl.Options
 	// Webhooks registers its webhooks with a manager, as its cmd/ does (nil: none). The harness
 	// serves them once for the whole suite, apart from every spec's operator, with the
-	// configurations in WebhookManifests installed (kubebuilder's config/webhook).
+	// configurations of the directories WebhookManifests installed (default: config/webhook).
 	Webhooks         func(ctrl.Manager) error
 	WebhookManifests []string
 	// CRDs are the directories of the CRDs the control plane installs (default:
@@ -36,8 +37,20 @@ type Subject struct {
 	Owned []client.Object
 }
 
+// Changes change how a spec's operator runs. Only an operator in the test process takes them.
+type Changes struct {
+	// Setup registers other controllers than the subject's own: a stage of a walkthrough, say.
+	Setup Setup
+	// Settings are what the spec set, for the Subject's Setup to read.
+	Settings Settings
+	// ClientConfig changes the client configuration its manager connects with: a slower network,
+	// say (package cachelag).
+	ClientConfig func(*rest.Config) *rest.Config
+}
+
 // Setting is what a spec may choose of the operator under test (a clock, say): the suite declares
-// it beside its Subject, a spec sets it (harness.With), the Subject's Setup reads it (In).
+// it beside its Subject, a spec sets it in Changes.Settings (harness.With), the Subject's Setup
+// reads it (In).
 //
 //	var Clock = operator.NewSetting[clock.PassiveClock](clock.RealClock{})
 type Setting[T any] struct{ unset T }
@@ -52,9 +65,6 @@ func (o *Setting[T]) In(s Settings) T {
 	}
 	return o.unset
 }
-
-// Set sets the setting to v in s.
-func (o *Setting[T]) Set(s Settings, v T) { s[o] = v }
 
 // Settings are the settings a spec chose for its operator, keyed by their Setting.
 type Settings map[any]any

@@ -3,8 +3,6 @@ package operator
 import (
 	"maps"
 	"net/http"
-	"net/url"
-	"slices"
 	"strings"
 	"sync"
 
@@ -14,11 +12,12 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// Writes counts the API write requests an operator sends, by resource: every create, update,
-// patch and delete, from any client, that the API server took. Not counted: a write it refused
-// (an error response) or never received, which changed nothing; events; leader election's Lease
-// renewals (they go on at rest by design); the reviews of authentication.k8s.io and
-// authorization.k8s.io (questions a metrics endpoint asks, nothing stored).
+// Writes counts the API write requests an operator sends, by resource (with "/" and the
+// subresource: "configmaps", "samples/status"): every create, update, patch and delete, from any
+// client, that the API server took. Not counted: a write it refused (an error response) or never
+// received, which changed nothing; events; leader election's Lease renewals (they go on at rest by
+// design); the reviews of authentication.k8s.io and authorization.k8s.io (questions a metrics
+// endpoint asks, nothing stored).
 type Writes struct {
 	mu         sync.Mutex
 	byResource map[string]float64
@@ -30,15 +29,18 @@ func (w *Writes) Counted(cfg *rest.Config) *rest.Config {
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return promhttp.RoundTripperFunc(func(req *http.Request) (*http.Response, error) {
 			resp, err := rt.RoundTrip(req)
-			if err == nil && resp.StatusCode < http.StatusBadRequest && slices.Contains(writeMethods, req.Method) {
-				if group, resource := ResourceOf(req.URL.Path); IsCounted(group, resource) {
-					w.mu.Lock()
-					defer w.mu.Unlock()
-					if w.byResource == nil {
-						w.byResource = map[string]float64{}
-					}
-					w.byResource[resource]++
+			if err != nil || resp.StatusCode >= http.StatusBadRequest {
+				return resp, err
+			}
+			info, infoErr := requests.NewRequestInfo(req)
+			resource := strings.TrimSuffix(info.Resource+"/"+info.Subresource, "/")
+			if infoErr == nil && info.IsResourceRequest && writeVerbs.Has(info.Verb) && IsCounted(info.APIGroup, resource) {
+				w.mu.Lock()
+				defer w.mu.Unlock()
+				if w.byResource == nil {
+					w.byResource = map[string]float64{}
 				}
+				w.byResource[resource]++
 			}
 			return resp, err
 		})
@@ -46,8 +48,11 @@ func (w *Writes) Counted(cfg *rest.Config) *rest.Config {
 	return cfg
 }
 
-// writeMethods are the methods that write: create, update, patch, delete.
-var writeMethods = []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+// writeVerbs are the API server's verbs of a write: create, update, patch, delete.
+var writeVerbs = sets.New("create", "update", "patch", "delete", "deletecollection")
+
+// requests parses an API request as the API server does.
+var requests = request.RequestInfoFactory{APIPrefixes: map[string]sets.Empty{"api": {}, "apis": {}}, GrouplessAPIPrefixes: map[string]sets.Empty{"api": {}}}
 
 // ByResource is how many writes each resource has had.
 func (w *Writes) ByResource() map[string]float64 {
@@ -68,21 +73,3 @@ func IsCounted(group, resource string) bool {
 	}
 	return resource != ""
 }
-
-// ResourceOf is the API group and the resource (with "/" and its subresource, if any) of an API
-// request's path: /api/v1/namespaces/a/configmaps/b is ("", "configmaps"),
-// /apis/demo.example.com/v1alpha1/namespaces/a/samples/b/status ("demo.example.com",
-// "samples/status"). A path outside the resource API is ("", "").
-func ResourceOf(path string) (group, resource string) {
-	info, err := requests.NewRequestInfo(&http.Request{URL: &url.URL{Path: path}})
-	if err != nil || !info.IsResourceRequest {
-		return "", ""
-	}
-	if info.Subresource != "" {
-		return info.APIGroup, info.Resource + "/" + info.Subresource
-	}
-	return info.APIGroup, info.Resource
-}
-
-// requests parses an API path as the API server does.
-var requests = request.RequestInfoFactory{APIPrefixes: map[string]sets.Empty{"api": {}, "apis": {}}, GrouplessAPIPrefixes: map[string]sets.Empty{"api": {}}}

@@ -3,7 +3,7 @@
 // of the scenarios sets to run there.
 package tierdoc
 
-import "example.com/operator-demo/testing/harness/tiers"
+import "example.com/operator-demo/testing/e2e/tiers"
 
 // Tier is a tier of tiers.All, named and described.
 type Tier struct {

@@ -112,14 +112,17 @@ func Deploy(ctx context.Context, cfg *rest.Config, subject operator.Subject, ren
 			}
 			return families, err
 		},
-		Writes:  AuditWrites(opts.AuditLog, m.Username()),
-		Start:   func() error { return d.start(context.Background()) },
-		Stop:    func() error { return d.Scale(context.Background(), 0) },
-		Kill:    func() error { return d.kill(context.Background()) },
-		Logs:    func() string { return LastLines(d.logs(), 40) },
-		Shared:  true,
-		Running: true,
+		Writes: AuditWrites(opts.AuditLog, m.Username()),
+		Start:  func() error { return d.start(context.Background()) },
+		Stop:   func() error { return d.Scale(context.Background(), 0) },
+		Kill:   func() error { return d.kill(context.Background()) },
+		Logs:   func() string { return LastLines(d.logs(), 40) },
+		Shared: true,
 	})
+	// It runs already: Up only waits until its controllers report.
+	if err := d.Operator.Up(); err != nil {
+		return nil, errors.Join(d.withLogs(err), d.Forward.Stop())
+	}
 	return d, nil
 }
 

@@ -23,7 +23,7 @@ import (
 func New(cfg *rest.Config, c client.Client, op *operator.Operator, stop func() error) *cluster.Cluster {
 	return &cluster.Cluster{Config: cfg, Client: c, CollectsGarbage: true, Stop: stop,
 		RunOperator: func(_ string, changes operator.Changes) (*operator.Operator, error) {
-			if changes.Setup != nil || changes.Settings != nil || changes.ClientConfig != nil {
+			if changes.Setup != nil || len(changes.Settings) > 0 || changes.ClientConfig != nil {
 				return nil, fmt.Errorf("the e2e tier runs the operator's own binary as deployed; label the scenario %q", tiers.NeedsInProcessOperator)
 			}
 			return op, nil

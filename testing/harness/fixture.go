@@ -3,16 +3,13 @@ package harness
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/onsi/gomega/types"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
@@ -28,8 +25,7 @@ type Fixture struct {
 	Operator  *operator.Operator
 }
 
-// Change changes the operator NewFixture runs. Only an operator in the test process can be
-// changed (the envtest tier's; the e2e tier's is the production binary, as deployed).
+// Change changes the operator NewFixture runs (operator.Changes: the envtest tier's only).
 type Change func(*operator.Changes)
 
 // WithControllers runs an operator whose controllers setup registers, instead of the operator's
@@ -47,12 +43,7 @@ func WithClientConfig(change func(*rest.Config) *rest.Config) Change {
 // With runs the operator with setting set to value (a frozen clock, say): its own setup, reading
 // the setting as the suite's Subject declares it.
 func With[T any](setting *operator.Setting[T], value T) Change {
-	return func(c *operator.Changes) {
-		if c.Settings == nil {
-			c.Settings = operator.Settings{}
-		}
-		c.Settings[setting] = value
-	}
+	return func(c *operator.Changes) { c.Settings[setting] = value }
 }
 
 // NewFixture creates a namespace (GenerateName) and an operator for it. Both are removed when the
@@ -60,7 +51,7 @@ func With[T any](setting *operator.Setting[T], value T) Change {
 // finalizers (emptyNamespace), then the operator stopped, then the namespace deleted.
 func NewFixture(ctx context.Context, c cluster.Cluster, changes ...Change) *Fixture {
 	GinkgoHelper()
-	var changed operator.Changes
+	changed := operator.Changes{Settings: operator.Settings{}}
 	for _, change := range changes {
 		change(&changed)
 	}
@@ -85,60 +76,52 @@ func NewFixture(ctx context.Context, c cluster.Cluster, changes ...Change) *Fixt
 	return f
 }
 
-// emptyNamespace deletes the spec's objects of the kind the operator reconciles, with the
-// operator running, and waits for them to go (an object still held once it has settled fails the
-// spec, named with its finalizers); where a garbage collector runs, for what the operator made
-// for them too, so that a shared operator has nothing of this spec's left to reconcile.
+// emptyNamespace deletes the spec's objects of the kind the operator reconciles and waits for them
+// to go (one still held once the operator has settled fails the spec, named with its finalizers);
+// where a garbage collector runs, for what they owned too: a shared operator is left nothing of
+// this spec's to reconcile.
 func (f *Fixture) emptyNamespace(ctx context.Context, collectsGarbage bool) {
 	GinkgoHelper()
 	subject := f.Operator.Subject()
-	Expect(f.Operator.Resume()).To(Succeed())
+	Expect(f.Operator.Up()).To(Succeed())
 	Expect(f.Client.DeleteAllOf(ctx, subject.Kind, client.InNamespace(f.Namespace))).To(Succeed())
 	kind := f.listOf(subject.Kind)
 	f.Eventually(ctx, func(g Gomega) []string {
 		g.Expect(f.Client.List(ctx, kind, client.InNamespace(f.Namespace))).To(Succeed())
 		return held(kind.Items)
-	}).WithTimeout(Collect).Should(BeEmpty(), "objects left of %s in %s once the cleanup deleted them", kind.GetKind(), f.Namespace)
+	}).WithTimeout(Collect).Should(BeEmpty(), "objects left of %s in %s once the cleanup deleted them", kind.Kind, f.Namespace)
 	if !collectsGarbage {
 		return
 	}
-	owner := strings.TrimSuffix(kind.GetKind(), "List")
+	owner := strings.TrimSuffix(kind.Kind, "List")
 	Eventually(ctx, func(g Gomega) {
 		for _, owned := range subject.Owned {
 			list := f.listOf(owned)
 			g.Expect(f.Client.List(ctx, list, client.InNamespace(f.Namespace))).To(Succeed())
-			g.Expect(list.Items).NotTo(ContainElement(HaveOwner(owner)), "objects left of %s", list.GetKind())
+			g.Expect(list.Items).NotTo(ContainElement(HaveField("OwnerReferences", ContainElement(HaveField("Kind", owner)))), "objects left of %s", list.Kind)
 		}
 	}).WithTimeout(Collect).Should(Succeed())
 }
 
 // held names each of objects, with the finalizers that hold it: "web, held by the finalizers
 // [cache.example.com/finalizer]".
-func held(objects []unstructured.Unstructured) []string {
+func held(objects []metav1.PartialObjectMetadata) []string {
 	out := make([]string, len(objects))
 	for i, obj := range objects {
-		out[i] = obj.GetName()
-		if finalizers := obj.GetFinalizers(); len(finalizers) > 0 {
-			out[i] += fmt.Sprintf(", held by the finalizers %v", finalizers)
+		out[i] = obj.Name
+		if len(obj.Finalizers) > 0 {
+			out[i] += fmt.Sprintf(", held by the finalizers %v", obj.Finalizers)
 		}
 	}
 	return out
 }
 
-// HaveOwner matches an object (unstructured, as a list holds it) of kind owner, or that an object
-// of kind owner owns.
-func HaveOwner(owner string) types.GomegaMatcher {
-	return Satisfy(func(obj unstructured.Unstructured) bool {
-		return obj.GetKind() == owner || slices.ContainsFunc(obj.GetOwnerReferences(), func(r metav1.OwnerReference) bool { return r.Kind == owner })
-	})
-}
-
-// listOf is an empty list of obj's kind.
-func (f *Fixture) listOf(obj client.Object) *unstructured.UnstructuredList {
+// listOf is an empty list of obj's kind, of the objects' metadata.
+func (f *Fixture) listOf(obj client.Object) *metav1.PartialObjectMetadataList {
 	GinkgoHelper()
 	gvk, err := apiutil.GVKForObject(obj, f.Client.Scheme())
 	Expect(err).NotTo(HaveOccurred())
-	list := &unstructured.UnstructuredList{}
+	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 	return list
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -21,27 +20,6 @@ import (
 	"example.com/operator-demo/testing/harness/cluster"
 	"example.com/operator-demo/testing/harness/operator"
 )
-
-// TestHaveOwnerFindsWhatTheOperatorMade: a spec's cleanup waits for the objects of the kind the
-// operator reconciles and for those they own, of every owned kind, whatever their labels.
-func TestHaveOwnerFindsWhatTheOperatorMade(t *testing.T) {
-	g := NewWithT(t)
-	object := func(kind string, owners ...string) unstructured.Unstructured {
-		u := unstructured.Unstructured{}
-		u.SetKind(kind)
-		refs := make([]metav1.OwnerReference, 0, len(owners))
-		for _, o := range owners {
-			refs = append(refs, metav1.OwnerReference{Kind: o, Name: "x"})
-		}
-		u.SetOwnerReferences(refs)
-		return u
-	}
-	g.Expect(object("Widget")).To(HaveOwner("Widget"), "the kind itself")
-	g.Expect(object("Job", "Deployment", "Widget")).To(HaveOwner("Widget"), "a Job it owns")
-	g.Expect(object("Secret", "Widget")).To(HaveOwner("Widget"), "a Secret it owns too")
-	g.Expect(object("ConfigMap")).NotTo(HaveOwner("Widget"), "someone else's ConfigMap")
-	g.Expect(object("ConfigMap", "Gadget")).NotTo(HaveOwner("Widget"), "a ConfigMap of another owner")
-}
 
 // finalizing is a fake operator of ConfigMaps in namespaces of a fake API server: while it runs,
 // it removes its finalizer, finalizer, from every ConfigMap being deleted, as an operator with a

@@ -1,8 +1,10 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -52,31 +54,25 @@ func (f *Fixture) ExpectAtRest(ctx context.Context, reading types.GomegaMatcher,
 	}).Should(Succeed())
 }
 
-// EventuallyEvent waits until the spec's namespace holds an event (events.k8s.io) that matches,
-// and returns it; it fails once the operator has settled without recording one (Eventually).
-func (f *Fixture) EventuallyEvent(ctx context.Context, matcher types.GomegaMatcher) eventsv1.Event {
+// EventuallyEvent waits until the spec's namespace holds an event (events.k8s.io) that matches;
+// it fails once the operator has settled without recording one (Eventually).
+func (f *Fixture) EventuallyEvent(ctx context.Context, matcher types.GomegaMatcher) {
 	GinkgoHelper()
-	var found eventsv1.Event
-	f.Eventually(ctx, func(g Gomega) {
+	f.Eventually(ctx, func(g Gomega) []eventsv1.Event {
 		events := &eventsv1.EventList{}
 		g.Expect(f.Client.List(ctx, events, client.InNamespace(f.Namespace))).To(Succeed())
-		g.Expect(events.Items).To(ContainElement(matcher, &found))
-	}).Should(Succeed())
-	return found
+		return events.Items
+	}).Should(ContainElement(matcher))
 }
 
 // perKey reads counts by key (writes by resource, reconciles by controller): "configmaps: 1,
 // samples/status: 2".
 func perKey(counts map[string]float64) string {
 	out := make([]string, 0, len(counts))
-	for key, n := range counts {
-		out = append(out, fmt.Sprintf("%s: %.0f", key, n))
+	for _, key := range slices.Sorted(maps.Keys(counts)) {
+		out = append(out, fmt.Sprintf("%s: %.0f", key, counts[key]))
 	}
-	if len(out) == 0 {
-		return "nothing"
-	}
-	slices.Sort(out)
-	return strings.Join(out, ", ")
+	return cmp.Or(strings.Join(out, ", "), "nothing")
 }
 
 // Eventually is Gomega's Eventually, for what the operator does: it also fails as soon as the
@@ -130,11 +126,8 @@ func (m *settledMatcher) Match(actual any) (bool, error) {
 	if err != nil {
 		return false, nil
 	}
-	if why := m.settled(r); why != "" {
-		StopTrying(fmt.Sprintf("the operator settled without it: %s; it saw:\n%s", why, m.GomegaMatcher.FailureMessage(actual))).Now()
-	}
-	if loop := m.loop(r); loop != "" {
-		StopTrying(fmt.Sprintf("the operator is in a reconcile loop: %s; it saw:\n%s", loop, m.GomegaMatcher.FailureMessage(actual))).Now()
+	if why := cmp.Or(m.settled(r), m.loop(r)); why != "" {
+		StopTrying(why + "; it saw:\n" + m.GomegaMatcher.FailureMessage(actual)).Now()
 	}
 	return false, nil
 }
@@ -159,12 +152,12 @@ func (m *settledMatcher) loop(r operator.Reading) string {
 		if err := m.f.Client.List(m.ctx, list, client.InNamespace(m.f.Namespace)); err != nil {
 			return ""
 		}
-		objects, kind = len(list.Items), strings.TrimSuffix(list.GetKind(), "List")+" in "+m.f.Namespace
+		objects, kind = len(list.Items), strings.TrimSuffix(list.Kind, "List")+" in "+m.f.Namespace
 	}
 	if during.Reconciles <= Loop*float64(max(objects, 1)) {
 		return ""
 	}
-	return fmt.Sprintf("%s for %d %s, and %.0f API writes", m.during(r), objects, kind, during.Writes)
+	return fmt.Sprintf("the operator is in a reconcile loop: %s for %d %s, and %.0f API writes", m.during(r), objects, kind, during.Writes)
 }
 
 // during is how many reconciles the operator finished since the wait began, by controller:
@@ -181,23 +174,19 @@ const retried = 9
 
 // settled says, if the operator has done nothing for Settle, what it did before; "" if not.
 func (m *settledMatcher) settled(r operator.Reading) string {
-	now := time.Now()
 	if m.since.IsZero() {
 		m.first = r
 	}
-	if m.since.IsZero() || moved(r, m.last) {
-		m.last, m.since = r, now
-		return ""
-	}
-	if r.Retried > retried {
+	switch quiet := time.Since(m.since); {
+	case m.since.IsZero() || moved(r, m.last):
+		m.last, m.since = r, time.Now()
+	case r.Retried > retried:
 		m.retries = r.Retried
-		return ""
+	case quiet >= Settle:
+		return fmt.Sprintf("the operator settled without it: no reconcile and no API write for %s, after %.0f reconciles and %.0f writes",
+			quiet.Round(100*time.Millisecond), r.Reconciles, r.Writes)
 	}
-	quiet := now.Sub(m.since)
-	if quiet < Settle {
-		return ""
-	}
-	return fmt.Sprintf("no reconcile and no API write for %s, after %.0f reconciles and %.0f writes", quiet.Round(100*time.Millisecond), r.Reconciles, r.Writes)
+	return ""
 }
 
 // moved says whether the operator reconciled or wrote between then and now.

@@ -7,10 +7,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
+	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"example.com/operator-demo/testing/harness/controlplane"
 	"example.com/operator-demo/testing/harness/operator"
@@ -32,9 +38,8 @@ type Cluster struct {
 	Stop func() error
 }
 
-// Provider starts, or connects to, a cluster with subject in it, and returns it with the
-// kubeconfig another test process passes to Attach to use it too (nil: it serves one process).
-// Call it in one process (Ginkgo's SynchronizedBeforeSuite).
+// Provider starts, or connects to, a cluster with subject in it, in one test process, and returns
+// it with the kubeconfig another process passes to Attach to use it too (nil: it serves one).
 type Provider func(ctx context.Context, subject operator.Subject) (*Cluster, []byte, error)
 
 // StartControlPlane is the envtest tier's Provider: a control plane of this run's own, with the
@@ -92,4 +97,71 @@ func OnControlPlane(cfg *rest.Config, subject operator.Subject, stop func() erro
 	return &Cluster{Config: cfg, Client: c, Stop: stop, RunOperator: func(namespace string, changes operator.Changes) (*operator.Operator, error) {
 		return operator.InProcess(cfg, namespace, subject, changes)
 	}}, nil
+}
+
+// ServeWebhooks installs subject's WebhookManifests, pointed at this process, into the API server
+// cfg reaches, points the conversion of each CRD whose kind subject's scheme can convert there
+// too, and serves subject's Webhooks from a manager of their own: they answer for every test
+// process, and while a spec has stopped its operator; their log lines say so (servedBy). It
+// returns once they answer, with a func that stops them and removes the configurations. Call it
+// in the one process that outlives the others (Ginkgo's first).
+func ServeWebhooks(cfg *rest.Config, subject operator.Subject) (stop func() error, err error) {
+	if subject.Webhooks == nil {
+		return func() error { return nil }, nil
+	}
+	paths, err := controlplane.FindAll(subject.WebhookManifests, "config/webhook")
+	if err != nil {
+		return nil, err
+	}
+	install := &envtest.WebhookInstallOptions{Paths: paths}
+	if err := install.Install(cfg); err != nil {
+		return nil, fmt.Errorf("install the webhook configurations of %v: %w", paths, err)
+	}
+	uninstall := func() error {
+		c, err := client.New(cfg, client.Options{})
+		if err != nil {
+			return err
+		}
+		var errs []error
+		for _, obj := range install.MutatingWebhooks {
+			errs = append(errs, client.IgnoreNotFound(c.Delete(context.Background(), obj)))
+		}
+		for _, obj := range install.ValidatingWebhooks {
+			errs = append(errs, client.IgnoreNotFound(c.Delete(context.Background(), obj)))
+		}
+		return errors.Join(append(errs, install.Cleanup())...)
+	}
+	crds, err := controlplane.FindAll(subject.CRDs, controlplane.DefaultCRDs)
+	if err == nil {
+		// The CRDs again, converting through this process's /convert where the scheme can.
+		_, err = envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: crds, Scheme: subject.Scheme, WebhookOptions: *install, ErrorIfPathMissing: true})
+	}
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("point the CRDs' conversion at the webhooks: %w", err), uninstall())
+	}
+	server := servedBy{webhook.NewServer(webhook.Options{
+		Host: install.LocalServingHost, Port: install.LocalServingPort, CertDir: install.LocalServingCertDir,
+	})}
+	stopManager, err := operator.StartManager(cfg, ctrl.Options{Scheme: subject.Scheme, WebhookServer: server}, subject.Webhooks, server.StartedChecker())
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("serve the webhooks on %s:%d: %w", install.LocalServingHost, install.LocalServingPort, err), uninstall())
+	}
+	return func() error { return errors.Join(stopManager(), uninstall()) }, nil
+}
+
+// servedBy is a webhook server whose admission webhooks say in each log line which process served
+// them: under `ginkgo -p` the lines land in the output of whatever spec the first process runs.
+type servedBy struct{ webhook.Server }
+
+func (s servedBy) Register(path string, hook http.Handler) {
+	if wh, ok := hook.(*admission.Webhook); ok {
+		construct := wh.LogConstructor
+		if construct == nil {
+			construct = admission.DefaultLogConstructor
+		}
+		wh.LogConstructor = func(base logr.Logger, req *admission.Request) logr.Logger {
+			return construct(base.WithValues("servedBy", "Ginkgo process 1, for every process"), req)
+		}
+	}
+	s.Server.Register(path, hook)
 }

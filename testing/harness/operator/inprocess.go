@@ -4,13 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"net/http"
+	"strings"
+	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -22,15 +30,13 @@ import (
 // and leader election. Its reconciles are read from controller-runtime's registry, its API writes
 // counted on the way out of every client built from its manager's configuration.
 func InProcess(cfg *rest.Config, namespace string, subject Subject, changes Changes) (*Operator, error) {
-	setup := subject.Setup
-	if changes.Setup != nil {
-		setup = changes.Setup
+	if changes.Setup == nil {
+		changes.Setup = subject.Setup
 	}
 	if changes.ClientConfig != nil {
 		cfg = changes.ClientConfig(cfg)
 	}
-	writes := &Writes{}
-	cfg = writes.Counted(cfg)
+	cfg, writes := CountWrites(cfg)
 	options := ctrl.Options{
 		Scheme: subject.Scheme,
 		Cache:  cache.Options{DefaultNamespaces: map[string]cache.Config{namespace: {}}},
@@ -43,9 +49,9 @@ func InProcess(cfg *rest.Config, namespace string, subject Subject, changes Chan
 	var stop func() error
 	op := New(subject, Controls{
 		Metrics: crmetrics.Registry.Gather,
-		Writes:  func() (map[string]float64, error) { return writes.ByResource(), nil },
+		Writes:  writes,
 		Start: func() (err error) {
-			stop, err = StartManager(cfg, options, func(mgr ctrl.Manager) error { return setup(mgr, changes.Settings) }, cacheSynced)
+			stop, err = StartManager(cfg, options, func(mgr ctrl.Manager) error { return changes.Setup(mgr, changes.Settings) }, nil)
 			if err != nil {
 				return fmt.Errorf("the operator for namespace %s: %w", namespace, err)
 			}
@@ -59,10 +65,10 @@ func InProcess(cfg *rest.Config, namespace string, subject Subject, changes Chan
 	return op, op.Up()
 }
 
-// StartManager starts a manager of the harness's own, with options and no metrics server (what its
-// controllers count is read from controller-runtime's registry), set up by setup; it returns once
-// ready says so, with a func that stops the manager and waits until it has stopped.
-func StartManager(cfg *rest.Config, options ctrl.Options, setup func(ctrl.Manager) error, ready func(context.Context, ctrl.Manager) error) (stop func() error, err error) {
+// StartManager starts a manager of the harness's own, set up by setup, with options and no metrics
+// server (controller-runtime's registry is read instead). It returns once its cache has synced and
+// ready (if any) passes, with a func that stops the manager and waits until it has stopped.
+func StartManager(cfg *rest.Config, options ctrl.Options, setup func(ctrl.Manager) error, ready healthz.Checker) (stop func() error, err error) {
 	options.Metrics = metricsserver.Options{BindAddress: "0"}
 	mgr, err := ctrl.NewManager(cfg, options)
 	if err != nil {
@@ -84,18 +90,68 @@ func StartManager(cfg *rest.Config, options ctrl.Options, setup func(ctrl.Manage
 			done <- err
 			return poll.Stop(fmt.Errorf("its manager stopped: %w", err))
 		default:
-			return ready(ctx, mgr)
 		}
+		switch {
+		case !mgr.GetCache().WaitForCacheSync(ctx):
+			return errors.New("its cache has not synced")
+		case ready != nil:
+			return ready(nil)
+		}
+		return nil
 	}); err != nil {
 		return nil, errors.Join(err, stop())
 	}
 	return stop, nil
 }
 
-// cacheSynced is ready once mgr's cache has synced.
-func cacheSynced(ctx context.Context, mgr ctrl.Manager) error {
-	if !mgr.GetCache().WaitForCacheSync(ctx) {
-		return errors.New("its cache has not synced")
+// CountWrites is cfg with the API write requests through it, from any client built from it,
+// counted, and what reads the count, by resource (with "/" and the subresource: "configmaps",
+// "samples/status"). Counted: every create, update, patch and delete that the API server took.
+// Not counted: a write it refused (an error response) or never received, which changed nothing;
+// events; leader election's Lease renewals (they go on at rest by design); the reviews of
+// authentication.k8s.io and authorization.k8s.io (questions a metrics endpoint asks, nothing
+// stored).
+func CountWrites(cfg *rest.Config) (*rest.Config, func() (map[string]float64, error)) {
+	var mu sync.Mutex
+	byResource := map[string]float64{}
+	cfg = rest.CopyConfig(cfg)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return promhttp.RoundTripperFunc(func(req *http.Request) (*http.Response, error) {
+			resp, err := rt.RoundTrip(req)
+			if err != nil || resp.StatusCode >= http.StatusBadRequest {
+				return resp, err
+			}
+			info, infoErr := requests.NewRequestInfo(req)
+			resource := strings.TrimSuffix(info.Resource+"/"+info.Subresource, "/")
+			if infoErr == nil && info.IsResourceRequest && writeVerbs.Has(info.Verb) && IsCounted(info.APIGroup, resource) {
+				mu.Lock()
+				defer mu.Unlock()
+				byResource[resource]++
+			}
+			return resp, err
+		})
+	})
+	return cfg, func() (map[string]float64, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return maps.Clone(byResource), nil
 	}
-	return nil
+}
+
+// writeVerbs are the API server's verbs of a write.
+var writeVerbs = sets.New("create", "update", "patch", "delete", "deletecollection")
+
+// requests parses an API request as the API server does.
+var requests = request.RequestInfoFactory{APIPrefixes: map[string]sets.Empty{"api": {}, "apis": {}}, GrouplessAPIPrefixes: map[string]sets.Empty{"api": {}}}
+
+// IsCounted says whether a write of resource (with "/" and its subresource, if any) of API group
+// counts as a write of the operator's (CountWrites).
+func IsCounted(group, resource string) bool {
+	base, _, _ := strings.Cut(resource, "/")
+	switch {
+	case base == "events", group == "coordination.k8s.io" && base == "leases",
+		group == "authentication.k8s.io", group == "authorization.k8s.io":
+		return false
+	}
+	return resource != ""
 }

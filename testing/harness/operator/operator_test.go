@@ -53,8 +53,8 @@ func TestWritesCountsEveryWriteOfAnyClientThatTheServerTook(t *testing.T) {
 		}
 	}))
 	defer server.Close()
-	writes := &Writes{}
-	httpClient, err := rest.HTTPClientFor(writes.Counted(&rest.Config{Host: server.URL}))
+	counted, writes := CountWrites(&rest.Config{Host: server.URL})
+	httpClient, err := rest.HTTPClientFor(counted)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,8 @@ func TestWritesCountsEveryWriteOfAnyClientThatTheServerTook(t *testing.T) {
 		}
 		_ = resp.Body.Close()
 	}
-	unreachable, err := rest.HTTPClientFor(writes.Counted(&rest.Config{Host: "http://127.0.0.1:1"}))
+	countedUnreachable, unreachableWrites := CountWrites(&rest.Config{Host: "http://127.0.0.1:1"})
+	unreachable, err := rest.HTTPClientFor(countedUnreachable)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,8 +96,11 @@ func TestWritesCountsEveryWriteOfAnyClientThatTheServerTook(t *testing.T) {
 		_ = resp.Body.Close()
 		t.Fatal("a write to a closed port reached a server")
 	}
+	if got, err := unreachableWrites(); err != nil || len(got) > 0 {
+		t.Errorf("counted %v, %v for a write that reached no server", got, err)
+	}
 	want := map[string]float64{"configmaps": 3, "samples/status": 1, "serviceaccounts/token": 1}
-	if got := writes.ByResource(); !maps.Equal(got, want) {
+	if got, err := writes(); err != nil || !maps.Equal(got, want) {
 		t.Errorf("counted %v, want %v (a create, a patch, a delete of a collection; a status patch; a token's create; no refused write, none unsent, no read, no event, no Lease, no review, nothing outside the resource API)", got, want)
 	}
 }

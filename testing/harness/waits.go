@@ -82,7 +82,7 @@ func perKey(counts map[string]float64) string {
 // One that keeps working more slowly fails it at the timeout, named with its reconciles. Wait
 // with Gomega's own for what others do (the garbage collector, the API server).
 //
-//	f.Eventually(ctx, komega.Object(sample)).Should(samples.HaveReady(metav1.ConditionTrue, demov1alpha1.ReasonSynced))
+//	f.Eventually(ctx, komega.Object(widget)).Should(HaveField("Status.Ready", BeTrue()))
 func (f *Fixture) Eventually(ctx context.Context, actual any) Wait {
 	return Wait{Eventually(ctx, actual).WithOffset(1), f, ctx}
 }

@@ -117,7 +117,6 @@ func Deploy(ctx context.Context, cfg *rest.Config, subject operator.Subject, ren
 		Stop:   func() error { return d.Scale(context.Background(), 0) },
 		Kill:   func() error { return d.kill(context.Background()) },
 		Logs:   func() string { return LastLines(d.logs(), 40) },
-		Shared: true,
 	})
 	// It runs already: Up only waits until its controllers report.
 	if err := d.Operator.Up(); err != nil {

@@ -18,14 +18,14 @@ import (
 )
 
 // New is a cluster of the e2e tier, reached by cfg as an administrator (with c), where op is the
-// one operator and a garbage collector runs; stop releases it. It cannot rewire the operator for
-// a namespace: a spec that changes it is an error.
+// one operator, shared by every spec, and a garbage collector runs; stop releases it. It cannot
+// rewire the operator for a namespace: a spec that changes it is an error.
 func New(cfg *rest.Config, c client.Client, op *operator.Operator, stop func() error) *cluster.Cluster {
 	return &cluster.Cluster{Config: cfg, Client: c, CollectsGarbage: true, Stop: stop,
-		RunOperator: func(_ string, changes operator.Changes) (*operator.Operator, error) {
+		RunOperator: func(_ string, changes operator.Changes) (*operator.Operator, func() error, error) {
 			if changes.Setup != nil || len(changes.Settings) > 0 || changes.ClientConfig != nil {
-				return nil, fmt.Errorf("the e2e tier runs the operator's own binary as deployed; label the scenario %q", tiers.NeedsInProcessOperator)
+				return nil, nil, fmt.Errorf("the e2e tier runs the operator's own binary as deployed; label the scenario %q", tiers.NeedsInProcessOperator)
 			}
-			return op, nil
+			return op, op.Up, nil
 		}}
 }

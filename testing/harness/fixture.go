@@ -62,10 +62,11 @@ func NewFixture(ctx context.Context, c cluster.Cluster, changes ...Change) *Fixt
 	DeferCleanup(func(ctx SpecContext) {
 		Expect(client.IgnoreNotFound(f.Client.Delete(ctx, ns))).To(Succeed())
 	})
+	var release func() error
 	var err error
-	f.Operator, err = c.RunOperator(ns.Name, changed)
+	f.Operator, release, err = c.RunOperator(ns.Name, changed)
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(f.Operator.Release)
+	DeferCleanup(release)
 	DeferCleanup(f.emptyNamespace, c.CollectsGarbage)
 	// The first cleanup: all is still as the failure left it.
 	DeferCleanup(func(ctx SpecContext) {

@@ -103,9 +103,9 @@ func newFakeCluster(finalizer string) *fakeCluster {
 	c := &deletes{Client: fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).Build()}
 	o := &finalizing{finalizer: finalizer}
 	c.log, o.client = o, c
-	return &fakeCluster{o: o, Cluster: cluster.Cluster{Client: c, RunOperator: func(namespace string, _ operator.Changes) (*operator.Operator, error) {
+	return &fakeCluster{o: o, Cluster: cluster.Cluster{Client: c, RunOperator: func(namespace string, _ operator.Changes) (*operator.Operator, func() error, error) {
 		op := operator.New(operator.Subject{Kind: &corev1.ConfigMap{}}, o.run(namespace))
-		return op, op.Up()
+		return op, op.Down, op.Up()
 	}}}
 }
 
@@ -171,7 +171,7 @@ func TestCleanupNamesTheFinalizerThatHoldsAnObject(t *testing.T) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "spec-held"}}
 	g := NewWithT(t)
 	g.Expect(c.Client.Create(ctx, ns)).To(Succeed())
-	op, err := c.RunOperator(ns.Name, operator.Changes{})
+	op, _, err := c.RunOperator(ns.Name, operator.Changes{})
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() { _ = op.Down() })
 	f := &Fixture{Namespace: ns.Name, Client: c.Client, Operator: op}

@@ -28,9 +28,10 @@ type Cluster struct {
 	// with no cache in between.
 	Config *rest.Config
 	Client client.Client
-	// RunOperator makes sure an operator, the subject as changes change it, reconciles
-	// namespace, and returns it.
-	RunOperator func(namespace string, changes operator.Changes) (*operator.Operator, error)
+	// RunOperator makes sure an operator, the subject as changes change it, reconciles namespace,
+	// and returns it with what the spec's cleanup does to it: one of the spec's own stops (Down);
+	// one shared by every spec is started again if the spec stopped it (Up).
+	RunOperator func(namespace string, changes operator.Changes) (op *operator.Operator, release func() error, err error)
 	// CollectsGarbage says that a garbage collector deletes what an object owned once it is gone
 	// (on envtest none runs).
 	CollectsGarbage bool
@@ -94,8 +95,9 @@ func OnControlPlane(cfg *rest.Config, subject operator.Subject, stop func() erro
 	if err != nil {
 		return nil, fmt.Errorf("client for %s: %w", cfg.Host, err)
 	}
-	return &Cluster{Config: cfg, Client: c, Stop: stop, RunOperator: func(namespace string, changes operator.Changes) (*operator.Operator, error) {
-		return operator.InProcess(cfg, namespace, subject, changes)
+	return &Cluster{Config: cfg, Client: c, Stop: stop, RunOperator: func(namespace string, changes operator.Changes) (*operator.Operator, func() error, error) {
+		op, err := operator.InProcess(cfg, namespace, subject, changes)
+		return op, op.Down, err
 	}}, nil
 }
 

@@ -37,20 +37,22 @@ func InProcess(cfg *rest.Config, namespace string, subject Subject, changes Chan
 		cfg = changes.ClientConfig(cfg)
 	}
 	cfg, writes := CountWrites(cfg)
-	options := ctrl.Options{
-		Scheme: subject.Scheme,
-		Cache:  cache.Options{DefaultNamespaces: map[string]cache.Config{namespace: {}}},
-		// One manager per spec, in one process: the controller's name repeats by design.
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	}
-	if subject.ManagerOptions != nil {
-		options = subject.ManagerOptions(options)
-	}
 	var stop func() error
 	op := New(subject, Controls{
 		Metrics: crmetrics.Registry.Gather,
 		Writes:  writes,
 		Start: func() (err error) {
+			// Options of its own for each start: a manager keeps what they point to (its client's
+			// cache options, which it fills in with its cache).
+			options := ctrl.Options{
+				Scheme: subject.Scheme,
+				Cache:  cache.Options{DefaultNamespaces: map[string]cache.Config{namespace: {}}},
+				// One manager per spec, in one process: the controller's name repeats by design.
+				Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+			}
+			if subject.ManagerOptions != nil {
+				options = subject.ManagerOptions(options)
+			}
 			stop, err = StartManager(cfg, options, func(mgr ctrl.Manager) error { return changes.Setup(mgr, changes.Settings) }, nil)
 			if err != nil {
 				return fmt.Errorf("the operator for namespace %s: %w", namespace, err)

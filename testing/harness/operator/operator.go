@@ -103,8 +103,6 @@ type Controls struct {
 	// Logs is what it and the cluster's components logged last, for a failed spec (nil: nothing
 	// beside what the spec's output shows).
 	Logs func() string
-	// Shared: one operator serves every spec (the e2e tier); Release leaves it running.
-	Shared bool
 }
 
 // New is the operator subject that controls reach, not yet started: Up starts it.
@@ -206,15 +204,6 @@ func (o *Operator) stop(how func() error) error {
 	}
 	o.running = false
 	return how()
-}
-
-// Release is a spec's cleanup: an operator of the spec's own stops; a shared one is left running,
-// started again if the spec stopped it.
-func (o *Operator) Release() error {
-	if o.controls.Shared {
-		return o.Up()
-	}
-	return o.Down()
 }
 
 // Sum is the total of the operator's counter or gauge name over the samples whose label key is

@@ -35,8 +35,6 @@ type Binary struct {
 	// ClusterLogs are the cluster's log files, whose end is shown with the operator's for a failed
 	// spec.
 	ClusterLogs []string
-	// Shared: one operator serves every spec (the e2e tier); a spec's Release leaves it running.
-	Shared bool
 }
 
 // Start starts the binary and waits until it is ready and serves metrics at metricsURL.
@@ -56,7 +54,6 @@ func (b Binary) Start() (op *operator.Operator, metricsURL string, err error) {
 		Stop:    r.down,
 		Kill:    r.kill,
 		Logs:    func() string { return e2e.LastLines(append(b.ClusterLogs, r.log), 40) },
-		Shared:  b.Shared,
 	})
 	return op, url, op.Up()
 }

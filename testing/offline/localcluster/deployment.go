@@ -102,7 +102,7 @@ func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string, 
 		Subject: subject, Path: binary, Kubeconfig: kubeconfig, LeaseNamespace: m.Namespace,
 		Log: d.OperatorLog, MetricsToken: metricsToken,
 		Writes:      e2e.AuditWrites(lc.AuditLog, m.Username()),
-		ClusterLogs: lc.Logs(), Shared: true,
+		ClusterLogs: lc.Logs(),
 	}.Start()
 	if err != nil {
 		if d.Operator != nil {

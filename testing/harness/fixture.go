@@ -25,7 +25,7 @@ type Fixture struct {
 	Operator  *operator.Operator
 }
 
-// Change changes the operator NewFixture runs (operator.Changes: the envtest tier's only).
+// Change changes the operator NewFixture runs (operator.Changes): only one in the test process.
 type Change func(*operator.Changes)
 
 // WithControllers runs an operator whose controllers setup registers, instead of the operator's
@@ -48,7 +48,8 @@ func With[T any](setting *operator.Setting[T], value T) Change {
 
 // NewFixture creates a namespace (GenerateName) and an operator for it. Both are removed when the
 // spec ends: the spec's objects deleted first, with the operator running so that it honours its
-// finalizers (emptyNamespace), then the operator stopped, then the namespace deleted.
+// finalizers (emptyNamespace), then the operator stopped (a shared one left running), then the
+// namespace deleted.
 func NewFixture(ctx context.Context, c cluster.Cluster, changes ...Change) *Fixture {
 	GinkgoHelper()
 	changed := operator.Changes{Settings: operator.Settings{}}

@@ -14,8 +14,8 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/scenarios/samples"
+	"example.com/operator-demo/testing/e2e/tiers"
 	"example.com/operator-demo/testing/harness"
-	"example.com/operator-demo/testing/harness/tiers"
 )
 
 // Conflict: a ConfigMap of the Sample's name that the Sample does not control is never touched.

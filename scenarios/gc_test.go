@@ -9,7 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
 	"example.com/operator-demo/scenarios/samples"
-	"example.com/operator-demo/testing/harness/tiers"
+	"example.com/operator-demo/testing/e2e/tiers"
 )
 
 // GC on delete: deleting a Sample deletes its ConfigMap.

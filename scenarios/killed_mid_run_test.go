@@ -12,7 +12,7 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/scenarios/samples"
-	"example.com/operator-demo/testing/harness/tiers"
+	"example.com/operator-demo/testing/e2e/tiers"
 	"example.com/operator-demo/testing/offline/localcluster"
 )
 

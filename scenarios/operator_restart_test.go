@@ -7,7 +7,6 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/scenarios/samples"
-	"example.com/operator-demo/testing/harness"
 )
 
 // Operator restart: an operator that starts over converged state finds nothing to do, and one that
@@ -26,7 +25,7 @@ import (
 //
 //	kubectl -n operator-demo-system rollout restart deployment operator-demo-controller-manager
 //	kubectl get configmap sample-sample-config -o jsonpath='{.metadata.resourceVersion}'   # unchanged
-var _ = Describe("Sample", Label("operator-restart"), harness.Slow, func() {
+var _ = Describe("Sample", Label("operator-restart"), SpecPriority(1), func() {
 	Context("when the operator restarts over converged state", func() {
 		It("reconciles every Sample again and writes nothing", func(ctx SpecContext) {
 			f := samples.NewFixture(ctx, suiteCluster)

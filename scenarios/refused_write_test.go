@@ -13,9 +13,9 @@ import (
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/scenarios/samples"
+	"example.com/operator-demo/testing/e2e/tiers"
 	"example.com/operator-demo/testing/harness"
 	"example.com/operator-demo/testing/harness/cachelag"
-	"example.com/operator-demo/testing/harness/tiers"
 )
 
 // Refused write: when the API server refuses the operator's ConfigMap write, the Sample says so,
@@ -44,7 +44,7 @@ import (
 //	kubectl get events --field-selector reason=ConfigMapRefused   # one, with the policy's message
 //	kubectl delete validatingadmissionpolicybinding freeze
 //	kubectl get sample frozen -w                           # READY True within seconds
-var _ = Describe("Sample", Label("refused-write"), harness.Slow, func() {
+var _ = Describe("Sample", Label("refused-write"), SpecPriority(1), func() {
 	Context("when an admission policy refuses its ConfigMap", func() {
 		It("reports Ready=False, reason ConfigMapRefused, in the API server's words, in status and in kubectl's columns", func(ctx SpecContext) {
 			f := samples.NewFixture(ctx, suiteCluster)
@@ -60,7 +60,7 @@ var _ = Describe("Sample", Label("refused-write"), harness.Slow, func() {
 			))
 
 			By("checking that `kubectl get samples` shows it in its READY and REASON columns")
-			Expect(samples.Printed(ctx, suiteCluster.Config(), sample)).To(And(
+			Expect(samples.Printed(ctx, suiteCluster.Config, sample)).To(And(
 				HaveKeyWithValue("Ready", "False"),
 				HaveKeyWithValue("Reason", demov1alpha1.ReasonConfigMapRefused),
 			))
@@ -72,7 +72,7 @@ var _ = Describe("Sample", Label("refused-write"), harness.Slow, func() {
 			before := f.EventuallySettled(ctx)
 			statusWrites := before.ByResource["samples/status"]
 			// The counter is the process's: earlier specs' errors are in it too.
-			errorsBefore, _, err := f.Operator.Sum("controller_runtime_reconcile_errors_total", "controller", "sample")
+			errorsBefore, err := f.Operator.Sum("controller_runtime_reconcile_errors_total", "controller", "sample")
 			Expect(err).NotTo(HaveOccurred())
 
 			By("creating a Sample while the policy refuses its ConfigMap")
@@ -80,7 +80,7 @@ var _ = Describe("Sample", Label("refused-write"), harness.Slow, func() {
 
 			By("waiting for the operator to try the write three times, each failing")
 			f.Eventually(ctx, f.Operator.Read).Should(HaveField("Reconciles", BeNumerically(">=", before.Reconciles+3)))
-			errors, _, err := f.Operator.Sum("controller_runtime_reconcile_errors_total", "controller", "sample")
+			errors, err := f.Operator.Sum("controller_runtime_reconcile_errors_total", "controller", "sample")
 			Expect(err).NotTo(HaveOccurred())
 			Expect(errors).To(BeNumerically(">=", errorsBefore+3), "the error is still returned, and counted")
 
@@ -152,7 +152,7 @@ var _ = Describe("Sample", Label("refused-write"), harness.Slow, func() {
 		// ConfigMapRefused) failed no spec; only the envtest tier can run the operator with
 		// RBAC of its own.
 		It("reports a refused update of its ConfigMap as it reports a refused create: Ready=False, reason ConfigMapForbidden, in the API server's words; and recovers by itself once RBAC allows the patch", Label(tiers.NeedsInProcessOperator, "characterization"), func(ctx SpecContext) {
-			runAs, grant := samples.ForbidConfigMaps(ctx, suiteCluster.Client(), "patch")
+			runAs, grant := samples.ForbidConfigMaps(ctx, suiteCluster.Client, "patch")
 			f := samples.NewFixture(ctx, suiteCluster, runAs)
 
 			By("creating a Sample: the operator may create its ConfigMap")

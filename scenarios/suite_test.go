@@ -1,27 +1,37 @@
 // Package scenarios holds the operator's behaviours as executable scenarios. The same specs run on
 // the envtest tier (a real kube-apiserver and etcd, the operator in this process) and on the e2e
-// tier (a real cluster, the operator deployed as in production): $SCENARIOS_TIER chooses.
+// tier (a real cluster, the operator deployed as in production): $SCENARIOS_TIER chooses. A
+// scenario whose specs take seconds even on an idle machine (a hundred objects, an operator
+// restarted) is decorated SpecPriority(1): Ginkgo hands it out first, so that a parallel run does
+// not end waiting on one that started last.
 package scenarios
 
 import (
+	"errors"
 	"testing"
+
+	"github.com/onsi/ginkgo/v2"
 
 	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/testing/e2e"
+	"example.com/operator-demo/testing/e2e/tiers"
 	"example.com/operator-demo/testing/harness"
 	"example.com/operator-demo/testing/harness/assets"
 	"example.com/operator-demo/testing/harness/cluster"
-	"example.com/operator-demo/testing/harness/tiers"
 	"example.com/operator-demo/testing/harness/warm"
 	"example.com/operator-demo/testing/offline/localcluster"
 )
 
+// TestScenarios runs the specs that the current tier can run: the others are left out by label.
 func TestScenarios(t *testing.T) {
+	tier, err := tiers.Current()
 	// make sets KUBEBUILDER_ASSETS; a run without it (go test, an IDE) finds what make installed.
-	if err := assets.Export(); err != nil {
+	if err = errors.Join(err, assets.Export()); err != nil {
 		t.Fatal(err)
 	}
-	harness.RunScenarios(t, "Sample scenarios")
+	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
+	suiteConfig.LabelFilter = tier.LabelFilter(suiteConfig.LabelFilter)
+	harness.RunScenarios(t, "Sample scenarios", suiteConfig, reporterConfig)
 }
 
 // suiteCluster is where every spec of this test process runs: one cluster for the suite, this
@@ -30,8 +40,8 @@ func TestScenarios(t *testing.T) {
 // operator's binary plays its Deployment.
 var suiteCluster cluster.Cluster
 
-var _ = harness.ShareCluster(&suiteCluster, samples.Operator, map[string]cluster.Provider{
+var _ = harness.ShareCluster(&suiteCluster, samples.Operator, tiers.Provider(map[string]cluster.Provider{
 	tiers.Envtest:       warm.Start,
 	tiers.ProviderKind:  e2e.Kind,
 	tiers.ProviderLocal: localcluster.E2E,
-})
+}))

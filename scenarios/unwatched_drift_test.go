@@ -11,9 +11,9 @@ import (
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	"example.com/operator-demo/controllers"
 	"example.com/operator-demo/scenarios/samples"
+	"example.com/operator-demo/testing/e2e/tiers"
 	"example.com/operator-demo/testing/harness"
 	"example.com/operator-demo/testing/harness/operator"
-	"example.com/operator-demo/testing/harness/tiers"
 )
 
 // Ignore unwatched drift: an operator that does not watch ConfigMaps does not see them change.
@@ -33,7 +33,7 @@ import (
 //
 //	kubectl patch configmap sample-sample-config --type merge -p '{"data":{"message":"drifted"}}'
 //	kubectl get configmap sample-sample-config -o jsonpath='{.data.message}'   # hello world again
-var _ = Describe("Sample", Label("unwatched-drift", tiers.NeedsInProcessOperator), harness.Slow, func() {
+var _ = Describe("Sample", Label("unwatched-drift", tiers.NeedsInProcessOperator), SpecPriority(1), func() {
 	Context("when the operator does not watch ConfigMaps (the article's first stage)", func() {
 		It("leaves a direct edit of the ConfigMap in place until the Sample changes", func(ctx SpecContext) {
 			f := samples.NewFixture(ctx, suiteCluster, harness.WithControllers(firstStage))

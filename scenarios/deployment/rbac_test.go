@@ -6,15 +6,15 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/operator-demo/scenarios/samples"
-	"example.com/operator-demo/testing/harness/cluster"
 )
 
 var _ = Describe("The operator's ServiceAccount, bound to exactly config/rbac", func() {
 	DescribeTable("may do what the operator needs and nothing else",
 		func(ctx SpecContext, verb, group, resource, subresource, namespace string, allowed bool) {
-			c, err := cluster.NewClient(d.OperatorConfig, samples.Operator.Scheme)
+			c, err := client.New(d.OperatorConfig, client.Options{Scheme: samples.Operator.Scheme})
 			Expect(err).NotTo(HaveOccurred())
 			review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
 				ResourceAttributes: &authorizationv1.ResourceAttributes{
@@ -42,7 +42,7 @@ var _ = Describe("The operator's ServiceAccount, bound to exactly config/rbac", 
 	)
 
 	It("is refused when it tries to list Secrets", func(ctx SpecContext) {
-		c, err := cluster.NewClient(d.OperatorConfig, samples.Operator.Scheme)
+		c, err := client.New(d.OperatorConfig, client.Options{Scheme: samples.Operator.Scheme})
 		Expect(err).NotTo(HaveOccurred())
 		err = c.List(ctx, &corev1.SecretList{})
 		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "listing Secrets as the operator: %v", err)

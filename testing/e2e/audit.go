@@ -24,7 +24,7 @@ import (
 //go:embed audit-policy.yaml
 var AuditPolicy []byte
 
-// AuditWrites reads the API writes that username sent, by resource (as operator.Writes counts
+// AuditWrites reads the API writes that username sent, by resource (as operator.CountWrites counts
 // them: not those the server refused), from the API server's audit log at path (written with
 // AuditPolicy): the e2e tier's count of a deployed operator's writes, which the operator itself
 // need not export. Each call reads what the log has gained since the last.

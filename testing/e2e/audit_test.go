@@ -10,7 +10,7 @@ import (
 )
 
 // TestAuditWritesCountsWhatTheServerTook: the audit log's writes of the operator's user are
-// counted as operator.Writes counts them in the test process: a write the API server refused (an
+// counted as operator.CountWrites counts them in the test process: a write the API server refused (an
 // error response) is not, nor another user's, nor a stage before the response.
 func TestAuditWritesCountsWhatTheServerTook(t *testing.T) {
 	const user = "system:serviceaccount:demo:manager"

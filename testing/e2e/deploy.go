@@ -22,7 +22,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/operator-demo/testing/e2e/metrics"
-	"example.com/operator-demo/testing/harness/cluster"
 	"example.com/operator-demo/testing/harness/operator"
 	"example.com/operator-demo/testing/harness/poll"
 )
@@ -76,9 +75,9 @@ func Deploy(ctx context.Context, cfg *rest.Config, subject operator.Subject, ren
 	if err != nil {
 		return nil, err
 	}
-	c, err := cluster.NewClient(cfg, subject.Scheme)
+	c, err := client.New(cfg, client.Options{Scheme: subject.Scheme})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("client for %s: %w", cfg.Host, err)
 	}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -113,14 +112,16 @@ func Deploy(ctx context.Context, cfg *rest.Config, subject operator.Subject, ren
 			}
 			return families, err
 		},
-		Writes:  AuditWrites(opts.AuditLog, m.Username()),
-		Start:   func() error { return d.start(context.Background()) },
-		Stop:    func() error { return d.Scale(context.Background(), 0) },
-		Kill:    func() error { return d.kill(context.Background()) },
-		Logs:    d.logs,
-		Shared:  true,
-		Running: true,
+		Writes: AuditWrites(opts.AuditLog, m.Username()),
+		Start:  func() error { return d.start(context.Background()) },
+		Stop:   func() error { return d.Scale(context.Background(), 0) },
+		Kill:   func() error { return d.kill(context.Background()) },
+		Logs:   func() string { return LastLines(d.logs(), 40) },
 	})
+	// It runs already: Up only waits until its controllers report.
+	if err := d.Operator.Up(); err != nil {
+		return nil, errors.Join(d.withLogs(err), d.Forward.Stop())
+	}
 	return d, nil
 }
 
@@ -277,15 +278,29 @@ func (d *Deployment) logs() []string {
 
 // withLogs adds to err the end of the log of each container of the Deployment's Pods.
 func (d *Deployment) withLogs(err error) error {
+	if logs := LastLines(d.logs()[len(d.opts.ClusterLogs):], 20); logs != "" {
+		return fmt.Errorf("%w%s", err, logs)
+	}
+	return err
+}
+
+// LastLines is the last n lines of each of files, after its name.
+func LastLines(files []string, n int) string {
 	var b strings.Builder
-	for _, f := range d.logs()[len(d.opts.ClusterLogs):] {
-		log, _ := os.ReadFile(f)
-		fmt.Fprintf(&b, "\n--- last lines of %s\n%s", f, operator.Tail(string(log), 20))
+	for _, f := range files {
+		log, err := os.ReadFile(f)
+		if err != nil {
+			log = []byte(err.Error())
+		}
+		fmt.Fprintf(&b, "\n--- last lines of %s\n%s\n", f, Tail(string(log), n))
 	}
-	if b.Len() == 0 {
-		return err
-	}
-	return fmt.Errorf("%w%s", err, b.String())
+	return b.String()
+}
+
+// Tail is the last n lines of log.
+func Tail(log string, n int) string {
+	lines := strings.Split(strings.TrimRight(log, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // CtrKill is Options.Kill for a node where ctr, run as the words of ctr say (with its address and

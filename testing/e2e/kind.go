@@ -39,7 +39,7 @@ type KindDeployment struct {
 
 // Kind is the cluster in $KUBECONFIG, where `make test-e2e E2E_PROVIDER=kind` has loaded the
 // operator's image: the operator deployed there (DeployOnKind).
-func Kind(ctx context.Context, subject operator.Subject) (cluster.Cluster, []byte, error) {
+func Kind(ctx context.Context, subject operator.Subject) (*cluster.Cluster, []byte, error) {
 	d, err := DeployOnKind(ctx, subject)
 	if err != nil {
 		return nil, nil, err

@@ -3,24 +3,19 @@ package harness
 import (
 	"context"
 	"fmt"
-	"os"
-	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/onsi/gomega/types"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"example.com/operator-demo/testing/harness/cluster"
 	"example.com/operator-demo/testing/harness/operator"
-	"example.com/operator-demo/testing/harness/tiers"
 )
 
 // Fixture is one spec's world: a namespace of its own, and an operator reconciling it.
@@ -30,9 +25,7 @@ type Fixture struct {
 	Operator  *operator.Operator
 }
 
-// Change changes the operator NewFixture runs. Only the envtest tier runs a changed operator
-// (the e2e tier's is the production binary, as deployed): label such a scenario
-// tiers.NeedsInProcessOperator.
+// Change changes the operator NewFixture runs (operator.Changes): only one in the test process.
 type Change func(*operator.Changes)
 
 // WithControllers runs an operator whose controllers setup registers, instead of the operator's
@@ -50,35 +43,32 @@ func WithClientConfig(change func(*rest.Config) *rest.Config) Change {
 // With runs the operator with setting set to value (a frozen clock, say): its own setup, reading
 // the setting as the suite's Subject declares it.
 func With[T any](setting *operator.Setting[T], value T) Change {
-	return func(c *operator.Changes) {
-		if c.Settings == nil {
-			c.Settings = operator.Settings{}
-		}
-		setting.Set(c.Settings, value)
-	}
+	return func(c *operator.Changes) { c.Settings[setting] = value }
 }
 
 // NewFixture creates a namespace (GenerateName) and an operator for it. Both are removed when the
 // spec ends: the spec's objects deleted first, with the operator running so that it honours its
-// finalizers (emptyNamespace), then the operator stopped, then the namespace deleted.
+// finalizers (emptyNamespace), then the operator stopped (a shared one left running), then the
+// namespace deleted.
 func NewFixture(ctx context.Context, c cluster.Cluster, changes ...Change) *Fixture {
 	GinkgoHelper()
-	var changed operator.Changes
+	changed := operator.Changes{Settings: operator.Settings{}}
 	for _, change := range changes {
 		change(&changed)
 	}
-	f := &Fixture{Client: c.Client()}
+	f := &Fixture{Client: c.Client}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "spec-"}}
 	Expect(f.Client.Create(ctx, ns)).To(Succeed())
 	f.Namespace = ns.Name
 	DeferCleanup(func(ctx SpecContext) {
 		Expect(client.IgnoreNotFound(f.Client.Delete(ctx, ns))).To(Succeed())
 	})
+	var release func() error
 	var err error
-	f.Operator, err = c.RunOperator(ns.Name, changed)
+	f.Operator, release, err = c.RunOperator(ns.Name, changed)
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(f.Operator.Release)
-	DeferCleanup(f.emptyNamespace, c.Subject())
+	DeferCleanup(release)
+	DeferCleanup(f.emptyNamespace, c.CollectsGarbage)
 	// The first cleanup: all is still as the failure left it.
 	DeferCleanup(func(ctx SpecContext) {
 		if CurrentSpecReport().Failed() {
@@ -88,67 +78,58 @@ func NewFixture(ctx context.Context, c cluster.Cluster, changes ...Change) *Fixt
 	return f
 }
 
-// emptyNamespace deletes the spec's objects of the kind the operator reconciles, with the
-// operator running, and waits for them to go (an object still held once it has settled fails the
-// spec, named with its finalizers); where a garbage collector runs, for what the operator made
-// for them too, so that a shared operator has nothing of this spec's left to reconcile.
-func (f *Fixture) emptyNamespace(ctx context.Context, subject operator.Subject) {
+// emptyNamespace deletes the spec's objects of the kind the operator reconciles and waits for them
+// to go (one still held once the operator has settled fails the spec, named with its finalizers);
+// where a garbage collector runs, for what they owned too: a shared operator is left nothing of
+// this spec's to reconcile.
+func (f *Fixture) emptyNamespace(ctx context.Context, collectsGarbage bool) {
 	GinkgoHelper()
-	Expect(f.Operator.Resume()).To(Succeed())
+	subject := f.Operator.Subject()
+	Expect(f.Operator.Up()).To(Succeed())
 	Expect(f.Client.DeleteAllOf(ctx, subject.Kind, client.InNamespace(f.Namespace))).To(Succeed())
 	kind := f.listOf(subject.Kind)
 	f.Eventually(ctx, func(g Gomega) []string {
 		g.Expect(f.Client.List(ctx, kind, client.InNamespace(f.Namespace))).To(Succeed())
 		return held(kind.Items)
-	}).WithTimeout(Collect).Should(BeEmpty(), "objects left of %s in %s once the cleanup deleted them", kind.GetKind(), f.Namespace)
-	tier, err := tiers.Current()
-	Expect(err).NotTo(HaveOccurred())
-	if !tier.Runs(tiers.NeedsGarbageCollector) {
+	}).WithTimeout(Collect).Should(BeEmpty(), "objects left of %s in %s once the cleanup deleted them", kind.Kind, f.Namespace)
+	if !collectsGarbage {
 		return
 	}
-	owner := strings.TrimSuffix(kind.GetKind(), "List")
+	owner := strings.TrimSuffix(kind.Kind, "List")
 	Eventually(ctx, func(g Gomega) {
 		for _, owned := range subject.Owned {
 			list := f.listOf(owned)
 			g.Expect(f.Client.List(ctx, list, client.InNamespace(f.Namespace))).To(Succeed())
-			g.Expect(list.Items).NotTo(ContainElement(HaveOwner(owner)), "objects left of %s", list.GetKind())
+			g.Expect(list.Items).NotTo(ContainElement(HaveField("OwnerReferences", ContainElement(HaveField("Kind", owner)))), "objects left of %s", list.Kind)
 		}
 	}).WithTimeout(Collect).Should(Succeed())
 }
 
 // held names each of objects, with the finalizers that hold it: "web, held by the finalizers
 // [cache.example.com/finalizer]".
-func held(objects []unstructured.Unstructured) []string {
+func held(objects []metav1.PartialObjectMetadata) []string {
 	out := make([]string, len(objects))
 	for i, obj := range objects {
-		out[i] = obj.GetName()
-		if finalizers := obj.GetFinalizers(); len(finalizers) > 0 {
-			out[i] += fmt.Sprintf(", held by the finalizers %v", finalizers)
+		out[i] = obj.Name
+		if len(obj.Finalizers) > 0 {
+			out[i] += fmt.Sprintf(", held by the finalizers %v", obj.Finalizers)
 		}
 	}
 	return out
 }
 
-// HaveOwner matches an object (unstructured, as a list holds it) of kind owner, or that an object
-// of kind owner owns.
-func HaveOwner(owner string) types.GomegaMatcher {
-	return Satisfy(func(obj unstructured.Unstructured) bool {
-		return obj.GetKind() == owner || slices.ContainsFunc(obj.GetOwnerReferences(), func(r metav1.OwnerReference) bool { return r.Kind == owner })
-	})
-}
-
-// listOf is an empty list of obj's kind.
-func (f *Fixture) listOf(obj client.Object) *unstructured.UnstructuredList {
+// listOf is an empty list of obj's kind, of the objects' metadata.
+func (f *Fixture) listOf(obj client.Object) *metav1.PartialObjectMetadataList {
 	GinkgoHelper()
 	gvk, err := apiutil.GVKForObject(obj, f.Client.Scheme())
 	Expect(err).NotTo(HaveOccurred())
-	list := &unstructured.UnstructuredList{}
+	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 	return list
 }
 
-// printDiagnostics writes the namespace's events and the end of every log file of the operator
-// and the cluster, after what the operator logged (SetDefaults).
+// printDiagnostics writes the namespace's events and what the operator and the cluster logged last
+// where the spec's output does not show it (SetDefaults).
 func (f *Fixture) printDiagnostics(ctx context.Context) {
 	events := &eventsv1.EventList{}
 	if err := f.Client.List(ctx, events, client.InNamespace(f.Namespace)); err != nil {
@@ -158,11 +139,5 @@ func (f *Fixture) printDiagnostics(ctx context.Context) {
 	for _, e := range events.Items {
 		GinkgoWriter.Printf("%s %s %s/%s: %s\n", e.Type, e.Reason, e.Regarding.Kind, e.Regarding.Name, e.Note)
 	}
-	for _, path := range f.Operator.Logs() {
-		log, err := os.ReadFile(path)
-		if err != nil {
-			log = []byte(err.Error())
-		}
-		GinkgoWriter.Printf("\n--- last lines of %s\n%s\n", path, operator.Tail(string(log), 40))
-	}
+	GinkgoWriter.Print(f.Operator.Logs())
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -21,27 +20,6 @@ import (
 	"example.com/operator-demo/testing/harness/cluster"
 	"example.com/operator-demo/testing/harness/operator"
 )
-
-// TestHaveOwnerFindsWhatTheOperatorMade: a spec's cleanup waits for the objects of the kind the
-// operator reconciles and for those they own, of every owned kind, whatever their labels.
-func TestHaveOwnerFindsWhatTheOperatorMade(t *testing.T) {
-	g := NewWithT(t)
-	object := func(kind string, owners ...string) unstructured.Unstructured {
-		u := unstructured.Unstructured{}
-		u.SetKind(kind)
-		refs := make([]metav1.OwnerReference, 0, len(owners))
-		for _, o := range owners {
-			refs = append(refs, metav1.OwnerReference{Kind: o, Name: "x"})
-		}
-		u.SetOwnerReferences(refs)
-		return u
-	}
-	g.Expect(object("Widget")).To(HaveOwner("Widget"), "the kind itself")
-	g.Expect(object("Job", "Deployment", "Widget")).To(HaveOwner("Widget"), "a Job it owns")
-	g.Expect(object("Secret", "Widget")).To(HaveOwner("Widget"), "a Secret it owns too")
-	g.Expect(object("ConfigMap")).NotTo(HaveOwner("Widget"), "someone else's ConfigMap")
-	g.Expect(object("ConfigMap", "Gadget")).NotTo(HaveOwner("Widget"), "a ConfigMap of another owner")
-}
 
 // finalizing is a fake operator of ConfigMaps in namespaces of a fake API server: while it runs,
 // it removes its finalizer, finalizer, from every ConfigMap being deleted, as an operator with a
@@ -125,7 +103,10 @@ func newFakeCluster(finalizer string) *fakeCluster {
 	c := &deletes{Client: fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).Build()}
 	o := &finalizing{finalizer: finalizer}
 	c.log, o.client = o, c
-	return &fakeCluster{o: o}
+	return &fakeCluster{o: o, Cluster: cluster.Cluster{Client: c, RunOperator: func(namespace string, _ operator.Changes) (*operator.Operator, func() error, error) {
+		op := operator.New(operator.Subject{Kind: &corev1.ConfigMap{}}, o.run(namespace))
+		return op, op.Down, op.Up()
+	}}}
 }
 
 // deletes is a client that records in log each namespace it deletes.
@@ -139,17 +120,6 @@ func (d *deletes) Delete(ctx context.Context, obj client.Object, opts ...client.
 		d.log.record("namespace deleted")
 	}
 	return d.Client.Delete(ctx, obj, opts...)
-}
-
-func (c *fakeCluster) Client() client.Client { return c.o.client }
-
-func (c *fakeCluster) Subject() operator.Subject {
-	return operator.Subject{Kind: &corev1.ConfigMap{}}
-}
-
-func (c *fakeCluster) RunOperator(namespace string, _ operator.Changes) (*operator.Operator, error) {
-	op := operator.New(c.Subject(), c.o.run(namespace))
-	return op, op.Up()
 }
 
 // createHeld creates a ConfigMap called name in f's namespace, held by finalizer.
@@ -169,11 +139,11 @@ func TestCleanupDeletesTheSpecsObjectsWhileTheOperatorRuns(t *testing.T) {
 	var _ = Describe("a spec's cleanup", func() {
 		It("deletes the spec's objects with the operator running", func(ctx SpecContext) {
 			running = newFakeCluster(finalizer)
-			createHeld(ctx, NewFixture(ctx, running), "held", finalizer)
+			createHeld(ctx, NewFixture(ctx, running.Cluster), "held", finalizer)
 		})
 		It("starts the operator again if the spec stopped it, to delete them", func(ctx SpecContext) {
 			stopped = newFakeCluster(finalizer)
-			f := NewFixture(ctx, stopped)
+			f := NewFixture(ctx, stopped.Cluster)
 			createHeld(ctx, f, "held", finalizer)
 			Expect(f.Operator.Down()).To(Succeed())
 		})
@@ -200,14 +170,14 @@ func TestCleanupNamesTheFinalizerThatHoldsAnObject(t *testing.T) {
 	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "spec-held"}}
 	g := NewWithT(t)
-	g.Expect(c.Client().Create(ctx, ns)).To(Succeed())
-	op, err := c.RunOperator(ns.Name, operator.Changes{})
+	g.Expect(c.Client.Create(ctx, ns)).To(Succeed())
+	op, _, err := c.RunOperator(ns.Name, operator.Changes{})
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() { _ = op.Down() })
-	f := &Fixture{Namespace: ns.Name, Client: c.Client(), Operator: op}
+	f := &Fixture{Namespace: ns.Name, Client: c.Client, Operator: op}
 	createHeld(ctx, f, "finalized", finalizer)
 	createHeld(ctx, f, "kept", "example.org/kept")
-	message, took := failureOf(t, func() { f.emptyNamespace(ctx, c.Subject()) })
+	message, took := failureOf(t, func() { f.emptyNamespace(ctx, c.CollectsGarbage) })
 	if took > Settle+2*time.Second {
 		t.Errorf("failed after %s, want about Settle (%s)", took, Settle)
 	}

@@ -1,60 +1,87 @@
+// Package harness is what the Ginkgo suites stand on, the only package of the harness that
+// imports Ginkgo and Gomega: the suite (its cluster, the timeouts Gomega defaults to), a Fixture
+// per spec (a namespace and an operator of its own, both gone when the spec ends), and the waits
+// every scenario shares.
 package harness
 
 import (
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"example.com/operator-demo/testing/harness/cluster"
 	"example.com/operator-demo/testing/harness/operator"
-	"example.com/operator-demo/testing/harness/tiers"
 )
 
-// RunScenarios runs a suite of scenarios: the suite's defaults set (SetDefaults), and the specs
-// the current tier cannot run left out by label (Tier.LabelFilter).
-func RunScenarios(t *testing.T, description string) bool {
-	RegisterFailHandler(Fail)
-	SetDefaults()
-	tier, err := tiers.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
-	suiteConfig, reporterConfig := GinkgoConfiguration()
-	suiteConfig.LabelFilter = tier.LabelFilter(suiteConfig.LabelFilter)
-	return RunSpecs(t, description, suiteConfig, reporterConfig)
+// How long the specs wait: SetDefaults makes Converge and AtRest the defaults of Eventually and
+// Consistently; a spec that needs another names it, with the reason beside it.
+const (
+	// Converge bounds how long the operator may take to act on a change.
+	Converge = 10 * time.Second
+	// Collect bounds how long the garbage collector may take to delete what an object owned, on a
+	// cluster still busy with the previous spec's objects.
+	Collect = 30 * time.Second
+	// AtRest is how long a spec watches for something that must not happen. What it catches (a
+	// reconcile loop, a write on a no-op pass) shows within milliseconds: a status loop runs
+	// hundreds of reconciles a second, and a spec watches only once the reconcile under test
+	// has been seen.
+	AtRest = 500 * time.Millisecond
+	// Settle is how long an operator has done nothing (no reconcile, no write) before a wait for
+	// what it does (Fixture.Eventually) takes it as settled and fails at once. A watch event
+	// arrives within milliseconds; a false "settled" would fail a green spec: a wide margin.
+	Settle = 1500 * time.Millisecond
+	// Poll is how often Eventually and Consistently look.
+	Poll = 100 * time.Millisecond
+)
+
+// SetDefaults makes Eventually wait up to Converge and Consistently watch for AtRest, both
+// looking every Poll, also when given the spec's context (Gomega's default would be the
+// context's timeout alone). It writes controller-runtime's log to GinkgoWriter, so that a failed
+// spec shows what its operator and the webhooks logged. RunScenarios calls it.
+func SetDefaults() {
+	ctrl.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	EnforceDefaultTimeoutsWhenUsingContexts()
+	SetDefaultEventuallyTimeout(Converge)
+	SetDefaultEventuallyPollingInterval(Poll)
+	SetDefaultConsistentlyDuration(AtRest)
+	SetDefaultConsistentlyPollingInterval(Poll)
 }
 
-// Slow marks a scenario whose specs take seconds even on an idle machine (a hundred objects, an
-// operator restarted): Ginkgo hands them out first, so that a parallel run does not end waiting
-// on one that started last.
-//
-//	var _ = Describe("Widget", Label("bulk"), harness.Slow, func() { ... })
-const Slow = SpecPriority(1)
+// RunScenarios runs a suite of scenarios, with the suite's defaults set (SetDefaults); args are
+// RunSpecs's (a SuiteConfig whose LabelFilter leaves out what a tier cannot run, say).
+func RunScenarios(t *testing.T, description string, args ...any) bool {
+	RegisterFailHandler(Fail)
+	SetDefaults()
+	return RunSpecs(t, description, args...)
+}
 
 // ShareCluster is the suite's SynchronizedBeforeSuite. The first test process starts the cluster
-// of the current tier (cluster.Start, from providers) with subject as the operator under test,
-// and stops it once every process has finished; every process attaches to it and sets *into and
-// komega's client. With `ginkgo -p` the processes share one control plane.
+// with start (cluster.StartControlPlane: envtest's), subject the operator under test, and stops
+// it once every process has finished; every process attaches to it and sets *into and komega's
+// client. With `ginkgo -p` the processes share one control plane.
 //
 //	var suiteCluster cluster.Cluster
-//	var _ = harness.ShareCluster(&suiteCluster, myoperator.Subject, nil)
-func ShareCluster(into *cluster.Cluster, subject operator.Subject, providers map[string]cluster.Provider) bool {
+//	var _ = harness.ShareCluster(&suiteCluster, myoperator.Subject, cluster.StartControlPlane)
+func ShareCluster(into *cluster.Cluster, subject operator.Subject, start cluster.Provider) bool {
 	return SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
-		started, attachment, err := cluster.Start(ctx, subject, providers)
+		started, kubeconfig, err := start(ctx, subject)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(started.Stop) // once every process has finished
-		if attachment == nil {
-			*into = started
+		if kubeconfig == nil {
+			*into = *started
 		}
-		return attachment
-	}, func(attachment []byte) {
-		if *into == nil {
-			var err error
-			*into, err = cluster.Attach(attachment, subject)
+		return kubeconfig
+	}, func(kubeconfig []byte) {
+		if into.Client == nil {
+			attached, err := cluster.Attach(kubeconfig, subject)
 			Expect(err).NotTo(HaveOccurred())
+			*into = *attached
 		}
-		komega.SetClient((*into).Client())
+		komega.SetClient(into.Client)
 	})
 }

@@ -1,8 +1,10 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -52,31 +54,25 @@ func (f *Fixture) ExpectAtRest(ctx context.Context, reading types.GomegaMatcher,
 	}).Should(Succeed())
 }
 
-// EventuallyEvent waits until the spec's namespace holds an event (events.k8s.io) that matches,
-// and returns it; it fails once the operator has settled without recording one (Eventually).
-func (f *Fixture) EventuallyEvent(ctx context.Context, matcher types.GomegaMatcher) eventsv1.Event {
+// EventuallyEvent waits until the spec's namespace holds an event (events.k8s.io) that matches;
+// it fails once the operator has settled without recording one (Eventually).
+func (f *Fixture) EventuallyEvent(ctx context.Context, matcher types.GomegaMatcher) {
 	GinkgoHelper()
-	var found eventsv1.Event
-	f.Eventually(ctx, func(g Gomega) {
+	f.Eventually(ctx, func(g Gomega) []eventsv1.Event {
 		events := &eventsv1.EventList{}
 		g.Expect(f.Client.List(ctx, events, client.InNamespace(f.Namespace))).To(Succeed())
-		g.Expect(events.Items).To(ContainElement(matcher, &found))
-	}).Should(Succeed())
-	return found
+		return events.Items
+	}).Should(ContainElement(matcher))
 }
 
 // perKey reads counts by key (writes by resource, reconciles by controller): "configmaps: 1,
 // samples/status: 2".
 func perKey(counts map[string]float64) string {
 	out := make([]string, 0, len(counts))
-	for key, n := range counts {
-		out = append(out, fmt.Sprintf("%s: %.0f", key, n))
+	for _, key := range slices.Sorted(maps.Keys(counts)) {
+		out = append(out, fmt.Sprintf("%s: %.0f", key, counts[key]))
 	}
-	if len(out) == 0 {
-		return "nothing"
-	}
-	slices.Sort(out)
-	return strings.Join(out, ", ")
+	return cmp.Or(strings.Join(out, ", "), "nothing")
 }
 
 // Eventually is Gomega's Eventually, for what the operator does: it also fails as soon as the
@@ -86,21 +82,9 @@ func perKey(counts map[string]float64) string {
 // One that keeps working more slowly fails it at the timeout, named with its reconciles. Wait
 // with Gomega's own for what others do (the garbage collector, the API server).
 //
-//	f.Eventually(ctx, komega.Object(sample)).Should(samples.HaveReady(metav1.ConditionTrue, demov1alpha1.ReasonSynced))
+//	f.Eventually(ctx, komega.Object(widget)).Should(HaveField("Status.Ready", BeTrue()))
 func (f *Fixture) Eventually(ctx context.Context, actual any) Wait {
 	return Wait{Eventually(ctx, actual).WithOffset(1), f, ctx}
-}
-
-// reconciled counts the objects of the kind the operator reconciles in the spec's namespace, as a
-// loop is measured against, and names them; with no kind or no client (a unit test's), none.
-func (f *Fixture) reconciled(ctx context.Context) (int, string, error) {
-	kind := f.Operator.Subject().Kind
-	if kind == nil || f.Client == nil {
-		return 0, "objects", nil
-	}
-	list := f.listOf(kind)
-	err := f.Client.List(ctx, list, client.InNamespace(f.Namespace))
-	return len(list.Items), strings.TrimSuffix(list.GetKind(), "List") + " in " + f.Namespace, err
 }
 
 // Wait is an Eventually for what the operator does (Fixture.Eventually).
@@ -118,15 +102,14 @@ func (w Wait) WithTimeout(d time.Duration) Wait {
 
 // Should waits until actual matches matcher, and fails once the operator has settled without it.
 func (w Wait) Should(matcher types.GomegaMatcher, description ...any) bool {
-	return w.eventually.Should(&settledMatcher{GomegaMatcher: matcher, operator: w.f.Operator, objects: func() (int, string, error) { return w.f.reconciled(w.ctx) }}, description...)
+	return w.eventually.Should(&settledMatcher{GomegaMatcher: matcher, Wait: w}, description...)
 }
 
 // settledMatcher is matcher, except that a value it does not match while the operator has
 // settled stops the wait (StopTrying), and a failure says what the operator did meanwhile.
 type settledMatcher struct {
 	types.GomegaMatcher
-	operator *operator.Operator
-	objects  func() (int, string, error)
+	Wait
 	// first is the operator's reading when the wait began; last, when it last moved, at since;
 	// retries, how many of its reconciles ended in an error that is retried.
 	first, last operator.Reading
@@ -139,15 +122,12 @@ func (m *settledMatcher) Match(actual any) (bool, error) {
 	if ok || err != nil {
 		return ok, err
 	}
-	r, err := m.operator.Read()
+	r, err := m.f.Operator.Read()
 	if err != nil {
 		return false, nil
 	}
-	if why := m.settled(r); why != "" {
-		StopTrying(fmt.Sprintf("the operator settled without it: %s; it saw:\n%s", why, m.GomegaMatcher.FailureMessage(actual))).Now()
-	}
-	if loop := m.loop(r); loop != "" {
-		StopTrying(fmt.Sprintf("the operator is in a reconcile loop: %s; it saw:\n%s", loop, m.GomegaMatcher.FailureMessage(actual))).Now()
+	if why := cmp.Or(m.settled(r), m.loop(r)); why != "" {
+		StopTrying(why + "; it saw:\n" + m.GomegaMatcher.FailureMessage(actual)).Now()
 	}
 	return false, nil
 }
@@ -164,11 +144,20 @@ func (m *settledMatcher) loop(r operator.Reading) string {
 	if during.Reconciles <= Loop {
 		return ""
 	}
-	objects, kind, err := m.objects()
-	if err != nil || during.Reconciles <= Loop*float64(max(objects, 1)) {
+	// As many as the objects of the kind it reconciles in the spec's namespace (with no kind or no
+	// client, a unit test's, none).
+	objects, kind := 0, "objects"
+	if k := m.f.Operator.Subject().Kind; k != nil && m.f.Client != nil {
+		list := m.f.listOf(k)
+		if err := m.f.Client.List(m.ctx, list, client.InNamespace(m.f.Namespace)); err != nil {
+			return ""
+		}
+		objects, kind = len(list.Items), strings.TrimSuffix(list.Kind, "List")+" in "+m.f.Namespace
+	}
+	if during.Reconciles <= Loop*float64(max(objects, 1)) {
 		return ""
 	}
-	return fmt.Sprintf("%s for %d %s, and %.0f API writes", m.during(r), objects, kind, during.Writes)
+	return fmt.Sprintf("the operator is in a reconcile loop: %s for %d %s, and %.0f API writes", m.during(r), objects, kind, during.Writes)
 }
 
 // during is how many reconciles the operator finished since the wait began, by controller:
@@ -185,23 +174,19 @@ const retried = 9
 
 // settled says, if the operator has done nothing for Settle, what it did before; "" if not.
 func (m *settledMatcher) settled(r operator.Reading) string {
-	now := time.Now()
 	if m.since.IsZero() {
 		m.first = r
 	}
-	if m.since.IsZero() || moved(r, m.last) {
-		m.last, m.since = r, now
-		return ""
-	}
-	if r.Retried > retried {
+	switch quiet := time.Since(m.since); {
+	case m.since.IsZero() || moved(r, m.last):
+		m.last, m.since = r, time.Now()
+	case r.Retried > retried:
 		m.retries = r.Retried
-		return ""
+	case quiet >= Settle:
+		return fmt.Sprintf("the operator settled without it: no reconcile and no API write for %s, after %.0f reconciles and %.0f writes",
+			quiet.Round(100*time.Millisecond), r.Reconciles, r.Writes)
 	}
-	quiet := now.Sub(m.since)
-	if quiet < Settle {
-		return ""
-	}
-	return fmt.Sprintf("no reconcile and no API write for %s, after %.0f reconciles and %.0f writes", quiet.Round(100*time.Millisecond), r.Reconciles, r.Writes)
+	return ""
 }
 
 // moved says whether the operator reconciled or wrote between then and now.
@@ -212,7 +197,7 @@ func moved(now, then operator.Reading) bool {
 // FailureMessage is the matcher's, and why the operator was not taken as settled.
 func (m *settledMatcher) FailureMessage(actual any) string {
 	message := m.GomegaMatcher.FailureMessage(actual)
-	r, err := m.operator.Read()
+	r, err := m.f.Operator.Read()
 	switch {
 	case err != nil || m.since.IsZero():
 	case moved(r, m.first) && (moved(r, m.last) || time.Since(m.since) < Settle):

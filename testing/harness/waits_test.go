@@ -31,7 +31,6 @@ func fakeOperatorOf(kind client.Object, reconciles *prometheus.CounterVec, other
 	return operator.New(operator.Subject{Kind: kind, Scheme: clientgoscheme.Scheme}, operator.Controls{
 		Metrics: registry.Gather,
 		Writes:  func() (map[string]float64, error) { return map[string]float64{}, nil },
-		Running: true,
 	})
 }
 

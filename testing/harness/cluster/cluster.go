@@ -1,76 +1,169 @@
-// Package cluster is where the scenarios run, as package tiers chooses: the envtest control
-// plane, shared by every test process of a suite, with an operator in the test process for each
-// spec; or a real cluster whose one operator runs as in production, from a Provider the suite
-// hands over.
+// Package cluster is where the scenarios run: the envtest control plane, shared by every test
+// process of a suite, with an operator in the test process for each spec (StartControlPlane), or
+// a cluster that another Provider starts or connects to.
 package cluster
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
-	"k8s.io/apimachinery/pkg/runtime"
+	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"example.com/operator-demo/testing/harness/controlplane"
 	"example.com/operator-demo/testing/harness/operator"
-	"example.com/operator-demo/testing/harness/tiers"
 )
 
 // Cluster is where the scenarios run.
-type Cluster interface {
-	// Client reads and writes straight to the API server, with no cache in between.
-	Client() client.Client
-	// Config reaches the API server as an administrator, for what Client cannot ask.
-	Config() *rest.Config
-	// Subject is the operator under test.
-	Subject() operator.Subject
-	// RunOperator makes sure an operator, the subject as changes change it, reconciles
-	// namespace, and returns it.
-	RunOperator(namespace string, changes operator.Changes) (*operator.Operator, error)
+type Cluster struct {
+	// Config reaches the API server as an administrator; Client reads and writes straight to it,
+	// with no cache in between.
+	Config *rest.Config
+	Client client.Client
+	// RunOperator makes sure an operator, the subject as changes change it, reconciles namespace,
+	// and returns it with what the spec's cleanup does to it: one of the spec's own stops (Down);
+	// one shared by every spec is started again if the spec stopped it (Up).
+	RunOperator func(namespace string, changes operator.Changes) (op *operator.Operator, release func() error, err error)
+	// CollectsGarbage says that a garbage collector deletes what an object owned once it is gone
+	// (on envtest none runs).
+	CollectsGarbage bool
 	// Stop releases the cluster.
-	Stop() error
+	Stop func() error
 }
 
-// Provider starts, or connects to, a cluster with subject in it, and returns it with what another
-// test process passes to Attach to use it too (nil when the tier runs in one process).
-type Provider func(ctx context.Context, subject operator.Subject) (Cluster, []byte, error)
+// Provider starts, or connects to, a cluster with subject in it, in one test process, and returns
+// it with the kubeconfig another process passes to Attach to use it too (nil: it serves one).
+type Provider func(ctx context.Context, subject operator.Subject) (*Cluster, []byte, error)
 
-// Start starts (or connects to) the cluster of the current tier, for every test process of a
-// suite to share, from providers: by the tier's provider name (tiers.Envtest, tiers.ProviderLocal,
-// tiers.ProviderKind). The envtest tier has one built in, StartControlPlane. Call it in one
-// process (Ginkgo's SynchronizedBeforeSuite).
-func Start(ctx context.Context, subject operator.Subject, providers map[string]Provider) (Cluster, []byte, error) {
-	tier, err := tiers.Current()
+// StartControlPlane is the envtest tier's Provider: a control plane of this run's own, with the
+// operator's CRDs installed and its webhooks served (ServeWebhooks), and an operator in this
+// process for each namespace.
+func StartControlPlane(_ context.Context, subject operator.Subject) (*Cluster, []byte, error) {
+	env, err := controlplane.Start(subject.CRDs)
 	if err != nil {
 		return nil, nil, err
 	}
-	if start, ok := providers[tier.Provider]; ok {
-		return start(ctx, subject)
+	stopWebhooks, err := ServeWebhooks(env.Config, subject)
+	if err != nil {
+		return nil, nil, errors.Join(err, env.Stop())
 	}
-	if tier.Provider == tiers.Envtest {
-		return StartControlPlane(ctx, subject)
+	stop := func() error { return errors.Join(stopWebhooks(), env.Stop()) }
+	c, err := OnControlPlane(env.Config, subject, stop)
+	if err != nil {
+		return nil, nil, errors.Join(err, stop())
 	}
-	return nil, nil, fmt.Errorf("this suite has no provider for the %s tier", tier.Provider)
+	return c, env.KubeConfig, nil
 }
 
-// Attach returns the cluster that another process started, from what Start returned there.
-func Attach(attachment []byte, subject operator.Subject) (Cluster, error) {
-	if attachment == nil {
-		return nil, errors.New("the e2e tier runs in one test process: run it without -p / --procs")
+// Attach returns the cluster that another process's Provider started, from the kubeconfig it
+// returned there.
+func Attach(kubeconfig []byte, subject operator.Subject) (*Cluster, error) {
+	if len(kubeconfig) == 0 {
+		return nil, errors.New("this cluster serves one test process: run it without -p / --procs")
 	}
-	cfg, err := ConfigOf(attachment)
+	cfg, err := ConfigOf(kubeconfig)
 	if err != nil {
 		return nil, err
 	}
 	return OnControlPlane(cfg, subject, func() error { return nil })
 }
 
-// NewClient is a client for cfg that knows scheme's kinds and reads straight from the API server.
-func NewClient(cfg *rest.Config, scheme *runtime.Scheme) (client.WithWatch, error) {
-	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
+// ConfigOf reaches the control plane that kubeconfig describes, with envtest's client limits
+// (a kubeconfig carries none).
+func ConfigOf(kubeconfig []byte) (*rest.Config, error) {
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("read the control plane's kubeconfig: %w", err)
+	}
+	cfg.QPS, cfg.Burst = 1000, 2000
+	return cfg, nil
+}
+
+// OnControlPlane is the envtest tier on the control plane cfg reaches as an administrator: an
+// operator in this process for each namespace (operator.InProcess). stop releases the control
+// plane.
+func OnControlPlane(cfg *rest.Config, subject operator.Subject, stop func() error) (*Cluster, error) {
+	c, err := client.New(cfg, client.Options{Scheme: subject.Scheme})
 	if err != nil {
 		return nil, fmt.Errorf("client for %s: %w", cfg.Host, err)
 	}
-	return c, nil
+	return &Cluster{Config: cfg, Client: c, Stop: stop, RunOperator: func(namespace string, changes operator.Changes) (*operator.Operator, func() error, error) {
+		op, err := operator.InProcess(cfg, namespace, subject, changes)
+		return op, op.Down, err
+	}}, nil
+}
+
+// ServeWebhooks installs subject's WebhookManifests, pointed at this process, into the API server
+// cfg reaches, points the conversion of each CRD whose kind subject's scheme can convert there
+// too, and serves subject's Webhooks from a manager of their own: they answer for every test
+// process, and while a spec has stopped its operator; their log lines say so (servedBy). It
+// returns once they answer, with a func that stops them and removes the configurations. Call it
+// in the one process that outlives the others (Ginkgo's first).
+func ServeWebhooks(cfg *rest.Config, subject operator.Subject) (stop func() error, err error) {
+	if subject.Webhooks == nil {
+		return func() error { return nil }, nil
+	}
+	paths, err := controlplane.FindAll(subject.WebhookManifests, "config/webhook")
+	if err != nil {
+		return nil, err
+	}
+	install := &envtest.WebhookInstallOptions{Paths: paths}
+	if err := install.Install(cfg); err != nil {
+		return nil, fmt.Errorf("install the webhook configurations of %v: %w", paths, err)
+	}
+	uninstall := func() error {
+		c, err := client.New(cfg, client.Options{})
+		if err != nil {
+			return err
+		}
+		var errs []error
+		for _, obj := range install.MutatingWebhooks {
+			errs = append(errs, client.IgnoreNotFound(c.Delete(context.Background(), obj)))
+		}
+		for _, obj := range install.ValidatingWebhooks {
+			errs = append(errs, client.IgnoreNotFound(c.Delete(context.Background(), obj)))
+		}
+		return errors.Join(append(errs, install.Cleanup())...)
+	}
+	crds, err := controlplane.FindAll(subject.CRDs, controlplane.DefaultCRDs)
+	if err == nil {
+		// The CRDs again, converting through this process's /convert where the scheme can.
+		_, err = envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: crds, Scheme: subject.Scheme, WebhookOptions: *install, ErrorIfPathMissing: true})
+	}
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("point the CRDs' conversion at the webhooks: %w", err), uninstall())
+	}
+	server := servedBy{webhook.NewServer(webhook.Options{
+		Host: install.LocalServingHost, Port: install.LocalServingPort, CertDir: install.LocalServingCertDir,
+	})}
+	stopManager, err := operator.StartManager(cfg, ctrl.Options{Scheme: subject.Scheme, WebhookServer: server}, subject.Webhooks, server.StartedChecker())
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("serve the webhooks on %s:%d: %w", install.LocalServingHost, install.LocalServingPort, err), uninstall())
+	}
+	return func() error { return errors.Join(stopManager(), uninstall()) }, nil
+}
+
+// servedBy is a webhook server whose admission webhooks say in each log line which process served
+// them: under `ginkgo -p` the lines land in the output of whatever spec the first process runs.
+type servedBy struct{ webhook.Server }
+
+func (s servedBy) Register(path string, hook http.Handler) {
+	if wh, ok := hook.(*admission.Webhook); ok {
+		construct := wh.LogConstructor
+		if construct == nil {
+			construct = admission.DefaultLogConstructor
+		}
+		wh.LogConstructor = func(base logr.Logger, req *admission.Request) logr.Logger {
+			return construct(base.WithValues("servedBy", "Ginkgo process 1, for every process"), req)
+		}
+	}
+	s.Server.Register(path, hook)
 }

@@ -65,9 +65,9 @@ func TestControlPlane(t *testing.T) {
 			t.Fatalf("server version: %v", err)
 		}
 		// setup-envtest names a release's directory <release>-<os>-<arch>, as bin/k8s does.
-		release, _, _ := strings.Cut(filepath.Base(cp.Env.BinaryAssetsDirectory), "-")
+		release, _, _ := strings.Cut(filepath.Base(cp.BinaryAssetsDirectory), "-")
 		if version.GitVersion != "v"+release {
-			t.Errorf("kube-apiserver reports %s; its directory %s names %s", version.GitVersion, cp.Env.BinaryAssetsDirectory, release)
+			t.Errorf("kube-apiserver reports %s; its directory %s names %s", version.GitVersion, cp.BinaryAssetsDirectory, release)
 		}
 		if got := kubectlServerVersion(t, cp); got != version.GitVersion {
 			t.Errorf("kubectl sees server %q, discovery sees %q", got, version.GitVersion)
@@ -156,9 +156,9 @@ func roundTrip(t *testing.T, c client.Client, obj, got client.Object) {
 }
 
 // kubectlServerVersion is the server's gitVersion as `kubectl version` parses it.
-func kubectlServerVersion(t *testing.T, cp *ControlPlane) string {
+func kubectlServerVersion(t *testing.T, cp *envtest.Environment) string {
 	t.Helper()
-	user, err := cp.Env.AddUser(envtest.User{Name: "kubectl", Groups: []string{"system:masters"}}, nil)
+	user, err := cp.AddUser(envtest.User{Name: "kubectl", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

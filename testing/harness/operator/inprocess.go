@@ -4,52 +4,60 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
 
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"example.com/operator-demo/testing/harness/poll"
 )
 
-// Changes change how a spec's operator runs. Only an operator in the test process takes them.
-type Changes struct {
-	// Setup registers other controllers than the subject's own: a stage of a walkthrough, say.
-	Setup Setup
-	// Settings are what the spec set, for the Subject's Setup to read.
-	Settings Settings
-	// ClientConfig changes the client configuration its manager connects with: a slower network,
-	// say (package cachelag).
-	ClientConfig func(*rest.Config) *rest.Config
-}
-
-// Zero says whether c changes nothing.
-func (c Changes) Zero() bool { return c.Setup == nil && len(c.Settings) == 0 && c.ClientConfig == nil }
-
 // InProcess runs subject's controllers, as changes change them, in a manager in this process that
-// sees only namespace: cmd/'s manager (subject.ManagerOptions) without the metrics server, probes
+// sees only namespace: cmd/'s manager (subject.ManagerOptions) without its metrics server, probes
 // and leader election. Its reconciles are read from controller-runtime's registry, its API writes
 // counted on the way out of every client built from its manager's configuration.
 func InProcess(cfg *rest.Config, namespace string, subject Subject, changes Changes) (*Operator, error) {
-	setup := subject.Setup
-	if changes.Setup != nil {
-		setup = changes.Setup
+	if changes.Setup == nil {
+		changes.Setup = subject.Setup
 	}
 	if changes.ClientConfig != nil {
 		cfg = changes.ClientConfig(cfg)
 	}
-	writes := &Writes{}
-	cfg = writes.Counted(cfg)
+	cfg, writes := CountWrites(cfg)
 	var stop func() error
 	op := New(subject, Controls{
 		Metrics: crmetrics.Registry.Gather,
-		Writes:  func() (map[string]float64, error) { return writes.ByResource(), nil },
-		Start: func() error {
-			started, err := startManager(cfg, namespace, subject, setup, changes.Settings)
-			stop = started
-			return err
+		Writes:  writes,
+		Start: func() (err error) {
+			// Options of its own for each start: a manager keeps what they point to (its client's
+			// cache options, which it fills in with its cache).
+			options := ctrl.Options{
+				Scheme: subject.Scheme,
+				Cache:  cache.Options{DefaultNamespaces: map[string]cache.Config{namespace: {}}},
+				// One manager per spec, in one process: the controller's name repeats by design.
+				Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+			}
+			if subject.ManagerOptions != nil {
+				options = subject.ManagerOptions(options)
+			}
+			stop, err = StartManager(cfg, options, func(mgr ctrl.Manager) error { return changes.Setup(mgr, changes.Settings) }, nil)
+			if err != nil {
+				return fmt.Errorf("the operator for namespace %s: %w", namespace, err)
+			}
+			return nil
 		},
 		Stop: func() error { return stop() },
 		Kill: func() error {
@@ -59,38 +67,93 @@ func InProcess(cfg *rest.Config, namespace string, subject Subject, changes Chan
 	return op, op.Up()
 }
 
-// startManager starts a manager and returns a func that stops it and waits until it has stopped.
-func startManager(cfg *rest.Config, namespace string, subject Subject, setup Setup, settings Settings) (func() error, error) {
-	options := ctrl.Options{
-		Scheme:                 subject.Scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{namespace: {}}},
-		// One manager per spec, in one process: the controller's name repeats by design.
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	}
-	if subject.ManagerOptions != nil {
-		options = subject.ManagerOptions(options)
-	}
+// StartManager starts a manager of the harness's own, set up by setup, with options and no metrics
+// server (controller-runtime's registry is read instead). It returns once its cache has synced and
+// ready (if any) passes, with a func that stops the manager and waits until it has stopped.
+func StartManager(cfg *rest.Config, options ctrl.Options, setup func(ctrl.Manager) error, ready healthz.Checker) (stop func() error, err error) {
+	options.Metrics = metricsserver.Options{BindAddress: "0"}
 	mgr, err := ctrl.NewManager(cfg, options)
 	if err != nil {
-		return nil, fmt.Errorf("new manager for namespace %s: %w", namespace, err)
+		return nil, fmt.Errorf("new manager: %w", err)
 	}
-	if settings == nil {
-		settings = Settings{}
-	}
-	if err := setup(mgr, settings); err != nil {
-		return nil, fmt.Errorf("set up the controllers for namespace %s: %w", namespace, err)
+	if err := setup(mgr); err != nil {
+		return nil, fmt.Errorf("set up its manager: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
-	if !mgr.GetCache().WaitForCacheSync(ctx) {
-		cancel()
-		return nil, errors.Join(fmt.Errorf("manager for namespace %s: cache did not sync", namespace), <-done)
-	}
-	return func() error {
+	stop = func() error {
 		cancel()
 		return <-done
-	}, nil
+	}
+	if err := poll.Until(ctx, 50*time.Millisecond, 30*time.Second, func(ctx context.Context) error {
+		select {
+		case err := <-done:
+			done <- err
+			return poll.Stop(fmt.Errorf("its manager stopped: %w", err))
+		default:
+		}
+		switch {
+		case !mgr.GetCache().WaitForCacheSync(ctx):
+			return errors.New("its cache has not synced")
+		case ready != nil:
+			return ready(nil)
+		}
+		return nil
+	}); err != nil {
+		return nil, errors.Join(err, stop())
+	}
+	return stop, nil
+}
+
+// CountWrites is cfg with the API write requests through it, from any client built from it,
+// counted, and what reads the count, by resource (with "/" and the subresource: "configmaps",
+// "samples/status"). Counted: every create, update, patch and delete that the API server took.
+// Not counted: a write it refused (an error response) or never received, which changed nothing;
+// events; leader election's Lease renewals (they go on at rest by design); the reviews of
+// authentication.k8s.io and authorization.k8s.io (questions a metrics endpoint asks, nothing
+// stored).
+func CountWrites(cfg *rest.Config) (*rest.Config, func() (map[string]float64, error)) {
+	var mu sync.Mutex
+	byResource := map[string]float64{}
+	cfg = rest.CopyConfig(cfg)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return promhttp.RoundTripperFunc(func(req *http.Request) (*http.Response, error) {
+			resp, err := rt.RoundTrip(req)
+			if err != nil || resp.StatusCode >= http.StatusBadRequest {
+				return resp, err
+			}
+			info, infoErr := requests.NewRequestInfo(req)
+			resource := strings.TrimSuffix(info.Resource+"/"+info.Subresource, "/")
+			if infoErr == nil && info.IsResourceRequest && writeVerbs.Has(info.Verb) && IsCounted(info.APIGroup, resource) {
+				mu.Lock()
+				defer mu.Unlock()
+				byResource[resource]++
+			}
+			return resp, err
+		})
+	})
+	return cfg, func() (map[string]float64, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return maps.Clone(byResource), nil
+	}
+}
+
+// writeVerbs are the API server's verbs of a write.
+var writeVerbs = sets.New("create", "update", "patch", "delete", "deletecollection")
+
+// requests parses an API request as the API server does.
+var requests = request.RequestInfoFactory{APIPrefixes: map[string]sets.Empty{"api": {}, "apis": {}}, GrouplessAPIPrefixes: map[string]sets.Empty{"api": {}}}
+
+// IsCounted says whether a write of resource (with "/" and its subresource, if any) of API group
+// counts as a write of the operator's (CountWrites).
+func IsCounted(group, resource string) bool {
+	base, _, _ := strings.Cut(resource, "/")
+	switch {
+	case base == "events", group == "coordination.k8s.io" && base == "leases",
+		group == "authentication.k8s.io", group == "authorization.k8s.io":
+		return false
+	}
+	return resource != ""
 }

@@ -1,8 +1,7 @@
-// Package operator is the operator under test, wherever it runs: a manager in the test process
-// (the envtest tier), or, through its Controls, a process or a Deployment. A test sees it through
-// what it does: the reconciles its controllers finished (controller-runtime's metrics) and the API
-// writes it sent (counted by the harness, never by the operator); and stops, starts or kills it
-// where it can.
+// Package operator is the operator under test, wherever it runs (a manager in the test process,
+// or through its Controls a process or a Deployment), seen through what it does: the reconciles
+// its controllers finished (controller-runtime's metrics) and the API writes it sent (counted by
+// the harness, never by the operator). A test stops, starts or kills it where it can.
 package operator
 
 import (
@@ -10,13 +9,79 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/operator-demo/testing/harness/poll"
 )
+
+// Setup registers the controllers of the operator under test with its manager, reading the
+// spec's Settings where the operator takes any (a clock, say).
+type Setup func(ctrl.Manager, Settings) error
+
+// Subject is the operator under test, as a suite describes it to the harness, once, from what its
+// cmd/ wires, so that the scenarios run what production runs.
+type Subject struct {
+	// Scheme knows every kind the operator and its tests read and write.
+	Scheme *runtime.Scheme
+	// Setup registers the operator's own controllers, as its cmd/ does.
+	Setup Setup
+	// ManagerOptions applies its cmd/'s manager options over the harness's (nil: none).
+	ManagerOptions func(ctrl.Options) ctrl.Options
+	// Webhooks registers its webhooks with a manager, as its cmd/ does (nil: none). The harness
+	// serves them once for the whole suite, apart from every spec's operator, with the
+	// configurations of the directories WebhookManifests installed (default: config/webhook).
+	Webhooks         func(ctrl.Manager) error
+	WebhookManifests []string
+	// CRDs are the directories of the CRDs the control plane installs (default:
+	// config/crd/bases). Like WebhookManifests, relative to the repository: each is found in the
+	// working directory or the nearest directory above it that holds it.
+	CRDs []string
+	// Kind is the kind it reconciles (an empty object): a spec's cleanup deletes those objects
+	// from the spec's namespace, and waits until they are gone, before the namespace goes.
+	Kind client.Object
+	// Owned are the kinds it creates for them (empty objects). Where a garbage collector runs (the
+	// e2e tier), the cleanup also waits until none of them in the namespace has an owner of Kind.
+	Owned []client.Object
+}
+
+// Changes change how a spec's operator runs. Only an operator in the test process takes them (the
+// e2e tier's is the production binary, as deployed).
+type Changes struct {
+	// Setup registers other controllers than the subject's own: a stage of a walkthrough, say.
+	Setup Setup
+	// Settings are what the spec set, for the Subject's Setup to read.
+	Settings Settings
+	// ClientConfig changes the client configuration its manager connects with: a slower network,
+	// say (package cachelag).
+	ClientConfig func(*rest.Config) *rest.Config
+}
+
+// Setting is what a spec may choose of the operator under test (a clock, say): the suite declares
+// it beside its Subject, a spec sets it in Changes.Settings (harness.With), the Subject's Setup
+// reads it (In).
+//
+//	var Clock = operator.NewSetting[clock.PassiveClock](clock.RealClock{})
+type Setting[T any] struct{ unset T }
+
+// NewSetting declares a setting, whose value is unset when a spec does not set it.
+func NewSetting[T any](unset T) *Setting[T] { return &Setting[T]{unset: unset} }
+
+// In is the setting's value in s: the spec's, or the value it has when unset.
+func (o *Setting[T]) In(s Settings) T {
+	if v, ok := s[o].(T); ok {
+		return v
+	}
+	return o.unset
+}
+
+// Settings are the settings a spec chose for its operator, keyed by their Setting.
+type Settings map[any]any
 
 // Operator is a running operator.
 type Operator struct {
@@ -30,23 +95,27 @@ type Operator struct {
 type Controls struct {
 	// Metrics gathers its metrics: controller-runtime's, where its reconciles are counted.
 	Metrics func() ([]*dto.MetricFamily, error)
-	// Writes reads the API writes it has sent, by resource (as Writes counts them), from a count
-	// that keeps growing (the harness's own, the API server's audit log).
+	// Writes reads the API writes it has sent, by resource (as CountWrites counts them), from a
+	// count that keeps growing (the harness's own, the API server's audit log).
 	Writes func() (map[string]float64, error)
 	// Start starts it, Stop stops it gracefully and waits, Kill stops it without warning.
 	Start, Stop, Kill func() error
-	// Logs names the files where it and the cluster's components log (nil: none).
-	Logs func() []string
-	// Shared: one operator serves every spec (the e2e tier); Release leaves it running.
-	Shared bool
-	// Running: it runs already, on its own (a Deployment): Up is not needed.
-	Running bool
+	// Logs is what it and the cluster's components logged last, for a failed spec (nil: nothing
+	// beside what the spec's output shows).
+	Logs func() string
 }
 
-// New is the operator subject that controls reach, not yet started unless controls say it is
-// Running: Up starts it.
+// New is the operator subject that controls reach, not yet started: Up starts it.
 func New(subject Subject, controls Controls) *Operator {
-	return &Operator{controls: controls, subject: subject, running: controls.Running}
+	if controls.Writes == nil {
+		controls.Writes = func() (map[string]float64, error) {
+			return nil, errors.New("nothing counts this operator's API writes: its Controls have no Writes")
+		}
+	}
+	if controls.Logs == nil {
+		controls.Logs = func() string { return "" }
+	}
+	return &Operator{controls: controls, subject: subject}
 }
 
 // Reading is what an operator has done since it last came up (Operator.Read).
@@ -58,8 +127,8 @@ type Reading struct {
 	// Retried is how many of them ended in an error that is retried (not a terminal one): a retry
 	// may be due, with a backoff, that no count shows yet. A requeue is not an error.
 	Retried float64
-	// Writes is how many API write requests it sent (as Writes counts them); ByResource, how many
-	// for each resource, with "/" and the subresource: "configmaps", "deployments/status".
+	// Writes is how many API write requests it sent (as CountWrites counts them); ByResource, how
+	// many for each resource, with "/" and the subresource: "configmaps", "deployments/status".
 	Writes     float64
 	ByResource map[string]float64
 }
@@ -83,14 +152,12 @@ func (r Reading) Minus(base Reading) Reading {
 // report no reconciles, or whose writes nothing counts, is an error, never a zero.
 func (o *Operator) Read() (Reading, error) {
 	families, err := o.controls.Metrics()
-	if err == nil {
-		err = controllersReport(families)
-	}
 	if err != nil {
 		return Reading{}, err
 	}
-	if o.controls.Writes == nil {
-		return Reading{}, errors.New("nothing counts this operator's API writes: its Controls have no Writes")
+	// controller-runtime exports a controller's count of reconciles as it starts, at zero.
+	if _, err := sum(families, reconcileTotal, "", ""); err != nil {
+		return Reading{}, fmt.Errorf("%w: none of its controllers has started", err)
 	}
 	writes, err := o.controls.Writes()
 	if err != nil {
@@ -99,43 +166,27 @@ func (o *Operator) Read() (Reading, error) {
 	return reading(families, writes).Minus(o.base), nil
 }
 
-// Up starts the operator (again) and waits until its controllers report.
+// Up starts the operator, unless it is running, and waits until its controllers report.
 func (o *Operator) Up() error {
+	if o.running {
+		return nil
+	}
 	// A process starts its metrics from zero, a manager in this process adds to metrics that live
 	// on: a stopped process's metrics read as an error, meaning zero.
 	families, _ := o.controls.Metrics()
-	var writes map[string]float64
-	if o.controls.Writes != nil {
-		writes, _ = o.controls.Writes()
-	}
+	writes, _ := o.controls.Writes()
 	o.base = reading(families, writes)
 	if err := o.controls.Start(); err != nil {
 		return err
 	}
 	o.running = true
-	// The controllers export their counts as each starts, once the cache has synced (a standby
-	// replica's, once it leads).
-	if err := poll.Until(context.Background(), 50*time.Millisecond, upWithin, func(context.Context) error {
-		families, err := o.controls.Metrics()
-		if err == nil {
-			err = controllersReport(families)
-		}
+	// The controllers export their counts as each starts, once the cache has synced; a replica
+	// started after another was killed, once that one's lease has expired and it leads.
+	if err := poll.Until(context.Background(), 50*time.Millisecond, time.Minute, func(context.Context) error {
+		_, err := o.Read()
 		return err
 	}); err != nil {
 		return fmt.Errorf("the operator reports nothing once started: %w", err)
-	}
-	return nil
-}
-
-// upWithin bounds how long Up waits for the controllers to report: a replica started after
-// another was killed leads only once that one's lease has expired.
-const upWithin = time.Minute
-
-// controllersReport is an error unless some controller of the operator exports its count of
-// reconciles, which controller-runtime does as each starts, at zero.
-func controllersReport(families []*dto.MetricFamily) error {
-	if _, found := sum(families, reconcileTotal, "", ""); !found {
-		return fmt.Errorf("the operator exports no %s: none of its controllers has started", reconcileTotal)
 	}
 	return nil
 }
@@ -155,47 +206,19 @@ func (o *Operator) stop(how func() error) error {
 	return how()
 }
 
-// Resume starts the operator again if it was stopped.
-func (o *Operator) Resume() error {
-	if o.running {
-		return nil
-	}
-	return o.Up()
-}
-
-// Release is a spec's cleanup: an operator of the spec's own stops; a shared one is left running,
-// started again if the spec stopped it.
-func (o *Operator) Release() error {
-	if o.controls.Shared {
-		return o.Resume()
-	}
-	return o.Down()
-}
-
 // Sum is the total of the operator's counter or gauge name over the samples whose label key is
-// value (every sample when key is ""), and whether the operator exports it at all.
-func (o *Operator) Sum(name, key, value string) (float64, bool, error) {
+// value (every sample when key is ""). A metric it does not export is an error, never a zero.
+func (o *Operator) Sum(name, key, value string) (float64, error) {
 	families, err := o.controls.Metrics()
 	if err != nil {
-		return 0, false, err
+		return 0, err
 	}
-	total, found := sum(families, name, key, value)
-	return total, found, nil
+	return sum(families, name, key, value)
 }
 
-// Logs names the files where the operator and the cluster's components log, where there are any.
-func (o *Operator) Logs() []string {
-	if o.controls.Logs == nil {
-		return nil
-	}
-	return o.controls.Logs()
-}
-
-// Tail is the last n lines of log.
-func Tail(log string, n int) string {
-	lines := strings.Split(strings.TrimRight(log, "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
-}
+// Logs is what the operator and the cluster's components logged last, where the spec's output
+// does not show it.
+func (o *Operator) Logs() string { return o.controls.Logs() }
 
 // Subject is the operator under test that this one runs.
 func (o *Operator) Subject() Subject { return o.subject }
@@ -231,21 +254,17 @@ func reading(families []*dto.MetricFamily, writes map[string]float64) Reading {
 	return r
 }
 
-// sum adds up the samples of the counter or gauge called name whose label key is value (every
-// sample when key is ""), and says whether there is such a family at all.
-func sum(families []*dto.MetricFamily, name, key, value string) (float64, bool) {
-	var total float64
-	found := false
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			if key == "" || slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool { return l.GetName() == key && l.GetValue() == value }) {
-				found = true
-				total += m.GetCounter().GetValue() + m.GetGauge().GetValue() // one of them is 0
-			}
+// sum adds up the samples in families of the counter or gauge name whose label key is value
+// (every sample when key is "").
+func sum(families []*dto.MetricFamily, name, key, value string) (total float64, err error) {
+	i := slices.IndexFunc(families, func(f *dto.MetricFamily) bool { return f.GetName() == name })
+	if i < 0 {
+		return 0, fmt.Errorf("the operator exports no %s", name)
+	}
+	for _, m := range families[i].GetMetric() {
+		if key == "" || slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool { return l.GetName() == key && l.GetValue() == value }) {
+			total += m.GetCounter().GetValue() + m.GetGauge().GetValue() // one of them is 0
 		}
 	}
-	return total, found
+	return total, nil
 }

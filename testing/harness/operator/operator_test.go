@@ -14,26 +14,6 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-func TestResourceOf(t *testing.T) {
-	for path, want := range map[string][2]string{
-		"/api/v1/namespaces/a/configmaps":                                {"", "configmaps"},
-		"/api/v1/namespaces/a/configmaps/b":                              {"", "configmaps"},
-		"/apis/demo.example.com/v1alpha1/namespaces/a/samples/b/status":  {"demo.example.com", "samples/status"},
-		"/apis/rbac.authorization.k8s.io/v1/clusterroles/view":           {"rbac.authorization.k8s.io", "clusterroles"},
-		"/api/v1/namespaces/a":                                           {"", "namespaces"},
-		"/api/v1/namespaces/a/finalize":                                  {"", "namespaces/finalize"},
-		"/apis/coordination.k8s.io/v1/namespaces/a/leases/operator-demo": {"coordination.k8s.io", "leases"},
-		"/api/v1/namespaces/a/serviceaccounts/b/token":                   {"", "serviceaccounts/token"},
-		"/apis/authentication.k8s.io/v1/tokenreviews":                    {"authentication.k8s.io", "tokenreviews"},
-		"/metrics": {"", ""},
-		"/apis":    {"", ""},
-	} {
-		if group, resource := ResourceOf(path); group != want[0] || resource != want[1] {
-			t.Errorf("ResourceOf(%q) = %q, %q; want %q, %q", path, group, resource, want[0], want[1])
-		}
-	}
-}
-
 func TestIsCounted(t *testing.T) {
 	for _, tt := range []struct {
 		group, resource string
@@ -73,8 +53,8 @@ func TestWritesCountsEveryWriteOfAnyClientThatTheServerTook(t *testing.T) {
 		}
 	}))
 	defer server.Close()
-	writes := &Writes{}
-	httpClient, err := rest.HTTPClientFor(writes.Counted(&rest.Config{Host: server.URL}))
+	counted, writes := CountWrites(&rest.Config{Host: server.URL})
+	httpClient, err := rest.HTTPClientFor(counted)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,6 +66,10 @@ func TestWritesCountsEveryWriteOfAnyClientThatTheServerTook(t *testing.T) {
 		{http.MethodPost, "/api/v1/namespaces/ns/configmaps/exists"},
 		{http.MethodPut, "/api/v1/namespaces/ns/configmaps/invalid"},
 		{http.MethodPatch, "/apis/demo.example.com/v1alpha1/namespaces/ns/samples/a/status"},
+		{http.MethodDelete, "/api/v1/namespaces/ns/configmaps"},
+		{http.MethodPost, "/api/v1/namespaces/ns/serviceaccounts/b/token"},
+		{http.MethodPost, "/apis/authentication.k8s.io/v1/tokenreviews"},
+		{http.MethodPost, "/metrics"},
 		{http.MethodPost, "/apis/events.k8s.io/v1/namespaces/ns/events"},
 		{http.MethodPut, "/apis/coordination.k8s.io/v1/namespaces/ns/leases/leader"},
 	} {
@@ -99,7 +83,8 @@ func TestWritesCountsEveryWriteOfAnyClientThatTheServerTook(t *testing.T) {
 		}
 		_ = resp.Body.Close()
 	}
-	unreachable, err := rest.HTTPClientFor(writes.Counted(&rest.Config{Host: "http://127.0.0.1:1"}))
+	countedUnreachable, unreachableWrites := CountWrites(&rest.Config{Host: "http://127.0.0.1:1"})
+	unreachable, err := rest.HTTPClientFor(countedUnreachable)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,9 +96,12 @@ func TestWritesCountsEveryWriteOfAnyClientThatTheServerTook(t *testing.T) {
 		_ = resp.Body.Close()
 		t.Fatal("a write to a closed port reached a server")
 	}
-	want := map[string]float64{"configmaps": 2, "samples/status": 1}
-	if got := writes.ByResource(); !maps.Equal(got, want) {
-		t.Errorf("counted %v, want %v (a create, a patch; a status patch; no refused write, none unsent, no read, no event, no Lease)", got, want)
+	if got, err := unreachableWrites(); err != nil || len(got) > 0 {
+		t.Errorf("counted %v, %v for a write that reached no server", got, err)
+	}
+	want := map[string]float64{"configmaps": 3, "samples/status": 1, "serviceaccounts/token": 1}
+	if got, err := writes(); err != nil || !maps.Equal(got, want) {
+		t.Errorf("counted %v, want %v (a create, a patch, a delete of a collection; a status patch; a token's create; no refused write, none unsent, no read, no event, no Lease, no review, nothing outside the resource API)", got, want)
 	}
 }
 
@@ -146,7 +134,7 @@ func TestSettingsAreReadAsTheSpecSetThem(t *testing.T) {
 	if got := limit.In(settings); got != 10 {
 		t.Errorf("unset: %d, want 10", got)
 	}
-	limit.Set(settings, 3)
+	settings[limit] = 3
 	if got := limit.In(settings); got != 3 {
 		t.Errorf("set to 3: %d", got)
 	}

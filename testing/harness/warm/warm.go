@@ -38,7 +38,7 @@ const answerWithin = 2 * time.Second
 // else it starts a control plane of this run's own (cluster.StartControlPlane). One that does
 // not answer within answerWithin is passed over, with a line on stderr: the run never waits on a
 // dead one.
-func Start(ctx context.Context, subject operator.Subject) (cluster.Cluster, []byte, error) {
+func Start(ctx context.Context, subject operator.Subject) (*cluster.Cluster, []byte, error) {
 	path := os.Getenv(Env)
 	if path == "" {
 		found, err := controlplane.Find(File)

@@ -9,6 +9,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"example.com/operator-demo/testing/e2e"
 	"example.com/operator-demo/testing/e2e/metrics"
 	"example.com/operator-demo/testing/harness/operator"
 	"example.com/operator-demo/testing/harness/poll"
@@ -31,10 +32,9 @@ type Binary struct {
 	MetricsToken string
 	// Writes reads the API writes it has sent (the API server's audit log, e2e.AuditWrites).
 	Writes func() (map[string]float64, error)
-	// ClusterLogs are the cluster's log files, listed with the operator's for a failed spec.
+	// ClusterLogs are the cluster's log files, whose end is shown with the operator's for a failed
+	// spec.
 	ClusterLogs []string
-	// Shared: one operator serves every spec (the e2e tier); a spec's Release leaves it running.
-	Shared bool
 }
 
 // Start starts the binary and waits until it is ready and serves metrics at metricsURL.
@@ -53,8 +53,7 @@ func (b Binary) Start() (op *operator.Operator, metricsURL string, err error) {
 		Start:   r.up,
 		Stop:    r.down,
 		Kill:    r.kill,
-		Logs:    func() []string { return append(b.ClusterLogs, r.log) },
-		Shared:  b.Shared,
+		Logs:    func() string { return e2e.LastLines(append(b.ClusterLogs, r.log), 40) },
 	})
 	return op, url, op.Up()
 }

@@ -26,9 +26,9 @@ type LocalDeployment struct {
 	Client   client.Client
 	Operator *operator.Operator
 	// MetricsToken is the token of a ServiceAccount bound to the metrics-reader role;
-	// MetricsURL, where the operator serves its metrics.
-	MetricsToken, MetricsURL string
-	stopWebhooks             func() error
+	// MetricsURL, where the operator serves its metrics; OperatorLog, where it logs.
+	MetricsToken, MetricsURL, OperatorLog string
+	stopWebhooks                          func() error
 }
 
 // OperatorBinaryEnv names an operator binary for E2E to run.
@@ -37,7 +37,7 @@ const OperatorBinaryEnv = "E2E_OPERATOR_BINARY"
 // E2E is the e2e tier without a node: the binary $E2E_OPERATOR_BINARY playing the Deployment on a
 // LocalCluster, its logs in reports/e2e; no image, no root: the e2e tier where Docker is absent
 // (make test-e2e-local), and how make test-first runs each revision's operator.
-func E2E(ctx context.Context, subject operator.Subject) (cluster.Cluster, []byte, error) {
+func E2E(ctx context.Context, subject operator.Subject) (*cluster.Cluster, []byte, error) {
 	root, err := Root()
 	if err != nil {
 		return nil, nil, err
@@ -77,9 +77,9 @@ func StartDeployment(ctx context.Context, dir, binary string, subject operator.S
 }
 
 func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string, subject operator.Subject) (*LocalDeployment, error) {
-	c, err := cluster.NewClient(lc.Config, subject.Scheme)
+	c, err := client.New(lc.Config, client.Options{Scheme: subject.Scheme})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("client for %s: %w", lc.Config.Host, err)
 	}
 	m, err := install(ctx, c, lc.Kubectl(), kustomizeDir)
 	if err != nil {
@@ -97,12 +97,12 @@ func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string, 
 	if err != nil {
 		return nil, err
 	}
-	d := &LocalDeployment{LocalCluster: lc, Client: c, MetricsToken: metricsToken}
+	d := &LocalDeployment{LocalCluster: lc, Client: c, MetricsToken: metricsToken, OperatorLog: filepath.Join(lc.Dir, "operator.log")}
 	d.Operator, d.MetricsURL, err = Binary{
 		Subject: subject, Path: binary, Kubeconfig: kubeconfig, LeaseNamespace: m.Namespace,
-		Log: filepath.Join(lc.Dir, "operator.log"), MetricsToken: metricsToken,
+		Log: d.OperatorLog, MetricsToken: metricsToken,
 		Writes:      e2e.AuditWrites(lc.AuditLog, m.Username()),
-		ClusterLogs: lc.Logs(), Shared: true,
+		ClusterLogs: lc.Logs(),
 	}.Start()
 	if err != nil {
 		if d.Operator != nil {

@@ -36,7 +36,7 @@ const (
 // garbage collector and the namespace, service-account, deployment and replicaset controllers.
 // It is the e2e tier where Docker is absent.
 type LocalCluster struct {
-	*controlplane.ControlPlane
+	*envtest.Environment
 	// Dir holds the kubeconfigs and every component's log.
 	Dir string
 	// AdminKubeconfig is a kubeconfig file for a cluster administrator (group system:masters).
@@ -67,7 +67,7 @@ func Start(dir string, crds []string) (*LocalCluster, error) {
 	}
 	lc := &LocalCluster{Dir: dir, AdminKubeconfig: filepath.Join(dir, "admin.kubeconfig"), AuditLog: filepath.Join(dir, "audit.log")}
 	var err error
-	if lc.ControlPlane, err = lc.startControlPlane(crds); err != nil {
+	if lc.Environment, err = lc.startControlPlane(crds); err != nil {
 		return nil, err
 	}
 	if err := lc.writeAdminKubeconfig(); err != nil {
@@ -89,7 +89,7 @@ func Start(dir string, crds []string) (*LocalCluster, error) {
 // startControlPlane starts etcd and kube-apiserver logging into the cluster's directory, with a
 // certificate directory of their own there. The API server keeps an audit log of every write
 // (AuditLog).
-func (lc *LocalCluster) startControlPlane(crds []string) (*controlplane.ControlPlane, error) {
+func (lc *LocalCluster) startControlPlane(crds []string) (*envtest.Environment, error) {
 	pki := filepath.Join(lc.Dir, "pki")
 	if err := os.MkdirAll(pki, 0o700); err != nil {
 		return nil, err
@@ -128,11 +128,11 @@ func (lc *LocalCluster) closeLogs() {
 // stopControlPlane stops etcd and kube-apiserver, then closes their logs.
 func (lc *LocalCluster) stopControlPlane() error {
 	defer lc.closeLogs()
-	return lc.ControlPlane.Stop()
+	return lc.Environment.Stop()
 }
 
 func (lc *LocalCluster) writeAdminKubeconfig() error {
-	admin, err := lc.Env.AddUser(envtest.User{Name: "local-admin", Groups: []string{"system:masters"}}, nil)
+	admin, err := lc.AddUser(envtest.User{Name: "local-admin", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
 		return fmt.Errorf("add user local-admin: %w", err)
 	}
@@ -161,5 +161,5 @@ func Root() (string, error) {
 
 // Kubectl is the path of the kubectl that came with the control plane's binaries.
 func (lc *LocalCluster) Kubectl() string {
-	return filepath.Join(lc.Env.BinaryAssetsDirectory, "kubectl")
+	return filepath.Join(lc.BinaryAssetsDirectory, "kubectl")
 }

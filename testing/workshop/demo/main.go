@@ -65,7 +65,7 @@ func run(ctx context.Context, dir, binary string, keep bool) (err error) {
 			observed, err = s.shows(ctx)
 			return err
 		}); err != nil {
-			return fmt.Errorf("%s: %w\n   operator log: %s", s.title, err, d.Operator.Logs())
+			return fmt.Errorf("%s: %w\n%s", s.title, err, d.Operator.Logs())
 		}
 		fmt.Printf("   observed: %s\n", observed)
 	}
@@ -80,7 +80,7 @@ func run(ctx context.Context, dir, binary string, keep bool) (err error) {
 	fmt.Printf("   export KUBECONFIG=%s\n   export PATH=%s:$PATH   # kubectl of the cluster's version\n", d.AdminKubeconfig, filepath.Dir(d.Kubectl()))
 	fmt.Printf("   kubectl get samples,configmaps\n   kubectl edit configmap sample-sample-config   # and watch it revert\n")
 	fmt.Printf("   METRICS=%s TOKEN=%s   # the operator's metrics, as a metrics-reader\n\n", d.MetricsURL, d.MetricsToken)
-	fmt.Printf("Operator log: %s. Ctrl-C stops everything.\n", d.Operator.Logs()[len(d.Operator.Logs())-1])
+	fmt.Printf("Operator log: %s. Ctrl-C stops everything.\n", d.OperatorLog)
 	<-ctx.Done()
 	return nil
 }

@@ -58,7 +58,7 @@ func serve() error {
 	}
 	err = os.WriteFile(pidFile, []byte(strconv.Itoa(os.Getpid())), 0o600)
 	if err == nil { // renamed into place: whoever finds the file finds it whole
-		if err = os.WriteFile(attachment+".tmp", cp.Env.KubeConfig, 0o600); err == nil {
+		if err = os.WriteFile(attachment+".tmp", cp.KubeConfig, 0o600); err == nil {
 			err = os.Rename(attachment+".tmp", attachment)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"slices"
 	"strings"
 
-	"example.com/operator-demo/testing/harness/operator"
+	"example.com/operator-demo/testing/e2e"
 	"example.com/operator-demo/testing/harness/warm"
 	"example.com/operator-demo/testing/workshop/specreport"
 	"example.com/operator-demo/testing/workshop/specsource"
@@ -231,7 +231,7 @@ func (t *checkout) runSuite(env []string, name string, flags ...string) (specrep
 	cmd.Dir, cmd.Env = filepath.Join(t.dir, "scenarios"), append(os.Environ(), env...)
 	suite, out, runErr, err := specreport.Run(cmd, name+".json", t.dir)
 	if err != nil {
-		err = fmt.Errorf("the scenarios in %s wrote no report (%w): %w\n%s", t.dir, runErr, err, operator.Tail(string(out), 30))
+		err = fmt.Errorf("the scenarios in %s wrote no report (%w): %w\n%s", t.dir, runErr, err, e2e.Tail(string(out), 30))
 	}
 	return suite, errors.Join(os.WriteFile(name+".log", out, 0o644), err)
 }

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"example.com/operator-demo/testing/harness/operator"
+	"example.com/operator-demo/testing/e2e"
 	"example.com/operator-demo/testing/harness/warm"
 	"example.com/operator-demo/testing/workshop/specreport"
 )
@@ -222,7 +222,7 @@ func runRed(repo, label string) (failedSpecs, passedSpecs []string, err error) {
 	cmd := exec.Command("go", "test", "-count=1", "./scenarios/", "-ginkgo.label-filter="+label)
 	cmd.Dir = repo
 	suite, output, runErr, err := specreport.Run(cmd, filepath.Join(dir, "red.json"), repo)
-	fmt.Fprint(os.Stderr, operator.Tail(string(output), 40)+"\n")
+	fmt.Fprint(os.Stderr, e2e.Tail(string(output), 40)+"\n")
 	switch {
 	case err != nil:
 		return nil, nil, fmt.Errorf("the scenarios did not run (%w): %s; a name the API lacks goes into api/ first", runErr, specreport.CompilerCause(string(output), ""))

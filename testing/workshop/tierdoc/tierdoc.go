@@ -1,9 +1,9 @@
-// Package tierdoc is what this repository's tools say of each tier of the harness's tiers.All:
+// Package tierdoc is what this repository's tools say of each tier of tiers.All (testing/e2e/tiers):
 // the name the catalogue and make test-first give it, what it proves, and the environment a run
 // of the scenarios sets to run there.
 package tierdoc
 
-import "example.com/operator-demo/testing/harness/tiers"
+import "example.com/operator-demo/testing/e2e/tiers"
 
 // Tier is a tier of tiers.All, named and described.
 type Tier struct {

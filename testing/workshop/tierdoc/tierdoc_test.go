@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"example.com/operator-demo/testing/harness/tiers"
+	"example.com/operator-demo/testing/e2e/tiers"
 )
 
 // TestEachTiersEnvironmentSelectsIt: a run that sets a tier's Environment runs on that tier.

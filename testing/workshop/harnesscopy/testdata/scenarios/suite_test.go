@@ -15,4 +15,4 @@ func TestScenarios(t *testing.T) {
 
 var suiteCluster cluster.Cluster
 
-var _ = harness.ShareCluster(&suiteCluster, widgets.Operator, nil)
+var _ = harness.ShareCluster(&suiteCluster, widgets.Operator, cluster.StartControlPlane)

@@ -18,16 +18,15 @@ import (
 // Clock is the operator's clock, which a spec may set (harness.With(widgets.Clock, ...)).
 var Clock = operator.NewSetting[clock.PassiveClock](clock.RealClock{})
 
-// Operator is the Widget operator: its controllers, its webhooks and their configurations.
+// Operator is the Widget operator: its controllers and its webhooks (configured in config/webhook).
 var Operator = operator.Subject{
 	Scheme: setup.NewScheme(),
 	Setup: func(mgr ctrl.Manager, s operator.Settings) error {
 		return setup.Controllers(mgr, Clock.In(s))
 	},
-	Webhooks:         setup.Webhooks,
-	WebhookManifests: []string{"config/webhook"},
-	Kind:             &shopv1.Widget{},
-	Owned:            []client.Object{&corev1.ConfigMap{}},
+	Webhooks: setup.Webhooks,
+	Kind:     &shopv1.Widget{},
+	Owned:    []client.Object{&corev1.ConfigMap{}},
 }
 
 // New is a Widget called name in namespace, whose spec.foo is foo.

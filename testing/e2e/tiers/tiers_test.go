@@ -1,6 +1,12 @@
 package tiers
 
-import "testing"
+import (
+	"context"
+	"testing"
+
+	"example.com/operator-demo/testing/harness/cluster"
+	"example.com/operator-demo/testing/harness/operator"
+)
 
 func TestLabelFilterLeavesOutWhatTheTierCannotRun(t *testing.T) {
 	tests := []struct {
@@ -41,5 +47,27 @@ func TestAnUnknownTierIsAnError(t *testing.T) {
 		if tier, err := Current(); err == nil {
 			t.Errorf("%s=%q %s=%q: ran on %q, want an error", Env, env[0], ProviderEnv, env[1], tier.Provider)
 		}
+	}
+}
+
+// TestProviderStartsTheCurrentTiersCluster: a suite hands over one provider for each tier; the
+// current tier's starts its cluster, and a tier the suite has none for is an error, not envtest.
+func TestProviderStartsTheCurrentTiersCluster(t *testing.T) {
+	started := ""
+	providers := map[string]cluster.Provider{}
+	for _, name := range []string{Envtest, ProviderKind} {
+		providers[name] = func(context.Context, operator.Subject) (*cluster.Cluster, []byte, error) {
+			started = name
+			return &cluster.Cluster{}, nil, nil
+		}
+	}
+	t.Setenv(Env, E2E)
+	t.Setenv(ProviderEnv, ProviderKind)
+	if _, _, err := Provider(providers)(context.Background(), operator.Subject{}); err != nil || started != ProviderKind {
+		t.Errorf("on the kind tier: started %q, %v; want the kind provider's cluster", started, err)
+	}
+	t.Setenv(ProviderEnv, ProviderLocal)
+	if _, _, err := Provider(providers)(context.Background(), operator.Subject{}); err == nil {
+		t.Error("on the local tier, with no provider for it: no error")
 	}
 }

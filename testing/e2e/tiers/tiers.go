@@ -1,14 +1,19 @@
 // Package tiers names the places the scenarios run, cheapest first (envtest; the e2e tier on a
 // local control plane; the e2e tier on kind), the labels that say what a scenario needs beyond an
 // API server, and which tier leaves out which label: by label filter, never by a skip inside a
-// spec. It imports no cluster, so that what lists the scenarios can say where each runs.
+// spec. A suite that runs on every tier chooses its cluster with Provider and its specs with the
+// tier's LabelFilter.
 package tiers
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
+
+	"example.com/operator-demo/testing/harness/cluster"
+	"example.com/operator-demo/testing/harness/operator"
 )
 
 // The environment variables that choose the tier, and their values.
@@ -45,7 +50,7 @@ const (
 // Tier is a place the scenarios run.
 type Tier struct {
 	// Provider names what provides its cluster, in the map of providers a suite hands to
-	// cluster.Start: Envtest, ProviderLocal or ProviderKind.
+	// Provider: Envtest, ProviderLocal or ProviderKind.
 	Provider string
 	// Excludes are the labels of the scenarios it cannot run.
 	Excludes []string
@@ -92,4 +97,20 @@ func (t Tier) LabelFilter(filter string) string {
 		return exclude
 	}
 	return "(" + filter + ") && " + exclude
+}
+
+// Provider is the cluster.Provider of the current tier, from providers, by the tier's Provider
+// name.
+func Provider(providers map[string]cluster.Provider) cluster.Provider {
+	return func(ctx context.Context, subject operator.Subject) (*cluster.Cluster, []byte, error) {
+		tier, err := Current()
+		if err != nil {
+			return nil, nil, err
+		}
+		start, ok := providers[tier.Provider]
+		if !ok {
+			return nil, nil, fmt.Errorf("this suite has no provider for the %s tier", tier.Provider)
+		}
+		return start(ctx, subject)
+	}
 }

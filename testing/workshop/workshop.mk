@@ -24,20 +24,13 @@ demo: linux-only build setup-controlplane ## Walk through the introductory artic
 
 ##@ The test-first loop (docs/test-first.md)
 
-.PHONY: scenario
-scenario: ## Write the skeleton of a new scenario NAME=<label>: every doc field, in the reading order, failing until written.
-	@test -n "$(NAME)" || { echo "usage: make scenario NAME=<label>, e.g. make scenario NAME=paused"; exit 2; }
-	@$(call workshop-tool,catalogue)
-	$(WORKSHOP)/catalogue new '$(NAME)'
-	@$(MAKE) --no-print-directory catalogue
-
 # The catalogue takes the spec tree, its labels and locations from a dry run of the scenario
 # binary (Ginkgo lists every spec without running one), and what only the source holds (doc
 # comments, By steps) from the scenario files. make verify regenerates it.
 CATALOGUE_DRY_RUN = $(CURDIR)/bin/catalogue-dry-run.json
 
 .PHONY: catalogue
-catalogue: ## Generate scenarios/README.md, the scenario catalogue, from the specs, the mutants, the controller and the API.
+catalogue: ## Generate scenarios/README.md, the scenario catalogue, from the specs and the mutants.
 	$(build-scenarios)
 	@$(call workshop-tool,catalogue)
 	@cd bin && $(SCENARIOS_TEST) -ginkgo.dry-run -ginkgo.no-color -ginkgo.json-report=$(CATALOGUE_DRY_RUN) >/dev/null

@@ -55,12 +55,6 @@ watch: envtest-up ## Rerun the scenarios labelled LABEL=<label> on every save of
 	@test -n "$(LABEL)" || { echo "usage: make watch LABEL=<label>, e.g. make watch LABEL=create"; exit 2; }
 	go tool ginkgo watch --label-filter='$(LABEL)' ./scenarios
 
-.PHONY: red
-red: manifests generate catalogue setup-envtest ## Run scenario NAME=<label>; once it fails inside its specs, commit it (with api/ and what is generated) before the code.
-	@test -n "$(NAME)" || { echo "usage: make red NAME=<label>, e.g. make red NAME=paused"; exit 2; }
-	@$(call workshop-tool,testfirst)
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(WORKSHOP)/testfirst red -label '$(NAME)'
-
 # SCENARIO=<label> tries only the breaks of that scenario; MUTANT=<text> only the breaks that
 # mention text. Either also tries every break whose lines the change touched since BASE (the work
 # tree counts), since an edit there can leave a break breaking nothing.

@@ -83,41 +83,9 @@ func run(scaffold, kubebuilder, dir string) error {
 		return fmt.Errorf("testing/README.md has no copy or no rename block")
 	}
 	project := filepath.Join(dir, "project")
-	if err := errors.Join(os.RemoveAll(project), os.MkdirAll(project, 0o755)); err != nil {
-		return err
-	}
-	// The scaffold without its bin/: the tools its make manifests installed there are no part of
-	// a team's project.
-	if err := steps(project, copyTree(scaffold, "--exclude=./bin"),
-		[]string{kubebuilder, "create", "webhook", "--group", "shop", "--version", "v1", "--kind", "Widget", "--defaulting", "--programmatic-validation"},
-	); err != nil {
-		return err
-	}
-	start := time.Now()
-	module, err := specreport.ModulePath(project)
-	for _, d := range copies {
-		err = errors.Join(err, copyDir(filepath.Join(root, d), filepath.Join(project, d), renames, module))
-	}
+	start, err := take(root, scaffold, kubebuilder, project, copies, renames)
 	if err != nil {
 		return err
-	}
-	// testdata's files written over the scaffold's; later, a second kind: kubebuilder writes it
-	// into main.go at the markers the patch kept.
-	if err := steps(project, copyTree(filepath.Join(root, "testing", "workshop", "harnesscopy", "testdata")),
-		[]string{"patch", "-p1", "-i", "scaffold.patch"}, []string{"rm", "scaffold.patch"}, []string{"make", "generate", "manifests"},
-		[]string{"go", "get", "sigs.k8s.io/controller-runtime@v0.25.2"}, []string{"go", "mod", "tidy"},
-		[]string{"go", "get", "-tool", "github.com/onsi/ginkgo/v2/ginkgo"}, []string{"go", "vet", "./..."},
-		[]string{kubebuilder, "create", "api", "--group", "shop", "--version", "v1", "--kind", "Gadget", "--resource", "--controller"},
-		[]string{"make", "generate", "manifests"}, []string{"go", "vet", "./..."},
-	); err != nil {
-		return err
-	}
-	main, err := os.ReadFile(filepath.Join(project, "cmd", "main.go"))
-	if err != nil {
-		return err
-	}
-	if !bytes.Contains(main, []byte("controller.GadgetReconciler{")) || !bytes.Contains(main, []byte("// +kubebuilder:scaffold:builder")) {
-		return fmt.Errorf("kubebuilder create api wired no GadgetReconciler into cmd/main.go at its markers:\n%s", main)
 	}
 	out, err := output(project, "go", "tool", "ginkgo", "--procs=4", "--no-color", "./scenarios")
 	if err != nil {
@@ -152,6 +120,49 @@ second kind, the scenarios on envtest): %.1f s.
 		fmt.Printf("| %s | %s | %s | %s |\n", b.what, b.label, red, strings.ReplaceAll(named, "|", `\|`))
 	}
 	return nil
+}
+
+// take makes the project: a copy of scaffold with a webhook, the harness copied and renamed into
+// it, testdata written over it, generated, tidied and vetted; later a second kind. It returns when
+// the first file was copied.
+func take(root, scaffold, kubebuilder, project string, copies, renames []string) (start time.Time, err error) {
+	if err := errors.Join(os.RemoveAll(project), os.MkdirAll(project, 0o755)); err != nil {
+		return start, err
+	}
+	// The scaffold without its bin/: the tools its make manifests installed there are no part of
+	// a team's project.
+	if err := steps(project, copyTree(scaffold, "--exclude=./bin"),
+		[]string{kubebuilder, "create", "webhook", "--group", "shop", "--version", "v1", "--kind", "Widget", "--defaulting", "--programmatic-validation"},
+	); err != nil {
+		return start, err
+	}
+	start = time.Now()
+	module, err := specreport.ModulePath(project)
+	for _, d := range copies {
+		err = errors.Join(err, copyDir(filepath.Join(root, d), filepath.Join(project, d), renames, module))
+	}
+	if err != nil {
+		return start, err
+	}
+	// testdata's files written over the scaffold's; later, a second kind: kubebuilder writes it
+	// into main.go at the markers the patch kept.
+	if err := steps(project, copyTree(filepath.Join(root, "testing", "workshop", "harnesscopy", "testdata")),
+		[]string{"patch", "-p1", "-i", "scaffold.patch"}, []string{"rm", "scaffold.patch"}, []string{"make", "generate", "manifests"},
+		[]string{"go", "get", "sigs.k8s.io/controller-runtime@v0.25.2"}, []string{"go", "mod", "tidy"},
+		[]string{"go", "get", "-tool", "github.com/onsi/ginkgo/v2/ginkgo"}, []string{"go", "vet", "./..."},
+		[]string{kubebuilder, "create", "api", "--group", "shop", "--version", "v1", "--kind", "Gadget", "--resource", "--controller"},
+		[]string{"make", "generate", "manifests"}, []string{"go", "vet", "./..."},
+	); err != nil {
+		return start, err
+	}
+	main, err := os.ReadFile(filepath.Join(project, "cmd", "main.go"))
+	if err != nil {
+		return start, err
+	}
+	if !bytes.Contains(main, []byte("controller.GadgetReconciler{")) || !bytes.Contains(main, []byte("// +kubebuilder:scaffold:builder")) {
+		return start, fmt.Errorf("kubebuilder create api wired no GadgetReconciler into cmd/main.go at its markers:\n%s", main)
+	}
+	return start, nil
 }
 
 // catch builds in the bug, runs the scenarios of its label and returns what their failure says

@@ -24,20 +24,13 @@ demo: linux-only build setup-controlplane ## Walk through the introductory artic
 
 ##@ The test-first loop (docs/test-first.md)
 
-.PHONY: scenario
-scenario: ## Write the skeleton of a new scenario NAME=<label>: every doc field, in the reading order, failing until written.
-	@test -n "$(NAME)" || { echo "usage: make scenario NAME=<label>, e.g. make scenario NAME=paused"; exit 2; }
-	@$(call workshop-tool,catalogue)
-	$(WORKSHOP)/catalogue new '$(NAME)'
-	@$(MAKE) --no-print-directory catalogue
-
 # The catalogue takes the spec tree, its labels and locations from a dry run of the scenario
 # binary (Ginkgo lists every spec without running one), and what only the source holds (doc
 # comments, By steps) from the scenario files. make verify regenerates it.
 CATALOGUE_DRY_RUN = $(CURDIR)/bin/catalogue-dry-run.json
 
 .PHONY: catalogue
-catalogue: ## Generate scenarios/README.md, the scenario catalogue, from the specs, the mutants, the controller and the API.
+catalogue: ## Generate scenarios/README.md, the scenario catalogue, from the specs and the mutants.
 	$(build-scenarios)
 	@$(call workshop-tool,catalogue)
 	@cd bin && $(SCENARIOS_TEST) -ginkgo.dry-run -ginkgo.no-color -ginkgo.json-report=$(CATALOGUE_DRY_RUN) >/dev/null
@@ -61,12 +54,6 @@ envtest-down: ## Stop the control plane make envtest-up started.
 watch: envtest-up ## Rerun the scenarios labelled LABEL=<label> on every save of what they build from, on the warm control plane.
 	@test -n "$(LABEL)" || { echo "usage: make watch LABEL=<label>, e.g. make watch LABEL=create"; exit 2; }
 	go tool ginkgo watch --label-filter='$(LABEL)' ./scenarios
-
-.PHONY: red
-red: manifests generate catalogue setup-envtest ## Run scenario NAME=<label>; once it fails inside its specs, commit it (with api/ and what is generated) before the code.
-	@test -n "$(NAME)" || { echo "usage: make red NAME=<label>, e.g. make red NAME=paused"; exit 2; }
-	@$(call workshop-tool,testfirst)
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(WORKSHOP)/testfirst red -label '$(NAME)'
 
 # SCENARIO=<label> tries only the breaks of that scenario; MUTANT=<text> only the breaks that
 # mention text. Either also tries every break whose lines the change touched since BASE (the work

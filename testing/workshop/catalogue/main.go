@@ -1,5 +1,5 @@
-// Command catalogue writes scenarios/README.md from the scenarios, the mutants and the API, in
-// catalogue.md.tmpl's prose: what it says is what the specs check. `catalogue new LABEL`: a skeleton.
+// Command catalogue writes scenarios/README.md from the scenarios and the mutants, in
+// catalogue.md.tmpl's prose: what it says is what the specs check.
 package main
 
 import (
@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"text/template"
@@ -19,23 +17,17 @@ import (
 )
 
 func main() {
-	var err error
-	switch {
-	case len(os.Args) == 3 && os.Args[1] == "new":
-		err = newScenario("scenarios", os.Args[2])
-	case len(os.Args) == 4:
-		err = write(os.Args[1], os.Args[2], os.Args[3])
-	default:
-		fmt.Fprintln(os.Stderr, "usage: catalogue SCENARIO_DIR DRY_RUN OUTPUT | catalogue new LABEL")
+	if len(os.Args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: catalogue SCENARIO_DIR DRY_RUN OUTPUT")
 		os.Exit(2)
 	}
-	if err != nil {
+	if err := write(os.Args[1], os.Args[2], os.Args[3]); err != nil {
 		fmt.Fprintln(os.Stderr, "catalogue:", err)
 		os.Exit(1)
 	}
 }
 
-// write renders the catalogue of the scenarios in dir, and the API beside it, into output.
+// write renders the catalogue of the scenarios in dir into output.
 func write(dir, dryRun, output string) error {
 	r := &reader{}
 	scenarios, err := r.scenarios(dir, dryRun)
@@ -43,9 +35,6 @@ func write(dir, dryRun, output string) error {
 		return err
 	}
 	c := &catalogue{Scenarios: scenarios}
-	if c.Reasons, err = reasons(filepath.Join(filepath.Dir(filepath.Clean(dir)), "api")); err != nil {
-		return err
-	}
 	if len(r.problems) > 0 {
 		return errors.New(strings.Join(r.problems, "; "))
 	}
@@ -61,10 +50,7 @@ func write(dir, dryRun, output string) error {
 }
 
 // catalogue is everything the catalogue says, as read from the code.
-type catalogue struct {
-	Scenarios []*scenario
-	Reasons   []reason
-}
+type catalogue struct{ Scenarios []*scenario }
 
 //go:embed catalogue.md.tmpl
 var layout string
@@ -141,57 +127,4 @@ func byHand(text string) string {
 		b.WriteString("```\n")
 	}
 	return b.String()
-}
-
-// label is what a scenario's label may be: it names the scenario's file too.
-var label = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
-
-//go:embed scenario.go.tmpl
-var skeletonText string
-
-// skeleton is a new scenario: every field of the doc comment, and a spec that fails until written.
-var skeleton = template.Must(template.New("scenario").Parse(skeletonText))
-
-// newScenario writes the skeleton of scenario name into dir and adds name to the reading order.
-func newScenario(dir, name string) error {
-	if !label.MatchString(name) {
-		return fmt.Errorf("%q is not a label: lower case words joined by dashes, e.g. paused", name)
-	}
-	path := filepath.Join(dir, fileOf([]string{name}))
-	if _, err := os.Stat(path); err == nil {
-		return fmt.Errorf("%s exists already", path)
-	}
-	order := filepath.Join(dir, readingOrderFile)
-	labels, err := readingOrder(order)
-	if err != nil {
-		return err
-	}
-	if slices.Contains(labels, name) {
-		return fmt.Errorf("%s lists %s already", order, name)
-	}
-	var b bytes.Buffer
-	if err := skeleton.Execute(&b, map[string]string{"Label": name, "Title": capitalise(strings.ReplaceAll(name, "-", " "))}); err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(order, os.O_APPEND|os.O_WRONLY, 0o644)
-	if err == nil {
-		_, err = fmt.Fprintln(f, name)
-		err = errors.Join(err, f.Close())
-	}
-	if err != nil {
-		return err
-	}
-	fmt.Printf(`wrote %s, and added %s to %s (move it where a newcomer should read it).
-Next:
-  1. Fill in the doc comment and the spec: the steps (By) and what they expect.
-     A name the API does not have yet (a field, a reason) goes into api/ first, so that the
-     scenario compiles and fails for the reason you expect.
-  2. go test ./scenarios/ -ginkgo.label-filter=%s     watch it fail
-  3. Make it pass in controllers/; add the break it catches to testing/workshop/mutate/mutants;
-     make mutate SCENARIO=%s
-`, path, name, order, name, name)
-	return nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -162,7 +161,7 @@ func TestParseDoc(t *testing.T) {
 // its steps and its line) and its commands by hand.
 func TestTheCatalogueRendersWhatItRead(t *testing.T) {
 	read, _ := readDryRun(t, dryRunOf)
-	c := &catalogue{Scenarios: read, Reasons: []reason{{Value: "Synced", Ready: "True", What: "all is well."}}}
+	c := &catalogue{Scenarios: read}
 	page, err := c.render()
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +169,6 @@ func TestTheCatalogueRendersWhatItRead(t *testing.T) {
 	for _, want := range []string{
 		"| [Paused](#paused) | a paused Sample keeps its ConfigMap as it is. | envtest, e2e local, e2e kind |",
 		"| [Paused](#paused) | Beyond both | Asked for by a team. |",
-		"| `Synced` | True | all is well. | — |",
 		"these have none yet: [Paused](#paused).",
 		"## Paused\n\nA paused Sample keeps its ConfigMap as it is.\n\n**Lesson.** A field that stops reconciling.",
 		"- *when it is paused › it writes nothing* [spec](paused_test.go#L14) — tiers: envtest\n  1. pausing it\n  1. editing its spec\n",
@@ -179,92 +177,6 @@ func TestTheCatalogueRendersWhatItRead(t *testing.T) {
 	} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("the catalogue lacks %q:\n%s", want, page)
-		}
-	}
-}
-
-// TestEveryReasonSaysWhatToDo: the reasons come from the API's documented constants, and each
-// reason of Ready=False says what to do about it.
-func TestEveryReasonSaysWhatToDo(t *testing.T) {
-	got, err := reasons(filepath.Join("..", "..", "..", "api"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	values := make([]string, 0, len(got))
-	for _, r := range got {
-		values = append(values, r.Value)
-		if r.What == "" || (r.Ready == "False") != (r.Todo != "") {
-			t.Errorf("reason %s (Ready=%s): what happened %q, what to do %q", r.Value, r.Ready, r.What, r.Todo)
-		}
-	}
-	for _, want := range []string{"Synced", "ConfigMapConflict", "ConfigMapRefused", "QuotaExceeded", "ConfigMapForbidden"} {
-		if !slices.Contains(values, want) {
-			t.Errorf("reasons %v lack %s", values, want)
-		}
-	}
-}
-
-// TestTheSkeletonBuilds: the skeleton compiles in the scenarios package as it is written, so that
-// its first run fails in its spec, for the reason it gives, and not in the compiler.
-func TestTheSkeletonBuilds(t *testing.T) {
-	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, readingOrderFile), []byte("create\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := newScenario(dir, "paused-sample"); err != nil {
-		t.Fatal(err)
-	}
-	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {
-		filepath.Join(root, "scenarios", "paused_sample_test.go"): filepath.Join(dir, "paused_sample_test.go"),
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "overlay.json"), overlay, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	vet := exec.Command("go", "vet", "-overlay", filepath.Join(dir, "overlay.json"), "./scenarios/")
-	vet.Dir = root
-	if out, err := vet.CombinedOutput(); err != nil {
-		t.Errorf("the skeleton, as written into scenarios/, does not build: %v\n%s", err, out)
-	}
-}
-
-// TestNewScenarioWritesTheHouseForm: the skeleton has every field the catalogue reads, a spec
-// that fails until it is written, and its label in the reading order.
-func TestNewScenarioWritesTheHouseForm(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, readingOrderFile), []byte("# order\ncreate\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := newScenario(dir, "paused-sample"); err != nil {
-		t.Fatal(err)
-	}
-	r := &reader{}
-	found, err := r.parseFile(filepath.Join(dir, "paused_sample_test.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.problems) > 0 || len(found.scenarios) != 1 || found.scenarios[0].Title != "Paused sample" || len(found.steps) != 1 {
-		t.Errorf("the skeleton reads as %+v (problems %v)", found, r.problems)
-	}
-	content, err := os.ReadFile(filepath.Join(dir, "paused_sample_test.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(content), "paused-sample is a skeleton") || !strings.Contains(string(content), `Label("paused-sample")`) {
-		t.Error("the skeleton's spec is not labelled paused-sample, or does not fail until it is written")
-	}
-	if order, err := readingOrder(filepath.Join(dir, readingOrderFile)); err != nil || !slices.Equal(order, []string{"create", "paused-sample"}) {
-		t.Errorf("reading order %v, %v: want paused-sample added", order, err)
-	}
-	for _, bad := range []string{"paused-sample", "Paused", "two words", "-x"} {
-		if err := newScenario(dir, bad); err == nil {
-			t.Errorf("newScenario(%q) accepted it", bad)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/token"
 	"os"
 	"path/filepath"
@@ -57,7 +56,7 @@ func (r *reader) scenarios(dir, report string) ([]*scenario, error) {
 	}
 	parsed, all := map[string]*scenarioFile{}, []*scenario{}
 	for _, path := range files {
-		if parsed[filepath.Base(path)], err = r.parseFile(path); err != nil {
+		if parsed[filepath.Base(path)], err = parseFile(path); err != nil {
 			return nil, err
 		}
 		all = append(all, parsed[filepath.Base(path)].scenarios...)
@@ -123,9 +122,13 @@ func (r *reader) place(specs []types.SpecReport, files map[string]*scenarioFile)
 			continue
 		}
 		sc.labels = s.ContainerHierarchyLabels[0]
+		source := src.Specs[s.LeafNodeLocation.LineNumber]
 		sp := spec{Path: slices.Clone(s.ContainerHierarchyTexts[1:]), Text: s.LeafNodeText, Line: s.LeafNodeLocation.LineNumber,
-			Steps: src.steps[s.LeafNodeLocation.LineNumber], labels: s.Labels()}
-		if last := len(sp.Path) - 1; last >= 0 && src.tables[s.ContainerHierarchyLocations[last+1].LineNumber] {
+			Steps: source.Steps(), labels: s.Labels()}
+		if slices.Contains(sp.Steps, "") {
+			r.problem("%s:%d: spec %q has a By(...) whose text is not a string literal", file, sp.Line, s.FullText())
+		}
+		if last := len(sp.Path) - 1; last >= 0 && source.Table != nil {
 			sp.Text, sp.Path = sp.Path[last]+": "+sp.Text, sp.Path[:last]
 		}
 		sc.Specs = append(sc.Specs, sp)
@@ -152,22 +155,19 @@ func fileOf(labels []string) string {
 	return strings.ReplaceAll(labels[0], "-", "_") + "_test.go"
 }
 
-// scenarioFile is a file's scenarios, also by their Describe's line, and its specs' By texts and tables by line.
+// scenarioFile is a file's specs, its scenarios, and these by their Describe's line.
 type scenarioFile struct {
+	*specsource.File
 	scenarios []*scenario
 	describes map[int]*scenario
-	steps     map[int][]string
-	tables    map[int]bool
 }
 
-func (r *reader) parseFile(path string) (*scenarioFile, error) {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+func parseFile(path string) (*scenarioFile, error) {
+	f, err := specsource.Parse(path)
 	if err != nil {
 		return nil, err
 	}
-	src := &scenarioFile{describes: map[int]*scenario{}, steps: map[int][]string{}, tables: map[int]bool{}}
-	line := func(n ast.Node) int { return fset.Position(n.Pos()).Line }
+	src := &scenarioFile{File: f, describes: map[int]*scenario{}}
 	for _, decl := range f.Decls {
 		gen, ok := decl.(*ast.GenDecl)
 		call := describeCall(gen)
@@ -178,24 +178,10 @@ func (r *reader) parseFile(path string) (*scenarioFile, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
 		}
-		s.File, s.Line = filepath.Base(path), line(gen)
+		s.File, s.Line = filepath.Base(path), f.Line(gen)
 		src.scenarios = append(src.scenarios, &s)
-		src.describes[line(call)] = &s
+		src.describes[f.Line(call)] = &s
 	}
-	ast.Inspect(f, func(n ast.Node) bool {
-		if c, ok := n.(*ast.CallExpr); ok && specsource.Name(c) == "It" {
-			src.steps[line(c)] = r.steps(c)
-		} else if ok && specsource.Name(c) == "DescribeTable" {
-			src.tables[line(c)] = true
-			body := r.steps(c)
-			for _, arg := range c.Args {
-				if e, ok := arg.(*ast.CallExpr); ok && specsource.Name(e) == "Entry" {
-					src.steps[line(e)] = body
-				}
-			}
-		}
-		return true
-	})
 	return src, nil
 }
 
@@ -210,28 +196,6 @@ func describeCall(gen *ast.GenDecl) *ast.CallExpr {
 		}
 	}
 	return nil
-}
-
-// steps are the By texts inside a spec, in order.
-func (r *reader) steps(call *ast.CallExpr) []string {
-	var out []string
-	ast.Inspect(call, func(n ast.Node) bool {
-		c, ok := n.(*ast.CallExpr)
-		if !ok || specsource.Name(c) != "By" {
-			return true
-		}
-		if len(c.Args) > 0 {
-			if lit, ok := c.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-				text, _ := strconv.Unquote(lit.Value) // the parser has checked its quotes
-				out = append(out, text)
-				return true
-			}
-		}
-		r.problem("By(...): its text is not a string literal")
-		out = append(out, "?")
-		return true
-	})
-	return out
 }
 
 // parseDoc reads a scenario's doc comment: paragraphs "Title: behaviour", Lesson:, Source:, By hand: (the rest).
@@ -293,49 +257,4 @@ func parseSource(text string) (source, string, error) {
 		names = append(names, strconv.Quote(src.name))
 	}
 	return source{}, "", fmt.Errorf("the Source: paragraph %q names none of the sources; it begins with one of %s", text, strings.Join(names, ", "))
-}
-
-// reason is a reason of the Ready condition: Ready "True" or "False", what happened, what to do.
-type reason struct{ Value, Ready, What, Todo string }
-
-// reasons reads the API's documented Reason* constants: "ReasonX (Ready=False): what happened. To do: what to do.".
-func reasons(dir string) ([]reason, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*", "*.go")) // a bad pattern: no files, the error returned
-	var out []reason
-	fset := token.NewFileSet()
-	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
-		if err != nil {
-			return nil, err
-		}
-		for _, decl := range f.Decls {
-			if gen, ok := decl.(*ast.GenDecl); ok && gen.Tok == token.CONST {
-				for _, s := range gen.Specs {
-					if r, ok := reasonOf(s); ok {
-						out = append(out, r)
-					}
-				}
-			}
-		}
-	}
-	return out, err
-}
-
-func reasonOf(s ast.Spec) (r reason, ok bool) {
-	vs, _ := s.(*ast.ValueSpec) // a const declaration's specs are all values
-	if len(vs.Names) != 1 || !strings.HasPrefix(vs.Names[0].Name, "Reason") || vs.Doc == nil || len(vs.Values) != 1 {
-		return r, false
-	}
-	lit, isLit := vs.Values[0].(*ast.BasicLit)
-	_, rest, found := strings.Cut(oneLine(vs.Doc.Text()), "(Ready=")
-	if !isLit || lit.Kind != token.STRING || !found {
-		return r, false
-	}
-	r.Ready, rest, _ = strings.Cut(rest, "): ")
-	r.What, r.Todo, _ = strings.Cut(rest, " To do: ")
-	r.Value, _ = strconv.Unquote(lit.Value) // the parser has checked its quotes
-	return r, r.Ready != ""
 }

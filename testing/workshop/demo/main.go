@@ -1,5 +1,5 @@
 // Command demo (make demo) replays the article's kubebuilder walkthrough (§10) on a local cluster:
-// each step prints its kubectl, does it and checks the operator's effect. -keep leaves it running.
+// each step prints its kubectl command, runs it and checks the operator's effect. -keep leaves it running.
 package main
 
 import (
@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"syscall"
@@ -16,6 +17,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
@@ -55,25 +57,34 @@ func run(ctx context.Context, dir, binary string, keep bool) (err error) {
 		err = errors.Join(err, d.Stop())
 	}()
 	fmt.Printf("Ready in %s. Logs and kubeconfigs: %s\n", time.Since(started).Round(100*time.Millisecond), dir)
-	for _, s := range steps(d.Client) {
+	// kubectl runs a step's command as a shell would, with the cluster's kubectl and kubeconfig.
+	kubectl := func(command string) error {
+		cmd := exec.CommandContext(ctx, "sh", "-c", command)
+		cmd.Env = append(os.Environ(), "KUBECONFIG="+d.AdminKubeconfig, "PATH="+filepath.Dir(d.Kubectl())+string(os.PathListSeparator)+os.Getenv("PATH"))
+		out, err := cmd.CombinedOutput()
+		fmt.Printf("   %s", out)
+		return err
+	}
+	steps := steps(d.Client)
+	for _, s := range steps {
 		fmt.Printf("\n== %s\n   $ %s\n", s.title, s.kubectl)
-		if err := s.do(ctx); err != nil {
+		if err := kubectl(s.kubectl); err != nil {
 			return fmt.Errorf("%s: %w", s.title, err)
 		}
-		var observed string
+		done, observed := time.Now(), ""
 		if err := poll.Until(ctx, 100*time.Millisecond, 15*time.Second, func(ctx context.Context) (err error) {
 			observed, err = s.shows(ctx)
 			return err
 		}); err != nil {
 			return fmt.Errorf("%s: %w\n%s", s.title, err, d.Operator.Logs())
 		}
-		fmt.Printf("   observed: %s\n", observed)
+		fmt.Printf("   observed after %s: %s\n", time.Since(done).Round(time.Millisecond), observed)
 	}
 	fmt.Println("\nEvery step behaved.")
 	if !keep {
 		return nil
 	}
-	if err := d.Client.Create(ctx, samples.New(namespace, name, "hello world")); err != nil {
+	if err := kubectl(steps[0].kubectl); err != nil {
 		return err
 	}
 	fmt.Print("\nThe cluster is yours, with sample-sample applied again. In another shell:\n\n")
@@ -85,18 +96,16 @@ func run(ctx context.Context, dir, binary string, keep bool) (err error) {
 	return nil
 }
 
-// step does what its kubectl would; shows fails until the cluster shows its effect, then says it.
+// step is a kubectl command, run as printed; shows fails until the cluster shows its effect, then says it.
 type step struct {
 	title, kubectl string
-	do             func(context.Context) error
 	shows          func(context.Context) (string, error)
 }
 
 // steps are the article's §10, on the Sample default/sample-sample.
 func steps(c client.Client) []step {
 	cmKey := client.ObjectKey{Namespace: namespace, Name: demov1alpha1.ConfigMapName(name)}
-	var uid string        // of the deleted ConfigMap, to tell a recreated one
-	var deleted time.Time // when the Sample was
+	var uid types.UID // of the ConfigMap last seen synced, to tell a recreated one
 	synced := func(message string) func(context.Context) (string, error) {
 		return func(ctx context.Context) (string, error) {
 			sample := samples.New(namespace, name, "")
@@ -107,54 +116,26 @@ func steps(c client.Client) []step {
 			if err != nil {
 				return "", err
 			}
+			uid = cm.UID
 			return fmt.Sprintf("ConfigMap %s holds message %q (resourceVersion %s); the Sample is Ready", cm.Name, message, cm.ResourceVersion), nil
 		}
 	}
-	return []step{{
-		"Apply a Sample: its ConfigMap is created", "kubectl apply -f config/samples/demo_v1alpha1_sample.yaml",
-		func(ctx context.Context) error { return c.Create(ctx, samples.New(namespace, name, "hello world")) },
-		synced("hello world"),
-	}, {
-		"Change spec.message: the ConfigMap follows", `kubectl patch sample sample-sample --type merge -p '{"spec":{"message":"updated"}}'`,
-		func(ctx context.Context) error {
-			return samples.MergePatch(ctx, c, &demov1alpha1.Sample{}, namespace, name, `{"spec":{"message":"updated"}}`)
-		},
-		synced("updated"),
-	}, {
-		"Edit the ConfigMap directly: the operator reverts it", `kubectl patch configmap sample-sample-config --type merge -p '{"data":{"message":"fixed_directly"}}'`,
-		func(ctx context.Context) error {
-			return samples.MergePatch(ctx, c, &corev1.ConfigMap{}, cmKey.Namespace, cmKey.Name, `{"data":{"message":"fixed_directly"}}`)
-		},
-		synced("updated"),
-	}, {
-		"Delete the ConfigMap: the operator creates it again", "kubectl delete configmap sample-sample-config",
-		func(ctx context.Context) error {
+	return []step{
+		{"Apply a Sample: its ConfigMap is created", "kubectl apply -f config/samples/demo_v1alpha1_sample.yaml", synced("hello world")},
+		{"Change spec.message: the ConfigMap follows", `kubectl patch sample sample-sample --type merge -p '{"spec":{"message":"updated"}}'`, synced("updated")},
+		{"Edit the ConfigMap directly: the operator reverts it", `kubectl patch configmap sample-sample-config --type merge -p '{"data":{"message":"fixed_directly"}}'`, synced("updated")},
+		{"Delete the ConfigMap: the operator creates it again", "kubectl delete configmap sample-sample-config", func(ctx context.Context) (string, error) {
 			cm := &corev1.ConfigMap{}
-			if err := c.Get(ctx, cmKey, cm); err != nil {
-				return err
-			}
-			uid = string(cm.UID)
-			return c.Delete(ctx, cm)
-		},
-		func(ctx context.Context) (string, error) {
-			cm := &corev1.ConfigMap{}
-			if err := c.Get(ctx, cmKey, cm); err != nil || string(cm.UID) == uid {
+			if err := c.Get(ctx, cmKey, cm); err != nil || cm.UID == uid {
 				return "", cmp.Or(err, errors.New("still the deleted ConfigMap"))
 			}
 			return fmt.Sprintf("ConfigMap %s is back with a new uid %s, message %q", cmKey.Name, cm.UID, cm.Data[demov1alpha1.MessageKey]), nil
-		},
-	}, {
-		"Delete the Sample: the garbage collector deletes its ConfigMap", "kubectl delete sample sample-sample",
-		func(ctx context.Context) error {
-			err := c.Delete(ctx, samples.New(namespace, name, ""))
-			deleted = time.Now()
-			return err
-		},
-		func(ctx context.Context) (string, error) {
+		}},
+		{"Delete the Sample: the garbage collector deletes its ConfigMap", "kubectl delete sample sample-sample", func(ctx context.Context) (string, error) {
 			if err := c.Get(ctx, cmKey, &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
 				return "", cmp.Or(err, fmt.Errorf("ConfigMap %s is still there", cmKey.Name))
 			}
-			return fmt.Sprintf("ConfigMap %s is gone, %s after its Sample", cmKey.Name, time.Since(deleted).Round(time.Millisecond)), nil
-		},
-	}}
+			return fmt.Sprintf("ConfigMap %s is gone with its Sample", cmKey.Name), nil
+		}},
+	}
 }

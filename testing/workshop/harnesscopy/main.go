@@ -8,11 +8,9 @@ package main
 
 import (
 	"bytes"
-	"embed"
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,9 +22,6 @@ import (
 	"example.com/operator-demo/testing/workshop/repo"
 	"example.com/operator-demo/testing/workshop/specreport"
 )
-
-//go:embed testdata
-var written embed.FS // the files written into the project, at their paths under testdata
 
 // A bug is one line of the copy broken: the scenarios of label must fail with it, within seconds,
 // saying what happened (named: group 1 of the regexp, or all of it).
@@ -88,23 +83,8 @@ func run(scaffold, kubebuilder, dir string) error {
 		return fmt.Errorf("testing/README.md has no copy or no rename block")
 	}
 	project := filepath.Join(dir, "project")
-	if err := errors.Join(os.RemoveAll(project), os.MkdirAll(project, 0o755)); err != nil {
-		return err
-	}
-	// The scaffold without its bin/: the tools its make manifests installed there are no part of
-	// a team's project.
-	if _, err := output(dir, "sh", "-c", `tar -C "$0" --exclude=./bin -cf - . | tar -C "$1" -xf -`, scaffold, project); err != nil {
-		return err
-	}
-	if _, err := output(project, kubebuilder, "create", "webhook", "--group", "shop", "--version", "v1", "--kind", "Widget", "--defaulting", "--programmatic-validation"); err != nil {
-		return err
-	}
-	start := time.Now()
-	if err := take(root, project, copies, renames); err != nil {
-		return err
-	}
-	// Later, a second kind: kubebuilder writes it into main.go at the markers the patch kept.
-	if err := later(project, kubebuilder); err != nil {
+	start, err := take(root, scaffold, kubebuilder, project, copies, renames)
+	if err != nil {
 		return err
 	}
 	out, err := output(project, "go", "tool", "ginkgo", "--procs=4", "--no-color", "./scenarios")
@@ -142,25 +122,47 @@ second kind, the scenarios on envtest): %.1f s.
 	return nil
 }
 
-// later runs kubebuilder create api for a second kind, as a team does after taking the harness,
-// and checks that the project still builds with it wired into main.go.
-func later(project, kubebuilder string) error {
-	for _, step := range [][]string{
-		{kubebuilder, "create", "api", "--group", "shop", "--version", "v1", "--kind", "Gadget", "--resource", "--controller"},
-		{"make", "generate", "manifests"}, {"go", "vet", "./..."},
-	} {
-		if _, err := output(project, step[0], step[1:]...); err != nil {
-			return err
-		}
+// take makes the project: a copy of scaffold with a webhook, the harness copied and renamed into
+// it, testdata written over it, generated, tidied and vetted; later a second kind. It returns when
+// the first file was copied.
+func take(root, scaffold, kubebuilder, project string, copies, renames []string) (start time.Time, err error) {
+	if err := errors.Join(os.RemoveAll(project), os.MkdirAll(project, 0o755)); err != nil {
+		return start, err
+	}
+	// The scaffold without its bin/: the tools its make manifests installed there are no part of
+	// a team's project.
+	if err := steps(project, copyTree(scaffold, "--exclude=./bin"),
+		[]string{kubebuilder, "create", "webhook", "--group", "shop", "--version", "v1", "--kind", "Widget", "--defaulting", "--programmatic-validation"},
+	); err != nil {
+		return start, err
+	}
+	start = time.Now()
+	module, err := specreport.ModulePath(project)
+	for _, d := range copies {
+		err = errors.Join(err, copyDir(filepath.Join(root, d), filepath.Join(project, d), renames, module))
+	}
+	if err != nil {
+		return start, err
+	}
+	// testdata's files written over the scaffold's; later, a second kind: kubebuilder writes it
+	// into main.go at the markers the patch kept.
+	if err := steps(project, copyTree(filepath.Join(root, "testing", "workshop", "harnesscopy", "testdata")),
+		[]string{"patch", "-p1", "-i", "scaffold.patch"}, []string{"rm", "scaffold.patch"}, []string{"make", "generate", "manifests"},
+		[]string{"go", "get", "sigs.k8s.io/controller-runtime@v0.25.2"}, []string{"go", "mod", "tidy"},
+		[]string{"go", "get", "-tool", "github.com/onsi/ginkgo/v2/ginkgo"}, []string{"go", "vet", "./..."},
+		[]string{kubebuilder, "create", "api", "--group", "shop", "--version", "v1", "--kind", "Gadget", "--resource", "--controller"},
+		[]string{"make", "generate", "manifests"}, []string{"go", "vet", "./..."},
+	); err != nil {
+		return start, err
 	}
 	main, err := os.ReadFile(filepath.Join(project, "cmd", "main.go"))
 	if err != nil {
-		return err
+		return start, err
 	}
 	if !bytes.Contains(main, []byte("controller.GadgetReconciler{")) || !bytes.Contains(main, []byte("// +kubebuilder:scaffold:builder")) {
-		return fmt.Errorf("kubebuilder create api wired no GadgetReconciler into cmd/main.go at its markers:\n%s", main)
+		return start, fmt.Errorf("kubebuilder create api wired no GadgetReconciler into cmd/main.go at its markers:\n%s", main)
 	}
-	return nil
+	return start, nil
 }
 
 // catch builds in the bug, runs the scenarios of its label and returns what their failure says
@@ -197,43 +199,6 @@ func (b bug) catch(project string) (named string, red time.Duration, err error) 
 // and the spec's own steps around it.
 const redWithin = 3 * time.Second
 
-// take copies copies from root, and testdata, into project; then patches, generates, tidies, vets.
-func take(root, project string, copies, renames []string) error {
-	module, err := specreport.ModulePath(project)
-	if err != nil {
-		return err
-	}
-	for _, d := range copies {
-		if err := copyDir(filepath.Join(root, d), filepath.Join(project, d), renames, module); err != nil {
-			return err
-		}
-	}
-	err = fs.WalkDir(written, "testdata", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		content, err := written.ReadFile(path)
-		to := filepath.Join(project, strings.TrimPrefix(path, "testdata/"))
-		if err := errors.Join(err, os.MkdirAll(filepath.Dir(to), 0o755)); err != nil {
-			return err
-		}
-		return os.WriteFile(to, content, 0o644)
-	})
-	if err != nil {
-		return err
-	}
-	for _, step := range [][]string{
-		{"patch", "-p1", "-i", "scaffold.patch"}, {"rm", "scaffold.patch"}, {"make", "generate", "manifests"},
-		{"go", "get", "sigs.k8s.io/controller-runtime@v0.25.2"}, {"go", "mod", "tidy"},
-		{"go", "get", "-tool", "github.com/onsi/ginkgo/v2/ginkgo"}, {"go", "vet", "./..."},
-	} {
-		if _, err := output(project, step[0], step[1:]...); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // copyDir copies the files of from (not its subdirectories) to to, renaming renames to module.
 func copyDir(from, to string, renames []string, module string) error {
 	entries, err := os.ReadDir(from)
@@ -252,6 +217,22 @@ func copyDir(from, to string, renames []string, module string) error {
 			content = bytes.ReplaceAll(content, []byte(old), []byte(module))
 		}
 		if err := os.WriteFile(filepath.Join(to, e.Name()), content, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyTree is the step that copies the tree at from into the directory it runs in, tar's flags
+// (an exclusion, say) given.
+func copyTree(from string, flags ...string) []string {
+	return append([]string{"sh", "-c", `tar -C "$0" "$@" -cf - . | tar -xf -`, from}, flags...)
+}
+
+// steps runs each step, a command and its arguments, in dir, up to the first that fails.
+func steps(dir string, steps ...[]string) error {
+	for _, step := range steps {
+		if _, err := output(dir, step[0], step[1:]...); err != nil {
 			return err
 		}
 	}

@@ -9,43 +9,78 @@ import (
 	"go/scanner"
 	"go/token"
 	"os"
+	"strconv"
 	"strings"
 )
 
-// Body is the spec written at file:line as Tokens (the It or Entry, an Entry's table too), and the comment just above it.
-func Body(file string, line int) (body, comment string, err error) {
-	src, err := os.ReadFile(file)
+// File is a parsed Go file of specs, and its specs by the line each is written on.
+type File struct {
+	*ast.File
+	Fset  *token.FileSet
+	Src   []byte
+	Specs map[int]Spec
+}
+
+// Spec is an It or Specify, or an Entry with its DescribeTable.
+type Spec struct{ Call, Table *ast.CallExpr }
+
+// Parse reads the Go file at path and finds its specs.
+func Parse(path string) (*File, error) {
+	src, err := os.ReadFile(path)
 	if err != nil {
-		return "", "", err
+		return nil, err
 	}
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, file, src, parser.ParseComments)
-	if err != nil {
-		return "", "", err
+	f := &File{Fset: token.NewFileSet(), Src: src, Specs: map[int]Spec{}}
+	if f.File, err = parser.ParseFile(f.Fset, path, src, parser.ParseComments); err != nil {
+		return nil, err
 	}
-	found, table := call(fset, f, line)
-	if found == nil {
-		return "", "", fmt.Errorf("%s:%d: no It or Entry there", file, line)
+	ast.Inspect(f.File, func(n ast.Node) bool {
+		c, ok := n.(*ast.CallExpr)
+		switch {
+		case ok && (Name(c) == "It" || Name(c) == "Specify"):
+			f.Specs[f.Line(c)] = Spec{Call: c}
+		case ok && (Name(c) == "DescribeTable" || Name(c) == "DescribeTableSubtree"):
+			for _, arg := range c.Args {
+				if e, isCall := arg.(*ast.CallExpr); isCall && Name(e) == "Entry" {
+					f.Specs[f.Line(e)] = Spec{Call: e, Table: c}
+				}
+			}
+		}
+		return true
+	})
+	return f, nil
+}
+
+// Line is the line n starts on.
+func (f *File) Line(n ast.Node) int { return f.Fset.Position(n.Pos()).Line }
+
+// Body is the spec written at line as Tokens (the It or Entry, an Entry's table too), and the comment just above it.
+func (f *File) Body(line int) (body, comment string, err error) {
+	s, found := f.Specs[line]
+	if !found {
+		return "", "", fmt.Errorf("%s:%d: no It or Entry there", f.Fset.File(f.Pos()).Name(), line)
 	}
 	for _, g := range f.Comments {
-		if fset.Position(g.End()).Line == line-1 {
+		if f.Fset.Position(g.End()).Line == line-1 {
 			comment = g.Text()
 		}
 	}
-	body = Tokens(fset, src, found)
-	for _, arg := range table {
-		if e, ok := arg.(*ast.CallExpr); !ok || Name(e) != "Entry" {
-			body += " , " + Tokens(fset, src, arg)
+	body = f.Tokens(s.Call)
+	if s.Table != nil {
+		for _, arg := range s.Table.Args {
+			if e, ok := arg.(*ast.CallExpr); !ok || Name(e) != "Entry" {
+				body += " , " + f.Tokens(arg)
+			}
 		}
 	}
 	return body, comment, nil
 }
 
 // Tokens is the source of n as its tokens, one space apart: no comments, no layout.
-func Tokens(fset *token.FileSet, src []byte, n ast.Node) string {
-	start, end := fset.Position(n.Pos()).Offset, fset.Position(n.End()).Offset
+func (f *File) Tokens(n ast.Node) string {
+	start, end := f.Fset.Position(n.Pos()).Offset, f.Fset.Position(n.End()).Offset
 	var s scanner.Scanner
-	s.Init(fset.AddFile("", -1, end-start), src[start:end], nil, 0)
+	s.Init(token.NewFileSet().AddFile("", -1, end-start), f.Src[start:end], nil, 0)
 	var out []string
 	for _, tok, lit := s.Scan(); tok != token.EOF; _, tok, lit = s.Scan() {
 		if tok != token.SEMICOLON || lit != "\n" { // one inserted at a line end is layout, not code
@@ -55,26 +90,21 @@ func Tokens(fset *token.FileSet, src []byte, n ast.Node) string {
 	return strings.Join(out, " ")
 }
 
-// call is the It (or Entry, with its DescribeTable's arguments) written at line of f.
-func call(fset *token.FileSet, f *ast.File, line int) (spec *ast.CallExpr, table []ast.Expr) {
-	at := func(n ast.Node) bool { return fset.Position(n.Pos()).Line == line }
-	ast.Inspect(f, func(n ast.Node) bool {
-		c, ok := n.(*ast.CallExpr)
-		switch {
-		case spec != nil || !ok:
-			return spec == nil
-		case (Name(c) == "It" || Name(c) == "Specify") && at(c):
-			spec = c
-		case Name(c) == "DescribeTable" || Name(c) == "DescribeTableSubtree":
-			for _, arg := range c.Args {
-				if e, isCall := arg.(*ast.CallExpr); isCall && Name(e) == "Entry" && at(e) {
-					spec, table = e, c.Args
-				}
+// Steps are the texts of the By calls in s (an Entry: in its table), in order: "" for one whose
+// text is not a string literal.
+func (s Spec) Steps() []string {
+	var out []string
+	ast.Inspect(cmp.Or(s.Table, s.Call), func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok && Name(c) == "By" {
+			text := ""
+			if lit, isLit := c.Args[0].(*ast.BasicLit); isLit && lit.Kind == token.STRING {
+				text, _ = strconv.Unquote(lit.Value) // the parser has checked its quotes
 			}
+			out = append(out, text)
 		}
-		return spec == nil
+		return true
 	})
-	return spec, table
+	return out
 }
 
 // Name is the name of the function a call calls: "It" for It(...) and for ginkgo.It(...).

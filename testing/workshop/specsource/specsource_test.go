@@ -3,6 +3,7 @@ package specsource
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -22,20 +23,24 @@ var _ = Describe("Sample", func() {
 })
 `
 
-// write puts content into a file of its own under t's temporary directory and returns its path.
-func write(t *testing.T, name, content string) string {
+// parse writes content into a file of its own under t's temporary directory and parses it.
+func parse(t *testing.T, content string) *File {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
+	path := filepath.Join(t.TempDir(), "x_test.go")
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return path
+	f, err := Parse(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 func TestBodyIgnoresCommentsAndLayoutButNotCode(t *testing.T) {
 	body := func(content string, line int) string {
 		t.Helper()
-		b, _, err := Body(write(t, "x_test.go", content), line)
+		b, _, err := parse(t, content).Body(line)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +68,7 @@ func TestBodyIgnoresCommentsAndLayoutButNotCode(t *testing.T) {
 		t.Error("a changed table body left the entry's body the same")
 	}
 
-	if _, _, err := Body(write(t, "y_test.go", scenarioFile), 5); err == nil {
+	if _, _, err := parse(t, scenarioFile).Body(5); err == nil {
 		t.Error("line 5 holds no It, yet a body was found")
 	}
 }
@@ -72,11 +77,23 @@ func TestBodyIgnoresCommentsAndLayoutButNotCode(t *testing.T) {
 // its own; one with a line between is not.
 func TestBodyComesWithTheCommentJustAboveIt(t *testing.T) {
 	commented := strings.Replace(scenarioFile, "\tIt(", "\t// Characterization: written after it,\n\t// when it came.\n\tIt(", 1)
-	if _, comment, err := Body(write(t, "x_test.go", commented), 6); err != nil || comment != "Characterization: written after it,\nwhen it came.\n" {
+	if _, comment, err := parse(t, commented).Body(6); err != nil || comment != "Characterization: written after it,\nwhen it came.\n" {
 		t.Errorf("the comment above the It at line 6: %q, %v", comment, err)
 	}
 	apart := strings.Replace(scenarioFile, "\tIt(", "\t// a comment of the Describe\n\n\tIt(", 1)
-	if _, comment, err := Body(write(t, "x_test.go", apart), 6); err != nil || comment != "" {
+	if _, comment, err := parse(t, apart).Body(6); err != nil || comment != "" {
 		t.Errorf("a comment a line apart counts as the It's: %q, %v", comment, err)
+	}
+}
+
+// TestStepsAreTheBodysByTexts: an It's steps are its own By texts; an Entry's, its table's; a By
+// whose text is not a string literal is an empty step.
+func TestStepsAreTheBodysByTexts(t *testing.T) {
+	f := parse(t, strings.Replace(scenarioFile, `func(in string) {`, `func(in string) { By("checking " + in);`, 1))
+	if got := f.Specs[4].Steps(); !slices.Equal(got, []string{"creating"}) {
+		t.Errorf("the It's steps: %q", got)
+	}
+	if got := f.Specs[11].Steps(); !slices.Equal(got, []string{""}) || f.Specs[11].Table == nil {
+		t.Errorf("the Entry's steps: %q, its table %v", got, f.Specs[11].Table)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
-	"go/parser"
-	"go/token"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -109,7 +107,7 @@ func (t *checkout) goCmd(subcommand string, args ...string) ([]byte, error) {
 	return cmd.CombinedOutput()
 }
 
-// listScenarios lists the tree's scenarios by a dry run on each tier, and the suite's description.
+// listScenarios lists the tree's scenarios by a dry run, and the suite's description.
 func (t *checkout) listScenarios() (specs []spec, description string, err error) {
 	if t.uncompiled != "" {
 		return nil, "", fmt.Errorf("the scenarios do not compile in %s: %s", t.dir, specreport.CompilerCause(t.uncompiled, ""))
@@ -117,16 +115,12 @@ func (t *checkout) listScenarios() (specs []spec, description string, err error)
 	if t.scenarios == "" {
 		return nil, "", nil
 	}
-	var dryRuns []specreport.Suite
-	for _, tier := range runnable {
-		suite, err := t.runSuite(tier.Environment(), "dry-run-"+tier.Name, "-ginkgo.dry-run")
-		if err != nil {
-			return nil, "", err
-		}
-		dryRuns, description = append(dryRuns, suite), suite.Description
+	suite, err := t.runSuite(runnable[0].Environment(), "dry-run", "-ginkgo.dry-run")
+	if err != nil {
+		return nil, "", err
 	}
-	specs, err = scenarioSpecs(t.dir, dryRuns)
-	return specs, description, err
+	specs, err = scenarioSpecs(t.dir, suite.Specs)
+	return specs, suite.Description, err
 }
 
 // runAll runs specs, each tier's scenarios and each package's tests together: outcomes by key.
@@ -256,7 +250,7 @@ const (
 type spec struct {
 	kind, pkg, name         string // name: the scenario's full text, or the test function's
 	file, body              string // file: relative to the tree; body: as tokens, blind to comments and layout
-	tier                    string // "unit", the first tier of runnable whose dry run passed the scenario, or ""
+	tier                    string // "unit", the first tier of runnable that runs the scenario's labels, or ""
 	characterization        bool
 	reason, change, rewrite string // its "Characterization:" paragraph; added or changed; the commit stating its rewrite
 }
@@ -300,26 +294,24 @@ func newOrChanged(base, head []spec) []spec {
 	return out
 }
 
-// scenarioSpecs are the specs the dry runs of tree (one per tier of runnable) list, each on the first tier passing it.
-func scenarioSpecs(tree string, dryRuns []specreport.Suite) ([]spec, error) {
-	var out []spec
-	index := map[string]int{}
-	for n, d := range dryRuns {
-		for _, r := range d.Specs {
-			i, listed := index[r.Name]
-			if !listed {
-				body, comment, err := specsource.Body(filepath.Join(tree, r.File), r.Line)
-				if err != nil {
-					return nil, err
-				}
-				i, index[r.Name] = len(out), len(out)
-				out = append(out, spec{kind: scenario, pkg: "./scenarios", name: r.Name, file: r.File, body: body,
-					characterization: slices.Contains(r.Labels, Characterization), reason: characterizationReason(comment)})
-			}
-			if r.Passed && out[i].tier == "" {
-				out[i].tier = runnable[n].Name
-			}
+// scenarioSpecs are the specs a dry run of tree lists, each on the first tier of runnable that runs its labels.
+func scenarioSpecs(tree string, listed []specreport.Result) ([]spec, error) {
+	out := make([]spec, 0, len(listed))
+	for _, r := range listed {
+		f, err := specsource.Parse(filepath.Join(tree, r.File))
+		body, comment := "", ""
+		if err == nil {
+			body, comment, err = f.Body(r.Line)
 		}
+		if err != nil {
+			return nil, err
+		}
+		s := spec{kind: scenario, pkg: "./scenarios", name: r.Name, file: r.File, body: body,
+			characterization: slices.Contains(r.Labels, Characterization), reason: characterizationReason(comment)}
+		if i := slices.IndexFunc(runnable, func(t tierdoc.Tier) bool { return t.Runs(r.Labels...) }); i >= 0 {
+			s.tier = runnable[i].Name
+		}
+		out = append(out, s)
 	}
 	return out, nil
 }
@@ -344,12 +336,7 @@ func unitTests(root string, dirs ...string) (out []spec, err error) {
 
 // testFuncs are the functions TestX (but TestMain) of the file at path in the tree at root.
 func testFuncs(root, path string) ([]spec, error) {
-	fset := token.NewFileSet()
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	f, err := parser.ParseFile(fset, path, src, parser.ParseComments)
+	f, err := specsource.Parse(path)
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +345,7 @@ func testFuncs(root, path string) ([]spec, error) {
 	for _, decl := range f.Decls {
 		if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") && fn.Name.Name != "TestMain" {
 			doc := fn.Doc.Text()
-			out = append(out, spec{kind: unit, pkg: "./" + filepath.ToSlash(filepath.Dir(rel)), name: fn.Name.Name, file: filepath.ToSlash(rel), body: specsource.Tokens(fset, src, fn.Body), tier: "unit",
+			out = append(out, spec{kind: unit, pkg: "./" + filepath.ToSlash(filepath.Dir(rel)), name: fn.Name.Name, file: filepath.ToSlash(rel), body: f.Tokens(fn.Body), tier: "unit",
 				characterization: strings.Contains(doc, "Characterization:"), reason: characterizationReason(doc)})
 		}
 	}

@@ -1,6 +1,5 @@
 // Command testfirst proves that each spec a change (base..head) adds or changes was written
 // first: it fails against the base's production code and passes at the head (docs/test-first.md).
-// `testfirst red -label L` (make red) commits a scenario once seen failing, before its code.
 package main
 
 import (
@@ -14,19 +13,11 @@ import (
 	"strings"
 	"time"
 
-	"example.com/operator-demo/testing/e2e"
 	"example.com/operator-demo/testing/harness/warm"
 	"example.com/operator-demo/testing/workshop/specreport"
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "red" {
-		if err := red(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, "red:", err)
-			os.Exit(1)
-		}
-		return
-	}
 	base := flag.String("base", "", "the revision the change starts from (default: the merge-base of the head with origin/main, else with main)")
 	head := flag.String("head", "HEAD", "the revision the change ends at")
 	reportPath := flag.String("report", filepath.Join("reports", "test-first.md"), "where to write the table")
@@ -70,7 +61,7 @@ func revisions(baseRev, headRev string) (c check, rp report, err error) {
 	c.base, c.head, _ = strings.Cut(revs, "\n")
 	rp.base, rp.head = short(baseRev, c.base), short(headRev, c.head)
 	diff, err := git(c.repo, "diff", "--name-only", c.base, c.head)
-	rp.production = productionFiles(diff)
+	rp.production = slices.DeleteFunc(strings.Fields(diff), func(f string) bool { return !isProduction(f) }) // sorted by git
 	return c, rp, err
 }
 
@@ -125,16 +116,11 @@ func run(baseRev, headRev string) (rp report, err error) {
 	if err != nil {
 		return rp, fmt.Errorf("at the head: %w", err)
 	}
-	rp.rows, err = c.judgeAll(base, head, specs, atBase, withAPI, atHead)
+	for _, s := range specs {
+		rp.rows = append(rp.rows, judge(s, atBase[key(s)], withAPI[key(s)], atHead[key(s)]))
+	}
 	rp.took = time.Since(started)
-	return rp, err
-}
-
-// productionFiles are the production files among the paths in out, sorted.
-func productionFiles(out string) []string {
-	files := slices.DeleteFunc(strings.Fields(out), func(f string) bool { return !isProduction(f) })
-	slices.Sort(files)
-	return files
+	return rp, nil
 }
 
 // short names a revision as given, with its commit when that says more.
@@ -161,90 +147,4 @@ var started = time.Now()
 
 func progress(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "test-first: %5.1f s: "+format+"\n", append([]any{time.Since(started).Seconds()}, args...)...)
-}
-
-// redPaths are what the red commit holds: specs, unit tests, the API and what is generated from them; never the code.
-var redPaths = []string{"scenarios", "api", "config/crd", ":(glob)controllers/**/*_test.go"}
-
-// red runs the scenario labelled -label and, once it fails inside its specs, commits redPaths.
-func red(args []string) error {
-	flags := flag.NewFlagSet("red", flag.ContinueOnError)
-	label := flags.String("label", "", "the scenario's label (a Ginkgo label filter)")
-	if err := flags.Parse(args); err != nil {
-		return err
-	}
-	if *label == "" {
-		return errors.New("usage: make red NAME=<label>")
-	}
-	repo, err := git("", "rev-parse", "--show-toplevel")
-	if err != nil {
-		return err
-	}
-	// Each line is "XY path"; productionFiles keeps the paths.
-	status, err := git(repo, "status", "--porcelain", "--untracked-files=all", "--no-renames", "--", "controllers", "cmd")
-	if code := productionFiles(status); err != nil || len(code) > 0 {
-		return errors.Join(err, fmt.Errorf("the code comes after the red commit, and these production files have uncommitted changes: %s; put them aside first (git stash push -- %s), then make red again",
-			strings.Join(code, ", "), strings.Join(code, " ")))
-	}
-	failedSpecs, passedSpecs, err := runRed(repo, *label)
-	if err != nil {
-		return err
-	}
-	msg := fmt.Sprintf("%s: the scenario, seen failing\n\nmake red NAME=%s, before the code:\n%s", *label, *label, strings.Join(failedSpecs, ""))
-	for _, p := range passedSpecs {
-		msg += fmt.Sprintf("- %s\n  passed\n", p)
-	}
-	if _, err := git(repo, append([]string{"add", "-A", "--"}, redPaths...)...); err != nil {
-		return err
-	}
-	if _, err := git(repo, append([]string{"commit", "-q", "-m", msg, "--"}, redPaths...)...); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	sha, err := git(repo, "rev-parse", "--short", "HEAD")
-	if err != nil {
-		return err
-	}
-	fmt.Printf("red: committed %s: %d spec(s) seen failing, before the code\n", sha, len(failedSpecs))
-	for _, p := range passedSpecs {
-		fmt.Printf("red: %q passed. If it is an existing spec that this behaviour obliges to change, state its rewrite:\n"+
-			"  git commit --amend --no-edit --trailer '%s: %s'\n", p, RewriteTrailer, p)
-	}
-	return nil
-}
-
-// runRed runs the scenarios labelled label on envtest: the failures as the red commit lists them, and the passed specs.
-func runRed(repo, label string) (failedSpecs, passedSpecs []string, err error) {
-	dir, err := os.MkdirTemp("", "red-")
-	if err != nil {
-		return nil, nil, err
-	}
-	defer func() { _ = os.RemoveAll(dir) }()
-	cmd := exec.Command("go", "test", "-count=1", "./scenarios/", "-ginkgo.label-filter="+label)
-	cmd.Dir = repo
-	suite, output, runErr, err := specreport.Run(cmd, filepath.Join(dir, "red.json"), repo)
-	fmt.Fprint(os.Stderr, e2e.Tail(string(output), 40)+"\n")
-	switch {
-	case err != nil:
-		return nil, nil, fmt.Errorf("the scenarios did not run (%w): %s; a name the API lacks goes into api/ first", runErr, specreport.CompilerCause(string(output), ""))
-	case suite.Setup != nil:
-		return nil, nil, fmt.Errorf("the suite failed outside any spec (%s: %s), which proves nothing: fix that first", suite.Setup.Name, suite.Setup.Where())
-	}
-	for _, s := range suite.Specs {
-		switch {
-		case s.Skipped:
-		case s.Failed() && s.InSpec:
-			failedSpecs = append(failedSpecs, fmt.Sprintf("- %s\n  failed: %s\n", s.Name, s.Where()))
-		case s.Failed():
-			return nil, nil, fmt.Errorf("%q failed outside its spec (%s), which proves nothing", s.Name, s.Where())
-		default:
-			passedSpecs = append(passedSpecs, s.Name)
-		}
-	}
-	switch {
-	case len(failedSpecs) == 0 && len(passedSpecs) == 0:
-		return nil, nil, fmt.Errorf("no envtest spec has the label %q (a spec that needs a garbage collector runs on make test-e2e only)", label)
-	case len(failedSpecs) == 0:
-		return nil, nil, fmt.Errorf("every spec labelled %q passed: the operator already behaves so, and nothing is committed (a spec of behaviour the base already has is labelled %s)", label, Characterization)
-	}
-	return failedSpecs, passedSpecs, nil
 }

@@ -3,16 +3,9 @@ package main
 import (
 	"cmp"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"example.com/operator-demo/testing/workshop/mutate/sweep"
-	"example.com/operator-demo/testing/workshop/mutate/trial"
 	"example.com/operator-demo/testing/workshop/specreport"
 )
 
@@ -25,8 +18,8 @@ type row struct {
 }
 
 // judge says what a spec's runs make it. Test-first is failing inside the spec against the base's
-// behaviour (given the head's api/ if need be; a new function's test, against its break: bite), and passing at the head.
-func judge(s spec, base, withAPI, head, bite outcome) row {
+// behaviour (given the head's api/ if need be), and passing at the head.
+func judge(s spec, base, withAPI, head outcome) row {
 	r := row{spec: s, base: base, withAPI: withAPI, head: head}
 	switch {
 	case s.characterization && !statesWhy(s.reason):
@@ -49,24 +42,15 @@ func judge(s spec, base, withAPI, head, bite outcome) row {
 		r.unproven("passes against the base's behaviour once given the head's api/ names", true)
 	case withAPI.state != uncompiled:
 		r.verdict = "the run against the base with the head's api/ proves nothing"
-	default:
-		r.withoutAPI(bite)
-	}
-	return r
-}
-
-// withoutAPI judges a spec that does not compile against the base even with the head's api/.
-func (r *row) withoutAPI(bite outcome) {
-	switch {
-	case r.spec.kind == unit && bite.state == failed:
-		// The usual red of a unit test: the function it tests does not exist yet. It can fail.
-		r.verdict, r.ok = "written first: does not compile against the base, even with the head's api/, and fails against the break "+bite.detail, true
-	case r.spec.kind == unit:
-		r.unproven("does not compile against the base, even with the head's api/, but fails against "+bite.detail+": nothing shows it can fail", false)
+	case s.kind == unit:
+		// The usual red of a unit test: what it tests does not exist yet. Whether it can fail is
+		// the sweep's to show: make mutate-sweep BASE= tries every break of the lines changed.
+		r.verdict, r.ok = "written first: does not compile against the base, even with the head's api/", true
 	default:
 		// A scenario that needs more of the head than api/'s names (a harness change, say).
 		r.unproven("does not compile against the base even with the head's api/, so it was never seen red against the base's behaviour", false)
 	}
+	return r
 }
 
 // unproven judges a spec not seen red against the base (green: it passed): allowed to new characterizations, stated rewrites.
@@ -158,67 +142,4 @@ func tick(r row) string {
 		return "⚠️"
 	}
 	return map[bool]string{true: "✅", false: "❌"}[r.ok]
-}
-
-// judgeAll judges each spec by its runs and, for a unit test of a function the change adds, by its bite.
-func (c check) judgeAll(base, head *checkout, specs []spec, atBase, withAPI, atHead map[string]outcome) ([]row, error) {
-	rows := make([]row, 0, len(specs))
-	for _, s := range specs {
-		k, bite := key(s), outcome{}
-		if s.kind == unit && withAPI[k].state == uncompiled && atHead[k].state == passed {
-			progress("%s does not compile against the base: running it against the breaks of the functions it tests", s.name)
-			var err error
-			if bite, err = head.bite(base.dir, s, filepath.Join(c.work, "bite", s.name)); err != nil {
-				return nil, fmt.Errorf("%s against the breaks of the functions it tests: %w", s.name, err)
-			}
-		}
-		rows = append(rows, judge(s, atBase[k], withAPI[k], atHead[k], bite))
-	}
-	return rows, nil
-}
-
-// bite runs the unit test s against the breaks of the functions it names that base lacks, up to the first it fails.
-func (t *checkout) bite(base string, s spec, dir string) (outcome, error) {
-	pkgDir := strings.TrimPrefix(s.pkg, "./")
-	checker, breaks, _, err := sweep.Compiling(t.dir, []string{pkgDir}, func(b sweep.Break) bool {
-		name := b.Func[strings.LastIndex(b.Func, ".")+1:]
-		return b.Func != "" && slices.Contains(strings.Fields(s.body), name) && !declares(base, pkgDir, name)
-	})
-	if err != nil || len(breaks) == 0 {
-		return outcome{passed, "no break: of the functions its package gains, it names none with a break that compiles"}, err
-	}
-	schema, err := sweep.Build(checker, breaks, func(overlay map[string]string) ([]byte, error) {
-		return trial.Build(t.dir, dir, overlay, s.pkg)
-	})
-	if err != nil {
-		return outcome{}, err
-	}
-	var tested []string
-	for i, b := range breaks {
-		built, env := dir, []string{sweep.Env + "=" + strconv.Itoa(i+1)}
-		if !schema.Switched[i] {
-			built, env = filepath.Join(dir, strconv.Itoa(i+1)), nil
-			if out, err := trial.Build(t.dir, built, schema.Alone(b), s.pkg); err != nil {
-				return outcome{}, fmt.Errorf("build %s: %w\n%s", b.ID(), err, out)
-			}
-		}
-		v, err := trial.Unit(t.dir, built, s.pkg, env, []string{s.name}, trial.Notices)
-		if err != nil || v.Failed {
-			return outcome{failed, fmt.Sprintf("%s:%d %s %s: %s → %s", b.File, b.Line, b.Func, b.Operator, b.Was, b.Now)}, err
-		}
-		if !slices.Contains(tested, b.Func) {
-			tested = append(tested, b.Func)
-		}
-	}
-	return outcome{passed, fmt.Sprintf("none of the %d breaks of %s", len(breaks), strings.Join(tested, ", "))}, nil
-}
-
-// declares says whether the package in dir of the tree at root declares a func or method name.
-func declares(root, dir, name string) bool {
-	files, _ := filepath.Glob(filepath.Join(root, dir, "*.go"))
-	decl := regexp.MustCompile(`(?m)^func (\([^)]*\) )?` + regexp.QuoteMeta(name) + `[\[(]`)
-	return slices.ContainsFunc(files, func(f string) bool {
-		src, err := os.ReadFile(f)
-		return err == nil && !strings.HasSuffix(f, "_test.go") && decl.Match(src)
-	})
 }

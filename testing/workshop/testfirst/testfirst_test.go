@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"example.com/operator-demo/testing/e2e/tiers"
 	"example.com/operator-demo/testing/workshop/specreport"
 	"example.com/operator-demo/testing/workshop/specsource"
 )
@@ -36,10 +37,10 @@ func TestNewOrChangedAreNewNamesAndChangedBodies(t *testing.T) {
 	}
 }
 
-// TestAScenarioRunsOnTheFirstTierWhoseDryRunPassesIt: each spec that the dry runs list, once, with
-// its body from its source, the first tier whose dry run passed it (none when none did), and
-// whether it is labelled characterization.
-func TestAScenarioRunsOnTheFirstTierWhoseDryRunPassesIt(t *testing.T) {
+// TestAScenarioRunsOnTheFirstTierThatRunsItsLabels: each spec that the dry run lists, with its
+// body from its source, the first tier that runs its labels (none when none does), and whether it
+// is labelled characterization.
+func TestAScenarioRunsOnTheFirstTierThatRunsItsLabels(t *testing.T) {
 	tree := t.TempDir()
 	const source = "package scenarios\n\nvar _ = Describe(\"Sample\", func() {\n\t// Characterization: written after create,\n\t// when x.\n\tIt(\"creates\", func() { create() })\n\tIt(\"is collected\", func() { collect() })\n\tIt(\"dies\", func() { kill() })\n})\n"
 	if err := os.MkdirAll(filepath.Join(tree, "scenarios"), 0o755); err != nil {
@@ -48,13 +49,11 @@ func TestAScenarioRunsOnTheFirstTierWhoseDryRunPassesIt(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(tree, "scenarios", "x_test.go"), []byte(source), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	listed := func(name string, line int, passed bool, labels ...string) specreport.Result {
-		return specreport.Result{Name: name, File: "scenarios/x_test.go", Line: line, Labels: labels, Passed: passed, Skipped: !passed}
+	listed := func(name string, line int, labels ...string) specreport.Result {
+		return specreport.Result{Name: name, File: "scenarios/x_test.go", Line: line, Labels: labels}
 	}
-	got, err := scenarioSpecs(tree, []specreport.Suite{ // envtest, e2e local
-		{Specs: []specreport.Result{listed("Sample creates", 6, true, Characterization), listed("Sample is collected", 7, false), listed("Sample dies", 8, false)}},
-		{Specs: []specreport.Result{listed("Sample creates", 6, true, Characterization), listed("Sample is collected", 7, true), listed("Sample dies", 8, false)}},
-	})
+	got, err := scenarioSpecs(tree, []specreport.Result{listed("Sample creates", 6, Characterization),
+		listed("Sample is collected", 7, tiers.NeedsGarbageCollector), listed("Sample dies", 8, tiers.NeedsKill, tiers.NeedsInProcessOperator)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +150,7 @@ func TestJudge(t *testing.T) {
 			if s.characterization {
 				s.reason = aReason
 			}
-			r := judge(s, tt.base, tt.withAPI, tt.head, bitten)
+			r := judge(s, tt.base, tt.withAPI, tt.head)
 			if tick(r) != tt.wantTick || !strings.Contains(r.verdict, tt.wantVerdict) {
 				t.Errorf("judge = %s %q, want %s and a verdict containing %q", tick(r), r.verdict, tt.wantTick, tt.wantVerdict)
 			}
@@ -162,11 +161,8 @@ func TestJudge(t *testing.T) {
 	}
 }
 
-// aReason is a characterization spec's reason in the documented form; bitten, a unit test's run
-// against a break of the function it tests, which it failed.
+// aReason is a characterization spec's reason in the documented form.
 const aReason = "written after the event it proves, when the mutation sweep found that no spec noticed its action left empty."
-
-var bitten = outcome{failed, "controllers/x.go:3 f constant: \"a\" → \"\""}
 
 // TestACharacterizationSpecIsNewAndSaysWhy: the label lets a spec pass at the base only where its
 // comment says what it pins and why it came after the code, and only a new spec: a changed one
@@ -186,25 +182,10 @@ func TestACharacterizationSpecIsNewAndSaysWhy(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := spec{kind: scenario, name: "s", change: tt.change, tier: "envtest", characterization: true, reason: tt.reason, rewrite: tt.rewrite}
-			if r := judge(s, green, outcome{}, green, outcome{}); r.ok != tt.wantOK || !strings.Contains(r.verdict, tt.wantVerdict) {
+			if r := judge(s, green, outcome{}, green); r.ok != tt.wantOK || !strings.Contains(r.verdict, tt.wantVerdict) {
 				t.Errorf("judge = %v %q, want %v and a verdict containing %q", r.ok, r.verdict, tt.wantOK, tt.wantVerdict)
 			}
 		})
-	}
-}
-
-// TestAUnitTestRedByNotCompilingMustFailAgainstABreak: a unit test that is red at the base only
-// because the function it tests does not exist there passes only if it fails against a break of
-// that function.
-func TestAUnitTestRedByNotCompilingMustFailAgainstABreak(t *testing.T) {
-	uncompiledBase := outcome{uncompiled, "does not compile: x_test.go:1: undefined: f"}
-	s := spec{kind: unit, name: "TestF", change: added, tier: "unit"}
-	if r := judge(s, uncompiledBase, uncompiledBase, outcome{passed, ""}, bitten); !r.ok || !strings.Contains(r.verdict, "fails against the break controllers/x.go:3") {
-		t.Errorf("a test that fails against a break: %v %q", r.ok, r.verdict)
-	}
-	none := outcome{passed, "none of the 3 breaks of f"}
-	if r := judge(s, uncompiledBase, uncompiledBase, outcome{passed, ""}, none); r.ok || !strings.Contains(r.verdict, "fails against none of the 3 breaks of f") {
-		t.Errorf("a test that fails against no break: %v %q", r.ok, r.verdict)
 	}
 }
 
@@ -266,10 +247,10 @@ func TestIsProduction(t *testing.T) {
 
 func TestMarkdownShowsEveryVerdictAndAChangeWithoutSpecs(t *testing.T) {
 	rp := report{base: "abc", head: "def", production: []string{"controllers/x.go"}, rows: []row{
-		judge(spec{kind: scenario, name: "Sample when a | b it c", change: "new", tier: "envtest"}, outcome{failed, "step: boom (x_test.go:1)"}, outcome{}, outcome{passed, "passed"}, outcome{}),
-		judge(spec{kind: unit, name: "TestY", change: "changed", tier: "unit"}, outcome{passed, "passed"}, outcome{}, outcome{passed, "passed"}, outcome{}),
-		judge(spec{kind: unit, name: "TestZ", change: "new", tier: "unit"}, outcome{uncompiled, "does not compile: undefined: R"}, outcome{failed, "want R (z_test.go:9)"}, outcome{passed, "passed"}, outcome{}),
-		judge(spec{kind: scenario, name: "Sample when copied it passes", change: "new", tier: "envtest"}, outcome{uncompiled, "does not compile: undefined: P"}, outcome{passed, ""}, outcome{passed, ""}, outcome{}),
+		judge(spec{kind: scenario, name: "Sample when a | b it c", change: "new", tier: "envtest"}, outcome{failed, "step: boom (x_test.go:1)"}, outcome{}, outcome{passed, "passed"}),
+		judge(spec{kind: unit, name: "TestY", change: "changed", tier: "unit"}, outcome{passed, "passed"}, outcome{}, outcome{passed, "passed"}),
+		judge(spec{kind: unit, name: "TestZ", change: "new", tier: "unit"}, outcome{uncompiled, "does not compile: undefined: R"}, outcome{failed, "want R (z_test.go:9)"}, outcome{passed, "passed"}),
+		judge(spec{kind: scenario, name: "Sample when copied it passes", change: "new", tier: "envtest"}, outcome{uncompiled, "does not compile: undefined: P"}, outcome{passed, ""}, outcome{passed, ""}),
 	}}
 	md := rp.markdown()
 	for _, want := range []string{
@@ -318,7 +299,11 @@ func TestEveryCharacterizationSpecSaysWhy(t *testing.T) {
 		}
 		for i, line := range strings.Split(string(src), "\n") {
 			if strings.Contains(line, "It(") && strings.Contains(line, `"`+Characterization+`"`) {
-				_, comment, err := specsource.Body(file, i+1)
+				f, err := specsource.Parse(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, comment, err := f.Body(i + 1)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -96,8 +96,8 @@ func TestASpecForBehaviourTheBaseHasFails(t *testing.T) {
 }
 
 // A spec of behaviour the base has, labelled characterization with its reason, may pass at the
-// base, and the table shows the reason; a unit test of a new function, red at the base because
-// the function is not there, passes once it fails against a break of that function.
+// base, and the table shows the reason; a unit test of a new function is red at the base because
+// the function is not there.
 func TestASpecLabelledCharacterizationMayPassAtTheBase(t *testing.T) {
 	repo := newRepo(t)
 	repo.commit(t, "the operator as it is, without the scenario", withoutScenario)
@@ -105,7 +105,7 @@ func TestASpecLabelledCharacterizationMayPassAtTheBase(t *testing.T) {
 		t.Helper()
 		edit(t, filepath.Join(dir, scenarioFile), `		It("sends no API write`, "\t\t// Characterization: "+reason+"\n\t\tIt(\"sends no API write")
 		edit(t, filepath.Join(dir, scenarioFile), `Label("`+label+`")`, `Label("`+label+`", "characterization")`)
-		suspended(t, dir, `suspendedReason("greeting") != "Sample greeting is suspended"`)
+		suspended(t, dir)
 	})
 
 	code, table, stderr := repo.testFirst(t)
@@ -116,8 +116,8 @@ func TestASpecLabelledCharacterizationMayPassAtTheBase(t *testing.T) {
 	if !strings.Contains(row, "| passed | passed |") || !strings.Contains(row, "✅ characterization") || !strings.Contains(row, reason) {
 		t.Errorf("the scenario's row does not report a characterization with its reason: %s", row)
 	}
-	if row := rowOf(t, table, "unit: TestSuspendedReason"); !strings.Contains(row, "✅ written first") || !strings.Contains(row, "fails against the break controllers/suspended.go:7 suspendedReason constant") {
-		t.Errorf("the unit test of the new function is not shown failing against its break: %s", row)
+	if row := rowOf(t, table, "unit: TestSuspendedReason"); !strings.Contains(row, "✅ written first: does not compile against the base, even with the head's api/") {
+		t.Errorf("the unit test of the new function is not shown written first: %s", row)
 	}
 	if !strings.Contains(table, "1 characterization") {
 		t.Errorf("the summary does not count the characterization:\n%s", table)
@@ -127,32 +127,30 @@ func TestASpecLabelledCharacterizationMayPassAtTheBase(t *testing.T) {
 // reason is a characterization reason in the form the README asks for.
 const reason = "written after the code it pins, when the introductory article's stage three came to this repository."
 
-// suspended adds a function to controllers/ with a unit test that passes when the function works,
-// and fails when assertion holds.
-func suspended(t *testing.T, dir, assertion string) {
+// suspended adds a function to controllers/ with a unit test that passes when the function works.
+func suspended(t *testing.T, dir string) {
 	t.Helper()
 	writeFile(t, filepath.Join(dir, "controllers", "suspended.go"), "package controllers\n\nimport \"fmt\"\n\n// suspendedReason is the message of a suspended Sample.\nfunc suspendedReason(name string) string {\n\treturn fmt.Sprintf(\"Sample %s is suspended\", name)\n}\n")
-	writeFile(t, filepath.Join(dir, "controllers", "suspended_test.go"), "package controllers\n\nimport \"testing\"\n\nfunc TestSuspendedReason(t *testing.T) {\n\tif "+assertion+" {\n\t\tt.Error(\"wrong reason\")\n\t}\n}\n")
+	writeFile(t, filepath.Join(dir, "controllers", "suspended_test.go"), "package controllers\n\nimport \"testing\"\n\nfunc TestSuspendedReason(t *testing.T) {\n\tif suspendedReason(\"greeting\") != \"Sample greeting is suspended\" {\n\t\tt.Error(\"wrong reason\")\n\t}\n}\n")
 }
 
 // The dishonest changes a pull request can make to get a spec through without it ever being seen
-// to fail, each refused by name: a vacuous unit test of a new function; a characterization spec
-// weakened in a commit of its own; the label without a reason, or with one that says nothing; an
-// existing spec weakened and labelled characterization in the same commit.
+// to fail, each refused by name: a characterization spec weakened in a commit of its own; the
+// label without a reason, or with one that says nothing; an existing spec weakened and labelled
+// characterization in the same commit.
 func TestDishonestChangesAreRefused(t *testing.T) {
 	repo := newRepo(t)
 	repo.commit(t, "main")
 	// Each commit is the repository's files with its changes: a later commit repeats the earlier's.
 	added := func(t *testing.T, dir string) {
 		t.Helper()
-		suspended(t, dir, `suspendedReason("greeting") == ""`)
 		writeFile(t, filepath.Join(dir, "scenarios", "dishonest_test.go"), dishonestSpecs)
 	}
 	weakened := func(t *testing.T, dir string) {
 		t.Helper()
 		edit(t, filepath.Join(dir, "scenarios", "owned_drift_test.go"), "\t\t\t\tHaveField(\"Action\", \"UpdateConfigMap\"),\n", "")
 	}
-	repo.commit(t, "a new function, its vacuous test, and specs of old behaviour labelled without a reason", added)
+	repo.commit(t, "specs of old behaviour labelled without a reason", added)
 	repo.commit(t, "owned-drift: the event's action is no business of the scenario's", added, weakened)
 	repo.commit(t, "skip-when-equal: labelled characterization, loosened", added, weakened, func(t *testing.T, dir string) {
 		t.Helper()
@@ -166,7 +164,6 @@ func TestDishonestChangesAreRefused(t *testing.T) {
 		t.Fatalf("exit %d, want 1:\n%s\n%s", code, table, stderr)
 	}
 	for spec, want := range map[string]string{
-		"unit: TestSuspendedReason": "❌ does not compile against the base, even with the head's api/, but fails against none of the 1 breaks of suspendedReason",
 		"scenario: Sample when someone edits its ConfigMap records the correction":                               "❌ passed at the base, as a changed characterization spec does by nature: weakening one is a rewrite",
 		"scenario: Sample when created, as the create scenario has it is Ready, labelled without a reason":       "❌ labelled characterization without its reason",
 		"scenario: Sample when created, as the create scenario has it is Ready, with a reason that says nothing": "❌ labelled characterization without its reason",
@@ -176,8 +173,8 @@ func TestDishonestChangesAreRefused(t *testing.T) {
 			t.Errorf("the row of %q lacks %q: %s", spec, want, row)
 		}
 	}
-	if !strings.Contains(table, "❌ 5 not shown test-first") {
-		t.Errorf("the summary does not count the five apart:\n%s", table)
+	if !strings.Contains(table, "❌ 4 not shown test-first") {
+		t.Errorf("the summary does not count the four apart:\n%s", table)
 	}
 }
 
@@ -226,7 +223,7 @@ func TestASpecThatFailsAtTheHeadFails(t *testing.T) {
 }
 
 // The README's way to add a behaviour, made with the two mistakes a newcomer makes: the new name
-// goes into api/ first and is committed with the scenario, seen failing (make red); the code
+// goes into api/ first and is committed with the scenario, seen failing; the code
 // follows on a branch; the tool takes the merge-base with main as the base, as a pull request's
 // check does. Either scenario passes against the base's behaviour, so neither was written first,
 // whatever the compile error against the base's api/ says.
@@ -355,75 +352,6 @@ func TestARewriteIsStatedPerSpecByACommitTrailer(t *testing.T) {
 	if !strings.Contains(table, "⚠️ 1 rewrites stated") {
 		t.Errorf("the summary does not count the rewrite apart:\n%s", table)
 	}
-}
-
-// make red commits a scenario seen failing, with nothing of the code; it refuses while code is
-// uncommitted, and when the scenario passes.
-func TestRedCommitsTheScenarioSeenFailingBeforeTheCode(t *testing.T) {
-	repo := newRepo(t)
-	repo.commit(t, "the break, and no scenario that catches it", breakIt, withoutScenario)
-	scenario, err := os.ReadFile(filepath.Join(source, scenarioFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(repo.dir, scenarioFile), string(scenario))
-	fix := filepath.Join(repo.dir, breakFile(t))
-	broken, err := os.ReadFile(fix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fixed, err := os.ReadFile(filepath.Join(source, breakFile(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	t.Log("with the fix written too, but not committed: refused")
-	writeFile(t, fix, string(fixed))
-	if code, out := repo.red(t); code != 1 || !strings.Contains(out, "the code comes after the red commit") || !strings.Contains(out, breakFile(t)) {
-		t.Fatalf("make red with the code uncommitted: exit %d, want 1 naming %s:\n%s", code, breakFile(t), out)
-	}
-
-	t.Log("with the fix put aside: the scenario fails, and is committed alone")
-	writeFile(t, fix, string(broken))
-	code, out := repo.red(t)
-	if code != 0 {
-		t.Fatalf("make red: exit %d, want 0:\n%s", code, out)
-	}
-	subject := run(t, repo.dir, "git", "log", "-1", "--format=%s%n%b")
-	if !strings.HasPrefix(subject, label+": the scenario, seen failing") || !strings.Contains(subject, "failed: ") {
-		t.Errorf("the red commit's message: %s", subject)
-	}
-	if files := run(t, repo.dir, "git", "show", "--name-only", "--format=", "HEAD"); strings.TrimSpace(files) != filepath.ToSlash(scenarioFile) {
-		t.Errorf("the red commit holds %q, want the scenario alone", files)
-	}
-
-	t.Log("with the fix committed, the same scenario passes: make red refuses")
-	writeFile(t, fix, string(fixed))
-	run(t, repo.dir, "git", "-c", "user.name=history", "-c", "user.email=history@example.com", "commit", "-qam", "the fix")
-	before := run(t, repo.dir, "git", "rev-parse", "HEAD")
-	if code, out := repo.red(t); code != 1 || !strings.Contains(out, "passed") {
-		t.Errorf("make red on a passing scenario: exit %d, want 1:\n%s", code, out)
-	}
-	if after := run(t, repo.dir, "git", "rev-parse", "HEAD"); after != before {
-		t.Errorf("make red on a passing scenario committed %s", after)
-	}
-}
-
-// red runs `testfirst red` on the scenario, as make red does, and returns its exit code and output.
-func (r *repo) red(t *testing.T) (int, string) {
-	t.Helper()
-	cmd := exec.Command(testFirst, "red", "-label", label)
-	cmd.Dir = r.dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=history", "GIT_AUTHOR_EMAIL=history@example.com", "GIT_COMMITTER_NAME=history", "GIT_COMMITTER_EMAIL=history@example.com")
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		return exit.ExitCode(), string(out)
-	case err != nil:
-		t.Fatal(err)
-	}
-	return 0, string(out)
 }
 
 // The name rule of the Sample, as the API, the CRD and the validation scenario have it.

@@ -73,27 +73,16 @@ func TestWritesCountsEveryWriteOfAnyClientThatTheServerTook(t *testing.T) {
 		{http.MethodPost, "/apis/events.k8s.io/v1/namespaces/ns/events"},
 		{http.MethodPut, "/apis/coordination.k8s.io/v1/namespaces/ns/leases/leader"},
 	} {
-		req, err := http.NewRequestWithContext(context.Background(), r.method, server.URL+r.path, nil)
-		if err != nil {
+		if err := send(httpClient, r.method, server.URL+r.path); err != nil {
 			t.Fatal(err)
 		}
-		resp, err := httpClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = resp.Body.Close()
 	}
 	countedUnreachable, unreachableWrites := CountWrites(&rest.Config{Host: "http://127.0.0.1:1"})
 	unreachable, err := rest.HTTPClientFor(countedUnreachable)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, "http://127.0.0.1:1/api/v1/namespaces/ns/configmaps", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp, err := unreachable.Do(req); err == nil {
-		_ = resp.Body.Close()
+	if err := send(unreachable, http.MethodPost, "http://127.0.0.1:1/api/v1/namespaces/ns/configmaps"); err == nil {
 		t.Fatal("a write to a closed port reached a server")
 	}
 	if got, err := unreachableWrites(); err != nil || len(got) > 0 {
@@ -103,6 +92,19 @@ func TestWritesCountsEveryWriteOfAnyClientThatTheServerTook(t *testing.T) {
 	if got, err := writes(); err != nil || !maps.Equal(got, want) {
 		t.Errorf("counted %v, want %v (a create, a patch, a delete of a collection; a status patch; a token's create; no refused write, none unsent, no read, no event, no Lease, no review, nothing outside the resource API)", got, want)
 	}
+}
+
+// send sends a request without a body through c.
+func send(c *http.Client, method, url string) error {
+	req, err := http.NewRequestWithContext(context.Background(), method, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
 }
 
 // TestAnOperatorThatCannotBeCountedIsAnError: what the harness cannot see it does not read as zero.

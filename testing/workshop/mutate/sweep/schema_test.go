@@ -102,17 +102,7 @@ func TestEverySwitchedBreakBehavesAsItsOwnBuild(t *testing.T) {
 // call left out of a chain changes the chain's type) is left to a build of its own, and the rest
 // still compile together.
 func TestWhatCannotBeSwitchedIsBuiltOnItsOwn(t *testing.T) {
-	root := t.TempDir()
-	src := "package p\n\ntype B struct{ s string }\n\nfunc (b *B) Add(s string) *B {\n\tb.s += s\n\treturn b\n}\n\nfunc g() string { return new(B).Add(\"x\").Add(\"y\").s }\n"
-	write(t, root, map[string]string{"go.mod": "module example.com/p\n\ngo 1.26\n", "p/p.go": src})
-	c, breaks, _, err := Compiling(root, []string{"p"}, func(Break) bool { return true })
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema, err := Build(c, breaks, func(map[string]string) ([]byte, error) { return nil, nil })
-	if err != nil {
-		t.Fatal(err)
-	}
+	breaks, schema := schemataOf(t, "package p\n\ntype B struct{ s string }\n\nfunc (b *B) Add(s string) *B {\n\tb.s += s\n\treturn b\n}\n\nfunc g() string { return new(B).Add(\"x\").Add(\"y\").s }\n")
 	switched := schema.Switched
 	chained := 0
 	for i, b := range breaks {
@@ -127,6 +117,22 @@ func TestWhatCannotBeSwitchedIsBuiltOnItsOwn(t *testing.T) {
 	if chained != 2 || len(breaks) < 4 {
 		t.Errorf("%d breaks, %d of them calls left out of the chain: want both calls and more", len(breaks), chained)
 	}
+}
+
+// schemataOf is every break of src, the one file of package p, and their schemata, built by no build.
+func schemataOf(t *testing.T, src string) ([]Break, Schema) {
+	t.Helper()
+	root := t.TempDir()
+	write(t, root, map[string]string{"go.mod": "module example.com/p\n\ngo 1.26\n", "p/p.go": src})
+	c, breaks, _, err := Compiling(root, []string{"p"}, func(Break) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := Build(c, breaks, func(map[string]string) ([]byte, error) { return nil, nil })
+	if err != nil {
+		t.Fatalf("the schemata: %v", err)
+	}
+	return breaks, schema
 }
 
 func indexOf(breaks []Break, id string) int {
@@ -240,7 +246,6 @@ func TestAConstantAnotherPackageNeedsStaysConstant(t *testing.T) {
 // case deleted, a map's element of an elided type left out) is built on its own; a constant of a
 // type a dot import names is switched, the type named as the file names it.
 func TestWhatDoesNotParseSwitchedIsBuiltOnItsOwn(t *testing.T) {
-	root := t.TempDir()
 	src := `package p
 
 import . "time"
@@ -258,15 +263,7 @@ func f(done chan int) (map[string]C, Duration) {
 	}
 }
 `
-	write(t, root, map[string]string{"go.mod": "module example.com/p\n\ngo 1.26\n", "p/p.go": src})
-	c, breaks, _, err := Compiling(root, []string{"p"}, func(Break) bool { return true })
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema, err := Build(c, breaks, func(map[string]string) ([]byte, error) { return nil, nil })
-	if err != nil {
-		t.Fatalf("the schemata: %v", err)
-	}
+	breaks, schema := schemataOf(t, src)
 	for id, switched := range map[string]bool{
 		"p/p.go f delete: case <-done: return map[string]C{\"a\": {N: 1}}, wait → ": false,
 		"p/p.go f delete: \"a\": {N: 1} → ":                                         false,

@@ -16,7 +16,7 @@
 # this machine mounted into the node: the scenarios count the operator's writes from it.
 #
 # On failure it exports kind's logs (the node's, every Pod's) to $REPORTS/kind-logs. The cluster is
-# removed on success, failure or Ctrl-C.
+# removed on success, failure or Ctrl-C, and before creating it if an interrupted run left it.
 set -euo pipefail
 : "${KIND:?}" "${KIND_NODE_IMAGE:?}" "${IMG:?}" "${REPORTS:?}" "${MANIFESTS:?}"
 cluster=${KIND_CLUSTER:-operator-demo-e2e}
@@ -31,6 +31,12 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 mkdir -p "$REPORTS"
+# A run stopped before its trap (the machine halted mid-run) leaves its node behind, in an engine
+# whose containers outlive it: remove it, or kind refuses to create the cluster again.
+if "$KIND" get clusters 2>/dev/null | grep -qx "$cluster"; then
+  echo "kind.sh: removing the cluster $cluster an interrupted run left" >&2
+  "$KIND" delete cluster --name "$cluster"
+fi
 cp testing/e2e/audit-policy.yaml "$audit/policy.yaml"
 # kubeadm v1beta4 lists the API server's extra arguments: append to kind's, not replace them.
 "$KIND" create cluster --name "$cluster" --image "$KIND_NODE_IMAGE" --kubeconfig "$kubeconfig" --wait 120s --config - <<EOF2

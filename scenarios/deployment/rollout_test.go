@@ -40,7 +40,7 @@ var _ = Describe("A rollout of the operator that cannot succeed", func() {
 			get, _ := probe["httpGet"].(map[string]any)
 			get["port"] = int64(9999)
 		})
-		Expect(err).To(MatchError(And(ContainSubstring("readiness probe (GET /readyz on port 9999) fails"), ContainSubstring("connection refused"))))
+		Expect(err).To(MatchError(And(ContainSubstring("Readiness probe failed"), ContainSubstring(":9999/readyz"), ContainSubstring("connection refused"))))
 	})
 
 	It("fails on an image whose USER is a name, which runAsNonRoot cannot check, naming CreateContainerConfigError", func(ctx SpecContext) {

@@ -9,9 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	dto "github.com/prometheus/client_model/go"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/operator-demo/testing/e2e"
+	"example.com/operator-demo/testing/e2e/metrics"
 	"example.com/operator-demo/testing/harness/cluster"
 	"example.com/operator-demo/testing/harness/operator"
 )
@@ -97,18 +99,24 @@ func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string, 
 	if err != nil {
 		return nil, err
 	}
-	d := &LocalDeployment{LocalCluster: lc, Client: c, MetricsToken: metricsToken, OperatorLog: filepath.Join(lc.Dir, "operator.log")}
-	d.Operator, d.MetricsURL, err = Binary{
-		Subject: subject, Path: binary, Kubeconfig: kubeconfig, LeaseNamespace: m.Namespace,
-		Log: d.OperatorLog, MetricsToken: metricsToken,
-		Writes:      e2e.AuditWrites(lc.AuditLog, m.Username()),
-		ClusterLogs: lc.Logs(),
-	}.Start()
+	b, err := newBinary(binary, kubeconfig, m.Namespace, filepath.Join(lc.Dir, "operator.log"))
 	if err != nil {
-		if d.Operator != nil {
-			err = errors.Join(err, d.Operator.Down())
-		}
 		return nil, err
+	}
+	d := &LocalDeployment{LocalCluster: lc, Client: c, MetricsToken: metricsToken, OperatorLog: b.firstLog,
+		MetricsURL: fmt.Sprintf("https://127.0.0.1:%d/metrics", b.metricsPort)}
+	d.Operator = operator.New(subject, operator.Controls{
+		Metrics: func() ([]*dto.MetricFamily, error) {
+			return metrics.Scrape(context.Background(), d.MetricsURL, metricsToken)
+		},
+		Writes: e2e.AuditWrites(lc.AuditLog, m.Username()),
+		Start:  b.up,
+		Stop:   b.down,
+		Kill:   b.kill,
+		Logs:   func() string { return e2e.LastLines(append(lc.Logs(), b.log), 40) },
+	})
+	if err := d.Operator.Up(); err != nil {
+		return nil, errors.Join(err, d.Operator.Down())
 	}
 	return d, nil
 }

@@ -19,7 +19,6 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"example.com/operator-demo/testing/e2e/metrics"
 	"example.com/operator-demo/testing/harness/operator"
 	"example.com/operator-demo/testing/harness/poll"
 )
@@ -75,7 +74,7 @@ func (d *Deployment) deploy(ctx context.Context, subject operator.Subject, audit
 		Metrics: func() ([]*dto.MetricFamily, error) {
 			var families []*dto.MetricFamily
 			err := d.onMetrics(context.Background(), func(url string) (err error) {
-				families, err = metrics.Scrape(context.Background(), url, d.MetricsToken)
+				families, err = Scrape(context.Background(), url, d.MetricsToken)
 				return err
 			})
 			return families, err

@@ -10,16 +10,14 @@ import (
 	"k8s.io/client-go/transport/spdy"
 	streamhttp "k8s.io/streaming/pkg/httpstream"
 	"sigs.k8s.io/controller-runtime/pkg/log"
-
-	"example.com/operator-demo/testing/e2e/metrics"
 )
 
 // MetricsStatus is the HTTP status of the operator's metrics endpoint to token as bearer (none
-// when empty), through a forward of its metrics port (onMetrics), as metrics.Status reads it.
+// when empty), through a forward of its metrics port (onMetrics), as StatusCode reads it.
 func (d *Deployment) MetricsStatus(ctx context.Context, token string) (int, error) {
 	var status int
 	err := d.onMetrics(ctx, func(url string) (err error) {
-		status, err = metrics.Status(ctx, url, token)
+		status, err = StatusCode(ctx, url, token)
 		return err
 	})
 	return status, err

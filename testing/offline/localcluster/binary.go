@@ -4,46 +4,36 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
-	"example.com/operator-demo/testing/e2e/metrics"
+	"example.com/operator-demo/testing/e2e"
 	"example.com/operator-demo/testing/harness/poll"
-	"example.com/operator-demo/testing/offline/process"
 )
 
 // binary is the operator binary run as its Deployment runs it (config/manager's flags, leader
 // election among them), as a process of the test's: authenticated by a kubeconfig, serving
-// probes and metrics on loopback ports that stay the same across its runs.
+// probes and metrics on loopback ports, and logging to one file, across its runs.
 type binary struct {
-	path, kubeconfig, leaseNamespace string
-	metricsPort, probePort           int
-	proc                             *process.Process
-	// firstLog is the first run's log file, log the current run's: each later run logs beside it.
-	firstLog, log string
-	runs          int
+	path, kubeconfig, leaseNamespace, log string
+	metricsPort, probePort                int
+	proc                                  *process
 }
 
-// newBinary is path run with kubeconfig, its lease in leaseNamespace, logging to log first.
+// newBinary is path run with kubeconfig, its lease in leaseNamespace, logging to log.
 func newBinary(path, kubeconfig, leaseNamespace, log string) (*binary, error) {
-	b := &binary{path: path, kubeconfig: kubeconfig, leaseNamespace: leaseNamespace, firstLog: log}
+	b := &binary{path: path, kubeconfig: kubeconfig, leaseNamespace: leaseNamespace, log: log}
 	var err error
-	if b.metricsPort, err = process.FreePort(); err != nil {
+	if b.metricsPort, err = freePort(); err != nil {
 		return nil, err
 	}
-	b.probePort, err = process.FreePort()
+	b.probePort, err = freePort()
 	return b, err
 }
 
 // up starts the process and waits until /readyz answers.
 func (b *binary) up() error {
-	b.runs++
-	b.log = b.firstLog
-	if b.runs > 1 {
-		b.log = strings.TrimSuffix(b.firstLog, ".log") + fmt.Sprintf("-%d.log", b.runs)
-	}
 	var err error
-	b.proc, err = process.Start("operator", b.log, 30*time.Second, b.path,
+	b.proc, err = startProcess("operator", b.log, 30*time.Second, b.path,
 		"--kubeconfig="+b.kubeconfig,
 		"--leader-elect",
 		"--leader-election-namespace="+b.leaseNamespace,
@@ -60,7 +50,7 @@ func (b *binary) up() error {
 			return poll.Stop(fmt.Errorf("the operator exited before it was ready, see %s: %w", b.log, b.proc.Err()))
 		default:
 		}
-		code, err := metrics.Status(ctx, ready, "")
+		code, err := e2e.StatusCode(ctx, ready, "")
 		if err == nil && code != http.StatusOK {
 			err = fmt.Errorf("GET %s: %s", ready, http.StatusText(code))
 		}

@@ -13,7 +13,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/operator-demo/testing/e2e"
-	"example.com/operator-demo/testing/e2e/metrics"
 	"example.com/operator-demo/testing/harness/cluster"
 	"example.com/operator-demo/testing/harness/operator"
 )
@@ -103,11 +102,11 @@ func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string, 
 	if err != nil {
 		return nil, err
 	}
-	d := &LocalDeployment{LocalCluster: lc, Client: c, MetricsToken: metricsToken, OperatorLog: b.firstLog,
+	d := &LocalDeployment{LocalCluster: lc, Client: c, MetricsToken: metricsToken, OperatorLog: b.log,
 		MetricsURL: fmt.Sprintf("https://127.0.0.1:%d/metrics", b.metricsPort)}
 	d.Operator = operator.New(subject, operator.Controls{
 		Metrics: func() ([]*dto.MetricFamily, error) {
-			return metrics.Scrape(context.Background(), d.MetricsURL, metricsToken)
+			return e2e.Scrape(context.Background(), d.MetricsURL, metricsToken)
 		},
 		Writes: e2e.AuditWrites(lc.AuditLog, m.Username()),
 		Start:  b.up,

@@ -17,7 +17,6 @@ import (
 	"example.com/operator-demo/testing/e2e"
 	"example.com/operator-demo/testing/harness/assets"
 	"example.com/operator-demo/testing/harness/controlplane"
-	"example.com/operator-demo/testing/offline/process"
 )
 
 // How long leader election takes to move, with controller-runtime's defaults (LeaseDuration
@@ -43,7 +42,7 @@ type LocalCluster struct {
 	AdminKubeconfig string
 	// AuditLog is the API server's audit log (e2e.AuditPolicy): every write request, one a line.
 	AuditLog string
-	kcm      *process.Process
+	kcm      *process
 	logs     []*os.File
 }
 
@@ -109,7 +108,7 @@ func (lc *LocalCluster) start(kcmBinary string, crds []string) error {
 	if err := os.WriteFile(lc.AdminKubeconfig, kubeconfig, 0o600); err != nil {
 		return err
 	}
-	lc.kcm, err = process.Start("kube-controller-manager", filepath.Join(lc.Dir, "kube-controller-manager.log"), 10*time.Second, kcmBinary,
+	lc.kcm, err = startProcess("kube-controller-manager", filepath.Join(lc.Dir, "kube-controller-manager.log"), 10*time.Second, kcmBinary,
 		"--kubeconfig="+lc.AdminKubeconfig,
 		"--controllers=garbagecollector,namespace,serviceaccount,deployment,replicaset",
 		"--leader-elect=false",
@@ -137,7 +136,7 @@ func (lc *LocalCluster) Stop() error {
 
 // Logs names the log files of the cluster's components, for printing on failure.
 func (lc *LocalCluster) Logs() []string {
-	return []string{filepath.Join(lc.Dir, "kube-apiserver.log"), lc.kcm.Log}
+	return []string{filepath.Join(lc.Dir, "kube-apiserver.log"), lc.kcm.log}
 }
 
 // Root is the repository the local cluster deploys from: the directory that holds config/default.

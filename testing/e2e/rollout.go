@@ -11,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/operator-demo/testing/harness/poll"
@@ -58,10 +59,7 @@ func WaitRollout(ctx context.Context, c client.Client, namespace, name string, t
 // RolledOut is nil once d's rollout is complete, as `kubectl rollout status` decides it, and
 // otherwise says how far it is.
 func RolledOut(d *appsv1.Deployment) error {
-	want := int32(1)
-	if d.Spec.Replicas != nil {
-		want = *d.Spec.Replicas
-	}
+	want := ptr.Deref(d.Spec.Replicas, 1)
 	s := d.Status
 	switch {
 	case s.ObservedGeneration < d.Generation:
@@ -128,11 +126,7 @@ var waitingForever = []string{
 // when nothing is wrong yet.
 func podTrouble(pod *corev1.Pod, events []corev1.Event) (string, bool) {
 	troubles, final := containerTroubles(pod)
-	for _, cond := range pod.Status.Conditions {
-		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse {
-			troubles = append(troubles, fmt.Sprintf("not scheduled: %s: %s", cond.Reason, cond.Message))
-		}
-	}
+	// The scheduler's FailedScheduling among them.
 	for _, e := range events {
 		switch {
 		case e.Reason == "Killing" && strings.Contains(e.Message, "failed"),

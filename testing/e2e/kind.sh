@@ -6,9 +6,9 @@
 # config/default rendered with the image $IMG (the Makefile's render, as build-installer writes it).
 #
 # Only the cluster and the image are this script's: it creates the cluster, builds the image with
-# Docker and loads it into the node. The rest is the suites' provider (testing/e2e, DeployOnKind):
+# Docker and loads it into the node. The rest is the suites' provider (testing/e2e, Deploy):
 # it applies MANIFESTS, waits for the rollout (a Pod that cannot become Ready fails it, saying why),
-# forwards the metrics Service, stops and starts the operator by scaling its Deployment, and kills
+# reads the metrics through a port-forward to the Pod that serves them, stops and starts the operator by scaling its Deployment, and kills
 # it with ctr on the node (E2E_KIND_NODE). The same runs on .ci/run's machines, which have no
 # registry (docs/testing.md: make kind-images makes the images, KIND_NODE_IMAGE names the node's).
 #

@@ -48,28 +48,17 @@ type Deployment struct {
 	node, logDir string
 }
 
-// deploy applies the operator's manifests to the cluster d reaches (server-side, as `kubectl
-// apply --server-side`), waits for its rollout (WaitRollout: a Pod that cannot become Ready fails
-// it, saying why), and waits until it reports through its metrics; d then holds the operator
-// deployed.
+// deploy installs the operator's manifests on the cluster d reaches (Install), waits for its
+// rollout (WaitRollout: a Pod that cannot become Ready fails it, saying why), and waits until it
+// reports through its metrics; d then holds the operator deployed.
 func (d *Deployment) deploy(ctx context.Context, subject operator.Subject, auditLog string) error {
-	for _, obj := range d.Objects {
-		if err := d.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj.DeepCopy()), client.FieldOwner("operator-demo-e2e"), client.ForceOwnership); err != nil {
-			return fmt.Errorf("apply %s %s: %w", obj.GetKind(), client.ObjectKeyFromObject(obj), err)
-		}
+	var err error
+	if d.OperatorConfig, d.MetricsToken, err = Install(ctx, d.Client, d.Config, d.Manifests); err != nil {
+		return err
 	}
 	if err := WaitRollout(ctx, d.Client, d.Namespace, d.Deployment.Name, Rollout); err != nil {
 		return d.withLogs(err)
 	}
-	var err error
-	if d.MetricsToken, err = MetricsReaderToken(ctx, d.Client, d.Config, d.Manifests); err != nil {
-		return err
-	}
-	token, err := ServiceAccountToken(ctx, d.Config, d.Namespace, d.ServiceAccount)
-	if err != nil {
-		return err
-	}
-	d.OperatorConfig = TokenConfig(d.Config, token)
 	d.Operator = operator.New(subject, operator.Controls{
 		Metrics: func() ([]*dto.MetricFamily, error) {
 			var families []*dto.MetricFamily

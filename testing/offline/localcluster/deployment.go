@@ -82,20 +82,18 @@ func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string, 
 	if err != nil {
 		return nil, fmt.Errorf("client for %s: %w", lc.Config.Host, err)
 	}
-	m, err := install(ctx, c, lc.Kubectl(), kustomizeDir)
+	m, err := render(ctx, lc.Kubectl(), kustomizeDir)
 	if err != nil {
 		return nil, err
 	}
-	operatorToken, err := e2e.ServiceAccountToken(ctx, lc.Config, m.Namespace, m.ServiceAccount)
+	// The CRDs are the control plane's already; the operator runs as a local process, under the
+	// Deployment's ServiceAccount.
+	operatorConfig, metricsToken, err := e2e.Install(ctx, c, lc.Config, m, "CustomResourceDefinition", "Deployment")
 	if err != nil {
 		return nil, err
 	}
 	kubeconfig := filepath.Join(lc.Dir, "operator.kubeconfig")
-	if err := e2e.WriteKubeconfig(kubeconfig, e2e.TokenConfig(lc.Config, operatorToken)); err != nil {
-		return nil, err
-	}
-	metricsToken, err := e2e.MetricsReaderToken(ctx, c, lc.Config, m)
-	if err != nil {
+	if err := e2e.WriteKubeconfig(kubeconfig, operatorConfig); err != nil {
 		return nil, err
 	}
 	b, err := newBinary(binary, kubeconfig, m.Namespace, filepath.Join(lc.Dir, "operator.log"))
@@ -120,10 +118,8 @@ func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string, 
 	return d, nil
 }
 
-// install renders kustomizeDir with kubectl's built-in kustomize and creates every object except
-// the CRDs (the control plane installed them) and the Deployment (the operator runs as a local
-// process, under the Deployment's ServiceAccount).
-func install(ctx context.Context, c client.Client, kubectl, kustomizeDir string) (e2e.Manifests, error) {
+// render renders kustomizeDir with kubectl's built-in kustomize.
+func render(ctx context.Context, kubectl, kustomizeDir string) (e2e.Manifests, error) {
 	var stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, kubectl, "kustomize", kustomizeDir)
 	cmd.Stderr = &stderr
@@ -134,14 +130,6 @@ func install(ctx context.Context, c client.Client, kubectl, kustomizeDir string)
 	m, err := e2e.ReadManifests(rendered)
 	if err != nil {
 		return m, fmt.Errorf("%s: %w", kustomizeDir, err)
-	}
-	for _, obj := range m.Objects {
-		if kind := obj.GetKind(); kind == "CustomResourceDefinition" || kind == "Deployment" {
-			continue
-		}
-		if err := c.Create(ctx, obj); err != nil {
-			return m, fmt.Errorf("create %s %s: %w", obj.GetKind(), obj.GetName(), err)
-		}
 	}
 	return m, nil
 }

@@ -62,8 +62,8 @@ func (d *Deployment) deploy(ctx context.Context, subject operator.Subject, audit
 	d.Operator = operator.New(subject, operator.Controls{
 		Metrics: func() ([]*dto.MetricFamily, error) {
 			var families []*dto.MetricFamily
-			err := d.onMetrics(context.Background(), func(url string) (err error) {
-				families, err = Scrape(context.Background(), url, d.MetricsToken)
+			err := d.onMetrics(context.Background(), func(ctx context.Context, url string) (err error) {
+				families, err = Scrape(ctx, url, d.MetricsToken)
 				return err
 			})
 			return families, err

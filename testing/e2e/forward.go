@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"k8s.io/client-go/tools/portforward"
 	"k8s.io/client-go/transport/spdy"
@@ -12,11 +13,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 )
 
+// forwardTimeout bounds a read of the metrics through forwards (onMetrics): twice the scrape's own
+// timeout and the forwards' setup.
+const forwardTimeout = 15 * time.Second
+
 // MetricsStatus is the HTTP status of the operator's metrics endpoint to token as bearer (none
 // when empty), through a forward of its metrics port (onMetrics), as StatusCode reads it.
 func (d *Deployment) MetricsStatus(ctx context.Context, token string) (int, error) {
 	var status int
-	err := d.onMetrics(ctx, func(url string) (err error) {
+	err := d.onMetrics(ctx, func(ctx context.Context, url string) (err error) {
 		status, err = StatusCode(ctx, url, token)
 		return err
 	})
@@ -26,14 +31,17 @@ func (d *Deployment) MetricsStatus(ctx context.Context, token string) (int, erro
 // onMetrics calls get with the URL of the operator's metrics on this machine, forwarded to the
 // Pod that serves them now (forwardMetrics) for that call alone: a scrape reaches the Pod of that
 // moment, whatever was rolled out, scaled or killed since the last. When the forward or get fails
-// (that Pod went away meanwhile), it tries once more, with the Pod chosen again.
-func (d *Deployment) onMetrics(ctx context.Context, get func(url string) error) error {
+// (that Pod went away meanwhile), it tries once more, with the Pod chosen again; both within
+// forwardTimeout.
+func (d *Deployment) onMetrics(ctx context.Context, get func(ctx context.Context, url string) error) error {
+	ctx, cancel := context.WithTimeout(ctx, forwardTimeout)
+	defer cancel()
 	var err error
 	for range 2 {
 		var url string
 		var stop func()
 		if url, stop, err = d.forwardMetrics(ctx); err == nil {
-			err = get(url)
+			err = get(ctx, url)
 			stop()
 		}
 		if err == nil {
@@ -76,6 +84,9 @@ func (d *Deployment) forwardMetrics(ctx context.Context) (url string, stop func(
 	go func() { ended <- pf.ForwardPorts() }()
 	select {
 	case <-ready:
+	case <-ctx.Done():
+		stop()
+		return "", nil, fmt.Errorf("port-forward to Pod %s/%s: %w", d.Namespace, pod, ctx.Err())
 	case err := <-ended:
 		stop()
 		return "", nil, fmt.Errorf("port-forward to Pod %s/%s: %w", d.Namespace, pod, err)

@@ -13,8 +13,8 @@ import (
 )
 
 // scraper reads the operators' metrics endpoints, served with the operator's self-signed
-// certificate on loopback, or on kind through a port-forward. One client for every scrape: its
-// connections are reused.
+// certificate on loopback, or on kind through a port-forward (a port of its own for each scrape).
+// One client for every scrape: its connections to a port are reused.
 var scraper = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
 	TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the operator's self-signed certificate, on loopback
 }}

@@ -10,8 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
-
-	"example.com/operator-demo/testing/e2e/metrics"
 )
 
 var _ = Describe("The operator's metrics endpoint", func() {
@@ -25,8 +23,8 @@ var _ = Describe("The operator's metrics endpoint", func() {
 			&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(600))}}, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 
-		Expect(metrics.Status(ctx, d.MetricsURL, "")).To(Equal(http.StatusUnauthorized))
-		Expect(metrics.Status(ctx, d.MetricsURL, tr.Status.Token)).To(Equal(http.StatusForbidden))
-		Expect(metrics.Status(ctx, d.MetricsURL, d.MetricsToken)).To(Equal(http.StatusOK))
+		Expect(d.MetricsStatus(ctx, "")).To(Equal(http.StatusUnauthorized))
+		Expect(d.MetricsStatus(ctx, tr.Status.Token)).To(Equal(http.StatusForbidden))
+		Expect(d.MetricsStatus(ctx, d.MetricsToken)).To(Equal(http.StatusOK))
 	})
 })

@@ -5,6 +5,7 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -34,8 +35,8 @@ var _ = Describe("The operator's Pod", func() {
 
 	It("would be refused if it asked for privilege: the namespace does enforce", func(ctx SpecContext) {
 		By("creating a copy of the Deployment whose container is privileged")
-		deployment := copyOfTheDeployment("privileged-check", func(container map[string]any) {
-			container["securityContext"] = map[string]any{"privileged": true, "allowPrivilegeEscalation": true}
+		deployment := copyOfTheDeployment("privileged-check", func(container *corev1.Container) {
+			container.SecurityContext = &corev1.SecurityContext{Privileged: ptr.To(true), AllowPrivilegeEscalation: ptr.To(true)}
 		})
 		Expect(d.Client.Create(ctx, deployment)).To(Succeed())
 		DeferCleanup(func(ctx SpecContext) { Expect(d.Client.Delete(ctx, deployment)).To(Succeed()) })

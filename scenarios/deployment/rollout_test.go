@@ -8,6 +8,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"example.com/operator-demo/testing/e2e"
 	"example.com/operator-demo/testing/offline/localcluster"
@@ -19,7 +22,7 @@ var _ = Describe("A rollout of the operator that cannot succeed", func() {
 	// The wait a copy gets: a probe's failure is seen after its initial delay and a period or two.
 	const wait = 25 * time.Second
 
-	rollout := func(ctx SpecContext, name string, change func(container map[string]any)) error {
+	rollout := func(ctx SpecContext, name string, change func(container *corev1.Container)) error {
 		GinkgoHelper()
 		deployment := copyOfTheDeployment(name, change)
 		Expect(d.Client.Create(ctx, deployment)).To(Succeed())
@@ -28,19 +31,18 @@ var _ = Describe("A rollout of the operator that cannot succeed", func() {
 	}
 
 	It("fails on a memory limit below what the manager needs, naming OOMKilled and the limit", func(ctx SpecContext) {
-		err := rollout(ctx, "oom-check", func(container map[string]any) {
-			container["resources"] = map[string]any{"limits": map[string]any{"memory": "8Mi"}, "requests": map[string]any{"memory": "8Mi"}}
+		err := rollout(ctx, "oom-check", func(container *corev1.Container) {
+			small := corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("8Mi")}
+			container.Resources = corev1.ResourceRequirements{Limits: small, Requests: small}
 		})
 		Expect(err).To(MatchError(And(ContainSubstring("OOMKilled"), ContainSubstring("memory limit 8Mi"))))
 	})
 
 	It("fails on a readiness probe that asks the wrong port, naming the probe, its port and what the kubelet saw", func(ctx SpecContext) {
-		err := rollout(ctx, "probe-check", func(container map[string]any) {
-			probe, _ := container["readinessProbe"].(map[string]any)
-			get, _ := probe["httpGet"].(map[string]any)
-			get["port"] = int64(9999)
+		err := rollout(ctx, "probe-check", func(container *corev1.Container) {
+			container.ReadinessProbe.HTTPGet.Port = intstr.FromInt32(9999)
 		})
-		Expect(err).To(MatchError(And(ContainSubstring("readiness probe (GET /readyz on port 9999) fails"), ContainSubstring("connection refused"))))
+		Expect(err).To(MatchError(And(ContainSubstring("Readiness probe failed"), ContainSubstring(":9999/readyz"), ContainSubstring("connection refused"))))
 	})
 
 	It("fails on an image whose USER is a name, which runAsNonRoot cannot check, naming CreateContainerConfigError", func(ctx SpecContext) {
@@ -53,7 +55,7 @@ var _ = Describe("A rollout of the operator that cannot succeed", func() {
 		Expect(named).NotTo(Equal(dockerfile), "the Dockerfile has no USER line")
 		Expect(d.ImportImage(ctx, named, "operator-demo:nonnumeric-user")).To(Succeed())
 
-		err = rollout(ctx, "nonroot-check", func(container map[string]any) { container["image"] = "operator-demo:nonnumeric-user" })
+		err = rollout(ctx, "nonroot-check", func(container *corev1.Container) { container.Image = "operator-demo:nonnumeric-user" })
 		Expect(err).To(MatchError(And(ContainSubstring("CreateContainerConfigError"), ContainSubstring("non-numeric user (nonroot)"))))
 	})
 })

@@ -11,9 +11,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
@@ -23,7 +23,7 @@ import (
 )
 
 // d is the operator deployed on kind, shared by every spec of this suite.
-var d *e2e.KindDeployment
+var d *e2e.Deployment
 
 // lease is the operator's leader election Lease (cmd/main.go's LeaderElectionID).
 const lease = "operator-demo.demo.example.com"
@@ -36,9 +36,8 @@ func TestDeployment(t *testing.T) {
 
 var _ = BeforeSuite(func(ctx SpecContext) {
 	var err error
-	d, err = e2e.DeployOnKind(ctx, samples.Operator)
+	d, err = e2e.Deploy(ctx, samples.Operator)
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(d.Stop)
 })
 
 // syncedConfigMap creates a Sample called name in the default namespace and returns its
@@ -96,18 +95,11 @@ func podOf(holder string) string {
 // copyOfTheDeployment is config/default's Deployment as rendered, renamed name, with Pods of its
 // own (labelled check=name: neither the operator's Deployment nor its metrics Service picks
 // them), its manager container changed by change.
-func copyOfTheDeployment(name string, change func(container map[string]any)) *unstructured.Unstructured {
-	GinkgoHelper()
+func copyOfTheDeployment(name string, change func(container *corev1.Container)) *appsv1.Deployment {
 	deployment := d.Manifests.Deployment.DeepCopy()
-	deployment.SetName(name)
-	labels := map[string]any{"check": name}
-	Expect(unstructured.SetNestedMap(deployment.Object, labels, "spec", "selector", "matchLabels")).To(Succeed())
-	Expect(unstructured.SetNestedMap(deployment.Object, labels, "spec", "template", "metadata", "labels")).To(Succeed())
-	containers, _, err := unstructured.NestedSlice(deployment.Object, "spec", "template", "spec", "containers")
-	Expect(err).NotTo(HaveOccurred())
-	container, ok := containers[0].(map[string]any)
-	Expect(ok).To(BeTrue(), "the Deployment's first container is not an object")
-	change(container)
-	Expect(unstructured.SetNestedSlice(deployment.Object, containers, "spec", "template", "spec", "containers")).To(Succeed())
+	deployment.Name = name
+	labels := map[string]string{"check": name}
+	deployment.Spec.Selector.MatchLabels, deployment.Spec.Template.Labels = labels, labels
+	change(&deployment.Spec.Template.Spec.Containers[0])
 	return deployment
 }

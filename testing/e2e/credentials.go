@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -20,10 +21,20 @@ import (
 // metrics, as a Prometheus would.
 const metricsReader = "e2e-metrics-reader"
 
-// MetricsReaderToken creates a ServiceAccount in the operator's namespace, bound to its
-// metrics-reader role (both as m names them), and returns a token for it: the credentials a
-// Prometheus would scrape with.
-func MetricsReaderToken(ctx context.Context, c client.Client, cfg *rest.Config, m Manifests) (string, error) {
+// Install applies the operator's manifests to the cluster that c and cfg reach as an
+// administrator (server-side, as `kubectl apply --server-side`), all but the objects of the kinds
+// skip names; creates a ServiceAccount in the operator's namespace bound to its metrics-reader
+// role (both as m names them); and returns a config that authenticates as the operator's
+// ServiceAccount and a token of that reader, the credentials a Prometheus would scrape with.
+func Install(ctx context.Context, c client.Client, cfg *rest.Config, m Manifests, skip ...string) (*rest.Config, string, error) {
+	for _, obj := range m.Objects {
+		if slices.Contains(skip, obj.GetKind()) {
+			continue
+		}
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj.DeepCopy()), client.FieldOwner("operator-demo-e2e"), client.ForceOwnership); err != nil {
+			return nil, "", fmt.Errorf("apply %s %s: %w", obj.GetKind(), client.ObjectKeyFromObject(obj), err)
+		}
+	}
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: metricsReader, Namespace: m.Namespace}}
 	binding := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: metricsReader},
@@ -32,10 +43,18 @@ func MetricsReaderToken(ctx context.Context, c client.Client, cfg *rest.Config, 
 	}
 	for _, obj := range []client.Object{sa, binding} {
 		if err := client.IgnoreAlreadyExists(c.Create(ctx, obj)); err != nil {
-			return "", fmt.Errorf("create %s: %w", obj.GetName(), err)
+			return nil, "", fmt.Errorf("create %s: %w", obj.GetName(), err)
 		}
 	}
-	return ServiceAccountToken(ctx, cfg, m.Namespace, metricsReader)
+	metricsToken, err := ServiceAccountToken(ctx, cfg, m.Namespace, metricsReader)
+	if err != nil {
+		return nil, "", err
+	}
+	token, err := ServiceAccountToken(ctx, cfg, m.Namespace, m.ServiceAccount)
+	if err != nil {
+		return nil, "", err
+	}
+	return TokenConfig(cfg, token), metricsToken, nil
 }
 
 // ServiceAccountToken is a token, valid for four hours, of the ServiceAccount namespace/name.

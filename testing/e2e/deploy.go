@@ -2,10 +2,8 @@ package e2e
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,13 +13,12 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"example.com/operator-demo/testing/e2e/metrics"
 	"example.com/operator-demo/testing/harness/operator"
 	"example.com/operator-demo/testing/harness/poll"
 )
@@ -30,200 +27,121 @@ import (
 // started and Ready through its readiness probe.
 const Rollout = 2 * time.Minute
 
-// Options say what Deploy needs beyond the cluster and the manifests.
-type Options struct {
-	// AuditLog is the API server's audit log on this machine, written with AuditPolicy: the
-	// operator's writes are counted from it.
-	AuditLog string
-	// Kill kills a container (as a Pod's status names it: containerd://<id>) with SIGKILL, on
-	// its node: CtrKill. Nil: the operator cannot be killed.
-	Kill func(ctx context.Context, containerID string) error
-	// LogDir is where the operator's Pods' logs are written for a failed spec; ClusterLogs are
-	// the cluster's own log files, listed with them.
-	LogDir      string
-	ClusterLogs []string
-}
-
-// Deployment is the operator deployed from its rendered manifests, as in production, on a cluster
-// whose node has its image.
+// Deployment is the operator deployed from its rendered manifests, as in production, on a kind
+// cluster whose node has its image (Deploy), with what only that node can do.
 type Deployment struct {
 	Manifests
 	// Client and Config reach the cluster as an administrator.
 	Client client.Client
 	Config *rest.Config
-	// Operator is the deployed operator: its metrics read through a forward of its metrics
-	// Service, its writes from the API server's audit log; stopped by scaling its Deployment to
-	// 0, started by scaling it back, killed (kill -9) through Options.Kill.
+	// Operator is the deployed operator: its metrics read through a forward of its metrics port
+	// to the Pod that serves them at each scrape (onMetrics), its writes from the API server's
+	// audit log; stopped by scaling its Deployment to 0, started by scaling it back, killed
+	// (kill -9) on its node.
 	Operator *operator.Operator
 	// OperatorConfig authenticates as the operator's ServiceAccount; MetricsToken is a token
 	// that may read its metrics, as Prometheus's would.
 	OperatorConfig *rest.Config
 	MetricsToken   string
-	// MetricsURL is where the forward serves its metrics.
-	MetricsURL string
-	// Forward forwards the metrics Service.
-	Forward *Forward
-	opts    Options
-	cs      *kubernetes.Clientset
+	cs             *kubernetes.Clientset
+	// node is the container of the kind cluster's node; logDir, where a failed spec's Pod logs go.
+	node, logDir string
 }
 
-// Deploy applies the operator's rendered manifests to the cluster cfg reaches (server-side, as
-// `kubectl apply --server-side`), waits for its rollout (WaitRollout: a Pod that cannot become
-// Ready fails it, saying why), forwards its metrics Service, and returns the operator deployed.
-func Deploy(ctx context.Context, cfg *rest.Config, subject operator.Subject, rendered []byte, opts Options) (*Deployment, error) {
-	m, err := ReadManifests(rendered)
-	if err != nil {
-		return nil, err
+// deploy installs the operator's manifests on the cluster d reaches (Install), waits for its
+// rollout (WaitRollout: a Pod that cannot become Ready fails it, saying why), and waits until it
+// reports through its metrics; d then holds the operator deployed.
+func (d *Deployment) deploy(ctx context.Context, subject operator.Subject, auditLog string) error {
+	var err error
+	if d.OperatorConfig, d.MetricsToken, err = Install(ctx, d.Client, d.Config, d.Manifests); err != nil {
+		return err
 	}
-	c, err := client.New(cfg, client.Options{Scheme: subject.Scheme})
-	if err != nil {
-		return nil, fmt.Errorf("client for %s: %w", cfg.Host, err)
+	if err := WaitRollout(ctx, d.Client, d.Namespace, d.Deployment.Name, Rollout); err != nil {
+		return d.withLogs(err)
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	d := &Deployment{Manifests: m, Client: c, Config: cfg, opts: opts, cs: cs}
-	for _, obj := range m.Objects {
-		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj.DeepCopy()), client.FieldOwner("operator-demo-e2e"), client.ForceOwnership); err != nil {
-			return nil, fmt.Errorf("apply %s %s: %w", obj.GetKind(), client.ObjectKeyFromObject(obj), err)
-		}
-	}
-	if err := WaitRollout(ctx, c, m.Namespace, m.Deployment.GetName(), Rollout); err != nil {
-		return nil, d.withLogs(err)
-	}
-	if d.MetricsToken, err = MetricsReaderToken(ctx, c, cfg, m); err != nil {
-		return nil, err
-	}
-	token, err := ServiceAccountToken(ctx, cfg, m.Namespace, m.ServiceAccount)
-	if err != nil {
-		return nil, err
-	}
-	d.OperatorConfig = TokenConfig(cfg, token)
-	if d.Forward, err = StartForward(ctx, cfg, c, m.Namespace, m.MetricsService, m.MetricsPort); err != nil {
-		return nil, err
-	}
-	d.MetricsURL = "https://" + d.Forward.Addr + "/metrics"
 	d.Operator = operator.New(subject, operator.Controls{
 		Metrics: func() ([]*dto.MetricFamily, error) {
-			families, err := metrics.Scrape(context.Background(), d.MetricsURL, d.MetricsToken)
-			if err != nil {
-				err = errors.Join(err, d.Forward.Failed())
-			}
+			var families []*dto.MetricFamily
+			err := d.onMetrics(context.Background(), func(ctx context.Context, url string) (err error) {
+				families, err = Scrape(ctx, url, d.MetricsToken)
+				return err
+			})
 			return families, err
 		},
-		Writes: AuditWrites(opts.AuditLog, m.Username()),
-		Start:  func() error { return d.start(context.Background()) },
-		Stop:   func() error { return d.Scale(context.Background(), 0) },
-		Kill:   func() error { return d.kill(context.Background()) },
-		Logs:   func() string { return LastLines(d.logs(), 40) },
+		Writes: AuditWrites(auditLog, d.Username()),
+		// Not until Ready: the operator works from its start, and the readiness probe's initial
+		// delay would let it work unseen; Up waits for its metrics.
+		Start: func() error { return d.setReplicas(context.Background(), ptr.Deref(d.Deployment.Spec.Replicas, 1)) },
+		Stop:  func() error { return d.Scale(context.Background(), 0) },
+		Kill:  func() error { return d.kill(context.Background()) },
+		Logs:  func() string { return LastLines(d.logs(), 40) },
 	})
 	// It runs already: Up only waits until its controllers report.
 	if err := d.Operator.Up(); err != nil {
-		return nil, errors.Join(d.withLogs(err), d.Forward.Stop())
+		return d.withLogs(err)
 	}
-	return d, nil
-}
-
-// Stop stops forwarding; the operator stays deployed.
-func (d *Deployment) Stop() error { return d.Forward.Stop() }
-
-// replicas are the manifest's.
-func (d *Deployment) replicas() int32 {
-	n, found, _ := unstructured.NestedInt64(d.Deployment.Object, "spec", "replicas")
-	if !found {
-		return 1
-	}
-	return int32(n)
+	return nil
 }
 
 // Scale sets the Deployment's replicas and waits: for the rollout, or, at 0, for its last Pod to
 // be gone.
 func (d *Deployment) Scale(ctx context.Context, replicas int32) error {
-	deploy, err := d.setReplicas(ctx, replicas)
-	if err != nil {
+	if err := d.setReplicas(ctx, replicas); err != nil {
 		return err
 	}
 	if replicas > 0 {
-		return WaitRollout(ctx, d.Client, d.Namespace, deploy.Name, Rollout)
+		return WaitRollout(ctx, d.Client, d.Namespace, d.Deployment.Name, Rollout)
 	}
 	// Its terminationGracePeriodSeconds, and a margin.
 	return poll.Until(ctx, 200*time.Millisecond, time.Minute, func(ctx context.Context) error {
 		pods, err := d.Pods(ctx)
 		if err == nil && len(pods) > 0 {
-			err = fmt.Errorf("%d Pods of Deployment %s still there", len(pods), client.ObjectKeyFromObject(deploy))
+			err = fmt.Errorf("%d Pods of Deployment %s/%s still there", len(pods), d.Namespace, d.Deployment.Name)
 		}
 		return err
-	})
-}
-
-// start scales the Deployment back to its replicas and waits until their containers run: not
-// until they are Ready, since the operator works from its start and the readiness probe's
-// initial delay would let it work unseen for seconds. A Pod that cannot run fails it at once.
-func (d *Deployment) start(ctx context.Context) error {
-	replicas := d.replicas()
-	deploy, err := d.setReplicas(ctx, replicas)
-	if err != nil {
-		return err
-	}
-	return poll.Until(ctx, 100*time.Millisecond, Rollout, func(ctx context.Context) error {
-		pods, err := d.Pods(ctx)
-		if err != nil {
-			return err
-		}
-		running := int32(0)
-		for i := range pods {
-			if trouble, final := podTrouble(&pods[i], nil); final {
-				return poll.Stop(fmt.Errorf("start Deployment %s: Pod %s: %s", client.ObjectKeyFromObject(deploy), pods[i].Name, trouble))
-			}
-			if pods[i].DeletionTimestamp == nil && len(pods[i].Status.ContainerStatuses) > 0 &&
-				!slices.ContainsFunc(pods[i].Status.ContainerStatuses, func(s corev1.ContainerStatus) bool { return s.State.Running == nil }) {
-				running++
-			}
-		}
-		if running < replicas {
-			return fmt.Errorf("%d of %d Pods of Deployment %s running", running, replicas, client.ObjectKeyFromObject(deploy))
-		}
-		return nil
 	})
 }
 
 // setReplicas patches the Deployment's replicas.
-func (d *Deployment) setReplicas(ctx context.Context, replicas int32) (*appsv1.Deployment, error) {
-	deploy := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: d.Namespace, Name: d.Deployment.GetName()}}
+func (d *Deployment) setReplicas(ctx context.Context, replicas int32) error {
+	deploy := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: d.Namespace, Name: d.Deployment.Name}}
 	patch := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, replicas)
 	if err := d.Client.Patch(ctx, deploy, client.RawPatch(types.MergePatchType, patch)); err != nil {
-		return nil, fmt.Errorf("scale Deployment %s to %d: %w", client.ObjectKeyFromObject(deploy), replicas, err)
+		return fmt.Errorf("scale Deployment %s to %d: %w", client.ObjectKeyFromObject(deploy), replicas, err)
 	}
-	return deploy, nil
+	return nil
 }
 
 // Pods are the Deployment's Pods, those terminating included.
 func (d *Deployment) Pods(ctx context.Context) ([]corev1.Pod, error) {
-	selector, found, err := unstructured.NestedStringMap(d.Deployment.Object, "spec", "selector", "matchLabels")
-	if err != nil || !found {
-		return nil, fmt.Errorf("the Deployment's spec.selector.matchLabels: %w", err)
-	}
 	pods := &corev1.PodList{}
-	err = d.Client.List(ctx, pods, client.InNamespace(d.Namespace), client.MatchingLabels(selector))
+	err := d.Client.List(ctx, pods, client.InNamespace(d.Namespace), client.MatchingLabels(d.Deployment.Spec.Selector.MatchLabels))
 	return pods.Items, err
 }
 
-// KillPod kills every container of pod with SIGKILL, on its node, as kill -9 would: the
-// kubelet then starts them again, as it would after a crash.
-func (d *Deployment) KillPod(ctx context.Context, pod *corev1.Pod) error {
-	if d.opts.Kill == nil {
-		return errors.New("this cluster's provider gives no way to kill a container on its node")
+// serving is the Pod that serves the operator's metrics now, as `kubectl port-forward service/NAME`
+// chooses one: a Ready Pod of the Deployment's (the Pods its metrics Service selects), else one
+// that runs.
+func (d *Deployment) serving(ctx context.Context) (string, error) {
+	pods, err := d.Pods(ctx)
+	if err != nil {
+		return "", err
 	}
-	for _, s := range pod.Status.ContainerStatuses {
-		if s.State.Running == nil {
-			continue
-		}
-		if err := d.opts.Kill(ctx, s.ContainerID); err != nil {
-			return fmt.Errorf("kill container %s of Pod %s: %w", s.Name, client.ObjectKeyFromObject(pod), err)
-		}
+	pods = slices.DeleteFunc(pods, func(p corev1.Pod) bool { return p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning })
+	if len(pods) == 0 {
+		return "", fmt.Errorf("no Pod of Deployment %s/%s runs", d.Namespace, d.Deployment.Name)
 	}
-	return nil
+	if i := slices.IndexFunc(pods, func(p corev1.Pod) bool { return podReady(&p) }); i >= 0 {
+		return pods[i].Name, nil
+	}
+	return pods[0].Name, nil
+}
+
+// podReady says whether pod's Ready condition is True.
+func podReady(pod *corev1.Pod) bool {
+	return slices.ContainsFunc(pod.Status.Conditions, func(c corev1.PodCondition) bool {
+		return c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue
+	})
 }
 
 // kill is the operator's kill -9: every container of its Pods killed, then its Deployment scaled
@@ -243,32 +161,33 @@ func (d *Deployment) kill(ctx context.Context) error {
 	return d.Scale(ctx, 0)
 }
 
-// logs writes the current and the previous log of every container of the Deployment's Pods into
-// LogDir, and names those files and the cluster's logs.
+// logs writes the current log of every container of the Deployment's Pods, and the previous one
+// of a container that restarted, into files, and names them.
 func (d *Deployment) logs() []string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	files := append([]string{}, d.opts.ClusterLogs...)
 	pods, err := d.Pods(ctx)
-	if err != nil || os.MkdirAll(d.opts.LogDir, 0o755) != nil {
-		return files
+	if err != nil {
+		return nil
 	}
+	var files []string
 	for _, p := range pods {
 		for _, s := range p.Status.ContainerStatuses {
-			for _, previous := range []bool{true, false} {
-				if previous && s.RestartCount == 0 {
-					continue
-				}
+			logs := []bool{false}
+			if s.RestartCount > 0 {
+				logs = []bool{true, false}
+			}
+			for _, previous := range logs {
 				log, err := d.cs.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: s.Name, Previous: previous}).DoRaw(ctx)
 				if err != nil {
 					log = []byte(err.Error())
 				}
-				name := fmt.Sprintf("%s-%s.log", p.Name, s.Name)
+				name := filepath.Join(d.logDir, p.Name+"-"+s.Name+".log")
 				if previous {
-					name = fmt.Sprintf("%s-%s-previous.log", p.Name, s.Name)
+					name = filepath.Join(d.logDir, p.Name+"-"+s.Name+"-previous.log")
 				}
-				if os.WriteFile(filepath.Join(d.opts.LogDir, name), log, 0o644) == nil {
-					files = append(files, filepath.Join(d.opts.LogDir, name))
+				if os.WriteFile(name, log, 0o644) == nil {
+					files = append(files, name)
 				}
 			}
 		}
@@ -278,10 +197,7 @@ func (d *Deployment) logs() []string {
 
 // withLogs adds to err the end of the log of each container of the Deployment's Pods.
 func (d *Deployment) withLogs(err error) error {
-	if logs := LastLines(d.logs()[len(d.opts.ClusterLogs):], 20); logs != "" {
-		return fmt.Errorf("%w%s", err, logs)
-	}
-	return err
+	return fmt.Errorf("%w%s", err, LastLines(d.logs(), 20))
 }
 
 // LastLines is the last n lines of each of files, after its name.
@@ -301,17 +217,4 @@ func LastLines(files []string, n int) string {
 func Tail(log string, n int) string {
 	lines := strings.Split(strings.TrimRight(log, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
-}
-
-// CtrKill is Options.Kill for a node where ctr, run as the words of ctr say (with its address and
-// the k8s.io namespace), reaches the container runtime: `ctr task kill --signal SIGKILL <id>`.
-func CtrKill(ctr []string) func(ctx context.Context, containerID string) error {
-	return func(ctx context.Context, containerID string) error {
-		_, id, _ := strings.Cut(containerID, "://")
-		args := append(append([]string{}, ctr[1:]...), "task", "kill", "--signal", "SIGKILL", id)
-		if out, err := exec.CommandContext(ctx, ctr[0], args...).CombinedOutput(); err != nil {
-			return fmt.Errorf("%s %s: %w: %s", ctr[0], strings.Join(args, " "), err, out)
-		}
-		return nil
-	}
 }

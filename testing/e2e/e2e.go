@@ -1,9 +1,9 @@
 // Package e2e is the e2e tier's cluster: a real one, whose one operator runs as in production,
 // under its own ServiceAccount with exactly config/rbac, seen only through the API server: its
 // reconciles through its metrics endpoint, its writes through the API server's audit log (the
-// operator need export no count of its own). Deploy deploys it, on any cluster whose node has its
-// image; Kind is the provider for the kind cluster in $KUBECONFIG (testing/e2e/kind.sh's). A suite
-// chooses it by tier (package tiers): {tiers.ProviderKind: e2e.Kind}.
+// operator need export no count of its own). Deploy deploys it on the kind cluster in $KUBECONFIG
+// (testing/e2e/kind.sh's), whose node has its image; Kind is the provider for that cluster. A
+// suite chooses it by tier (package tiers): {tiers.ProviderKind: e2e.Kind}.
 package e2e
 
 import (

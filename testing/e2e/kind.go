@@ -10,7 +10,9 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	"example.com/operator-demo/testing/harness/cluster"
@@ -30,31 +32,21 @@ const (
 	KindNodeEnv = "E2E_KIND_NODE"
 )
 
-// KindDeployment is the operator deployed on the kind cluster in $KUBECONFIG, with what only its
-// node can do.
-type KindDeployment struct {
-	*Deployment
-	node string
-}
-
 // Kind is the cluster in $KUBECONFIG, where `make test-e2e E2E_PROVIDER=kind` has loaded the
-// operator's image: the operator deployed there (DeployOnKind).
+// operator's image: the operator deployed there (Deploy).
 func Kind(ctx context.Context, subject operator.Subject) (*cluster.Cluster, []byte, error) {
-	d, err := DeployOnKind(ctx, subject)
+	d, err := Deploy(ctx, subject)
 	if err != nil {
 		return nil, nil, err
 	}
-	return New(d.Config, d.Client, d.Operator, d.Stop), nil, nil
+	// Nothing to release: the operator stays deployed, the cluster is kind.sh's.
+	return New(d.Config, d.Client, d.Operator, func() error { return nil }), nil, nil
 }
 
-// DeployOnKind deploys the operator from $E2E_MANIFESTS (Deploy) on the kind cluster in
-// $KUBECONFIG, its writes counted from the API server's audit log in $E2E_AUDIT_LOG, and kills it
-// on the node $E2E_KIND_NODE.
-func DeployOnKind(ctx context.Context, subject operator.Subject) (*KindDeployment, error) {
-	cfg, err := config.GetConfig()
-	if err != nil {
-		return nil, err
-	}
+// Deploy deploys the operator from $E2E_MANIFESTS on the kind cluster in $KUBECONFIG (applied,
+// rolled out, its metrics port forwarded), its writes counted from the API server's audit log in
+// $E2E_AUDIT_LOG, and kills it on the node $E2E_KIND_NODE.
+func Deploy(ctx context.Context, subject operator.Subject) (*Deployment, error) {
 	env := map[string]string{}
 	for _, name := range []string{ManifestsEnv, AuditLogEnv, KindNodeEnv} {
 		if env[name] = os.Getenv(name); env[name] == "" {
@@ -65,21 +57,31 @@ func DeployOnKind(ctx context.Context, subject operator.Subject) (*KindDeploymen
 	if err != nil {
 		return nil, err
 	}
-	logs, err := os.MkdirTemp("", "operator-demo-e2e-logs-")
-	if err != nil {
+	d := &Deployment{node: env[KindNodeEnv]}
+	if d.Manifests, err = ReadManifests(rendered); err != nil {
+		return nil, fmt.Errorf("%s: %w", env[ManifestsEnv], err)
+	}
+	if d.Config, err = config.GetConfig(); err != nil {
 		return nil, err
 	}
-	k := &KindDeployment{node: env[KindNodeEnv]}
-	opts := Options{AuditLog: env[AuditLogEnv], LogDir: logs, Kill: CtrKill(k.exec("ctr", "--namespace", "k8s.io"))}
-	if k.Deployment, err = Deploy(ctx, cfg, subject, rendered, opts); err != nil {
+	if d.Client, err = client.New(d.Config, client.Options{Scheme: subject.Scheme}); err != nil {
+		return nil, fmt.Errorf("client for %s: %w", d.Config.Host, err)
+	}
+	if d.cs, err = kubernetes.NewForConfig(d.Config); err != nil {
 		return nil, err
 	}
-	return k, nil
+	if d.logDir, err = os.MkdirTemp("", "operator-demo-e2e-logs-"); err != nil {
+		return nil, err
+	}
+	if err := d.deploy(ctx, subject, env[AuditLogEnv]); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
-// exec is the command that runs args on the node.
-func (k *KindDeployment) exec(args ...string) []string {
-	return append([]string{"docker", "exec", "-i", k.node}, args...)
+// onNode is the command that runs args on the node.
+func (d *Deployment) onNode(args ...string) []string {
+	return append([]string{"docker", "exec", "-i", d.node}, args...)
 }
 
 // run runs args on this machine, stdin from in, and returns what they print on stdout; an error
@@ -97,7 +99,7 @@ func run(ctx context.Context, in []byte, args ...string) ([]byte, error) {
 
 // ImportImage builds the image dockerfile describes, with the repository as its build context,
 // under name, and loads it into the node's containerd, as `kind load docker-image` does.
-func (k *KindDeployment) ImportImage(ctx context.Context, dockerfile []byte, name string) error {
+func (d *Deployment) ImportImage(ctx context.Context, dockerfile []byte, name string) error {
 	dir, err := controlplane.Find(filepath.Join("config", "default"))
 	if err != nil {
 		return err
@@ -109,44 +111,46 @@ func (k *KindDeployment) ImportImage(ctx context.Context, dockerfile []byte, nam
 	if err != nil {
 		return err
 	}
-	_, err = run(ctx, archive, k.exec("ctr", "--namespace", "k8s.io", "images", "import", "--digests", "-")...)
+	_, err = run(ctx, archive, d.onNode("ctr", "--namespace", "k8s.io", "images", "import", "--digests", "-")...)
 	return err
+}
+
+// KillPod kills every container of pod with SIGKILL, on the node (ctr task kill), as kill -9
+// would: the kubelet then starts them again, as it would after a crash.
+func (d *Deployment) KillPod(ctx context.Context, pod *corev1.Pod) error {
+	for _, s := range pod.Status.ContainerStatuses {
+		if s.State.Running == nil {
+			continue
+		}
+		_, id, _ := strings.Cut(s.ContainerID, "://")
+		if _, err := run(ctx, nil, d.onNode("ctr", "--namespace", "k8s.io", "task", "kill", "--signal", "SIGKILL", id)...); err != nil {
+			return fmt.Errorf("kill container %s of Pod %s: %w", s.Name, client.ObjectKeyFromObject(pod), err)
+		}
+	}
+	return nil
 }
 
 // RestartAPIServer stops the node's kube-apiserver container, which the kubelet then starts
 // again, and returns how long the API server was away: from the stop until it is ready again,
 // within Rollout.
-func (k *KindDeployment) RestartAPIServer() (time.Duration, error) {
+func (d *Deployment) RestartAPIServer() (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), Rollout)
 	defer cancel()
-	apiserver := func(ctx context.Context) (string, error) {
-		id, err := run(ctx, nil, k.exec("crictl", "ps", "-q", "--name", "^kube-apiserver$")...)
-		return strings.TrimSpace(string(id)), err
-	}
-	id, err := apiserver(ctx)
+	id, err := run(ctx, nil, d.onNode("crictl", "ps", "-q", "--name", "^kube-apiserver$")...)
 	if err != nil {
 		return 0, err
 	}
-	if id == "" {
-		return 0, fmt.Errorf("no kube-apiserver container runs on %s", k.node)
-	}
-	cs, err := kubernetes.NewForConfig(k.Config)
-	if err != nil {
-		return 0, err
+	if len(bytes.TrimSpace(id)) == 0 {
+		return 0, fmt.Errorf("no kube-apiserver container runs on %s", d.node)
 	}
 	stopped := time.Now()
-	if _, err := run(ctx, nil, k.exec("crictl", "stop", id)...); err != nil {
+	// crictl stop returns once the container has stopped: the API server that answers next is
+	// the one the kubelet started again.
+	if _, err := run(ctx, nil, d.onNode("crictl", "stop", string(bytes.TrimSpace(id)))...); err != nil {
 		return 0, err
 	}
 	err = poll.Until(ctx, 100*time.Millisecond, Rollout, func(ctx context.Context) error {
-		now, err := apiserver(ctx)
-		if err != nil {
-			return err
-		}
-		if now == "" || now == id {
-			return fmt.Errorf("no new kube-apiserver container on %s yet", k.node)
-		}
-		return cs.RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
+		return d.cs.RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
 	})
 	return time.Since(stopped), err
 }

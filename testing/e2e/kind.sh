@@ -6,10 +6,10 @@
 # config/default rendered with the image $IMG (the Makefile's render, as build-installer writes it).
 #
 # Only the cluster and the image are this script's: it creates the cluster, builds the image with
-# Docker and loads it into the node. The rest is the suites' provider (testing/e2e, DeployOnKind):
+# Docker and loads it into the node. The rest is the suites' provider (testing/e2e, Deploy):
 # it applies MANIFESTS, waits for the rollout (a Pod that cannot become Ready fails it, saying why),
-# forwards the metrics Service, stops and starts the operator by scaling its Deployment, and kills
-# it with ctr on the node (E2E_KIND_NODE). The same runs on .ci/run's machines, which have no
+# reads the metrics through a port-forward to the Pod that serves them, stops and starts the
+# operator by scaling its Deployment, and kills it with ctr on the node (E2E_KIND_NODE). The same runs on .ci/run's machines, which have no
 # registry (docs/testing.md: make kind-images makes the images, KIND_NODE_IMAGE names the node's).
 #
 # The API server keeps an audit log of every write (testing/e2e/audit-policy.yaml) in a directory of

@@ -2,13 +2,19 @@ package e2e
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
@@ -19,55 +25,53 @@ type Manifests struct {
 	Objects []*unstructured.Unstructured
 	// Deployment is the operator's Deployment; Namespace is where it runs, ServiceAccount what its
 	// Pods run as.
-	Deployment                *unstructured.Unstructured
+	Deployment                *appsv1.Deployment
 	Namespace, ServiceAccount string
 	// MetricsReaderRole is the ClusterRole that may read its metrics (GET /metrics).
 	MetricsReaderRole string
-	// MetricsService is the Service in front of the Deployment's Pods (config/default's metrics
-	// Service), and MetricsPort its port.
-	MetricsService string
-	MetricsPort    int32
+	// MetricsPort is the port of the Deployment's Pods behind the Service in front of them
+	// (config/default's metrics Service): its first port's target.
+	MetricsPort int32
 }
 
 // ReadManifests reads a rendering of the operator's deployment: one Deployment with a
 // serviceAccountName, a Service in front of its Pods, and a ClusterRole that may GET /metrics.
 func ReadManifests(rendered []byte) (Manifests, error) {
 	var m Manifests
-	var services []*unstructured.Unstructured
+	var services []*corev1.Service
 	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(rendered), 4096)
 	for {
-		var raw runtime.RawExtension
-		if err := decoder.Decode(&raw); errors.Is(err, io.EOF) {
+		// As the API server reads it: integers as int64.
+		obj := &unstructured.Unstructured{}
+		if err := decoder.Decode(obj); errors.Is(err, io.EOF) {
 			break
 		} else if err != nil {
 			return m, fmt.Errorf("decode the operator's manifests: %w", err)
 		}
-		if len(bytes.TrimSpace(raw.Raw)) == 0 || string(raw.Raw) == "null" {
-			continue
-		}
-		// As the API server reads it: integers as int64.
-		obj := &unstructured.Unstructured{}
-		if err := obj.UnmarshalJSON(raw.Raw); err != nil {
-			return m, fmt.Errorf("decode the operator's manifests: %w", err)
-		}
 		m.Objects = append(m.Objects, obj)
-		switch {
-		case obj.GetKind() == "Deployment":
-			m.Deployment, m.Namespace = obj, obj.GetNamespace()
-			m.ServiceAccount, _, _ = unstructured.NestedString(obj.Object, "spec", "template", "spec", "serviceAccountName")
-		case obj.GetKind() == "ClusterRole" && readsMetrics(obj):
-			m.MetricsReaderRole = obj.GetName()
-		case obj.GetKind() == "Service":
-			services = append(services, obj)
+		var err error
+		switch obj.GetKind() {
+		case "Deployment":
+			m.Deployment = &appsv1.Deployment{}
+			err = runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, m.Deployment)
+		case "Service":
+			services = append(services, &corev1.Service{})
+			err = runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, services[len(services)-1])
+		case "ClusterRole":
+			role := &rbacv1.ClusterRole{}
+			if err = runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, role); readsMetrics(role) {
+				m.MetricsReaderRole = role.Name
+			}
+		}
+		if err != nil {
+			return m, fmt.Errorf("decode %s %s of the operator's manifests: %w", obj.GetKind(), obj.GetName(), err)
 		}
 	}
-	if m.Deployment != nil {
-		m.MetricsService, m.MetricsPort = serviceOf(m.Deployment, services)
-	}
-	if m.ServiceAccount == "" {
+	if m.Deployment == nil || m.Deployment.Spec.Template.Spec.ServiceAccountName == "" {
 		return m, errors.New("the operator's manifests hold no Deployment with a serviceAccountName")
 	}
-	if m.MetricsService == "" {
+	m.Namespace, m.ServiceAccount = m.Deployment.Namespace, m.Deployment.Spec.Template.Spec.ServiceAccountName
+	if m.MetricsPort = metricsPort(m.Deployment, services); m.MetricsPort == 0 {
 		return m, errors.New("the operator's manifests hold no Service in front of its Deployment's Pods")
 	}
 	if m.MetricsReaderRole == "" {
@@ -82,36 +86,30 @@ func (m Manifests) Username() string {
 }
 
 // readsMetrics says whether a ClusterRole lets its holder GET /metrics.
-func readsMetrics(role *unstructured.Unstructured) bool {
-	rules, _, _ := unstructured.NestedSlice(role.Object, "rules")
-	for _, r := range rules {
-		rule, _ := r.(map[string]any)
-		urls, _, _ := unstructured.NestedStringSlice(rule, "nonResourceURLs")
-		verbs, _, _ := unstructured.NestedStringSlice(rule, "verbs")
-		if slices.Contains(urls, "/metrics") && slices.Contains(verbs, "get") {
-			return true
-		}
-	}
-	return false
+func readsMetrics(role *rbacv1.ClusterRole) bool {
+	return slices.ContainsFunc(role.Rules, func(r rbacv1.PolicyRule) bool {
+		return slices.Contains(r.NonResourceURLs, "/metrics") && slices.Contains(r.Verbs, "get")
+	})
 }
 
-// serviceOf is the first Service whose selector picks deployment's Pods, and its first port.
-func serviceOf(deployment *unstructured.Unstructured, services []*unstructured.Unstructured) (string, int32) {
-	labels, _, _ := unstructured.NestedStringMap(deployment.Object, "spec", "template", "metadata", "labels")
+// metricsPort is the port of deployment's Pods that the first Service in front of them forwards
+// its first port to, as `kubectl port-forward service/NAME` finds it; 0 if no Service is.
+func metricsPort(deployment *appsv1.Deployment, services []*corev1.Service) int32 {
+	pods := labels.Set(deployment.Spec.Template.Labels)
 	for _, svc := range services {
-		selector, _, _ := unstructured.NestedStringMap(svc.Object, "spec", "selector")
-		ports, _, _ := unstructured.NestedSlice(svc.Object, "spec", "ports")
-		if len(selector) == 0 || len(ports) == 0 || svc.GetNamespace() != deployment.GetNamespace() {
+		if len(svc.Spec.Selector) == 0 || len(svc.Spec.Ports) == 0 || svc.Namespace != deployment.Namespace ||
+			!labels.SelectorFromSet(svc.Spec.Selector).Matches(pods) {
 			continue
 		}
-		picks := true
-		for k, v := range selector {
-			picks = picks && labels[k] == v
+		port := svc.Spec.Ports[0]
+		if port.TargetPort.Type == intstr.Int {
+			return cmp.Or(port.TargetPort.IntVal, port.Port)
 		}
-		port, _ := ports[0].(map[string]any)
-		if number, ok := port["port"].(int64); picks && ok {
-			return svc.GetName(), int32(number)
+		for _, c := range deployment.Spec.Template.Spec.Containers {
+			if i := slices.IndexFunc(c.Ports, func(p corev1.ContainerPort) bool { return p.Name == port.TargetPort.StrVal }); i >= 0 {
+				return c.Ports[i].ContainerPort
+			}
 		}
 	}
-	return "", 0
+	return 0
 }

@@ -11,7 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/operator-demo/testing/harness/poll"
@@ -21,8 +21,8 @@ import (
 // replica updated, available and Ready, no old one left. It fails at once, naming the cause, when
 // a Pod of it cannot become Ready (OOMKilled, a container the kubelet refuses to create or keeps
 // restarting, an image it cannot find, a Pod the API server refuses), and otherwise on timeout,
-// with what the Pods' containers and events say (a probe that fails names itself, its port and
-// path). `kubectl rollout status` says only that it timed out.
+// with what the Pods' containers and events say (the kubelet's event of a probe that fails names
+// the probe, its port and path). `kubectl rollout status` says only that it timed out.
 func WaitRollout(ctx context.Context, c client.Client, namespace, name string, timeout time.Duration) error {
 	key := client.ObjectKey{Namespace: namespace, Name: name}
 	// What the last look at the Deployment and its Pods saw: at the deadline, a request cut short
@@ -59,10 +59,7 @@ func WaitRollout(ctx context.Context, c client.Client, namespace, name string, t
 // RolledOut is nil once d's rollout is complete, as `kubectl rollout status` decides it, and
 // otherwise says how far it is.
 func RolledOut(d *appsv1.Deployment) error {
-	want := int32(1)
-	if d.Spec.Replicas != nil {
-		want = *d.Spec.Replicas
-	}
+	want := ptr.Deref(d.Spec.Replicas, 1)
 	s := d.Status
 	switch {
 	case s.ObservedGeneration < d.Generation:
@@ -129,15 +126,9 @@ var waitingForever = []string{
 // when nothing is wrong yet.
 func podTrouble(pod *corev1.Pod, events []corev1.Event) (string, bool) {
 	troubles, final := containerTroubles(pod)
-	for _, cond := range pod.Status.Conditions {
-		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse {
-			troubles = append(troubles, fmt.Sprintf("not scheduled: %s: %s", cond.Reason, cond.Message))
-		}
-	}
+	// The scheduler's FailedScheduling among them.
 	for _, e := range events {
 		switch {
-		case e.Reason == "Unhealthy":
-			troubles = append(troubles, probeTrouble(pod, e))
 		case e.Reason == "Killing" && strings.Contains(e.Message, "failed"),
 			e.Type == corev1.EventTypeWarning && e.Reason != "MissingClusterDNS" && e.Reason != "BackOff":
 			troubles = append(troubles, e.Reason+": "+e.Message)
@@ -175,33 +166,6 @@ func containerTroubles(pod *corev1.Pod) ([]string, bool) {
 		}
 	}
 	return troubles, final
-}
-
-// probeTrouble names the probe that an Unhealthy event reports failing: its kind, port and path,
-// then what the kubelet saw ("Readiness probe failed: Get ...: connection refused").
-func probeTrouble(pod *corev1.Pod, e corev1.Event) string {
-	kind, detail, _ := strings.Cut(e.Message, " probe failed: ")
-	name := strings.TrimSuffix(strings.TrimPrefix(e.InvolvedObject.FieldPath, "spec.containers{"), "}")
-	spec := container(pod, name)
-	probe := map[string]*corev1.Probe{"Readiness": spec.ReadinessProbe, "Liveness": spec.LivenessProbe, "Startup": spec.StartupProbe}[kind]
-	where := ""
-	if probe != nil && probe.HTTPGet != nil {
-		where = fmt.Sprintf(" (GET %s on port %s)", probe.HTTPGet.Path, portOf(spec, probe.HTTPGet.Port))
-	}
-	return fmt.Sprintf("container %s: its %s probe%s fails: %s", name, strings.ToLower(kind), where, detail)
-}
-
-// portOf is a probe's port as the manifest names it, with its number when it is a name.
-func portOf(c corev1.Container, port intstr.IntOrString) string {
-	if port.Type == intstr.Int {
-		return port.String()
-	}
-	for _, p := range c.Ports {
-		if p.Name == port.StrVal {
-			return fmt.Sprintf("%s (%d)", p.Name, p.ContainerPort)
-		}
-	}
-	return port.StrVal
 }
 
 // container is pod's container called name.

@@ -6,19 +6,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// manager is the operator's container as config/manager has it: its probes on the named port.
+// manager is the operator's container as config/manager has it: its memory limit.
 func manager() corev1.Container {
-	probe := func(path string) *corev1.Probe {
-		return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: path, Port: intstr.FromString("health")}}}
-	}
 	return corev1.Container{
-		Name:           "manager",
-		Ports:          []corev1.ContainerPort{{Name: "health", ContainerPort: 8081}},
-		LivenessProbe:  probe("/healthz"),
-		ReadinessProbe: probe("/readyz"),
+		Name: "manager",
 		Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{
 			corev1.ResourceMemory: resource.MustParse("128Mi"),
 		}},
@@ -41,8 +34,6 @@ func event(kind, reason, message string) corev1.Event {
 func TestPodTroubleNamesWhatTheKubeletSaw(t *testing.T) {
 	small := manager()
 	small.Resources.Limits[corev1.ResourceMemory] = resource.MustParse("8Mi")
-	wrongPort := manager()
-	wrongPort.ReadinessProbe.HTTPGet.Port = intstr.FromInt32(9999)
 
 	for name, tc := range map[string]struct {
 		pod    *corev1.Pod
@@ -68,20 +59,20 @@ func TestPodTroubleNamesWhatTheKubeletSaw(t *testing.T) {
 			says:  []string{"manager", "CreateContainerConfigError", "non-numeric user (nonroot)"},
 		},
 		"never ready: its readiness probe asks the wrong port": {
-			pod: pod(wrongPort, corev1.ContainerStatus{State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}),
+			pod: pod(manager(), corev1.ContainerStatus{State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}),
 			events: []corev1.Event{
 				event(corev1.EventTypeWarning, "MissingClusterDNS", "kubelet does not have ClusterDNS IP configured"),
 				event(corev1.EventTypeWarning, "Unhealthy", `Readiness probe failed: Get "http://10.244.0.6:9999/readyz": dial tcp 10.244.0.6:9999: connect: connection refused`),
 			},
-			says: []string{"manager", "readiness probe", "port 9999", "/readyz", "connection refused"},
+			says: []string{"Readiness probe failed", ":9999/readyz", "connection refused"},
 		},
-		"its liveness probe, on a named port": {
+		"its liveness probe, which restarts it": {
 			pod: pod(manager(), corev1.ContainerStatus{State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}, RestartCount: 1}),
 			events: []corev1.Event{
 				event(corev1.EventTypeWarning, "Unhealthy", `Liveness probe failed: Get "http://10.244.0.7:8081/healthz": context deadline exceeded`),
 				event(corev1.EventTypeNormal, "Killing", "Container manager failed liveness probe, will be restarted"),
 			},
-			says: []string{"liveness probe", "port health (8081)", "/healthz", "restarted 1 time", "failed liveness probe, will be restarted"},
+			says: []string{"Liveness probe failed", ":8081/healthz", "restarted 1 time", "failed liveness probe, will be restarted"},
 		},
 		"starting, nothing wrong yet": {
 			pod:    pod(manager(), corev1.ContainerStatus{State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}),

@@ -40,11 +40,6 @@ die() { printf 'docker engine: error: %s\n' "$*" >&2; exit 1; }
 # cgroup_dirs: the engine's cgroups (cgroup v1: one per controller; v2: one).
 cgroup_dirs() { find /sys/fs/cgroup -maxdepth 2 -type d -name docker 2>/dev/null; }
 
-install_packages() {
-  command -v dockerd >/dev/null && command -v jq >/dev/null && command -v nft >/dev/null && return 0
-  apt_install "${packages[@]}"
-}
-
 # lacks_capability: the bounding set misses one of the capabilities a privileged container asks for.
 lacks_capability() {
   local bnd last
@@ -52,9 +47,6 @@ lacks_capability() {
   last=$(cat /proc/sys/kernel/cap_last_cap)
   [ $((0x$bnd)) -ne $(((1 << (last + 1)) - 1)) ]
 }
-
-# default_interface: where the default route leaves, the masquerade's way out.
-default_interface() { ip -o route show default | awk '{print $5; exit}'; }
 
 # links: the network links the engine makes (its bridges, its containers' veths).
 links() { ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E '^(docker0|br-|veth)' || true; }
@@ -64,7 +56,7 @@ up() {
   [ "$(uname -s)" = Linux ] || die "no Docker engine answers: start Docker Desktop"
   [ "$(id -u)" = 0 ] || die "no Docker engine answers; this script starts one as root: sudo $0 up"
   [ ! -e "$state/pid" ] || down
-  install_packages
+  command -v dockerd >/dev/null && command -v jq >/dev/null && command -v nft >/dev/null || apt_install "${packages[@]}"
   mkdir -p "$state" "$DATA"
 
   # What the machine is now, for down.
@@ -95,7 +87,8 @@ up() {
 
   # Containers reach the Go module proxy (a builder stage's go mod download) through the host.
   local iface
-  iface=$(default_interface)
+  # Where the default route leaves, the masquerade's way out.
+  iface=$(ip -o route show default | awk '{print $5; exit}')
   [ -n "$iface" ] || die "no default route: a build container could not reach the Go module proxy"
   sysctl -qw net.ipv4.ip_forward=1
   nft -f - <<EOF

@@ -33,12 +33,14 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+say() { printf 'control plane: %s\n' "$*" >&2; }
+die() { printf 'control plane: error: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=apt.sh
+. "$here/apt.sh"
+
 : "${ENVTEST_K8S_VERSION:?ENVTEST_K8S_VERSION is not set (e.g. 1.37)}"
-if [ -z "${K8S_VERSION:-}" ]; then
-  printf 'control plane: error: Kubernetes %s is not supported: the supported minors are %s (testing/offline/k8sbin/kubernetes-versions.txt)\n' \
-    "$ENVTEST_K8S_VERSION" "$(awk '!/^#/ && NF {printf "%s ", $1}' "$(dirname "${BASH_SOURCE[0]}")/kubernetes-versions.txt")" >&2
-  exit 1
-fi
+[ -n "${K8S_VERSION:-}" ] || die "Kubernetes $ENVTEST_K8S_VERSION is not supported: the supported minors are" \
+  "$(awk '!/^#/ && NF {printf "%s ", $1}' "$here/kubernetes-versions.txt")(testing/offline/k8sbin/kubernetes-versions.txt)"
 : "${SETUP_ENVTEST:?SETUP_ENVTEST is not set}"
 : "${BIN_DIR:?BIN_DIR is not set}"
 ENVTEST_INSTALLED_ONLY=${ENVTEST_INSTALLED_ONLY:-false}
@@ -47,23 +49,28 @@ os=$(go env GOOS)
 arch=$(go env GOARCH)
 store=${XDG_DATA_HOME:-$HOME/.local/share}/kubebuilder-envtest/k8s
 envtest_bins=(etcd kube-apiserver kubectl)
+# log holds what a failed download said.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 
-say() { printf 'control plane: %s\n' "$*" >&2; }
-die() { printf 'control plane: error: %s\n' "$*" >&2; exit 1; }
-# shellcheck source=apt.sh
-. "$here/apt.sh"
-
-# has DIR BIN... : every BIN is an executable file in DIR.
-has() {
-  local dir=$1 b; shift
-  [ -d "$dir" ] || return 1
-  for b in "$@"; do [ -x "$dir/$b" ] || return 1; done
-}
-
-# missing DIR BIN... : prints the BINs that DIR lacks.
+# missing DIR BIN... : prints the BINs that are not executable files in DIR.
 missing() {
   local dir=$1 b; shift
   for b in "$@"; do [ -x "$dir/$b" ] || printf '%s ' "$b"; done
+}
+
+# has DIR BIN... : every BIN is an executable file in DIR.
+has() { [ -z "$(missing "$@")" ]; }
+
+# fill DIR CMD...: runs CMD with $out a new empty directory, then publishes what it wrote there
+# into DIR; if CMD fails, so does fill, and DIR is left as it was.
+fill() {
+  local dir=$1 out rc=0; shift
+  out=$(mktemp -d)
+  "$@" || rc=$?
+  [ "$rc" != 0 ] || publish "$out" "$dir"
+  rm -rf "$out"
+  return "$rc"
 }
 
 # publish SRC DST: make DST hold SRC's files. DST appears complete or not at all; files added to
@@ -133,9 +140,8 @@ module_dir() {
   printf '%s\n' "$dir"
 }
 
-# build OUT BIN...: build the named binaries from Go module sources into OUT.
+# build BIN...: build the named binaries from Go module sources into $out (fill's).
 build() {
-  local out=$1; shift
   local pkgs=() b v start dir
   dir=$(module_dir)
   for b in "$@"; do
@@ -166,83 +172,70 @@ build() {
   say "built $* in $((SECONDS - start))s"
 }
 
-# download_envtest: setup-envtest's own download into the user-level store. Prints the directory.
-download_envtest() {
-  "$SETUP_ENVTEST" use "$ENVTEST_K8S_VERSION" -p path 2>"$1"
-}
-
-# download_release DIR LOG BIN...: the BINs of DIR's version from the Kubernetes release site.
-download_release() {
-  local dir=$1 log=$2 tmp b; shift 2
-  tmp=$(mktemp -d)
+# download VERSION BIN...: the BINs of Kubernetes VERSION from its release site, into $out (fill's).
+download() {
+  local v=$1 b; shift
   for b in "$@"; do
-    if ! curl -fsSL --retry 2 -o "$tmp/$b" "https://dl.k8s.io/release/v$(k8s_of "$dir")/bin/$os/$arch/$b" 2>"$log"; then
-      rm -rf "$tmp"
-      return 1
-    fi
-    chmod +x "$tmp/$b"
+    curl -fsSL --retry 2 -o "$out/$b" "https://dl.k8s.io/release/v$v/bin/$os/$arch/$b" 2>"$log" || return 1
+    chmod +x "$out/$b"
   done
-  publish "$tmp" "$dir"
-  rm -rf "$tmp"
 }
 
 # release_bins DIR BIN...: make DIR hold every BIN, downloaded from the release site, else built.
 release_bins() {
-  local dir=$1 log reason tmp; shift
-  local todo
+  local dir=$1 reason todo; shift
   read -ra todo <<<"$(missing "$dir" "$@")"
   [ ${#todo[@]} -gt 0 ] || return 0
-  log=$(mktemp)
-  if [ "$ENVTEST_INSTALLED_ONLY" != true ] && download_release "$dir" "$log" "${todo[@]}"; then
+  if [ "$ENVTEST_INSTALLED_ONLY" != true ] && fill "$dir" download "$(k8s_of "$dir")" "${todo[@]}"; then
     say "downloaded ${todo[*]} v$(k8s_of "$dir")"
-  else
-    reason="${todo[*]} download failed: $(tail -n 1 "$log" 2>/dev/null)"
-    [ "$ENVTEST_INSTALLED_ONLY" = true ] && reason="ENVTEST_INSTALLED_ONLY=true"
-    say "$reason; building from source"
-    tmp=$(mktemp -d)
-    build "$tmp" "${todo[@]}" || { rm -rf "$tmp" "$log"; die "no ${todo[*]}: $reason; and the build from source failed (above)"; }
-    publish "$tmp" "$dir"
-    rm -rf "$tmp"
+    return
   fi
-  rm -f "$log"
+  reason="${todo[*]} download failed: $(tail -n 1 "$log")"
+  [ "$ENVTEST_INSTALLED_ONLY" = true ] && reason="ENVTEST_INSTALLED_ONLY=true"
+  say "$reason; building from source"
+  fill "$dir" build "${todo[@]}" || die "no ${todo[*]}: $reason; and the build from source failed (above)"
 }
 
 # pause DIR: the pause binary, the one process of every Pod's sandbox, compiled as the Kubernetes
 # release compiles it (build/pause/Makefile's CFLAGS, its TAG as the version) from DIR's version of
 # the module. `pause -v` says that tag, the pause image's.
 pause() {
-  local dir=$1 src tag tmp
+  local dir=$1 src tag
   has "$dir" pause && return 0
   command -v gcc >/dev/null || die "the pause binary needs gcc (the host's packages, above)"
-  src=$(cd "$(module_dir)" && go mod download -json "k8s.io/kubernetes@v$(k8s_of "$dir")" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')/build/pause
+  src=$(k8s_source "$dir")/build/pause
   tag=$(sed -n 's/^TAG ?= //p' "$src/Makefile")
   [ -f "$src/linux/pause.c" ] && [ -n "$tag" ] || die "no pause.c, or no TAG in $src/Makefile"
-  tmp=$(mktemp -d)
-  gcc -Os -Wall -Werror -static -DVERSION="v$tag" -o "$tmp/pause" "$src/linux/pause.c" && strip "$tmp/pause" ||
-    { rm -rf "$tmp"; die "compiling $src/linux/pause.c failed (gcc -static needs libc6-dev)"; }
-  publish "$tmp" "$dir"
-  rm -rf "$tmp"
+  fill "$dir" compile_pause "$src/linux/pause.c" "$tag" || die "compiling $src/linux/pause.c failed (gcc -static needs libc6-dev)"
   say "compiled pause $tag from $src/linux/pause.c"
+}
+
+# compile_pause SOURCE TAG: the pause binary, into $out (fill's).
+compile_pause() { gcc -Os -Wall -Werror -static -DVERSION="v$2" -o "$out/pause" "$1" && strip "$out/pause"; }
+
+# k8s_source DIR: where the Go module cache holds k8s.io/kubernetes at DIR's version.
+k8s_source() {
+  (cd "$(module_dir)" && go mod download -json "k8s.io/kubernetes@v$(k8s_of "$1")" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
 }
 
 # tool DIR NAME: CoreDNS or crictl at the version DIR's Kubernetes names (kubeadm's constants, its
 # build/dependencies.yaml), built from its Go module (neither replaces a dependency, so go install
 # builds it as it is).
 tool() {
-  local dir=$1 name=$2 src version pkg tmp
+  local dir=$1 name=$2 src version pkg
   has "$dir" "$name" && return 0
-  src=$(cd "$(module_dir)" && go mod download -json "k8s.io/kubernetes@v$(k8s_of "$dir")" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+  src=$(k8s_source "$dir")
   case $name in
     coredns) version=$(sed -n 's/^\s*CoreDNSVersion = "\(.*\)"/\1/p' "$src/cmd/kubeadm/app/constants/constants.go"); pkg=github.com/coredns/coredns ;;
     crictl) version=v$(awk '/name: "crictl"/ {getline; print $2; exit}' "$src/build/dependencies.yaml"); pkg=sigs.k8s.io/cri-tools/cmd/crictl ;;
   esac
   [ "$version" != v ] && [ -n "$version" ] || die "k8s.io/kubernetes@v$(k8s_of "$dir") names no $name version"
-  tmp=$(mktemp -d)
   say "building $name $version from Go module sources"
-  CGO_ENABLED=0 GOBIN=$tmp go install -trimpath -ldflags "-s -w" "$pkg@$version" >&2 || { rm -rf "$tmp"; die "building $pkg@$version failed (above)"; }
-  publish "$tmp" "$dir"
-  rm -rf "$tmp"
+  fill "$dir" go_install "$pkg@$version" || die "building $pkg@$version failed (above)"
 }
+
+# go_install PACKAGE@VERSION: go install it, static and stripped, into $out (fill's).
+go_install() { CGO_ENABLED=0 GOBIN=$out go install -trimpath -ldflags "-s -w" "$1" >&2; }
 
 # host_packages: the C compiler and static libc the pause binary needs, apt-get installed (root)
 # where the machine lacks them, at Debian bookworm's versions there.
@@ -254,9 +247,7 @@ host_packages() {
 
 # provide BIN...: make sure the user-level store has a directory with every BIN. Prints it.
 provide() {
-  local want=("$@") dir reason tmp log
-  log=$(mktemp)
-  trap 'rm -f "$log"' RETURN
+  local want=("$@") dir reason
 
   # etcd, kube-apiserver, kubectl: an installed set of the wanted minor, else download, else build.
   if dir=$("$SETUP_ENVTEST" use -i "$ENVTEST_K8S_VERSION" -p path 2>/dev/null) && has "$dir" "${envtest_bins[@]}"; then
@@ -264,7 +255,7 @@ provide() {
   elif [ "$ENVTEST_INSTALLED_ONLY" = true ]; then
     reason="ENVTEST_INSTALLED_ONLY=true and none installed"
     dir=""
-  elif dir=$(download_envtest "$log") && has "$dir" "${envtest_bins[@]}"; then
+  elif dir=$("$SETUP_ENVTEST" use "$ENVTEST_K8S_VERSION" -p path 2>"$log") && has "$dir" "${envtest_bins[@]}"; then
     say "downloaded etcd, kube-apiserver, kubectl with setup-envtest"
   else
     reason="setup-envtest download failed: $(tail -n 1 "$log")"
@@ -273,10 +264,7 @@ provide() {
   if [ -z "$dir" ]; then
     say "$reason; building from source"
     dir=$store/$K8S_VERSION-$os-$arch
-    tmp=$(mktemp -d)
-    build "$tmp" "${envtest_bins[@]}" || { rm -rf "$tmp"; die "no control plane: $reason; and the build from source failed (above)"; }
-    publish "$tmp" "$dir"
-    rm -rf "$tmp"
+    fill "$dir" build "${envtest_bins[@]}" || die "no control plane: $reason; and the build from source failed (above)"
   fi
 
   # The rest (e2e only) setup-envtest does not ship.

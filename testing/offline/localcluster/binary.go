@@ -4,111 +4,68 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
-
 	"example.com/operator-demo/testing/e2e"
-	"example.com/operator-demo/testing/e2e/metrics"
-	"example.com/operator-demo/testing/harness/operator"
 	"example.com/operator-demo/testing/harness/poll"
-	"example.com/operator-demo/testing/offline/process"
 )
 
-// Binary is the operator binary run as its Deployment runs it (config/manager's flags, leader
+// binary is the operator binary run as its Deployment runs it (config/manager's flags, leader
 // election among them), as a process of the test's: authenticated by a kubeconfig, serving
-// probes and metrics on loopback ports.
-type Binary struct {
-	// Subject is the operator the binary runs.
-	Subject operator.Subject
-	// Path is the binary (bin/manager), Kubeconfig the credentials it runs with.
-	Path, Kubeconfig string
-	// LeaseNamespace holds the leader election Lease.
-	LeaseNamespace string
-	// Log is the first run's log file; each later run logs beside it.
-	Log string
-	// MetricsToken is a bearer token that the metrics endpoint lets through.
-	MetricsToken string
-	// Writes reads the API writes it has sent (the API server's audit log, e2e.AuditWrites).
-	Writes func() (map[string]float64, error)
-	// ClusterLogs are the cluster's log files, whose end is shown with the operator's for a failed
-	// spec.
-	ClusterLogs []string
+// probes and metrics on loopback ports, and logging to one file, across its runs.
+type binary struct {
+	path, kubeconfig, leaseNamespace, log string
+	metricsPort, probePort                int
+	proc                                  *process
 }
 
-// Start starts the binary and waits until it is ready and serves metrics at metricsURL.
-func (b Binary) Start() (op *operator.Operator, metricsURL string, err error) {
-	r := &run{Binary: b}
-	if r.metricsPort, err = process.FreePort(); err != nil {
-		return nil, "", err
+// newBinary is path run with kubeconfig, its lease in leaseNamespace, logging to log.
+func newBinary(path, kubeconfig, leaseNamespace, log string) (*binary, error) {
+	b := &binary{path: path, kubeconfig: kubeconfig, leaseNamespace: leaseNamespace, log: log}
+	var err error
+	if b.metricsPort, err = freePort(); err != nil {
+		return nil, err
 	}
-	if r.probePort, err = process.FreePort(); err != nil {
-		return nil, "", err
-	}
-	url := fmt.Sprintf("https://127.0.0.1:%d/metrics", r.metricsPort)
-	op = operator.New(b.Subject, operator.Controls{
-		Metrics: func() ([]*dto.MetricFamily, error) { return metrics.Scrape(context.Background(), url, b.MetricsToken) },
-		Writes:  b.Writes,
-		Start:   r.up,
-		Stop:    r.down,
-		Kill:    r.kill,
-		Logs:    func() string { return e2e.LastLines(append(b.ClusterLogs, r.log), 40) },
-	})
-	return op, url, op.Up()
-}
-
-// run is the binary's current process, on ports that stay the same across restarts.
-type run struct {
-	Binary
-	metricsPort, probePort int
-	proc                   *process.Process
-	// log is the current process's log file.
-	log  string
-	runs int
+	b.probePort, err = freePort()
+	return b, err
 }
 
 // up starts the process and waits until /readyz answers.
-func (r *run) up() error {
-	r.runs++
-	r.log = r.Log
-	if r.runs > 1 {
-		r.log = strings.TrimSuffix(r.Log, ".log") + fmt.Sprintf("-%d.log", r.runs)
-	}
+func (b *binary) up() error {
 	var err error
-	r.proc, err = process.Start("operator", r.log, 30*time.Second, r.Path,
-		"--kubeconfig="+r.Kubeconfig,
+	b.proc, err = startProcess("operator", b.log, 30*time.Second, b.path,
+		"--kubeconfig="+b.kubeconfig,
 		"--leader-elect",
-		"--leader-election-namespace="+r.LeaseNamespace,
-		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", r.metricsPort),
-		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", r.probePort),
+		"--leader-election-namespace="+b.leaseNamespace,
+		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", b.metricsPort),
+		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", b.probePort),
 	)
 	if err != nil {
 		return err
 	}
-	ready := fmt.Sprintf("http://127.0.0.1:%d/readyz", r.probePort)
+	ready := fmt.Sprintf("http://127.0.0.1:%d/readyz", b.probePort)
 	err = poll.Until(context.Background(), 100*time.Millisecond, 30*time.Second, func(ctx context.Context) error {
 		select {
-		case <-r.proc.Done():
-			return poll.Stop(fmt.Errorf("the operator exited before it was ready, see %s: %w", r.log, r.proc.Err()))
+		case <-b.proc.Done():
+			return poll.Stop(fmt.Errorf("the operator exited before it was ready, see %s: %w", b.log, b.proc.Err()))
 		default:
 		}
-		code, err := metrics.Status(ctx, ready, "")
+		code, err := e2e.StatusCode(ctx, ready, "")
 		if err == nil && code != http.StatusOK {
 			err = fmt.Errorf("GET %s: %s", ready, http.StatusText(code))
 		}
 		return err
 	})
 	if err != nil {
-		r.proc.Kill()
-		return fmt.Errorf("the operator is not ready, see %s: %w", r.log, err)
+		b.proc.Kill()
+		return fmt.Errorf("the operator is not ready, see %s: %w", b.log, err)
 	}
 	return nil
 }
 
-func (r *run) down() error { return r.proc.Stop() }
+func (b *binary) down() error { return b.proc.Stop() }
 
-func (r *run) kill() error {
-	r.proc.Kill()
+func (b *binary) kill() error {
+	b.proc.Kill()
 	return nil
 }

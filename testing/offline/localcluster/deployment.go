@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	dto "github.com/prometheus/client_model/go"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/operator-demo/testing/e2e"
@@ -81,42 +82,44 @@ func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string, 
 	if err != nil {
 		return nil, fmt.Errorf("client for %s: %w", lc.Config.Host, err)
 	}
-	m, err := install(ctx, c, lc.Kubectl(), kustomizeDir)
+	m, err := render(ctx, lc.Kubectl(), kustomizeDir)
 	if err != nil {
 		return nil, err
 	}
-	operatorToken, err := e2e.ServiceAccountToken(ctx, lc.Config, m.Namespace, m.ServiceAccount)
+	// The CRDs are the control plane's already; the operator runs as a local process, under the
+	// Deployment's ServiceAccount.
+	operatorConfig, metricsToken, err := e2e.Install(ctx, c, lc.Config, m, "CustomResourceDefinition", "Deployment")
 	if err != nil {
 		return nil, err
 	}
 	kubeconfig := filepath.Join(lc.Dir, "operator.kubeconfig")
-	if err := e2e.WriteKubeconfig(kubeconfig, e2e.TokenConfig(lc.Config, operatorToken)); err != nil {
+	if err := e2e.WriteKubeconfig(kubeconfig, operatorConfig); err != nil {
 		return nil, err
 	}
-	metricsToken, err := e2e.MetricsReaderToken(ctx, c, lc.Config, m)
+	b, err := newBinary(binary, kubeconfig, m.Namespace, filepath.Join(lc.Dir, "operator.log"))
 	if err != nil {
 		return nil, err
 	}
-	d := &LocalDeployment{LocalCluster: lc, Client: c, MetricsToken: metricsToken, OperatorLog: filepath.Join(lc.Dir, "operator.log")}
-	d.Operator, d.MetricsURL, err = Binary{
-		Subject: subject, Path: binary, Kubeconfig: kubeconfig, LeaseNamespace: m.Namespace,
-		Log: d.OperatorLog, MetricsToken: metricsToken,
-		Writes:      e2e.AuditWrites(lc.AuditLog, m.Username()),
-		ClusterLogs: lc.Logs(),
-	}.Start()
-	if err != nil {
-		if d.Operator != nil {
-			err = errors.Join(err, d.Operator.Down())
-		}
-		return nil, err
+	d := &LocalDeployment{LocalCluster: lc, Client: c, MetricsToken: metricsToken, OperatorLog: b.log,
+		MetricsURL: fmt.Sprintf("https://127.0.0.1:%d/metrics", b.metricsPort)}
+	d.Operator = operator.New(subject, operator.Controls{
+		Metrics: func() ([]*dto.MetricFamily, error) {
+			return e2e.Scrape(context.Background(), d.MetricsURL, metricsToken)
+		},
+		Writes: e2e.AuditWrites(lc.AuditLog, m.Username()),
+		Start:  b.up,
+		Stop:   b.down,
+		Kill:   b.kill,
+		Logs:   func() string { return e2e.LastLines(append(lc.Logs(), b.log), 40) },
+	})
+	if err := d.Operator.Up(); err != nil {
+		return nil, errors.Join(err, d.Operator.Down())
 	}
 	return d, nil
 }
 
-// install renders kustomizeDir with kubectl's built-in kustomize and creates every object except
-// the CRDs (the control plane installed them) and the Deployment (the operator runs as a local
-// process, under the Deployment's ServiceAccount).
-func install(ctx context.Context, c client.Client, kubectl, kustomizeDir string) (e2e.Manifests, error) {
+// render renders kustomizeDir with kubectl's built-in kustomize.
+func render(ctx context.Context, kubectl, kustomizeDir string) (e2e.Manifests, error) {
 	var stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, kubectl, "kustomize", kustomizeDir)
 	cmd.Stderr = &stderr
@@ -127,14 +130,6 @@ func install(ctx context.Context, c client.Client, kubectl, kustomizeDir string)
 	m, err := e2e.ReadManifests(rendered)
 	if err != nil {
 		return m, fmt.Errorf("%s: %w", kustomizeDir, err)
-	}
-	for _, obj := range m.Objects {
-		if kind := obj.GetKind(); kind == "CustomResourceDefinition" || kind == "Deployment" {
-			continue
-		}
-		if err := c.Create(ctx, obj); err != nil {
-			return m, fmt.Errorf("create %s %s: %w", obj.GetKind(), obj.GetName(), err)
-		}
 	}
 	return m, nil
 }

@@ -17,7 +17,6 @@ import (
 	"example.com/operator-demo/testing/e2e"
 	"example.com/operator-demo/testing/harness/assets"
 	"example.com/operator-demo/testing/harness/controlplane"
-	"example.com/operator-demo/testing/offline/process"
 )
 
 // How long leader election takes to move, with controller-runtime's defaults (LeaseDuration
@@ -43,7 +42,7 @@ type LocalCluster struct {
 	AdminKubeconfig string
 	// AuditLog is the API server's audit log (e2e.AuditPolicy): every write request, one a line.
 	AuditLog string
-	kcm      *process.Process
+	kcm      *process
 	logs     []*os.File
 }
 
@@ -62,76 +61,42 @@ func Start(dir string, crds []string) (*LocalCluster, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, "pki"), 0o700); err != nil {
 		return nil, err
 	}
 	lc := &LocalCluster{Dir: dir, AdminKubeconfig: filepath.Join(dir, "admin.kubeconfig"), AuditLog: filepath.Join(dir, "audit.log")}
-	var err error
-	if lc.Environment, err = lc.startControlPlane(crds); err != nil {
-		return nil, err
-	}
-	if err := lc.writeAdminKubeconfig(); err != nil {
-		return nil, errors.Join(err, lc.stopControlPlane())
-	}
-	lc.kcm, err = process.Start("kube-controller-manager", filepath.Join(dir, "kube-controller-manager.log"), 10*time.Second, kcmBinary,
-		"--kubeconfig="+lc.AdminKubeconfig,
-		"--controllers=garbagecollector,namespace,serviceaccount,deployment,replicaset",
-		"--leader-elect=false",
-		"--use-service-account-credentials=false",
-		"--secure-port=0",
-	)
-	if err != nil {
-		return nil, errors.Join(err, lc.stopControlPlane())
+	if err := lc.start(kcmBinary, crds); err != nil {
+		return nil, errors.Join(err, lc.Stop())
 	}
 	return lc, nil
 }
 
-// startControlPlane starts etcd and kube-apiserver logging into the cluster's directory, with a
-// certificate directory of their own there. The API server keeps an audit log of every write
-// (AuditLog).
-func (lc *LocalCluster) startControlPlane(crds []string) (*envtest.Environment, error) {
-	pki := filepath.Join(lc.Dir, "pki")
-	if err := os.MkdirAll(pki, 0o700); err != nil {
-		return nil, err
-	}
+// start starts etcd and kube-apiserver, logging into the cluster's directory, with a certificate
+// directory of their own there and an audit log of every write (AuditLog); then
+// kube-controller-manager, as a cluster administrator.
+func (lc *LocalCluster) start(kcmBinary string, crds []string) error {
 	policy := filepath.Join(lc.Dir, "audit-policy.yaml")
 	if err := os.WriteFile(policy, e2e.AuditPolicy, 0o600); err != nil {
-		return nil, err
+		return err
 	}
 	for _, name := range []string{"etcd", "kube-apiserver"} {
 		f, err := os.Create(filepath.Join(lc.Dir, name+".log"))
 		if err != nil {
-			lc.closeLogs()
-			return nil, err
+			return err
 		}
 		lc.logs = append(lc.logs, f)
 	}
-	cp, err := controlplane.Start(crds, func(env *envtest.Environment) {
+	var err error
+	lc.Environment, err = controlplane.Start(crds, func(env *envtest.Environment) {
 		env.ControlPlane.Etcd = &envtest.Etcd{Out: lc.logs[0], Err: lc.logs[0]}
-		env.ControlPlane.APIServer = &envtest.APIServer{CertDir: pki, Out: lc.logs[1], Err: lc.logs[1]}
+		env.ControlPlane.APIServer = &envtest.APIServer{CertDir: filepath.Join(lc.Dir, "pki"), Out: lc.logs[1], Err: lc.logs[1]}
 		env.ControlPlane.APIServer.Configure().
 			Set("audit-policy-file", policy).
 			Set("audit-log-path", lc.AuditLog)
 	})
 	if err != nil {
-		lc.closeLogs()
+		return err
 	}
-	return cp, err
-}
-
-func (lc *LocalCluster) closeLogs() {
-	for _, f := range lc.logs {
-		_ = f.Close()
-	}
-}
-
-// stopControlPlane stops etcd and kube-apiserver, then closes their logs.
-func (lc *LocalCluster) stopControlPlane() error {
-	defer lc.closeLogs()
-	return lc.Environment.Stop()
-}
-
-func (lc *LocalCluster) writeAdminKubeconfig() error {
 	admin, err := lc.AddUser(envtest.User{Name: "local-admin", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
 		return fmt.Errorf("add user local-admin: %w", err)
@@ -140,17 +105,38 @@ func (lc *LocalCluster) writeAdminKubeconfig() error {
 	if err != nil {
 		return fmt.Errorf("admin kubeconfig: %w", err)
 	}
-	return os.WriteFile(lc.AdminKubeconfig, kubeconfig, 0o600)
+	if err := os.WriteFile(lc.AdminKubeconfig, kubeconfig, 0o600); err != nil {
+		return err
+	}
+	lc.kcm, err = startProcess("kube-controller-manager", filepath.Join(lc.Dir, "kube-controller-manager.log"), 10*time.Second, kcmBinary,
+		"--kubeconfig="+lc.AdminKubeconfig,
+		"--controllers=garbagecollector,namespace,serviceaccount,deployment,replicaset",
+		"--leader-elect=false",
+		"--use-service-account-credentials=false",
+		"--secure-port=0",
+	)
+	return err
 }
 
-// Stop stops kube-controller-manager, then the control plane.
+// Stop stops kube-controller-manager, then the control plane, and closes their logs: what of them
+// started.
 func (lc *LocalCluster) Stop() error {
-	return errors.Join(lc.kcm.Stop(), lc.stopControlPlane())
+	var errs []error
+	if lc.kcm != nil {
+		errs = append(errs, lc.kcm.Stop())
+	}
+	if lc.Environment != nil {
+		errs = append(errs, lc.Environment.Stop())
+	}
+	for _, f := range lc.logs {
+		_ = f.Close()
+	}
+	return errors.Join(errs...)
 }
 
 // Logs names the log files of the cluster's components, for printing on failure.
 func (lc *LocalCluster) Logs() []string {
-	return []string{filepath.Join(lc.Dir, "kube-apiserver.log"), lc.kcm.Log}
+	return []string{filepath.Join(lc.Dir, "kube-apiserver.log"), lc.kcm.log}
 }
 
 // Root is the repository the local cluster deploys from: the directory that holds config/default.

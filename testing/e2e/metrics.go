@@ -1,8 +1,4 @@
-// Package metrics reads the metrics endpoint of an operator that runs outside the test process
-// (the e2e tier's) the way Prometheus scrapes it: over HTTP or HTTPS, with a bearer token where
-// the endpoint asks for one. An operator in the test process is read from controller-runtime's
-// registry instead, without a scrape.
-package metrics
+package e2e
 
 import (
 	"context"
@@ -16,15 +12,15 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// client reads the operators' metrics endpoints, served with the operator's self-signed
-// certificate on loopback, or on kind through a port-forward. One client for every scrape: its
-// connections are reused.
-var client = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+// scraper reads the operators' metrics endpoints, served with the operator's self-signed
+// certificate on loopback, or on kind through a port-forward (a port of its own for each scrape).
+// One client for every scrape: its connections to a port are reused.
+var scraper = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
 	TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the operator's self-signed certificate, on loopback
 }}
 
-// Status is the HTTP status of GET url with token as bearer (none when empty).
-func Status(ctx context.Context, url, token string) (int, error) {
+// StatusCode is the HTTP status of GET url with token as bearer (none when empty).
+func StatusCode(ctx context.Context, url, token string) (int, error) {
 	resp, err := get(ctx, url, token)
 	if err != nil {
 		return 0, err
@@ -33,7 +29,10 @@ func Status(ctx context.Context, url, token string) (int, error) {
 	return resp.StatusCode, nil
 }
 
-// Scrape reads the metric families at url, with token as bearer (none when empty).
+// Scrape reads the metric families at url, with token as bearer (none when empty): the metrics
+// endpoint of an operator that runs outside the test process (the e2e tier's), read the way
+// Prometheus scrapes it, over HTTP or HTTPS. An operator in the test process is read from
+// controller-runtime's registry instead, without a scrape.
 func Scrape(ctx context.Context, url, token string) ([]*dto.MetricFamily, error) {
 	resp, err := get(ctx, url, token)
 	if err != nil {
@@ -63,5 +62,5 @@ func get(ctx context.Context, url, token string) (*http.Response, error) {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	return client.Do(req)
+	return scraper.Do(req)
 }

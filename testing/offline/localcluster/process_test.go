@@ -1,4 +1,4 @@
-package process
+package localcluster
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 func TestStopIsCleanOnSIGTERMAndKillsAfterTheGracePeriod(t *testing.T) {
 	dir := t.TempDir()
-	p, err := Start("sleeper", filepath.Join(dir, "sleeper.log"), 5*time.Second, "sleep", "30")
+	p, err := startProcess("sleeper", filepath.Join(dir, "sleeper.log"), 5*time.Second, "sleep", "30")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +23,7 @@ func TestStopIsCleanOnSIGTERMAndKillsAfterTheGracePeriod(t *testing.T) {
 	}
 
 	log := filepath.Join(dir, "stubborn.log")
-	stubborn, err := Start("stubborn", log, 200*time.Millisecond, "bash", "-c", `trap "" TERM; echo ready; exec sleep 30`)
+	stubborn, err := startProcess("stubborn", log, 200*time.Millisecond, "bash", "-c", `trap "" TERM; echo ready; exec sleep 30`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestStopIsCleanOnSIGTERMAndKillsAfterTheGracePeriod(t *testing.T) {
 }
 
 func TestKillIsImmediate(t *testing.T) {
-	p, err := Start("sleeper", filepath.Join(t.TempDir(), "sleeper.log"), time.Minute, "sleep", "30")
+	p, err := startProcess("sleeper", filepath.Join(t.TempDir(), "sleeper.log"), time.Minute, "sleep", "30")
 	if err != nil {
 		t.Fatal(err)
 	}

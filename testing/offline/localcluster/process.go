@@ -1,9 +1,4 @@
-// Package process runs the child processes the tests need (kube-controller-manager, the operator
-// binary): an exec.Cmd whose output goes to a log file, stopped with SIGTERM and, after a grace
-// period, SIGKILL (the Cmd's Cancel and WaitDelay), and, on Linux, killed with
-// the test process (a parent-death signal), so that nothing outlives the test even when the test
-// itself is killed. Other systems have no such signal: there a child outlives a test killed -9.
-package process
+package localcluster
 
 import (
 	"context"
@@ -16,10 +11,14 @@ import (
 	"time"
 )
 
-// Process is a running child process.
-type Process struct {
-	// Name names it in errors; Log is the file its output goes to.
-	Name, Log string
+// process is a child process of the cluster's (kube-controller-manager, the operator binary): an
+// exec.Cmd whose output is appended to a log file, stopped with SIGTERM and, after a grace period,
+// SIGKILL (the Cmd's Cancel and WaitDelay), and, on Linux, killed with the test process (a
+// parent-death signal), so that nothing outlives the test even when the test itself is killed.
+// Other systems have no such signal: there a child outlives a test killed -9.
+type process struct {
+	// name names it in errors; log is the file its output goes to.
+	name, log string
 	cmd       *exec.Cmd
 	stop      context.CancelFunc
 	grace     time.Duration
@@ -28,10 +27,10 @@ type Process struct {
 	err  error
 }
 
-// Start starts binary with args, its output going to the file log. Stop gives it grace to exit
-// after SIGTERM.
-func Start(name, log string, grace time.Duration, binary string, args ...string) (*Process, error) {
-	logFile, err := os.Create(log)
+// startProcess starts binary with args, its output appended to the file log. Stop gives it grace
+// to exit after SIGTERM.
+func startProcess(name, log string, grace time.Duration, binary string, args ...string) (*process, error) {
+	logFile, err := os.OpenFile(log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +44,7 @@ func Start(name, log string, grace time.Duration, binary string, args ...string)
 		stop()
 		return nil, errors.Join(fmt.Errorf("start %s: %w", name, err), logFile.Close())
 	}
-	p := &Process{Name: name, Log: log, cmd: cmd, stop: stop, grace: grace, done: make(chan struct{})}
+	p := &process{name: name, log: log, cmd: cmd, stop: stop, grace: grace, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		_ = logFile.Close()
@@ -55,14 +54,14 @@ func Start(name, log string, grace time.Duration, binary string, args ...string)
 }
 
 // Done is closed once the process has exited, whatever made it exit.
-func (p *Process) Done() <-chan struct{} { return p.done }
+func (p *process) Done() <-chan struct{} { return p.done }
 
 // Err is what the process exited with, once Done is closed.
-func (p *Process) Err() error { return p.err }
+func (p *process) Err() error { return p.err }
 
 // Stop sends SIGTERM and waits for the process to exit; it is killed if it has not within the
 // grace period. An exit on the SIGTERM is a clean stop.
-func (p *Process) Stop() error {
+func (p *process) Stop() error {
 	p.stop()
 	<-p.done
 	var exit *exec.ExitError
@@ -75,22 +74,22 @@ func (p *Process) Stop() error {
 		case ok && status.Signal() == syscall.SIGTERM:
 			return nil
 		case ok && status.Signal() == syscall.SIGKILL:
-			return fmt.Errorf("%s did not stop within %s of SIGTERM; killed (log: %s)", p.Name, p.grace, p.Log)
+			return fmt.Errorf("%s did not stop within %s of SIGTERM; killed (log: %s)", p.name, p.grace, p.log)
 		}
 	}
-	return fmt.Errorf("%s: %w (log: %s)", p.Name, p.err, p.Log)
+	return fmt.Errorf("%s: %w (log: %s)", p.name, p.err, p.log)
 }
 
 // Kill is kill -9: the process gets no chance to clean up.
-func (p *Process) Kill() {
+func (p *process) Kill() {
 	_ = p.cmd.Process.Kill()
 	<-p.done
 	p.stop()
 }
 
-// FreePort is a TCP port on 127.0.0.1 that nothing listens on, for now: for a child process to
+// freePort is a TCP port on 127.0.0.1 that nothing listens on, for now: for a child process to
 // serve on.
-func FreePort() (int, error) {
+func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

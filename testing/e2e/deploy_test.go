@@ -1,0 +1,47 @@
+package e2e
+
+import (
+	"context"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+)
+
+// TestTheForwardGoesToAReadyPod: each scrape's forward chooses as kubectl port-forward does, a
+// Ready Pod of the Deployment's before one that only runs, never one that terminates.
+func TestTheForwardGoesToAReadyPod(t *testing.T) {
+	labels := map[string]string{"app": "operator"}
+	pod := func(name string, phase corev1.PodPhase, ready bool, deleted bool) *corev1.Pod {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "demo", Labels: labels}, Status: corev1.PodStatus{Phase: phase}}
+		if ready {
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+		}
+		if deleted {
+			now := metav1.Now()
+			p.DeletionTimestamp, p.Finalizers = &now, []string{"kubernetes"}
+		}
+		return p
+	}
+	d := &Deployment{Manifests: Manifests{Namespace: "demo", Deployment: &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "operator", Namespace: "demo"},
+		Spec:       appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}},
+	}}}
+	for want, pods := range map[string][]*corev1.Pod{
+		"b-ready":   {pod("a-terminating", corev1.PodRunning, true, true), pod("a-running", corev1.PodRunning, false, false), pod("b-ready", corev1.PodRunning, true, false)},
+		"a-running": {pod("a-pending", corev1.PodPending, false, false), pod("a-running", corev1.PodRunning, false, false)},
+		"":          {pod("a-terminating", corev1.PodRunning, true, true)},
+	} {
+		b := fake.NewClientBuilder()
+		for _, p := range pods {
+			b = b.WithObjects(p)
+		}
+		d.Client = b.Build()
+		got, err := d.serving(context.Background())
+		if got != want || (want == "") != (err != nil) {
+			t.Errorf("serving = %q, %v; want %q", got, err, want)
+		}
+	}
+}

@@ -1,0 +1,72 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+)
+
+// rendered is config/default as kustomize renders it, cut to what ReadManifests reads: the metrics
+// Service's targetPort names the manager's container port.
+const rendered = `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: demo-metrics-reader
+rules:
+- nonResourceURLs: ["/metrics"]
+  verbs: ["get"]
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: demo-metrics-service
+  namespace: demo-system
+spec:
+  selector:
+    control-plane: controller-manager
+  ports:
+  - name: https
+    port: 443
+    targetPort: metrics
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: demo-controller-manager
+  namespace: demo-system
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      control-plane: controller-manager
+  template:
+    metadata:
+      labels:
+        control-plane: controller-manager
+    spec:
+      serviceAccountName: demo-controller-manager
+      containers:
+      - name: manager
+        ports:
+        - name: metrics
+          containerPort: 8443
+`
+
+func TestReadManifestsFindsTheMetricsPortBehindTheService(t *testing.T) {
+	m, err := ReadManifests([]byte(rendered))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Objects) != 3 || m.Deployment.Name != "demo-controller-manager" || m.Namespace != "demo-system" ||
+		m.Username() != "system:serviceaccount:demo-system:demo-controller-manager" || m.MetricsReaderRole != "demo-metrics-reader" {
+		t.Errorf("ReadManifests = %d objects, Deployment %s/%s, user %s, metrics reader %q",
+			len(m.Objects), m.Namespace, m.Deployment.Name, m.Username(), m.MetricsReaderRole)
+	}
+	if m.MetricsPort != 8443 {
+		t.Errorf("MetricsPort = %d, want 8443: the container port the Service's targetPort names", m.MetricsPort)
+	}
+
+	elsewhere := strings.Replace(rendered, "    control-plane: controller-manager\n  ports:", "    control-plane: someone-else\n  ports:", 1)
+	if _, err := ReadManifests([]byte(elsewhere)); err == nil || !strings.Contains(err.Error(), "no Service in front of its Deployment's Pods") {
+		t.Errorf("a Service that selects other Pods: ReadManifests = %v, want no Service in front of the Pods", err)
+	}
+}

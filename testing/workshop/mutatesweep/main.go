@@ -2,7 +2,6 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -101,15 +100,13 @@ func main() {
 // verdict is what the tiers said about one break.
 type verdict struct {
 	Break sweep.Break
-	// Tier killed it ("" if it survived) by Killers, first at Where; Kills of Runs of the envtest tier.
+	// Tier killed it ("" if it survived) by Killers; Kills of Runs of the envtest tier.
 	Tier        string   `json:",omitempty"`
 	Killers     []string `json:",omitempty"`
-	Where       string   `json:",omitempty"`
 	Kills, Runs int      `json:",omitempty"`
 	TimedOut    bool     `json:",omitempty"` // a kill was a test that reaches it running past trial.Timeout
 	Reach       []string `json:",omitempty"` // the tests and specs that run its code
 	Err         string   `json:",omitempty"` // why the tiers could not say
-	id          int      // its switch's number: its index in the sweep's breaks, plus one
 }
 
 // selection is which breaks a sweep tries, as make mutate-sweep's variables choose them: those of
@@ -212,16 +209,16 @@ func (s *sweeper) run(r *sweepReport, sel selection) error {
 	if err != nil {
 		return fmt.Errorf("without any break: %w", err)
 	}
-	for k, b := range breaks {
-		r.Verdicts = append(r.Verdicts, verdict{Break: b, id: k + 1})
+	for _, b := range breaks {
+		r.Verdicts = append(r.Verdicts, verdict{Break: b})
 	}
 	var g errgroup.Group
 	g.SetLimit(workers)
 	var finished atomic.Int32
-	for j := range r.Verdicts {
+	for i := range r.Verdicts {
 		g.Go(func() error {
-			v := &r.Verdicts[j]
-			s.try(v, schema, all)
+			v := &r.Verdicts[i]
+			s.try(v, i, schema, all)
 			progress(start, "%d/%d (shard %s): %s:%d %s %s → %s: %s", finished.Add(1), len(r.Verdicts), sel.Shard, v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, v)
 			return nil
 		})
@@ -325,12 +322,12 @@ func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name st
 	return trial.Verdict{}, nil
 }
 
-// try tries v's break, switched against the tests that reach it, else alone against all: units first.
-func (s *sweeper) try(v *verdict, schema sweep.Schema, all []test) {
-	name := strconv.Itoa(v.id)
+// try tries v's break, switch i+1, against the tests that reach it, else built alone against all: units first.
+func (s *sweeper) try(v *verdict, i int, schema sweep.Schema, all []test) {
+	name := strconv.Itoa(i + 1)
 	dir, env := s.work, []string{sweep.Env + "=" + name}
 	reach := slices.DeleteFunc(slices.Clone(all), func(t test) bool { return !slices.Contains(t.hits, name) })
-	if !schema.Switched[v.id-1] {
+	if !schema.Switched[i] {
 		dir, env, reach = filepath.Join(s.work, name), nil, all
 		if out, err := s.build(dir, schema.Alone(v.Break)); err != nil {
 			v.Err = fmt.Sprintf("build it: %v\n%s", err, out)
@@ -354,7 +351,7 @@ func (s *sweeper) try(v *verdict, schema sweep.Schema, all []test) {
 	case !first.Failed:
 		v.Tier = ""
 	default:
-		v.Killers, v.Where, v.Kills, v.TimedOut = []string{first.Test}, first.Where, 1, first.TimedOut
+		v.Killers, v.Kills, v.TimedOut = []string{first.Test}, 1, first.TimedOut
 		if v.Tier == envtestTier {
 			s.confirm(v, dir, env, specs, name)
 		}
@@ -383,7 +380,7 @@ func (s *sweeper) confirm(v *verdict, dir string, env []string, specs []test, na
 	}
 }
 
-func (v *verdict) String() string {
+func (v verdict) String() string {
 	hung := ""
 	if v.TimedOut {
 		hung = fmt.Sprintf(" (killed by timeout: the run hung past %s)", trial.Timeout)
@@ -438,7 +435,7 @@ func (r sweepReport) write(w io.Writer) error {
 		return nil
 	}
 	var survivors, unsteady, unanswered, equivalent, hung []verdict
-	var killed, byUnit int
+	byUnit := 0
 	var named string // the survivors, for the error
 	for _, v := range r.Verdicts {
 		_, listed := sweep.Equivalent[v.Break.ID()]
@@ -454,9 +451,6 @@ func (r sweepReport) write(w io.Writer) error {
 			survivors = append(survivors, v)
 			named += fmt.Sprintf("\n  %s:%d %s: %s → %s (reached by: %s)", v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, reachedBy(v))
 		}
-		if v.Tier != "" {
-			killed++
-		}
 		if v.TimedOut {
 			hung = append(hung, v)
 		}
@@ -465,17 +459,18 @@ func (r sweepReport) write(w io.Writer) error {
 		}
 	}
 	stale, scored := r.stale(), len(r.Verdicts)-len(equivalent)
+	killed := scored - len(unanswered) - len(survivors)
 	p("%s\n\n**Score: %d of %d breaks killed (%.0f%%)**, not counting %d equivalent ones: %d by the unit tier, %d by the envtest tier (each envtest kill tried %d more times; %d not killed every time); %d of the kills by timeout. %d breaks without a verdict. %d further breaks do not compile and were not tried.\n",
 		r.title(), killed, scored, 100*float64(killed)/float64(max(scored, 1)), len(equivalent), byUnit, killed-byUnit, r.Repeat, len(unsteady), len(hung), len(unanswered), r.NotCompiled)
-	p("\nSweep time: %s. Time spent, summed over the processes:", r.Took.Round(time.Second))
-	for i, kind := range slices.Sorted(maps.Keys(r.Spent)) {
-		p("%s %s %s", map[bool]string{true: ",", false: ""}[i > 0], kind, r.Spent[kind].Round(time.Second))
+	spent := make([]string, 0, len(r.Spent))
+	for _, kind := range slices.Sorted(maps.Keys(r.Spent)) {
+		spent = append(spent, kind+" "+r.Spent[kind].Round(time.Second).String())
 	}
-	p(".\n")
+	p("\nSweep time: %s. Time spent, summed over the processes: %s.\n", r.Took.Round(time.Second), strings.Join(spent, ", "))
 	table(w, "Survivors: no test that runs their code fails", "Reached by", survivors, reachedBy)
-	table(w, "Killed only sometimes", "Kills", unsteady, func(v verdict) string { return v.String() })
+	table(w, "Killed only sometimes", "Kills", unsteady, verdict.String)
 	table(w, "No verdict: a run that proved nothing", "Why", unanswered, func(v verdict) string { return v.Err })
-	table(w, "Killed by timeout: a test that runs their code hung", "Kills", hung, func(v verdict) string { return v.String() })
+	table(w, "Killed by timeout: a test that runs their code hung", "Kills", hung, verdict.String)
 	table(w, "Equivalent: no behaviour can observe them", "Why", equivalent, func(v verdict) string { return sweep.Equivalent[v.Break.ID()] })
 	if len(survivors)+len(unsteady)+len(unanswered)+len(stale) == 0 {
 		return nil
@@ -651,14 +646,12 @@ func touches(ranges []lineRange, first, last int) bool {
 // edits count, and a file that git does not track yet counts whole.
 func changedSince(root, since string, dirs ...string) (map[string][]lineRange, error) {
 	git := func(args ...string) (string, error) {
+		var stderr strings.Builder
 		cmd := exec.Command("git", append(append(args, "--"), dirs...)...)
-		cmd.Dir = root
+		cmd.Dir, cmd.Stderr = root, &stderr
 		out, err := cmd.Output()
-		if exit := (*exec.ExitError)(nil); errors.As(err, &exit) {
-			err = fmt.Errorf("%w: %s", err, bytes.TrimSpace(exit.Stderr))
-		}
 		if err != nil {
-			return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+			return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 		}
 		return string(out), nil
 	}

@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"golang.org/x/tools/go/ast/astutil"
 )
 
 // Env numbers the break a Schema's binary makes (from 1); HitsEnv, a file for each break that runs.
@@ -289,12 +291,8 @@ func clauseItem(b Break, it item, c *ast.CaseClause, rangeOf func(ast.Node) [2]i
 		}
 		return it, len(c.Body) > 0
 	}
-	tagless := false
-	ast.Inspect(b.file.ast, func(n ast.Node) bool {
-		s, ok := n.(*ast.SwitchStmt)
-		tagless = tagless || ok && s.Tag == nil && slices.Contains(s.Body.List, ast.Stmt(c))
-		return !tagless
-	})
+	path, _ := astutil.PathEnclosingInterval(b.file.ast, c.Pos(), c.End()) // c, its switch's body, its switch
+	s, isSwitch := path[2].(*ast.SwitchStmt)
 	it.from, it.to, it.holes, it.parts = rangeOf(c.List[0])[0], rangeOf(c.List[len(c.List)-1])[1], nil, []string{on + " && ("}
 	for k, e := range c.List {
 		if k > 0 {
@@ -303,7 +301,7 @@ func clauseItem(b Break, it item, c *ast.CaseClause, rangeOf func(ast.Node) [2]i
 		it.holes = append(it.holes, rangeOf(e))
 	}
 	it.parts = append(it.parts, ")")
-	return it, tagless
+	return it, isSwitch && s.Tag == nil
 }
 
 // typeArg is the type argument a switch of e needs ("": inferred); false when the file cannot name it.
@@ -333,16 +331,14 @@ func (r *renderer) typeArg(b Break, e ast.Expr) (string, bool) {
 
 // constDecl is the const declaration holding b, if any, and whether it may be made var.
 func (r *renderer) constDecl(b Break) (*ast.GenDecl, bool) {
-	for _, d := range b.file.ast.Decls {
-		g, ok := d.(*ast.GenDecl)
-		if !ok || g.Tok != token.CONST || b.node.Pos() < g.Pos() || g.End() < b.node.End() {
-			continue
-		}
-		text := string(b.file.src[b.file.fset.Position(g.Pos()).Offset:b.file.fset.Position(g.End()).Offset])
-		return g, !strings.Contains(text, "iota") && !slices.ContainsFunc(g.Specs, func(s ast.Spec) bool {
-			v, ok := s.(*ast.ValueSpec)
-			return !ok || len(v.Values) == 0 || slices.ContainsFunc(v.Names, func(n *ast.Ident) bool { return slices.Contains(r.constants, n.Name) })
-		})
+	path, _ := astutil.PathEnclosingInterval(b.file.ast, b.node.Pos(), b.node.End())
+	g, ok := path[len(path)-2].(*ast.GenDecl) // the file's declaration that holds b
+	if !ok || g.Tok != token.CONST {
+		return nil, false
 	}
-	return nil, false
+	text := string(b.file.src[b.file.fset.Position(g.Pos()).Offset:b.file.fset.Position(g.End()).Offset])
+	return g, !strings.Contains(text, "iota") && !slices.ContainsFunc(g.Specs, func(s ast.Spec) bool {
+		v, ok := s.(*ast.ValueSpec)
+		return !ok || len(v.Values) == 0 || slices.ContainsFunc(v.Names, func(n *ast.Ident) bool { return slices.Contains(r.constants, n.Name) })
+	})
 }

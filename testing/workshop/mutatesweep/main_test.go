@@ -252,3 +252,12 @@ func TestTheHarnessIsJudgedByItsOwnTests(t *testing.T) {
 		t.Errorf("the harness's sweep breaks %q", harness.dirs)
 	}
 }
+
+// TestAGroupWithoutTheScenariosReachesWithoutADryRun: the harness's sweep, judged by unit tests
+// alone, runs no Ginkgo dry run, so it reads none.
+func TestAGroupWithoutTheScenariosReachesWithoutADryRun(t *testing.T) {
+	s := &sweeper{root: t.TempDir(), work: t.TempDir(), spent: map[string]time.Duration{}}
+	if all, err := s.reach(); err != nil || len(all) > 0 {
+		t.Errorf("reach of a group of no test package = %v, %v; want nothing, no error", all, err)
+	}
+}

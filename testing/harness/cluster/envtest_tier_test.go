@@ -60,7 +60,7 @@ var marker = operator.Subject{
 // TestTheEnvtestTier: StartControlPlane starts a control plane with the subject's webhooks served
 // before it returns, which another process attaches to from its kubeconfig, and runs an operator
 // in this process for a namespace until its release; its Stop leaves nothing running.
-func TestTheEnvtestTier(t *testing.T) {
+func TestTheEnvtestTier(t *testing.T) { //nolint:gocyclo // one t.Run a behaviour, on the one control plane it starts
 	ctx := context.Background()
 	c, kubeconfig, err := StartControlPlane(ctx, marker)
 	if err != nil {

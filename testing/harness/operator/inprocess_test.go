@@ -97,7 +97,7 @@ func (o *copier) setup(mgr ctrl.Manager, _ Settings) error {
 
 // TestInProcess runs a toy operator in this process on the harness's control plane, as a spec's
 // operator runs on the envtest tier.
-func TestInProcess(t *testing.T) {
+func TestInProcess(t *testing.T) { //nolint:gocyclo // one t.Run a behaviour, on the one control plane it starts
 	cp, err := controlplane.Start(nil)
 	if err != nil {
 		t.Fatal(err)

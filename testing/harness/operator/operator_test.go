@@ -94,16 +94,22 @@ func TestWritesCountsEveryWriteOfAnyClientThatTheServerTook(t *testing.T) {
 	if got, err := unreachableWrites(); err != nil || len(got) > 0 {
 		t.Errorf("counted %v, %v for a write that reached no server", got, err)
 	}
-	uncounted, err := rest.HTTPClientFor(original) // the configuration CountWrites was given is left as it was
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := send(uncounted, http.MethodPost, server.URL+"/api/v1/namespaces/ns/configmaps/created"); err != nil {
-		t.Fatal(err)
-	}
+	sendThrough(t, original, http.MethodPost, server.URL+"/api/v1/namespaces/ns/configmaps/created") // left as it was: not counted
 	want := map[string]float64{"configmaps": 5, "samples/status": 1, "serviceaccounts/token": 1}
 	if got, err := writes(); err != nil || !maps.Equal(got, want) {
 		t.Errorf("counted %v, want %v (a create, a patch, an update, a delete, a delete of a collection; a status patch; a token's create; no refused write, none unsent, none of a client of the configuration it was given, no read, no event, no Lease, no review, nothing outside the resource API)", got, want)
+	}
+}
+
+// sendThrough sends a request without a body through a client of cfg, which must succeed.
+func sendThrough(t *testing.T, cfg *rest.Config, method, url string) {
+	t.Helper()
+	c, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := send(c, method, url); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -205,10 +211,8 @@ func TestReadIsWhatTheOperatorDidSinceItLastCameUp(t *testing.T) {
 		Stop:    func() error { stops++; return nil },
 	})
 	reconciles.WithLabelValues("widget", "success").Add(5) // before it came up
-	for range 2 {
-		if err := op.Up(); err != nil {
-			t.Fatalf("Up: %v", err)
-		}
+	if err := errors.Join(op.Up(), op.Up()); err != nil {
+		t.Fatalf("Up: %v", err)
 	}
 	reconciles.WithLabelValues("widget", "success").Inc()
 	reconciles.WithLabelValues("widget", "error").Add(3)
@@ -222,25 +226,9 @@ func TestReadIsWhatTheOperatorDidSinceItLastCameUp(t *testing.T) {
 	if got, err := op.Read(); err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("Read = %+v, %v; want %+v", got, err, want)
 	}
-	for _, tt := range []struct {
-		name, key, value string
-		want             float64
-	}{
-		{reconcileTotal, "controller", "widget", 9},
-		{reconcileTotal, "", "", 11},
-		{"controller_runtime_active_workers", "controller", "widget", 2},
-	} {
-		if got, err := op.Sum(tt.name, tt.key, tt.value); err != nil || got != tt.want {
-			t.Errorf("Sum(%s, %q, %q) = %v, %v; want %v", tt.name, tt.key, tt.value, got, err, tt.want)
-		}
-	}
-	if n, err := op.Sum("widgets_total", "", ""); err == nil || n != 0 || !strings.Contains(err.Error(), "exports no widgets_total") {
-		t.Errorf("Sum of a metric it does not export = %v, %v; want 0 and an error naming it", n, err)
-	}
-	for range 2 {
-		if err := op.Down(); err != nil {
-			t.Fatalf("Down: %v", err)
-		}
+	sums(t, op)
+	if err := errors.Join(op.Down(), op.Down()); err != nil {
+		t.Fatalf("Down: %v", err)
 	}
 	if err := op.Kill(); err != nil || starts != 1 || stops != 1 {
 		t.Errorf("two Ups, two Downs and a Kill of the stopped operator: %d starts, %d stops, Kill %v; want 1, 1, nil", starts, stops, err)
@@ -270,5 +258,25 @@ func TestAnOperatorThatFailsToStartIsNotRunning(t *testing.T) {
 	}
 	if err := op.Down(); err != nil || starts != 2 {
 		t.Errorf("Down = %v after %d starts; want nil after 2", err, starts)
+	}
+}
+
+// sums checks op's Sum of TestReadIsWhatTheOperatorDidSinceItLastCameUp's metrics: from its start.
+func sums(t *testing.T, op *Operator) {
+	t.Helper()
+	for _, tt := range []struct {
+		name, key, value string
+		want             float64
+	}{
+		{reconcileTotal, "controller", "widget", 9},
+		{reconcileTotal, "", "", 11},
+		{"controller_runtime_active_workers", "controller", "widget", 2},
+	} {
+		if got, err := op.Sum(tt.name, tt.key, tt.value); err != nil || got != tt.want {
+			t.Errorf("Sum(%s, %q, %q) = %v, %v; want %v", tt.name, tt.key, tt.value, got, err, tt.want)
+		}
+	}
+	if n, err := op.Sum("widgets_total", "", ""); err == nil || n != 0 || !strings.Contains(err.Error(), "exports no widgets_total") {
+		t.Errorf("Sum of a metric it does not export = %v, %v; want 0 and an error naming it", n, err)
 	}
 }

@@ -71,17 +71,18 @@ test: manifests generate fmt vet setup-envtest ## Regenerate and vet, then the u
 	$(scenarios)
 
 # go test's packages: all but cmd/ and the scenario suites (run by Ginkgo, and on e2e). All but the
-# control plane's own test are the unit tier.
+# harness's packages whose tests start a control plane are the unit tier.
 GO_TEST_PACKAGES = $(shell go list ./api/... ./controllers/... ./scenarios/samples/... ./testing/...)
-UNIT_PACKAGES = $(filter-out %/testing/harness/controlplane,$(GO_TEST_PACKAGES))
+HARNESS_ENVTEST_PACKAGES = ./testing/harness/controlplane ./testing/harness/operator ./testing/harness/cluster
+UNIT_PACKAGES = $(filter-out $(addprefix %/,$(HARNESS_ENVTEST_PACKAGES:./%=%)),$(GO_TEST_PACKAGES))
 
 .PHONY: test-unit
-test-unit: ## Unit tier: pure functions and Reconcile against a fake client; the harness's own tests. No control plane.
+test-unit: ## Unit tier: pure functions and Reconcile against a fake client; the harness's own tests but those that start a control plane. No control plane.
 	go test $(GO_TEST_FLAGS) $(UNIT_PACKAGES)
 
 .PHONY: test-envtest
-test-envtest: setup-envtest ## Envtest tier: the control plane's own test, then the scenarios on a real kube-apiserver + etcd, in parallel (ENVTEST_K8S_VERSION=1.35: another minor).
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test $(GO_TEST_FLAGS) ./testing/harness/controlplane/...
+test-envtest: setup-envtest ## Envtest tier: the tests of the harness's control plane, in-process operator and cluster, then the scenarios on a real kube-apiserver + etcd, in parallel (ENVTEST_K8S_VERSION=1.35: another minor).
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test $(GO_TEST_FLAGS) $(HARNESS_ENVTEST_PACKAGES)
 	$(scenarios)
 
 # scenarios builds the scenario binary (go's cache decides; into bin/, as in scenarios/ it would be

@@ -7,16 +7,19 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
@@ -49,6 +52,7 @@ func TestControlPlane(t *testing.T) {
 
 	// First: the others take long enough for the hold-back to pass without Start's wait.
 	t.Run("a custom resource is created at once: every CRD is past the API server's create hold-back", func(t *testing.T) {
+		createdAtOnce(t, c)
 		for _, crd := range listCRDs(t, c) {
 			at, ok := established(crd)
 			if !ok {
@@ -89,6 +93,82 @@ func TestControlPlane(t *testing.T) {
 	t.Run("every CRD of config/crd/bases and of the third party's directory is installed and established", func(t *testing.T) {
 		crdsEstablished(t, c, DefaultCRDs, thirdParty)
 	})
+
+	t.Run("waiting past the hold-back of a CRD the API server does not hold is an error naming it", func(t *testing.T) {
+		missing := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "missing.example.org"}}
+		if err := WaitPastCreateHoldBack(cp.Config, []*apiextensionsv1.CustomResourceDefinition{missing}); err == nil || !strings.Contains(err.Error(), "read CRD missing.example.org") {
+			t.Errorf("WaitPastCreateHoldBack = %v, want an error naming missing.example.org", err)
+		}
+	})
+}
+
+// TestStartSaysWhatIsMissing: without binaries, or with a CRD directory that is not there, Start
+// fails at once, with an error that says what is missing.
+func TestStartSaysWhatIsMissing(t *testing.T) {
+	empty := t.TempDir()
+	for name, tt := range map[string]struct {
+		assets string
+		crds   []string
+		want   string
+	}{
+		"KUBEBUILDER_ASSETS unset":  {"", nil, "KUBEBUILDER_ASSETS is not set"},
+		"a CRD directory missing":   {empty, []string{DefaultCRDs, "config/crd/missing"}, "no config/crd/missing in"},
+		"no binaries in the assets": {empty, nil, "start envtest with binaries from " + empty},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("KUBEBUILDER_ASSETS", tt.assets)
+			env, err := Start(tt.crds)
+			if err == nil {
+				t.Cleanup(func() { _ = env.Stop() })
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Start = %v, want an error saying %q", err, tt.want)
+			}
+		})
+	}
+	if err := WaitPastCreateHoldBack(&rest.Config{Host: "https://127.0.0.1:1", TLSClientConfig: rest.TLSClientConfig{CAData: []byte("not a certificate")}}, nil); err == nil {
+		t.Error("WaitPastCreateHoldBack with a configuration no client can be built from: no error")
+	}
+}
+
+// TestAStartThatFailsStopsWhatItStarted: a CRD directory that is not there (here one a configure
+// adds) fails the start once the control plane runs, naming it; the API server is stopped.
+func TestAStartThatFailsStopsWhatItStarted(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "crds")
+	var started *envtest.Environment
+	env, err := Start(nil, func(env *envtest.Environment) {
+		started = env
+		env.CRDDirectoryPaths = append(env.CRDDirectoryPaths, missing)
+	})
+	if err == nil {
+		t.Cleanup(func() { _ = env.Stop() })
+		t.Fatalf("Start with the CRD directory %s missing: no error", missing)
+	}
+	for _, want := range []string{"start envtest with binaries from", missing} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Start = %v, want an error saying %q", err, want)
+		}
+	}
+	if _, err := discovery.NewDiscoveryClientForConfigOrDie(started.Config).ServerVersion(); err == nil {
+		t.Error("the API server still answers once the start failed")
+	}
+}
+
+// createdAtOnce checks that the first create of a Gadget (the third party's CRD) is not held back.
+func createdAtOnce(t *testing.T, c client.Client) {
+	t.Helper()
+	gadget := &unstructured.Unstructured{}
+	gadget.SetAPIVersion("example.org/v1")
+	gadget.SetKind("Gadget")
+	gadget.SetNamespace("default")
+	gadget.SetName("first")
+	started := time.Now()
+	if err := c.Create(context.Background(), gadget); err != nil {
+		t.Fatalf("create a Gadget: %v", err)
+	}
+	if took := time.Since(started); took > CreateHoldBack/2 {
+		t.Errorf("the first create of a Gadget took %s: held back", took.Round(time.Millisecond))
+	}
 }
 
 // crdsEstablished checks that the API server holds as many CRDs as dirs have files, each of them
@@ -196,7 +276,30 @@ func TestFindLooksUpwardsFromTheWorkingDirectory(t *testing.T) {
 	if got, err := Find("config/crd/bases"); err != nil || got != filepath.Join(repo, "config", "crd", "bases") {
 		t.Errorf("Find = %q, %v; want the repository's config/crd/bases", got, err)
 	}
-	if _, err := Find("config/crd/thirdparty"); err == nil || !strings.Contains(err.Error(), "no config/crd/thirdparty in") {
-		t.Errorf("Find of a missing directory = %v, want an error naming it", err)
+	if got, err := Find("config/crd/thirdparty"); err == nil || got != "" || !strings.Contains(err.Error(), "no config/crd/thirdparty in") {
+		t.Errorf("Find of a missing directory = %q, %v; want an error naming it", got, err)
 	}
+	// An absolute path is taken as given: envtest says whether it is there (ErrorIfCRDPathMissing).
+	if abs := filepath.Join(repo, "elsewhere"); !slices.Equal(findAll(t, []string{abs}), []string{abs}) {
+		t.Errorf("FindAll(%s) is not the absolute path as given", abs)
+	}
+	if got := findAll(t, nil, "config/crd/bases"); !slices.Equal(got, []string{filepath.Join(repo, "config", "crd", "bases")}) {
+		t.Errorf("FindAll of no paths = %q, want the unset one found", got)
+	}
+	if got := findAll(t, []string{"test"}, "config/crd/bases"); !slices.Equal(got, []string{filepath.Join(repo, "test")}) {
+		t.Errorf("FindAll(test) = %q, want test's path alone", got)
+	}
+	if got, err := FindAll([]string{"test", "config/crd/thirdparty"}); err == nil || got != nil {
+		t.Errorf("FindAll with a directory missing = %q, %v; want an error", got, err)
+	}
+}
+
+// findAll is FindAll(paths, unset...), which must succeed.
+func findAll(t *testing.T, paths []string, unset ...string) []string {
+	t.Helper()
+	found, err := FindAll(paths, unset...)
+	if err != nil {
+		t.Fatalf("FindAll(%q, %q): %v", paths, unset, err)
+	}
+	return found
 }

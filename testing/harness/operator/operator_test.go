@@ -2,15 +2,18 @@ package operator
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"net/http"
 	"net/http/httptest"
 	"path"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
 )
 
@@ -53,7 +56,8 @@ func TestWritesCountsEveryWriteOfAnyClientThatTheServerTook(t *testing.T) {
 		}
 	}))
 	defer server.Close()
-	counted, writes := CountWrites(&rest.Config{Host: server.URL})
+	original := &rest.Config{Host: server.URL}
+	counted, writes := CountWrites(original)
 	httpClient, err := rest.HTTPClientFor(counted)
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +66,8 @@ func TestWritesCountsEveryWriteOfAnyClientThatTheServerTook(t *testing.T) {
 		{http.MethodGet, "/api/v1/namespaces/ns/configmaps/a"},
 		{http.MethodPost, "/api/v1/namespaces/ns/configmaps/created"},
 		{http.MethodPatch, "/api/v1/namespaces/ns/configmaps/a"},
+		{http.MethodPut, "/api/v1/namespaces/ns/configmaps/a"},
+		{http.MethodDelete, "/api/v1/namespaces/ns/configmaps/a"},
 		{http.MethodDelete, "/api/v1/namespaces/ns/configmaps/forbidden"},
 		{http.MethodPost, "/api/v1/namespaces/ns/configmaps/exists"},
 		{http.MethodPut, "/api/v1/namespaces/ns/configmaps/invalid"},
@@ -82,15 +88,28 @@ func TestWritesCountsEveryWriteOfAnyClientThatTheServerTook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := send(unreachable, http.MethodPost, "http://127.0.0.1:1/api/v1/namespaces/ns/configmaps"); err == nil {
-		t.Fatal("a write to a closed port reached a server")
+	if err := send(unreachable, http.MethodPost, "http://127.0.0.1:1/api/v1/namespaces/ns/configmaps"); err == nil || !strings.Contains(err.Error(), "dial tcp") {
+		t.Fatalf("a write to a closed port: %v, want the error of its connection", err)
 	}
 	if got, err := unreachableWrites(); err != nil || len(got) > 0 {
 		t.Errorf("counted %v, %v for a write that reached no server", got, err)
 	}
-	want := map[string]float64{"configmaps": 3, "samples/status": 1, "serviceaccounts/token": 1}
+	sendThrough(t, original, http.MethodPost, server.URL+"/api/v1/namespaces/ns/configmaps/created") // left as it was: not counted
+	want := map[string]float64{"configmaps": 5, "samples/status": 1, "serviceaccounts/token": 1}
 	if got, err := writes(); err != nil || !maps.Equal(got, want) {
-		t.Errorf("counted %v, want %v (a create, a patch, a delete of a collection; a status patch; a token's create; no refused write, none unsent, no read, no event, no Lease, no review, nothing outside the resource API)", got, want)
+		t.Errorf("counted %v, want %v (a create, a patch, an update, a delete, a delete of a collection; a status patch; a token's create; no refused write, none unsent, none of a client of the configuration it was given, no read, no event, no Lease, no review, nothing outside the resource API)", got, want)
+	}
+}
+
+// sendThrough sends a request without a body through a client of cfg, which must succeed.
+func sendThrough(t *testing.T, cfg *rest.Config, method, url string) {
+	t.Helper()
+	c, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := send(c, method, url); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -114,16 +133,21 @@ func TestAnOperatorThatCannotBeCountedIsAnError(t *testing.T) {
 	withReconciles.MustRegister(reconciles)
 	reconciles.WithLabelValues("widget", "success").Inc()
 	noWrites := func() (map[string]float64, error) { return map[string]float64{}, nil }
+	refused := func() ([]*dto.MetricFamily, error) { return nil, errors.New("connection refused") }
 	for name, tt := range map[string]struct {
 		controls Controls
 		want     string
 	}{
-		"no controller reports": {Controls{Metrics: prometheus.NewRegistry().Gather, Writes: noWrites}, "exports no controller_runtime_reconcile_total"},
-		"nothing counts writes": {Controls{Metrics: withReconciles.Gather}, "nothing counts this operator's API writes"},
+		"no controller reports":  {Controls{Metrics: prometheus.NewRegistry().Gather, Writes: noWrites}, "exports no controller_runtime_reconcile_total: none of its controllers has started"},
+		"nothing counts writes":  {Controls{Metrics: withReconciles.Gather}, "count the operator's API writes: nothing counts this operator's API writes"},
+		"its metrics unreadable": {Controls{Metrics: refused, Writes: noWrites}, "connection refused"},
 	} {
 		if _, err := New(Subject{}, tt.controls).Read(); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: Read = %v, want an error saying %q", name, err, tt.want)
 		}
+	}
+	if n, err := New(Subject{}, Controls{Metrics: refused}).Sum(reconcileTotal, "", ""); err == nil || n != 0 {
+		t.Errorf("Sum of an operator whose metrics cannot be read = %v, %v; want 0 and an error", n, err)
 	}
 	if counts, err := New(Subject{}, Controls{Metrics: withReconciles.Gather, Writes: noWrites}).Read(); err != nil || counts.Reconciles != 1 {
 		t.Errorf("Read = %+v, %v; want 1 reconcile", counts, err)
@@ -165,5 +189,94 @@ func TestUpWaitsUntilTheControllersReport(t *testing.T) {
 	}
 	if counts, err := op.Read(); err != nil || counts.Reconciles != 0 {
 		t.Errorf("Read right after Up = %+v, %v; want 0 reconciles, no error", counts, err)
+	}
+}
+
+// TestReadIsWhatTheOperatorDidSinceItLastCameUp: a manager in the test process adds to metrics
+// that live on, so a reading counts from the operator's last Up: its reconciles, by controller,
+// those retried (an error, not a terminal one), and its writes, by resource. Up and Down act once
+// whatever the calls, and Sum totals a metric from the operator's start.
+func TestReadIsWhatTheOperatorDidSinceItLastCameUp(t *testing.T) {
+	reconciles := prometheus.NewCounterVec(prometheus.CounterOpts{Name: reconcileTotal}, []string{"controller", "result"})
+	terminal := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "controller_runtime_terminal_reconcile_errors_total"}, []string{"controller"})
+	workers := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "controller_runtime_active_workers"}, []string{"controller"})
+	registry := prometheus.NewRegistry()
+	registry.MustRegister(reconciles, terminal, workers)
+	writes := map[string]float64{"configmaps": 2}
+	starts, stops := 0, 0
+	op := New(Subject{Kind: &corev1.ConfigMap{}}, Controls{
+		Metrics: registry.Gather,
+		Writes:  func() (map[string]float64, error) { return maps.Clone(writes), nil },
+		Start:   func() error { starts++; return nil },
+		Stop:    func() error { stops++; return nil },
+	})
+	reconciles.WithLabelValues("widget", "success").Add(5) // before it came up
+	if err := errors.Join(op.Up(), op.Up()); err != nil {
+		t.Fatalf("Up: %v", err)
+	}
+	reconciles.WithLabelValues("widget", "success").Inc()
+	reconciles.WithLabelValues("widget", "error").Add(3)
+	terminal.WithLabelValues("widget").Inc()
+	reconciles.WithLabelValues("gadget", "requeue").Add(2)
+	workers.WithLabelValues("widget").Set(2)
+	writes["configmaps"]++
+	writes["samples/status"] = 4
+	want := Reading{Reconciles: 6, ByController: map[string]float64{"widget": 4, "gadget": 2}, Retried: 2,
+		Writes: 5, ByResource: map[string]float64{"configmaps": 1, "samples/status": 4}}
+	if got, err := op.Read(); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Read = %+v, %v; want %+v", got, err, want)
+	}
+	sums(t, op)
+	if err := errors.Join(op.Down(), op.Down()); err != nil {
+		t.Fatalf("Down: %v", err)
+	}
+	if err := op.Kill(); err != nil || starts != 1 || stops != 1 {
+		t.Errorf("two Ups, two Downs and a Kill of the stopped operator: %d starts, %d stops, Kill %v; want 1, 1, nil", starts, stops, err)
+	}
+	if err := op.Up(); err != nil {
+		t.Fatalf("Up again: %v", err)
+	}
+	if got, err := op.Read(); err != nil || got.Reconciles != 0 || got.Writes != 0 || len(got.ByController)+len(got.ByResource) > 0 {
+		t.Errorf("Read once up again = %+v, %v; want nothing", got, err)
+	}
+	if op.Logs() != "" || op.Subject().Kind == nil {
+		t.Errorf("Logs %q, Subject %+v; want nothing logged, the subject it runs", op.Logs(), op.Subject())
+	}
+}
+
+// TestAnOperatorThatFailsToStartIsNotRunning: Up says why, and the next Up starts it again.
+func TestAnOperatorThatFailsToStartIsNotRunning(t *testing.T) {
+	starts := 0
+	op := New(Subject{}, Controls{Metrics: prometheus.NewRegistry().Gather, Start: func() error { starts++; return errors.New("no such binary") }, Stop: func() error {
+		t.Error("Down stopped an operator that never started")
+		return nil
+	}})
+	for range 2 {
+		if err := op.Up(); err == nil || err.Error() != "no such binary" {
+			t.Errorf("Up = %v, want Start's error", err)
+		}
+	}
+	if err := op.Down(); err != nil || starts != 2 {
+		t.Errorf("Down = %v after %d starts; want nil after 2", err, starts)
+	}
+}
+
+// sums checks op's Sum of TestReadIsWhatTheOperatorDidSinceItLastCameUp's metrics: from its start.
+func sums(t *testing.T, op *Operator) {
+	t.Helper()
+	for _, tt := range []struct {
+		name, key, value string
+		want             float64
+	}{
+		{reconcileTotal, "controller", "widget", 9},
+		{reconcileTotal, "", "", 11},
+		{"controller_runtime_active_workers", "controller", "widget", 2},
+	} {
+		if got, err := op.Sum(tt.name, tt.key, tt.value); err != nil || got != tt.want {
+			t.Errorf("Sum(%s, %q, %q) = %v, %v; want %v", tt.name, tt.key, tt.value, got, err, tt.want)
+		}
+	}
+	if n, err := op.Sum("widgets_total", "", ""); err == nil || n != 0 || !strings.Contains(err.Error(), "exports no widgets_total") {
+		t.Errorf("Sum of a metric it does not export = %v, %v; want 0 and an error naming it", n, err)
 	}
 }

@@ -1,0 +1,270 @@
+package operator
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"example.com/operator-demo/testing/harness/controlplane"
+	"example.com/operator-demo/testing/harness/poll"
+)
+
+// copyLabel marks the ConfigMaps the copier copies; its manager's cache holds only those.
+const copyLabel = "example.org/copy"
+
+// copier is a toy operator: for each ConfigMap labelled copyLabel it creates its copy, called
+// <name>-copy; it records every request it reconciles, and counts its setups and its stops (each
+// once a last API read on the way out is done).
+type copier struct {
+	mu            sync.Mutex
+	seen          []string
+	setups, stops int
+}
+
+func (o *copier) count(n *int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	*n++
+}
+
+func (o *copier) counts() (setups, stops int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.setups, o.stops
+}
+
+func (o *copier) reconciled() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Clone(o.seen)
+}
+
+// subject is the copier as a suite describes it, its manager's cache narrowed by its ManagerOptions.
+func (o *copier) subject(scheme *runtime.Scheme) Subject {
+	return Subject{Scheme: scheme, Setup: o.setup, ManagerOptions: func(options ctrl.Options) ctrl.Options {
+		options.Cache.ByObject = map[client.Object]cache.ByObject{&corev1.ConfigMap{}: {Label: labels.SelectorFromSet(labels.Set{copyLabel: "yes"})}}
+		return options
+	}}
+}
+
+func (o *copier) setup(mgr ctrl.Manager, _ Settings) error {
+	o.count(&o.setups)
+	if mgr.GetScheme() == clientgoscheme.Scheme {
+		return errors.New("the manager's scheme is client-go's, not the Subject's")
+	}
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		<-ctx.Done()
+		defer o.count(&o.stops)
+		return mgr.GetAPIReader().List(context.Background(), &corev1.NamespaceList{})
+	})); err != nil {
+		return err
+	}
+	c := mgr.GetClient()
+	return ctrl.NewControllerManagedBy(mgr).Named("copier").For(&corev1.ConfigMap{}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: 1}). // in the order the cache saw them
+		Complete(reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+			o.mu.Lock()
+			o.seen = append(o.seen, req.String())
+			o.mu.Unlock()
+			cm := &corev1.ConfigMap{}
+			if err := c.Get(ctx, req.NamespacedName, cm); err != nil || strings.HasSuffix(req.Name, "-copy") {
+				return reconcile.Result{}, client.IgnoreNotFound(err)
+			}
+			copied := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: req.Name + "-copy", Namespace: req.Namespace, Labels: cm.Labels}, Data: cm.Data}
+			return reconcile.Result{}, client.IgnoreAlreadyExists(c.Create(ctx, copied))
+		}))
+}
+
+// TestInProcess runs a toy operator in this process on the harness's control plane, as a spec's
+// operator runs on the envtest tier.
+func TestInProcess(t *testing.T) { //nolint:gocyclo // one t.Run a behaviour, on the one control plane it starts
+	cp, err := controlplane.Start(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := cp.Stop(); err != nil {
+			t.Errorf("stop control plane: %v", err)
+		}
+	})
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(cp.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	create := func(t *testing.T, objs ...client.Object) {
+		t.Helper()
+		for _, obj := range objs {
+			if err := c.Create(ctx, obj); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	configMap := func(namespace, name string, labelled bool) *corev1.ConfigMap {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}, Data: map[string]string{"k": "v"}}
+		if labelled {
+			cm.Labels = map[string]string{copyLabel: "yes"}
+		}
+		return cm
+	}
+	namespace := func(name string) *corev1.Namespace {
+		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	}
+	// copied waits until namespace/name's copy exists.
+	copied := func(t *testing.T, namespace, name string) {
+		t.Helper()
+		if err := poll.Until(ctx, 20*time.Millisecond, 10*time.Second, func(ctx context.Context) error {
+			return c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name + "-copy"}, &corev1.ConfigMap{})
+		}); err != nil {
+			t.Fatalf("no copy of %s/%s: %v", namespace, name, err)
+		}
+	}
+	toy := &copier{}
+	var op *Operator
+
+	// The cache lists what is there when the operator starts in key order, and its one worker
+	// reconciles in that order: once b-spec/orig is copied, whatever it would also see is seen.
+	t.Run("it runs the subject's controllers on its namespace and its cache's objects alone, its writes counted", func(t *testing.T) {
+		create(t, namespace("a-elsewhere"), namespace("b-spec"),
+			configMap("a-elsewhere", "orig", true), configMap("b-spec", "a-unlabelled", false), configMap("b-spec", "orig", true))
+		if op, err = InProcess(cp.Config, "b-spec", toy.subject(scheme), Changes{}); err != nil {
+			t.Fatal(err)
+		}
+		copied(t, "b-spec", "orig")
+		if err := poll.Until(ctx, 20*time.Millisecond, 10*time.Second, func(context.Context) error {
+			if got := toy.reconciled(); !slices.Equal(got, []string{"b-spec/orig", "b-spec/orig-copy"}) {
+				return errors.New("reconciled " + strings.Join(got, ", ") + "; want b-spec/orig, b-spec/orig-copy")
+			}
+			return nil
+		}); err != nil {
+			t.Error(err)
+		}
+		got, err := op.Read()
+		if err != nil || got.Reconciles != 2 || got.ByController["copier"] != 2 || got.Writes != 1 || got.ByResource["configmaps"] != 1 {
+			t.Errorf("Read = %+v, %v; want 2 reconciles of the copier, 1 write of a ConfigMap", got, err)
+		}
+	})
+
+	t.Run("Down waits until it has stopped; it starts again; it cannot be killed", func(t *testing.T) {
+		if err := op.Down(); err != nil {
+			t.Fatalf("Down: %v", err)
+		}
+		if _, stops := toy.counts(); stops != 1 {
+			t.Errorf("Down returned with %d stops done, want 1", stops)
+		}
+		if err := op.Up(); err != nil {
+			t.Fatalf("Up once down: %v", err)
+		}
+		create(t, configMap("b-spec", "again", true))
+		copied(t, "b-spec", "again")
+		if err := op.Kill(); err == nil || !strings.Contains(err.Error(), "it can be stopped, not killed") {
+			t.Errorf("Kill = %v, want an error saying it can be stopped, not killed", err)
+		}
+		if setups, stops := toy.counts(); setups != 2 || stops != 2 {
+			t.Errorf("the subject's Setup ran %d times, its manager stopped %d times, for 2 starts and a Kill", setups, stops)
+		}
+	})
+
+	t.Run("a spec's changes replace its Setup and its client configuration, and give their settings", func(t *testing.T) {
+		limit := NewSetting(10)
+		var requests atomic.Int64
+		got := make(chan int, 1)
+		changes := Changes{
+			Setup: func(mgr ctrl.Manager, s Settings) error {
+				got <- limit.In(s)
+				return toy.setup(mgr, s)
+			},
+			Settings: Settings{limit: 3},
+			ClientConfig: func(cfg *rest.Config) *rest.Config {
+				cfg = rest.CopyConfig(cfg)
+				cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+					return promhttp.RoundTripperFunc(func(req *http.Request) (*http.Response, error) {
+						requests.Add(1)
+						return rt.RoundTrip(req)
+					})
+				})
+				return cfg
+			},
+		}
+		create(t, namespace("c-changed"))
+		changed, err := InProcess(cp.Config, "c-changed", Subject{Scheme: scheme}, changes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = changed.Down() })
+		if setting := <-got; setting != 3 {
+			t.Errorf("the spec's Setup read the setting as %d, want 3", setting)
+		}
+		if requests.Load() == 0 {
+			t.Error("no request of its manager went through the spec's client configuration")
+		}
+	})
+
+	t.Run("StartManager returns once its cache has synced and its ready check passes; a check that fails for good fails it at once", func(t *testing.T) {
+		var informer cache.Informer
+		checks := 0
+		ready := func(*http.Request) error {
+			if checks++; !informer.HasSynced() {
+				return poll.Stop(errors.New("ready checked before the cache synced"))
+			}
+			if checks < 3 {
+				return errors.New("not yet")
+			}
+			return nil
+		}
+		stop, err := StartManager(cp.Config, ctrl.Options{Scheme: scheme}, func(mgr ctrl.Manager) (err error) {
+			informer, err = mgr.GetCache().GetInformer(ctx, &corev1.ConfigMap{})
+			return err
+		}, ready)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := stop(); err != nil || checks != 3 {
+			t.Errorf("stop: %v, after %d ready checks; want 3 (2 not yet)", err, checks)
+		}
+		never := func(*http.Request) error { return poll.Stop(errors.New("it will never serve")) }
+		if _, err := StartManager(cp.Config, ctrl.Options{Scheme: scheme}, func(ctrl.Manager) error { return nil }, never); err == nil || !strings.Contains(err.Error(), "it will never serve") {
+			t.Errorf("StartManager with a ready check that fails for good = %v, want its error", err)
+		}
+	})
+
+	t.Run("a manager that cannot be made or set up is an error naming the namespace", func(t *testing.T) {
+		failing := Changes{Setup: func(ctrl.Manager, Settings) error { return errors.New("no such kind") }}
+		if _, err := InProcess(cp.Config, "d-failing", Subject{Scheme: scheme}, failing); err == nil ||
+			!strings.Contains(err.Error(), "the operator for namespace d-failing: set up its manager: no such kind") {
+			t.Errorf("InProcess = %v, want an error naming d-failing and the Setup's error", err)
+		}
+		leading := toy.subject(scheme)
+		leading.ManagerOptions = func(options ctrl.Options) ctrl.Options {
+			options.LeaderElection, options.LeaderElectionID = true, "copier"
+			return options
+		}
+		if _, err := InProcess(cp.Config, "d-failing", leading, Changes{}); err == nil || !strings.Contains(err.Error(), "new manager: ") {
+			t.Errorf("InProcess with leader election and no namespace for its Lease = %v, want new manager's error", err)
+		}
+	})
+}

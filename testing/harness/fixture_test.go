@@ -107,7 +107,7 @@ type fakeCluster struct {
 	changes operator.Changes
 }
 
-func newFakeCluster(finalizer string) *fakeCluster {
+func newFakeCluster() *fakeCluster {
 	c := &deletes{Client: fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).Build()}
 	o := &finalizing{finalizer: finalizer}
 	c.log, o.client = o, c
@@ -159,7 +159,7 @@ var threads = operator.NewSetting(1)
 func TestFixtures(t *testing.T) {
 	var running, stopped, changed, failing *fakeCluster
 	var reports []SpecReport
-	shared, suiteCluster, sharedStopped := newFakeCluster(finalizer), cluster.Cluster{}, false
+	shared, suiteCluster, sharedStopped := newFakeCluster(), cluster.Cluster{}, false
 	shared.Stop = func() error {
 		sharedStopped = true
 		return nil
@@ -175,20 +175,20 @@ func TestFixtures(t *testing.T) {
 			Expect(komega.Get(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "held"}})()).To(Succeed())
 		})
 		It("deletes the spec's objects with the operator running", func(ctx SpecContext) {
-			running = newFakeCluster(finalizer)
+			running = newFakeCluster()
 			f := NewFixture(ctx, running.Cluster)
 			Expect(f.Namespace).To(HavePrefix("spec-"))
 			Expect(f.Client.Get(ctx, client.ObjectKey{Name: f.Namespace}, &corev1.Namespace{})).To(Succeed())
 			createHeld(ctx, f, "held", finalizer)
 		})
 		It("starts the operator again if the spec stopped it, to delete them", func(ctx SpecContext) {
-			stopped = newFakeCluster(finalizer)
+			stopped = newFakeCluster()
 			f := NewFixture(ctx, stopped.Cluster)
 			createHeld(ctx, f, "held", finalizer)
 			Expect(f.Operator.Down()).To(Succeed())
 		})
 		It("runs the operator as the spec's changes change it", func(ctx SpecContext) {
-			changed = newFakeCluster(finalizer)
+			changed = newFakeCluster()
 			config := &rest.Config{Host: "changed"}
 			NewFixture(ctx, changed.Cluster, WithControllers(func(ctrl.Manager, operator.Settings) error { return nil }),
 				WithClientConfig(func(*rest.Config) *rest.Config { return config }), With(threads, 4))
@@ -197,14 +197,14 @@ func TestFixtures(t *testing.T) {
 			Expect(threads.In(changed.changes.Settings)).To(Equal(4))
 		})
 		It("fails, on purpose", func(ctx SpecContext) {
-			failing = newFakeCluster(finalizer)
+			failing = newFakeCluster()
 			f := NewFixture(ctx, failing.Cluster)
 			Expect(f.Client.Create(ctx, &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "held"},
 				Type: "Warning", Reason: "Held", Note: "the ConfigMap is held", Regarding: corev1.ObjectReference{Kind: "ConfigMap", Name: "held"}})).To(Succeed())
 			Fail("on purpose")
 		})
 		It("fails where its operator cannot run", func(ctx SpecContext) {
-			NewFixture(ctx, cluster.Cluster{Client: newFakeCluster(finalizer).Client, RunOperator: func(string, operator.Changes) (*operator.Operator, func() error, error) {
+			NewFixture(ctx, cluster.Cluster{Client: newFakeCluster().Client, RunOperator: func(string, operator.Changes) (*operator.Operator, func() error, error) {
 				return nil, nil, errors.New("no operator")
 			}})
 		})
@@ -249,7 +249,7 @@ func TestFixtures(t *testing.T) {
 // finalizer.
 func TestCleanupNamesTheFinalizerThatHoldsAnObject(t *testing.T) {
 	RegisterTestingT(t)
-	c := newFakeCluster(finalizer)
+	c := newFakeCluster()
 	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "spec-held"}}
 	g := NewWithT(t)

@@ -226,6 +226,7 @@ func TestEventuallyFailsAtOnceOnALoop(t *testing.T) {
 // TestEventuallyKeepsWaitingWhileTheOperatorWorks: counts that move are an operator at work.
 func TestEventuallyKeepsWaitingWhileTheOperatorWorks(t *testing.T) {
 	RegisterTestingT(t)
+	SetDefaults() // a reconcile every Poll: fewer than a loop
 	reconciles := reconcileTotal()
 	f := &Fixture{Operator: fakeOperator(reconciles)}
 	started := time.Now()

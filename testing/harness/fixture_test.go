@@ -2,20 +2,25 @@ package harness
 
 import (
 	"context"
+	"errors"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
 	"example.com/operator-demo/testing/harness/cluster"
 	"example.com/operator-demo/testing/harness/operator"
@@ -72,6 +77,7 @@ func (o *finalizing) run(namespace string) operator.Controls {
 			o.record("operator stopped")
 			return nil
 		},
+		Logs: func() string { return "the operator's last log line\n" },
 	}
 }
 
@@ -93,20 +99,25 @@ func (o *finalizing) finalize(ctx context.Context, namespace string, reconciles 
 	}
 }
 
-// fakeCluster is a fake API server, whose operator is o, reconciling ConfigMaps.
+// fakeCluster is a fake API server, whose operator is o, reconciling ConfigMaps; changes are
+// the changes of the operator it ran last.
 type fakeCluster struct {
 	cluster.Cluster
-	o *finalizing
+	o       *finalizing
+	changes operator.Changes
 }
 
-func newFakeCluster(finalizer string) *fakeCluster {
+func newFakeCluster() *fakeCluster {
 	c := &deletes{Client: fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).Build()}
 	o := &finalizing{finalizer: finalizer}
 	c.log, o.client = o, c
-	return &fakeCluster{o: o, Cluster: cluster.Cluster{Client: c, RunOperator: func(namespace string, _ operator.Changes) (*operator.Operator, func() error, error) {
+	fc := &fakeCluster{o: o}
+	fc.Cluster = cluster.Cluster{Client: c, RunOperator: func(namespace string, changes operator.Changes) (*operator.Operator, func() error, error) {
+		fc.changes = changes
 		op := operator.New(operator.Subject{Kind: &corev1.ConfigMap{}}, o.run(namespace))
 		return op, op.Down, op.Up()
-	}}}
+	}}
+	return fc
 }
 
 // deletes is a client that records in log each namespace it deletes.
@@ -131,26 +142,98 @@ func createHeld(ctx context.Context, f *Fixture, name, finalizer string) {
 
 const finalizer = "example.org/cleanup"
 
-// TestCleanupDeletesTheSpecsObjectsWhileTheOperatorRuns: a spec's cleanup deletes the objects of
-// the kind the operator reconciles while the operator runs (started again if the spec stopped
-// it), so that it removes its finalizers, and only then stops it and deletes the namespace.
-func TestCleanupDeletesTheSpecsObjectsWhileTheOperatorRuns(t *testing.T) {
-	var running, stopped *fakeCluster
-	var _ = Describe("a spec's cleanup", func() {
+// recorder is a testing.T for a suite some of whose specs fail on purpose: the test reads the
+// specs' reports instead.
+type recorder struct{ failed bool }
+
+func (r *recorder) Fail() { r.failed = true }
+
+var threads = operator.NewSetting(1)
+
+// TestFixtures: a spec's fixture is a namespace of its own and an operator the spec's changes
+// changed. Its cleanup deletes the objects of the kind the operator reconciles while the operator
+// runs (started again if the spec stopped it), so that it removes its finalizers, and only then
+// stops it and deletes the namespace; for a spec that failed, and only then, it prints the
+// namespace's events and the operator's logs. The suite's cluster (ShareCluster) is the one its
+// provider started, stopped once the specs have run.
+func TestFixtures(t *testing.T) {
+	var running, stopped, changed, failing *fakeCluster
+	var reports []SpecReport
+	shared, suiteCluster, sharedStopped := newFakeCluster(), cluster.Cluster{}, false
+	shared.Stop = func() error {
+		sharedStopped = true
+		return nil
+	}
+	var _ = ShareCluster(&suiteCluster, operator.Subject{}, func(context.Context, operator.Subject) (*cluster.Cluster, []byte, error) {
+		return &shared.Cluster, nil, nil
+	})
+	var _ = Describe("a spec's fixture", func() {
+		ReportAfterEach(func(r SpecReport) { reports = append(reports, r) })
+		It("is on the suite's cluster, which komega reads too", func(ctx SpecContext) {
+			f := NewFixture(ctx, suiteCluster)
+			createHeld(ctx, f, "held", finalizer)
+			Expect(komega.Get(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "held"}})()).To(Succeed())
+		})
 		It("deletes the spec's objects with the operator running", func(ctx SpecContext) {
-			running = newFakeCluster(finalizer)
-			createHeld(ctx, NewFixture(ctx, running.Cluster), "held", finalizer)
+			running = newFakeCluster()
+			f := NewFixture(ctx, running.Cluster)
+			Expect(f.Namespace).To(HavePrefix("spec-"))
+			Expect(f.Client.Get(ctx, client.ObjectKey{Name: f.Namespace}, &corev1.Namespace{})).To(Succeed())
+			createHeld(ctx, f, "held", finalizer)
 		})
 		It("starts the operator again if the spec stopped it, to delete them", func(ctx SpecContext) {
-			stopped = newFakeCluster(finalizer)
+			stopped = newFakeCluster()
 			f := NewFixture(ctx, stopped.Cluster)
 			createHeld(ctx, f, "held", finalizer)
 			Expect(f.Operator.Down()).To(Succeed())
 		})
+		It("runs the operator as the spec's changes change it", func(ctx SpecContext) {
+			changed = newFakeCluster()
+			config := &rest.Config{Host: "changed"}
+			NewFixture(ctx, changed.Cluster, WithControllers(func(ctrl.Manager, operator.Settings) error { return nil }),
+				WithClientConfig(func(*rest.Config) *rest.Config { return config }), With(threads, 4))
+			Expect(changed.changes.Setup).NotTo(BeNil())
+			Expect(changed.changes.ClientConfig(nil)).To(BeIdenticalTo(config))
+			Expect(threads.In(changed.changes.Settings)).To(Equal(4))
+		})
+		It("fails, on purpose", func(ctx SpecContext) {
+			failing = newFakeCluster()
+			f := NewFixture(ctx, failing.Cluster)
+			Expect(f.Client.Create(ctx, &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "held"},
+				Type: "Warning", Reason: "Held", Note: "the ConfigMap is held", Regarding: corev1.ObjectReference{Kind: "ConfigMap", Name: "held"}})).To(Succeed())
+			Fail("on purpose")
+		})
+		It("fails where its operator cannot run", func(ctx SpecContext) {
+			NewFixture(ctx, cluster.Cluster{Client: newFakeCluster().Client, RunOperator: func(string, operator.Changes) (*operator.Operator, func() error, error) {
+				return nil, nil, errors.New("no operator")
+			}})
+		})
 	})
 	RegisterFailHandler(Fail)
-	if !RunSpecs(t, "harness cleanup") {
-		return
+	RunSpecs(&recorder{}, "harness fixtures")
+	diagnostics := []string{"--- events in spec-", "Warning Held ConfigMap/held: the ConfigMap is held", "the operator's last log line"}
+	_, this, _, _ := runtime.Caller(0)
+	for _, r := range reports {
+		if r.LeafNodeText == "fails where its operator cannot run" {
+			if !strings.Contains(r.FailureMessage(), "no operator") || r.FailureLocation().FileName != this {
+				t.Errorf("a fixture whose operator cannot run failed at %s with %q, want the error on the spec's line", r.FailureLocation(), r.FailureMessage())
+			}
+			continue
+		}
+		if failed := r.LeafNodeText == "fails, on purpose"; failed != r.Failed() {
+			t.Errorf("the spec %q failed: %t, want %t: %s", r.LeafNodeText, r.Failed(), failed, r.FailureMessage())
+		} else if printed := strings.Contains(r.CapturedGinkgoWriterOutput, diagnostics[0]); printed != failed {
+			t.Errorf("the spec %q, failed: %t, printed the diagnostics: %t\n%s", r.LeafNodeText, failed, printed, r.CapturedGinkgoWriterOutput)
+		} else if failed {
+			for _, want := range diagnostics {
+				if !strings.Contains(r.CapturedGinkgoWriterOutput, want) {
+					t.Errorf("the failed spec's diagnostics do not say %q:\n%s", want, r.CapturedGinkgoWriterOutput)
+				}
+			}
+		}
+	}
+	if len(reports) != 6 || !sharedStopped {
+		t.Fatalf("%d specs ran, want 6; the suite's cluster stopped once they had: %t", len(reports), sharedStopped)
 	}
 	want := []string{"finalizer of held removed", "operator stopped", "namespace deleted"}
 	if got := running.o.records(); !slices.Equal(got, want) {
@@ -166,7 +249,7 @@ func TestCleanupDeletesTheSpecsObjectsWhileTheOperatorRuns(t *testing.T) {
 // finalizer.
 func TestCleanupNamesTheFinalizerThatHoldsAnObject(t *testing.T) {
 	RegisterTestingT(t)
-	c := newFakeCluster(finalizer)
+	c := newFakeCluster()
 	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "spec-held"}}
 	g := NewWithT(t)
@@ -177,11 +260,10 @@ func TestCleanupNamesTheFinalizerThatHoldsAnObject(t *testing.T) {
 	f := &Fixture{Namespace: ns.Name, Client: c.Client, Operator: op}
 	createHeld(ctx, f, "finalized", finalizer)
 	createHeld(ctx, f, "kept", "example.org/kept")
-	message, took := failureOf(t, func() { f.emptyNamespace(ctx, c.CollectsGarbage) })
-	if took > Settle+2*time.Second {
-		t.Errorf("failed after %s, want about Settle (%s)", took, Settle)
-	}
-	for _, want := range []string{"ConfigMapList", "kept, held by the finalizers [example.org/kept]", "the operator settled without it"} {
+	message, took, where := failureOf(t, func() { f.emptyNamespace(ctx, c.CollectsGarbage) })
+	expectHere(t, where)
+	expectSettled(t, message, took)
+	for _, want := range []string{"ConfigMapList", "kept, held by the finalizers [example.org/kept]"} {
 		if !strings.Contains(message, want) {
 			t.Errorf("the failure does not say %q:\n%s", want, message)
 		}

@@ -2,18 +2,25 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"example.com/operator-demo/testing/harness/operator"
 )
@@ -28,9 +35,15 @@ func fakeOperator(reconciles *prometheus.CounterVec, others ...prometheus.Collec
 func fakeOperatorOf(kind client.Object, reconciles *prometheus.CounterVec, others ...prometheus.Collector) *operator.Operator {
 	registry := prometheus.NewRegistry()
 	registry.MustRegister(append(others, reconciles)...)
+	return fakeOperatorWith(kind, registry.Gather, map[string]float64{})
+}
+
+// fakeOperatorWith is an operator reconciling kind whose metrics are gathered by metrics, which
+// has sent writes.
+func fakeOperatorWith(kind client.Object, metrics func() ([]*dto.MetricFamily, error), writes map[string]float64) *operator.Operator {
 	return operator.New(operator.Subject{Kind: kind, Scheme: clientgoscheme.Scheme}, operator.Controls{
-		Metrics: registry.Gather,
-		Writes:  func() (map[string]float64, error) { return map[string]float64{}, nil },
+		Metrics: metrics,
+		Writes:  func() (map[string]float64, error) { return writes, nil },
 	})
 }
 
@@ -40,15 +53,46 @@ func reconcileTotal() *prometheus.CounterVec {
 	return c
 }
 
-// failureOf runs wait and returns its failure message and how long it took to fail.
-func failureOf(t *testing.T, wait func()) (string, time.Duration) {
+// failureOf runs wait and returns its failure message, how long it took to fail and the code
+// location the failure names, as Ginkgo's Fail finds it (GinkgoHelper's callers, say).
+func failureOf(t *testing.T, wait func()) (string, time.Duration, types.CodeLocation) {
 	t.Helper()
+	var failures []string
+	var where types.CodeLocation
+	RegisterFailHandler(func(message string, callerSkip ...int) {
+		failures = append(failures, message)
+		where = types.NewCodeLocation(callerSkip[0] + 1)
+	})
+	defer RegisterTestingT(t)
 	started := time.Now()
-	failures := InterceptGomegaFailures(wait)
+	wait()
+	took := time.Since(started)
 	if len(failures) != 1 {
 		t.Fatalf("got %d failures, want 1: %q", len(failures), failures)
 	}
-	return failures[0], time.Since(started)
+	return failures[0], took, where
+}
+
+// settledAfter matches the failure of a wait that took the operator as settled, after about
+// Settle of quiet, rounded to a tenth of a second.
+var settledAfter = regexp.MustCompile(`the operator settled without it: no reconcile and no API write for 1\.\ds, after`)
+
+// expectSettled fails t unless the wait that failed with message after took took the operator as
+// settled: no sooner than Settle, and not much later.
+func expectSettled(t *testing.T, message string, took time.Duration) {
+	t.Helper()
+	if took < Settle || took > Settle+2*time.Second || !settledAfter.MatchString(message) {
+		t.Errorf("failed after %s, with %q: want it settled after about Settle (%s)", took, message, Settle)
+	}
+}
+
+// expectHere fails t unless where is in its caller's file: a failure names the spec's line, not
+// the harness's.
+func expectHere(t *testing.T, where types.CodeLocation) {
+	t.Helper()
+	if _, this, _, _ := runtime.Caller(1); where.FileName != this {
+		t.Errorf("the failure names %s, want a line of %s", where, this)
+	}
 }
 
 // TestEventuallyFailsOnceTheOperatorHasSettled: a wait for what a settled operator never did
@@ -56,13 +100,12 @@ func failureOf(t *testing.T, wait func()) (string, time.Duration) {
 func TestEventuallyFailsOnceTheOperatorHasSettled(t *testing.T) {
 	RegisterTestingT(t)
 	f := &Fixture{Operator: fakeOperator(reconcileTotal())}
-	message, took := failureOf(t, func() {
+	message, took, where := failureOf(t, func() {
 		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(3 * Settle).Should(Equal("new"))
 	})
-	if took > Settle+2*time.Second {
-		t.Errorf("failed after %s, want about Settle (%s)", took, Settle)
-	}
-	for _, want := range []string{"the operator settled without it", "after 3 reconciles and 0 writes", `Expected
+	expectSettled(t, message, took)
+	expectHere(t, where)
+	for _, want := range []string{"after 3 reconciles and 0 writes; it saw:\nExpected", `Expected
     <string>: old
 to equal
     <string>: new`} {
@@ -80,7 +123,7 @@ func TestEventuallyWaitsOutItsTimeoutWhileARetryMayCome(t *testing.T) {
 	reconciles := reconcileTotal()
 	reconciles.WithLabelValues("widget", "error").Add(10)
 	f := &Fixture{Operator: fakeOperator(reconciles)}
-	message, took := failureOf(t, func() {
+	message, took, _ := failureOf(t, func() {
 		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(Settle + time.Second).Should(Equal("new"))
 	})
 	if took < Settle+time.Second || strings.Contains(message, "settled without it") {
@@ -99,12 +142,10 @@ func TestEventuallyTakesAFewFailuresAsRetried(t *testing.T) {
 	reconciles := reconcileTotal()
 	reconciles.WithLabelValues("widget", "error").Add(2)
 	f := &Fixture{Operator: fakeOperator(reconciles)}
-	message, took := failureOf(t, func() {
+	message, took, _ := failureOf(t, func() {
 		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(3 * Settle).Should(Equal("new"))
 	})
-	if took > Settle+2*time.Second || !strings.Contains(message, "the operator settled without it") {
-		t.Errorf("failed after %s, with %q: want it settled after about Settle (%s)", took, message, Settle)
-	}
+	expectSettled(t, message, took)
 }
 
 // TestEventuallyTakesARequeueAsEnded: a reconcile that asked to be requeued (after a while, or
@@ -119,12 +160,10 @@ func TestEventuallyTakesARequeueAsEnded(t *testing.T) {
 	terminal := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "controller_runtime_terminal_reconcile_errors_total"}, []string{"controller"})
 	terminal.WithLabelValues("widget").Inc()
 	f := &Fixture{Operator: fakeOperator(reconciles, terminal)}
-	message, took := failureOf(t, func() {
+	message, took, _ := failureOf(t, func() {
 		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(3 * Settle).Should(Equal("new"))
 	})
-	if took > Settle+2*time.Second || !strings.Contains(message, "the operator settled without it") {
-		t.Errorf("failed after %s, with %q: want it settled after about Settle (%s)", took, message, Settle)
-	}
+	expectSettled(t, message, took)
 }
 
 // reconciling is a Fixture whose operator reconciles ConfigMaps, n of them in its namespace, and
@@ -145,7 +184,7 @@ func TestEventuallyNamesAnOperatorThatNeverSettles(t *testing.T) {
 	RegisterTestingT(t)
 	reconciles := reconcileTotal()
 	f := reconciling(reconciles, 100)
-	message, _ := failureOf(t, func() {
+	message, _, _ := failureOf(t, func() {
 		f.Eventually(context.Background(), func() string {
 			reconciles.WithLabelValues("widget", "success").Inc()
 			return "old"
@@ -168,7 +207,7 @@ func TestEventuallyFailsAtOnceOnALoop(t *testing.T) {
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "spec-a", Name: "one"}},
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "spec-b", Name: "elsewhere"}},
 	).Build()}
-	message, took := failureOf(t, func() {
+	message, took, _ := failureOf(t, func() {
 		f.Eventually(context.Background(), func() string {
 			reconciles.WithLabelValues("widget", "success").Add(10)
 			return "old"
@@ -187,12 +226,214 @@ func TestEventuallyFailsAtOnceOnALoop(t *testing.T) {
 // TestEventuallyKeepsWaitingWhileTheOperatorWorks: counts that move are an operator at work.
 func TestEventuallyKeepsWaitingWhileTheOperatorWorks(t *testing.T) {
 	RegisterTestingT(t)
+	SetDefaults() // a reconcile every Poll: fewer than a loop
 	reconciles := reconcileTotal()
 	f := &Fixture{Operator: fakeOperator(reconciles)}
-	polls := 0
-	f.Eventually(context.Background(), func() int {
-		polls++
+	started := time.Now()
+	f.Eventually(context.Background(), func() time.Duration {
 		reconciles.WithLabelValues("widget", "success").Inc()
-		return polls
-	}).WithTimeout(time.Minute).Should(BeNumerically(">", (Settle+time.Second)/Poll))
+		return time.Since(started)
+	}).WithTimeout(time.Minute).Should(BeNumerically(">", Settle+time.Second))
+}
+
+// TestEventuallyCountsFromTheStartOfTheWait: reconciles done before the wait are not a loop
+// during it, and an operator quiet for less than Settle when the wait times out is not said to
+// have never settled.
+func TestEventuallyCountsFromTheStartOfTheWait(t *testing.T) {
+	RegisterTestingT(t)
+	reconciles := reconcileTotal()
+	reconciles.WithLabelValues("widget", "success").Add(10 * Loop)
+	f := &Fixture{Operator: fakeOperator(reconciles)}
+	message, took, _ := failureOf(t, func() {
+		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(3 * Settle).Should(Equal("new"))
+	})
+	expectSettled(t, message, took)
+	message, _, _ = failureOf(t, func() {
+		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(Settle / 3).Should(Equal("new"))
+	})
+	if strings.Contains(message, "the operator") {
+		t.Errorf("a wait that timed out before Settle on a quiet operator says:\n%s", message)
+	}
+}
+
+// TestEventuallyNamesALoopItCannotCount: an operator in a loop whose objects the wait does not
+// list (a fixture with no client) is named in a loop over 0 objects; one whose objects it cannot
+// list is not taken for a loop: it never settles.
+func TestEventuallyNamesALoopItCannotCount(t *testing.T) {
+	RegisterTestingT(t)
+	looping := func(f *Fixture, reconciles *prometheus.CounterVec) string {
+		message, _, _ := failureOf(t, func() {
+			f.Eventually(context.Background(), func() string {
+				reconciles.WithLabelValues("widget", "success").Add(10)
+				return "old"
+			}).WithTimeout(Settle).Should(Equal("new"))
+		})
+		return message
+	}
+	reconciles := reconcileTotal()
+	if message := looping(&Fixture{Operator: fakeOperatorOf(&corev1.ConfigMap{}, reconciles)}, reconciles); !strings.Contains(message, ") for 0 objects, and 0 API writes") {
+		t.Errorf("the failure does not name a loop over 0 objects:\n%s", message)
+	}
+	reconciles = reconcileTotal()
+	unlisted := fake.NewClientBuilder().WithInterceptorFuncs(interceptor.Funcs{List: func(context.Context, client.WithWatch, client.ObjectList, ...client.ListOption) error {
+		return errors.New("forbidden")
+	}}).Build()
+	if message := looping(&Fixture{Operator: fakeOperatorOf(&corev1.ConfigMap{}, reconciles), Namespace: "spec-a", Client: unlisted}, reconciles); !strings.Contains(message, "the operator never settled") || strings.Contains(message, "loop") {
+		t.Errorf("an operator whose objects cannot be listed is named in a loop:\n%s", message)
+	}
+}
+
+// TestEventuallyReportsTheMatchersError: a matcher that cannot match the value fails the wait with
+// its error, not with the operator taken as settled.
+func TestEventuallyReportsTheMatchersError(t *testing.T) {
+	RegisterTestingT(t)
+	f := &Fixture{Operator: fakeOperator(reconcileTotal())}
+	message, _, _ := failureOf(t, func() {
+		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(Settle + time.Second/2).Should(BeNumerically(">", 1))
+	})
+	if !strings.Contains(message, "returned the following error") || !strings.Contains(message, "Expected a number") || strings.Contains(message, "settled") {
+		t.Errorf("the failure does not give the matcher's error:\n%s", message)
+	}
+}
+
+// TestEventuallyWaitsOutAnOperatorItCannotRead: an operator whose metrics cannot be read (a
+// process coming back up) is not taken as settled: the wait runs to its timeout.
+func TestEventuallyWaitsOutAnOperatorItCannotRead(t *testing.T) {
+	RegisterTestingT(t)
+	unread := func() ([]*dto.MetricFamily, error) { return nil, errors.New("connection refused") }
+	f := &Fixture{Operator: fakeOperatorWith(nil, unread, nil)}
+	message, took, _ := failureOf(t, func() {
+		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(Settle + time.Second).Should(Equal("new"))
+	})
+	if took < Settle+time.Second || strings.Contains(message, "settled") {
+		t.Errorf("failed after %s, with %q: want the timeout, %s", took, message, Settle+time.Second)
+	}
+}
+
+// TestEventuallySettledWaitsUntilTheReadingStopsMoving: the baseline is the reading once the
+// operator has stopped counting up, not one taken while it still works or could not be read.
+func TestEventuallySettledWaitsUntilTheReadingStopsMoving(t *testing.T) {
+	RegisterTestingT(t)
+	SetDefaults()
+	reconciles := reconcileTotal()
+	registry := prometheus.NewRegistry()
+	registry.MustRegister(reconciles)
+	var started time.Time
+	counted, moves, step := 0, 4, 2*Poll // a move every 2 polls: 3 polls apart, every reading differs
+	metrics := func() ([]*dto.MetricFamily, error) {
+		if started.IsZero() {
+			started = time.Now()
+			return nil, errors.New("connection refused") // not up yet
+		}
+		for ; counted < min(moves, int(time.Since(started)/step)); counted++ {
+			reconciles.WithLabelValues("widget", "success").Inc()
+		}
+		return registry.Gather()
+	}
+	f := &Fixture{Operator: fakeOperatorWith(nil, metrics, map[string]float64{})}
+	if got := f.EventuallySettled(context.Background()); got.Reconciles != float64(3+moves) {
+		t.Errorf("EventuallySettled = %v reconciles, want the %d of the settled operator", got.Reconciles, 3+moves)
+	}
+}
+
+// TestEventuallySettledFailsOnAnOperatorItCannotRead: an operator that never reads fails the wait
+// for its baseline at the timeout, naming why, on the spec's line.
+func TestEventuallySettledFailsOnAnOperatorItCannotRead(t *testing.T) {
+	RegisterTestingT(t)
+	SetDefaults()
+	t.Cleanup(func() { SetDefaultEventuallyTimeout(Converge) })
+	SetDefaultEventuallyTimeout(500 * time.Millisecond)
+	unread := func() ([]*dto.MetricFamily, error) { return nil, errors.New("connection refused") }
+	f := &Fixture{Operator: fakeOperatorWith(nil, unread, nil)}
+	message, _, where := failureOf(t, func() { f.EventuallySettled(context.Background()) })
+	if !strings.Contains(message, "connection refused") {
+		t.Errorf("the failure does not say why the operator could not be read:\n%s", message)
+	}
+	expectHere(t, where)
+}
+
+// atRest is a Fixture whose operator has sent writes and reconciled, with a ConfigMap "one" in
+// its namespace, returned as read.
+func atRest(t *testing.T, writes map[string]float64) (*Fixture, *corev1.ConfigMap) {
+	t.Helper()
+	registry := prometheus.NewRegistry()
+	registry.MustRegister(reconcileTotal())
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "spec-a", Name: "one"}}
+	f := &Fixture{Operator: fakeOperatorWith(&corev1.ConfigMap{}, registry.Gather, writes), Namespace: "spec-a", Client: fake.NewClientBuilder().WithObjects(cm).Build()}
+	NewWithT(t).Expect(f.Client.Get(context.Background(), client.ObjectKeyFromObject(cm), cm)).To(Succeed())
+	return f, cm
+}
+
+// TestExpectAtRestPassesWhileNothingMoves: an operator whose reading matches, and objects that
+// keep their resourceVersion, are at rest.
+func TestExpectAtRestPassesWhileNothingMoves(t *testing.T) {
+	RegisterTestingT(t)
+	f, cm := atRest(t, map[string]float64{})
+	f.ExpectAtRest(context.Background(), HaveField("Writes", BeZero()), cm)
+}
+
+// TestExpectAtRestNamesTheWritesOfAnOperatorThatMoved: a reading that does not match fails the
+// watch, naming what the operator has written, by resource, on the spec's line.
+func TestExpectAtRestNamesTheWritesOfAnOperatorThatMoved(t *testing.T) {
+	RegisterTestingT(t)
+	f, cm := atRest(t, map[string]float64{"samples/status": 2, "configmaps": 1})
+	message, _, where := failureOf(t, func() { f.ExpectAtRest(context.Background(), HaveField("Writes", BeZero()), cm) })
+	if !strings.Contains(message, "the operator has written, since it came up: configmaps: 1, samples/status: 2") {
+		t.Errorf("the failure does not name the writes:\n%s", message)
+	}
+	expectHere(t, where)
+	f, cm = atRest(t, map[string]float64{})
+	message, _, _ = failureOf(t, func() { f.ExpectAtRest(context.Background(), HaveField("Reconciles", BeZero()), cm) })
+	if !strings.Contains(message, "the operator has written, since it came up: nothing") {
+		t.Errorf("the failure does not say the operator wrote nothing:\n%s", message)
+	}
+}
+
+// TestExpectAtRestWatchesForAtRest: a write that comes well into the watch, past Gomega's own
+// 100 ms, fails it.
+func TestExpectAtRestWatchesForAtRest(t *testing.T) {
+	RegisterTestingT(t)
+	SetDefaults()
+	reconciles := reconcileTotal()
+	registry := prometheus.NewRegistry()
+	registry.MustRegister(reconciles)
+	var started time.Time
+	metrics := func() ([]*dto.MetricFamily, error) {
+		if started.IsZero() {
+			started = time.Now()
+		} else if time.Since(started) > AtRest/2 {
+			reconciles.WithLabelValues("widget", "success").Inc()
+		}
+		return registry.Gather()
+	}
+	f := &Fixture{Operator: fakeOperatorWith(nil, metrics, map[string]float64{})}
+	failureOf(t, func() { f.ExpectAtRest(context.Background(), HaveField("Reconciles", BeNumerically("==", 3))) })
+}
+
+// TestExpectAtRestNamesAnObjectThatMoved: an object whose resourceVersion moved on from the one
+// the spec holds fails the watch, named.
+func TestExpectAtRestNamesAnObjectThatMoved(t *testing.T) {
+	RegisterTestingT(t)
+	f, cm := atRest(t, map[string]float64{})
+	moved := cm.DeepCopy()
+	moved.Data = map[string]string{"written": "by someone"}
+	NewWithT(t).Expect(f.Client.Update(context.Background(), moved)).To(Succeed())
+	message, _, _ := failureOf(t, func() { f.ExpectAtRest(context.Background(), HaveField("Writes", BeZero()), cm) })
+	if !strings.Contains(message, "the resourceVersion of *v1.ConfigMap spec-a/one") {
+		t.Errorf("the failure does not name the ConfigMap that moved:\n%s", message)
+	}
+}
+
+// TestEventuallyEventFindsTheEventAndFailsWithoutIt: an event of the spec's namespace that matches
+// ends the wait; with none, the wait fails once the operator has settled, on the spec's line.
+func TestEventuallyEventFindsTheEventAndFailsWithoutIt(t *testing.T) {
+	RegisterTestingT(t)
+	f := &Fixture{Operator: fakeOperator(reconcileTotal()), Namespace: "spec-a", Client: fake.NewClientBuilder().WithObjects(
+		&eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "spec-a", Name: "made"}, Reason: "Made"},
+		&eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "spec-b", Name: "elsewhere"}, Reason: "Elsewhere"},
+	).Build()}
+	f.EventuallyEvent(context.Background(), HaveField("Reason", "Made"))
+	message, took, where := failureOf(t, func() { f.EventuallyEvent(context.Background(), HaveField("Reason", "Elsewhere")) })
+	expectSettled(t, message, took)
+	expectHere(t, where)
 }

@@ -46,3 +46,10 @@ func TestStopEndsUntilAtOnce(t *testing.T) {
 		t.Errorf("Until = %v after %d checks, want %v after 1", err, calls, gone)
 	}
 }
+
+func TestUntilChecksAtOnceFirst(t *testing.T) {
+	err := Until(context.Background(), time.Hour, 100*time.Millisecond, func(context.Context) error { return nil })
+	if err != nil {
+		t.Errorf("Until = %v, want nil from the first check, before the first interval has passed", err)
+	}
+}

@@ -219,6 +219,9 @@ func TestInProcess(t *testing.T) { //nolint:gocyclo // one t.Run a behaviour, on
 		if setting := <-got; setting != 3 {
 			t.Errorf("the spec's Setup read the setting as %d, want 3", setting)
 		}
+		// Its cache may have synced before its controller watched anything: a copy is a request.
+		create(t, configMap("c-changed", "made", true))
+		copied(t, "c-changed", "made")
 		if requests.Load() == 0 {
 			t.Error("no request of its manager went through the spec's client configuration")
 		}

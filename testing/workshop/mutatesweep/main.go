@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -411,11 +412,12 @@ func (r sweepReport) title() string {
 }
 
 // stale are the entries of sweep.Equivalent that no break of the report matches, when it holds
-// every break its files and IDs select: not a shard's, nor a change's.
+// every break its files and IDs select: not a shard's, nor a change's, nor a sweep of other packages.
 func (r sweepReport) stale() []string {
 	var stale []string
 	for id := range sweep.Equivalent {
-		selected := r.Shard == everyShard && r.Since == "" && strings.Contains(strings.Fields(id)[0], r.File) && strings.Contains(id, r.Break)
+		file := strings.Fields(id)[0]
+		selected := r.Shard == everyShard && r.Since == "" && slices.Contains(r.Dirs, path.Dir(file)) && strings.Contains(file, r.File) && strings.Contains(id, r.Break)
 		if selected && !slices.ContainsFunc(r.Verdicts, func(v verdict) bool { return v.Break.ID() == id }) {
 			stale = append(stale, id)
 		}

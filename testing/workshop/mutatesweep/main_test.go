@@ -83,7 +83,7 @@ func TestTheShardsGatherIntoOneReport(t *testing.T) {
 		{Break: aBreak(10, `"a"`), Tier: envtestTier, Killers: []string{"Sample when created makes it"}, Kills: 3, Runs: 3},
 		{Break: aBreak(12, `"b"`), Tier: unitTier, Killers: []string{"TestB"}},
 	} {
-		raw, err := json.Marshal(sweepReport{selection: selection{Shard: fmt.Sprintf("%d/2", i+1)}, Verdicts: []verdict{v}, NotCompiled: 1, Took: time.Minute, Spent: map[string]time.Duration{"builds": time.Second}})
+		raw, err := json.Marshal(sweepReport{selection: selection{Shard: fmt.Sprintf("%d/2", i+1)}, Dirs: []string{"controllers"}, Verdicts: []verdict{v}, NotCompiled: 1, Took: time.Minute, Spent: map[string]time.Duration{"builds": time.Second}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,16 +218,21 @@ func TestAHangIsAKillNamedAsATimeout(t *testing.T) {
 
 // TestOnlyASweepOfEveryBreakItsFilesHoldFindsEquivalentsStale: an equivalent break's entry that no
 // break matches is stale only where every break it could match was tried: not in a sweep of some
-// IDs (BREAK=) or of a change's lines (BASE=).
+// IDs (BREAK=) or of a change's lines (BASE=), nor in a sweep of other packages (the operator's
+// sweep, of the harness's entries).
 func TestOnlyASweepOfEveryBreakItsFilesHoldFindsEquivalentsStale(t *testing.T) {
 	killed := []verdict{{Break: aBreak(10, `"a"`), Tier: unitTier, Killers: []string{"TestA"}}}
 	for _, sel := range []selection{{Shard: "1/1", Break: "controllers/a.go"}, {Shard: "1/1", Since: "origin/main"}} {
-		r := sweepReport{selection: sel, Verdicts: killed}
+		r := sweepReport{selection: sel, Dirs: []string{"controllers"}, Verdicts: killed}
 		if err := r.write(io.Discard); err != nil {
 			t.Errorf("a sweep of %+v: %v", sel, err)
 		}
 	}
-	r := sweepReport{selection: selection{Shard: "1/1", File: "controllers"}, Verdicts: killed}
+	elsewhere := sweepReport{selection: selection{Shard: "1/1"}, Dirs: []string{"elsewhere"}, Verdicts: killed}
+	if err := elsewhere.write(io.Discard); err != nil {
+		t.Errorf("a whole sweep of a package without equivalent breaks: %v", err)
+	}
+	r := sweepReport{selection: selection{Shard: "1/1", File: "controllers"}, Dirs: []string{"controllers"}, Verdicts: killed}
 	if err := r.write(io.Discard); err == nil || !strings.Contains(err.Error(), "equivalent entries that match no break") {
 		t.Errorf("a whole sweep of controllers/ without its equivalent breaks: %v", err)
 	}

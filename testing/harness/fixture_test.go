@@ -52,12 +52,10 @@ func (o *finalizing) records() []string {
 func (o *finalizing) run(namespace string) operator.Controls {
 	reconciles := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "controller_runtime_reconcile_total"}, []string{"controller", "result"})
 	reconciles.WithLabelValues("configmap", "success").Add(0)
-	registry := prometheus.NewRegistry()
-	registry.MustRegister(reconciles)
 	var stop context.CancelFunc
 	var done chan struct{}
 	return operator.Controls{
-		Metrics: registry.Gather,
+		Metrics: gather(reconciles),
 		Writes:  func() (map[string]float64, error) { return map[string]float64{}, nil },
 		Start: func() error {
 			var ctx context.Context

@@ -33,9 +33,14 @@ func fakeOperator(reconciles *prometheus.CounterVec, others ...prometheus.Collec
 
 // fakeOperatorOf is fakeOperator, reconciling kind.
 func fakeOperatorOf(kind client.Object, reconciles *prometheus.CounterVec, others ...prometheus.Collector) *operator.Operator {
+	return fakeOperatorWith(kind, gather(append(others, reconciles)...), map[string]float64{})
+}
+
+// gather is the Gather of a registry of collectors, what an operator's metrics read.
+func gather(collectors ...prometheus.Collector) func() ([]*dto.MetricFamily, error) {
 	registry := prometheus.NewRegistry()
-	registry.MustRegister(append(others, reconciles)...)
-	return fakeOperatorWith(kind, registry.Gather, map[string]float64{})
+	registry.MustRegister(collectors...)
+	return registry.Gather
 }
 
 // fakeOperatorWith is an operator reconciling kind whose metrics are gathered by metrics, which
@@ -316,8 +321,7 @@ func TestEventuallySettledWaitsUntilTheReadingStopsMoving(t *testing.T) {
 	RegisterTestingT(t)
 	SetDefaults()
 	reconciles := reconcileTotal()
-	registry := prometheus.NewRegistry()
-	registry.MustRegister(reconciles)
+	gathered := gather(reconciles)
 	var started time.Time
 	counted, moves, step := 0, 4, 2*Poll // a move every 2 polls: 3 polls apart, every reading differs
 	metrics := func() ([]*dto.MetricFamily, error) {
@@ -328,7 +332,7 @@ func TestEventuallySettledWaitsUntilTheReadingStopsMoving(t *testing.T) {
 		for ; counted < min(moves, int(time.Since(started)/step)); counted++ {
 			reconciles.WithLabelValues("widget", "success").Inc()
 		}
-		return registry.Gather()
+		return gathered()
 	}
 	f := &Fixture{Operator: fakeOperatorWith(nil, metrics, map[string]float64{})}
 	if got := f.EventuallySettled(context.Background()); got.Reconciles != float64(3+moves) {
@@ -356,10 +360,8 @@ func TestEventuallySettledFailsOnAnOperatorItCannotRead(t *testing.T) {
 // its namespace, returned as read.
 func atRest(t *testing.T, writes map[string]float64) (*Fixture, *corev1.ConfigMap) {
 	t.Helper()
-	registry := prometheus.NewRegistry()
-	registry.MustRegister(reconcileTotal())
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "spec-a", Name: "one"}}
-	f := &Fixture{Operator: fakeOperatorWith(&corev1.ConfigMap{}, registry.Gather, writes), Namespace: "spec-a", Client: fake.NewClientBuilder().WithObjects(cm).Build()}
+	f := &Fixture{Operator: fakeOperatorWith(&corev1.ConfigMap{}, gather(reconcileTotal()), writes), Namespace: "spec-a", Client: fake.NewClientBuilder().WithObjects(cm).Build()}
 	NewWithT(t).Expect(f.Client.Get(context.Background(), client.ObjectKeyFromObject(cm), cm)).To(Succeed())
 	return f, cm
 }
@@ -395,8 +397,7 @@ func TestExpectAtRestWatchesForAtRest(t *testing.T) {
 	RegisterTestingT(t)
 	SetDefaults()
 	reconciles := reconcileTotal()
-	registry := prometheus.NewRegistry()
-	registry.MustRegister(reconciles)
+	gathered := gather(reconciles)
 	var started time.Time
 	metrics := func() ([]*dto.MetricFamily, error) {
 		if started.IsZero() {
@@ -404,7 +405,7 @@ func TestExpectAtRestWatchesForAtRest(t *testing.T) {
 		} else if time.Since(started) > AtRest/2 {
 			reconciles.WithLabelValues("widget", "success").Inc()
 		}
-		return registry.Gather()
+		return gathered()
 	}
 	f := &Fixture{Operator: fakeOperatorWith(nil, metrics, map[string]float64{})}
 	failureOf(t, func() { f.ExpectAtRest(context.Background(), HaveField("Reconciles", BeNumerically("==", 3))) })

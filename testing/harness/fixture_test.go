@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -268,5 +269,46 @@ func TestCleanupNamesTheFinalizerThatHoldsAnObject(t *testing.T) {
 	}
 	if strings.Contains(message, "finalized") {
 		t.Errorf("the failure names the ConfigMap the operator finalized:\n%s", message)
+	}
+}
+
+// TestCleanupWaitsForWhatTheObjectsOwnedWhereAGarbageCollectorRuns: where a garbage collector
+// runs, the cleanup also waits for what the spec's objects owned (the kinds the Subject owns) to
+// go, and fails naming the kind still left; objects of those kinds that others own, and a cluster
+// with no garbage collector, it does not wait for.
+func TestCleanupWaitsForWhatTheObjectsOwnedWhereAGarbageCollectorRuns(t *testing.T) {
+	for _, c := range []struct {
+		name            string
+		owner           string
+		collectsGarbage bool
+		left            bool
+	}{
+		{"an object the reconciled kind owns, left where a garbage collector runs", "ConfigMap", true, true},
+		{"an object another kind owns", "Deployment", true, false},
+		{"an object the reconciled kind owns, on a cluster with no garbage collector", "ConfigMap", false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			RegisterTestingT(t)
+			fc := newFakeCluster()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "spec-owned"}}
+			Expect(fc.Client.Create(ctx, ns)).To(Succeed())
+			op := operator.New(operator.Subject{Kind: &corev1.ConfigMap{}, Owned: []client.Object{&corev1.Secret{}}}, fc.o.run(ns.Name))
+			Expect(op.Up()).To(Succeed())
+			t.Cleanup(func() { _ = op.Down() })
+			owned := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "owned", Namespace: ns.Name, OwnerReferences: []metav1.OwnerReference{
+				{APIVersion: "v1", Kind: c.owner, Name: "owner", UID: "uid-of-owner"}}}}
+			Expect(fc.Client.Create(ctx, owned)).To(Succeed())
+			f := &Fixture{Namespace: ns.Name, Client: fc.Client, Operator: op}
+			if !c.left {
+				f.emptyNamespace(ctx, c.collectsGarbage)
+				return
+			}
+			message, _, _ := failureOf(t, func() { f.emptyNamespace(ctx, c.collectsGarbage) })
+			if !strings.Contains(message, "objects left of SecretList") {
+				t.Errorf("the cleanup's failure does not name the kind left:\n%s", message)
+			}
+		})
 	}
 }

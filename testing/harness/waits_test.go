@@ -128,10 +128,12 @@ func TestEventuallyWaitsOutItsTimeoutWhileARetryMayCome(t *testing.T) {
 	reconciles := reconcileTotal()
 	reconciles.WithLabelValues("widget", "error").Add(10)
 	f := &Fixture{Operator: fakeOperator(reconciles)}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*Settle) // past the wait's own timeout
+	defer cancel()
 	message, took, _ := failureOf(t, func() {
-		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(Settle + time.Second).Should(Equal("new"))
+		f.Eventually(ctx, func() string { return "old" }).WithTimeout(Settle + time.Second).Should(Equal("new"))
 	})
-	if took < Settle+time.Second || strings.Contains(message, "settled without it") {
+	if took < Settle+time.Second || took > Settle+2*time.Second || strings.Contains(message, "settled without it") {
 		t.Errorf("failed after %s, with %q: want the timeout, %s", took, message, Settle+time.Second)
 	}
 	if !strings.Contains(message, "the operator was not taken as settled: 10 of its reconciles ended in an error, a retry may still be due") {
@@ -437,4 +439,82 @@ func TestEventuallyEventFindsTheEventAndFailsWithoutIt(t *testing.T) {
 	message, took, where := failureOf(t, func() { f.EventuallyEvent(context.Background(), HaveField("Reason", "Elsewhere")) })
 	expectSettled(t, message, took)
 	expectHere(t, where)
+}
+
+// TestEventuallyScalesTheLoopWithTheObjects: more than Loop reconciles during a wait are no loop
+// where the spec's namespace holds as many objects as that takes: an operator that reconciled
+// each of 3 objects 40 times, then stopped, settled.
+func TestEventuallyScalesTheLoopWithTheObjects(t *testing.T) {
+	RegisterTestingT(t)
+	reconciles := reconcileTotal()
+	f, during := reconciling(reconciles, 3), 0
+	message, took, _ := failureOf(t, func() {
+		f.Eventually(context.Background(), func() string {
+			if during < 3*40 {
+				reconciles.WithLabelValues("widget", "success").Add(10)
+				during += 10
+			}
+			return "old"
+		}).WithTimeout(3 * Settle).Should(Equal("new"))
+	})
+	if strings.Contains(message, "loop") {
+		t.Errorf("40 reconciles for each of 3 objects were named a loop:\n%s", message)
+	}
+	if !strings.Contains(message, "the operator settled without it") || took > 3*Settle {
+		t.Errorf("failed after %s with %q, want the operator settled", took, message)
+	}
+}
+
+// TestEventuallyClaimsNothingOfAnOperatorThatStoppedAnswering: an operator read at the start of
+// the wait that cannot be read at its timeout is not said to have never settled: nobody can tell.
+func TestEventuallyClaimsNothingOfAnOperatorThatStoppedAnswering(t *testing.T) {
+	RegisterTestingT(t)
+	gathered, reads := gather(reconcileTotal()), 0
+	metrics := func() ([]*dto.MetricFamily, error) {
+		if reads++; reads > 1 {
+			return nil, errors.New("connection refused")
+		}
+		return gathered()
+	}
+	f := &Fixture{Operator: fakeOperatorWith(nil, metrics, map[string]float64{})}
+	message, _, _ := failureOf(t, func() {
+		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(Settle / 3).Should(Equal("new"))
+	})
+	if strings.Contains(message, "the operator") {
+		t.Errorf("the failure says of an operator that could not be read:\n%s", message)
+	}
+}
+
+// TestExpectAtRestFailsOnWhatItCannotRead: an operator whose reading fails, or an object gone,
+// fails the watch, saying why: neither is at rest as far as anyone can tell.
+func TestExpectAtRestFailsOnWhatItCannotRead(t *testing.T) {
+	RegisterTestingT(t)
+	unread := func() ([]*dto.MetricFamily, error) { return nil, errors.New("connection refused") }
+	f := &Fixture{Operator: fakeOperatorWith(nil, unread, nil)}
+	message, _, _ := failureOf(t, func() { f.ExpectAtRest(context.Background(), HaveField("Writes", BeZero())) })
+	if !strings.Contains(message, "connection refused") {
+		t.Errorf("the failure does not say why the operator could not be read:\n%s", message)
+	}
+	f, cm := atRest(t, map[string]float64{})
+	NewWithT(t).Expect(f.Client.Delete(context.Background(), cm.DeepCopy())).To(Succeed())
+	message, _, _ = failureOf(t, func() { f.ExpectAtRest(context.Background(), HaveField("Writes", BeZero()), cm) })
+	if !strings.Contains(message, `configmaps "one" not found`) {
+		t.Errorf("the failure does not say the ConfigMap is gone:\n%s", message)
+	}
+}
+
+// TestEventuallyEventSaysWhyItCannotListTheEvents: events that cannot be listed fail the wait
+// with the reason, not as an operator that settled without recording one.
+func TestEventuallyEventSaysWhyItCannotListTheEvents(t *testing.T) {
+	RegisterTestingT(t)
+	forbidden := fake.NewClientBuilder().WithInterceptorFuncs(interceptor.Funcs{List: func(context.Context, client.WithWatch, client.ObjectList, ...client.ListOption) error {
+		return errors.New("events.events.k8s.io is forbidden")
+	}}).Build()
+	f := &Fixture{Operator: fakeOperator(reconcileTotal()), Namespace: "spec-a", Client: forbidden}
+	ctx, cancel := context.WithTimeout(context.Background(), Settle)
+	defer cancel()
+	message, _, _ := failureOf(t, func() { f.EventuallyEvent(ctx, HaveField("Reason", "Made")) })
+	if !strings.Contains(message, "is forbidden") || strings.Contains(message, "settled") {
+		t.Errorf("the failure does not say why the events could not be listed:\n%s", message)
+	}
 }

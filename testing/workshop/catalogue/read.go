@@ -169,9 +169,16 @@ func parseFile(path string) (*scenarioFile, error) {
 	}
 	src := &scenarioFile{File: f, describes: map[int]*scenario{}}
 	for _, decl := range f.Decls {
+		// A scenario is `var _ = Describe(...)` under its doc comment.
 		gen, ok := decl.(*ast.GenDecl)
-		call := describeCall(gen)
-		if !ok || gen.Doc == nil || call == nil {
+		if !ok || gen.Doc == nil || gen.Tok != token.VAR || len(gen.Specs) != 1 {
+			continue
+		}
+		var call *ast.CallExpr
+		if vs, _ := gen.Specs[0].(*ast.ValueSpec); len(vs.Values) == 1 {
+			call, _ = vs.Values[0].(*ast.CallExpr)
+		}
+		if call == nil || specsource.Name(call) != "Describe" {
 			continue
 		}
 		s, err := parseDoc(gen.Doc.Text())
@@ -183,19 +190,6 @@ func parseFile(path string) (*scenarioFile, error) {
 		src.describes[f.Line(call)] = &s
 	}
 	return src, nil
-}
-
-// describeCall is the Describe(...) call of `var _ = Describe(...)`, or nil.
-func describeCall(gen *ast.GenDecl) *ast.CallExpr {
-	if gen == nil || gen.Tok != token.VAR || len(gen.Specs) != 1 {
-		return nil
-	}
-	if vs, _ := gen.Specs[0].(*ast.ValueSpec); len(vs.Values) == 1 {
-		if call, ok := vs.Values[0].(*ast.CallExpr); ok && specsource.Name(call) == "Describe" {
-			return call
-		}
-	}
-	return nil
 }
 
 // parseDoc reads a scenario's doc comment: paragraphs "Title: behaviour", Lesson:, Source:, By hand: (the rest).

@@ -142,9 +142,9 @@ func containerTroubles(pod *corev1.Pod) ([]string, bool) {
 	var troubles []string
 	final := false
 	for _, s := range pod.Status.ContainerStatuses {
-		spec := container(pod, s.Name)
 		for _, state := range []corev1.ContainerState{s.State, s.LastTerminationState} {
 			if t := state.Terminated; t != nil && t.Reason == "OOMKilled" {
+				spec := pod.Spec.Containers[slices.IndexFunc(pod.Spec.Containers, func(c corev1.Container) bool { return c.Name == s.Name })]
 				troubles = append(troubles, fmt.Sprintf("container %s was OOMKilled (exit code %d) under its memory limit %s: raise resources.limits.memory",
 					s.Name, t.ExitCode, spec.Resources.Limits.Memory()))
 				final = true
@@ -166,14 +166,4 @@ func containerTroubles(pod *corev1.Pod) ([]string, bool) {
 		}
 	}
 	return troubles, final
-}
-
-// container is pod's container called name.
-func container(pod *corev1.Pod, name string) corev1.Container {
-	for _, c := range pod.Spec.Containers {
-		if c.Name == name {
-			return c
-		}
-	}
-	return corev1.Container{Name: name}
 }

@@ -10,44 +10,17 @@ import (
 	"example.com/operator-demo/testing/harness/poll"
 )
 
-// binary is the operator binary run as its Deployment runs it (config/manager's flags, leader
-// election among them), as a process of the test's: authenticated by a kubeconfig, serving
-// probes and metrics on loopback ports, and logging to one file, across its runs.
-type binary struct {
-	path, kubeconfig, leaseNamespace, log string
-	metricsPort, probePort                int
-	proc                                  *process
-}
-
-// newBinary is path run with kubeconfig, its lease in leaseNamespace, logging to log.
-func newBinary(path, kubeconfig, leaseNamespace, log string) (*binary, error) {
-	b := &binary{path: path, kubeconfig: kubeconfig, leaseNamespace: leaseNamespace, log: log}
-	var err error
-	if b.metricsPort, err = freePort(); err != nil {
+// startOperator starts the operator binary with args, as a process of the test's that logs to log,
+// and waits until it answers ready, its /readyz.
+func startOperator(binary, log, ready string, args ...string) (*process, error) {
+	proc, err := startProcess("operator", log, 30*time.Second, binary, args...)
+	if err != nil {
 		return nil, err
 	}
-	b.probePort, err = freePort()
-	return b, err
-}
-
-// up starts the process and waits until /readyz answers.
-func (b *binary) up() error {
-	var err error
-	b.proc, err = startProcess("operator", b.log, 30*time.Second, b.path,
-		"--kubeconfig="+b.kubeconfig,
-		"--leader-elect",
-		"--leader-election-namespace="+b.leaseNamespace,
-		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", b.metricsPort),
-		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", b.probePort),
-	)
-	if err != nil {
-		return err
-	}
-	ready := fmt.Sprintf("http://127.0.0.1:%d/readyz", b.probePort)
 	err = poll.Until(context.Background(), 100*time.Millisecond, 30*time.Second, func(ctx context.Context) error {
 		select {
-		case <-b.proc.Done():
-			return poll.Stop(fmt.Errorf("the operator exited before it was ready, see %s: %w", b.log, b.proc.Err()))
+		case <-proc.done:
+			return poll.Stop(fmt.Errorf("the operator exited before it was ready, see %s: %w", log, proc.err))
 		default:
 		}
 		code, err := e2e.StatusCode(ctx, ready, "")
@@ -57,15 +30,8 @@ func (b *binary) up() error {
 		return err
 	})
 	if err != nil {
-		b.proc.Kill()
-		return fmt.Errorf("the operator is not ready, see %s: %w", b.log, err)
+		proc.Kill()
+		return nil, fmt.Errorf("the operator is not ready, see %s: %w", log, err)
 	}
-	return nil
-}
-
-func (b *binary) down() error { return b.proc.Stop() }
-
-func (b *binary) kill() error {
-	b.proc.Kill()
-	return nil
+	return proc, nil
 }

@@ -97,15 +97,8 @@ func (lc *LocalCluster) start(kcmBinary string, crds []string) error {
 	if err != nil {
 		return err
 	}
-	admin, err := lc.AddUser(envtest.User{Name: "local-admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		return fmt.Errorf("add user local-admin: %w", err)
-	}
-	kubeconfig, err := admin.KubeConfig()
-	if err != nil {
-		return fmt.Errorf("admin kubeconfig: %w", err)
-	}
-	if err := os.WriteFile(lc.AdminKubeconfig, kubeconfig, 0o600); err != nil {
+	// envtest's own administrator (group system:masters).
+	if err := os.WriteFile(lc.AdminKubeconfig, lc.KubeConfig, 0o600); err != nil {
 		return err
 	}
 	lc.kcm, err = startProcess("kube-controller-manager", filepath.Join(lc.Dir, "kube-controller-manager.log"), 10*time.Second, kcmBinary,

@@ -53,12 +53,6 @@ func startProcess(name, log string, grace time.Duration, binary string, args ...
 	return p, nil
 }
 
-// Done is closed once the process has exited, whatever made it exit.
-func (p *process) Done() <-chan struct{} { return p.done }
-
-// Err is what the process exited with, once Done is closed.
-func (p *process) Err() error { return p.err }
-
 // Stop sends SIGTERM and waits for the process to exit; it is killed if it has not within the
 // grace period. An exit on the SIGTERM is a clean stop.
 func (p *process) Stop() error {

@@ -35,10 +35,8 @@ type Deployment struct {
 	// Client and Config reach the cluster as an administrator.
 	Client client.Client
 	Config *rest.Config
-	// Operator is the deployed operator: its metrics read through a forward of its metrics port
-	// to the Pod that serves them at each scrape (onMetrics), its writes from the API server's
-	// audit log; stopped by scaling its Deployment to 0, started by scaling it back, killed
-	// (kill -9) on its node.
+	// Operator is the deployed operator (Deploy): stopped by scaling its Deployment to 0, started
+	// by scaling it back, killed (kill -9) on its node.
 	Operator *operator.Operator
 	// OperatorConfig authenticates as the operator's ServiceAccount; MetricsToken is a token
 	// that may read its metrics, as Prometheus's would.
@@ -199,19 +197,16 @@ func (d *Deployment) logs() []string {
 	var files []string
 	for _, p := range pods {
 		for _, s := range p.Status.ContainerStatuses {
-			logs := []bool{false}
-			if s.RestartCount > 0 {
-				logs = []bool{true, false}
-			}
-			for _, previous := range logs {
+			for i, suffix := range []string{"-previous.log", ".log"} {
+				previous := i == 0
+				if previous && s.RestartCount == 0 {
+					continue
+				}
 				log, err := d.cs.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: s.Name, Previous: previous}).DoRaw(ctx)
 				if err != nil {
 					log = []byte(err.Error())
 				}
-				name := filepath.Join(d.logDir, p.Name+"-"+s.Name+".log")
-				if previous {
-					name = filepath.Join(d.logDir, p.Name+"-"+s.Name+"-previous.log")
-				}
+				name := filepath.Join(d.logDir, p.Name+"-"+s.Name+suffix)
 				if os.WriteFile(name, log, 0o644) == nil {
 					files = append(files, name)
 				}

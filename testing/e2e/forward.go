@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/portforward"
-	"k8s.io/client-go/transport/spdy"
-	streamhttp "k8s.io/streaming/pkg/httpstream"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 )
 
@@ -36,42 +35,30 @@ func (d *Deployment) MetricsStatus(ctx context.Context, token string) (int, erro
 func (d *Deployment) onMetrics(ctx context.Context, get func(ctx context.Context, url string) error) error {
 	ctx, cancel := context.WithTimeout(ctx, forwardTimeout)
 	defer cancel()
-	var err error
-	for range 2 {
-		var url string
-		var stop func()
-		if url, stop, err = d.forwardMetrics(ctx); err == nil {
-			err = get(ctx, url)
-			stop()
+	return retry.OnError(wait.Backoff{Steps: 2}, func(error) bool { return true }, func() error {
+		url, stop, err := d.forwardMetrics(ctx)
+		if err != nil {
+			return err
 		}
-		if err == nil {
-			return nil
-		}
-	}
-	return err
+		defer stop()
+		return get(ctx, url)
+	})
 }
 
 // forwardMetrics forwards a free loopback port to the metrics port of the Pod that serves now
 // (serving), as `kubectl port-forward` does: client-go's port-forward, through the API server's
-// portforward subresource, WebSockets first, then SPDY. It returns the URL of the metrics there,
-// and stop, which ends the forward.
+// portforward subresource over WebSockets (which kind's API server serves: kubectl falls back to
+// SPDY for an older one). It returns the URL of the metrics there, and stop, which ends the forward.
 func (d *Deployment) forwardMetrics(ctx context.Context) (url string, stop func(), err error) {
 	pod, err := d.serving(ctx)
 	if err != nil {
 		return "", nil, err
 	}
 	podURL := d.cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(d.Namespace).Name(pod).SubResource("portforward").URL()
-	transport, upgrader, err := spdy.RoundTripperFor(d.Config)
+	dialer, err := portforward.NewSPDYOverWebsocketDialerForStreaming(podURL, d.Config)
 	if err != nil {
 		return "", nil, err
 	}
-	websocket, err := portforward.NewSPDYOverWebsocketDialerForStreaming(podURL, d.Config)
-	if err != nil {
-		return "", nil, err
-	}
-	dialer := portforward.NewFallbackDialerForStreaming(websocket,
-		spdy.NewDialerForStreaming(upgrader, &http.Client{Transport: transport}, http.MethodPost, podURL),
-		func(err error) bool { return streamhttp.IsUpgradeFailure(err) || streamhttp.IsHTTPSProxyError(err) })
 	// client-go's port-forward logs what fails in a connection: with controller-runtime's log.
 	ctx, stop = context.WithCancel(log.IntoContext(ctx, log.Log.WithName("port-forward")))
 	ready, ended := make(chan struct{}), make(chan error, 1)

@@ -38,15 +38,14 @@ func WaitRollout(ctx context.Context, c client.Client, namespace, name string, t
 			return nil
 		}
 		trouble, final, err := deploymentTrouble(ctx, c, d)
-		switch {
-		case err != nil:
+		if err != nil {
 			return errors.Join(seen, err)
-		case final:
-			return poll.Stop(fmt.Errorf("%w: %s", notYet, trouble))
-		case trouble != "":
+		}
+		if seen = notYet; trouble != "" {
 			seen = fmt.Errorf("%w: %s", notYet, trouble)
-		default:
-			seen = notYet
+		}
+		if final {
+			return poll.Stop(seen)
 		}
 		return seen
 	})
@@ -128,9 +127,8 @@ func podTrouble(pod *corev1.Pod, events []corev1.Event) (string, bool) {
 	troubles, final := containerTroubles(pod)
 	// The scheduler's FailedScheduling among them.
 	for _, e := range events {
-		switch {
-		case e.Reason == "Killing" && strings.Contains(e.Message, "failed"),
-			e.Type == corev1.EventTypeWarning && e.Reason != "MissingClusterDNS" && e.Reason != "BackOff":
+		if e.Reason == "Killing" && strings.Contains(e.Message, "failed") ||
+			e.Type == corev1.EventTypeWarning && e.Reason != "MissingClusterDNS" && e.Reason != "BackOff" {
 			troubles = append(troubles, e.Reason+": "+e.Message)
 		}
 	}

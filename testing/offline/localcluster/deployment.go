@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -16,6 +18,7 @@ import (
 	"example.com/operator-demo/testing/harness/cluster"
 	"example.com/operator-demo/testing/harness/controlplane"
 	"example.com/operator-demo/testing/harness/operator"
+	"example.com/operator-demo/testing/harness/poll"
 )
 
 // LocalDeployment is config/default installed into a LocalCluster, with the operator binary
@@ -120,6 +123,32 @@ func (d *LocalDeployment) deploy(ctx context.Context, binary string, subject ope
 		return errors.Join(err, d.Operator.Down())
 	}
 	return nil
+}
+
+// startOperator starts the operator binary with args, as a process of the test's that logs to log,
+// and waits until it answers ready, its /readyz.
+func startOperator(binary, log, ready string, args ...string) (*process, error) {
+	proc, err := startProcess("operator", log, 30*time.Second, binary, args...)
+	if err != nil {
+		return nil, err
+	}
+	err = poll.Until(context.Background(), 100*time.Millisecond, 30*time.Second, func(ctx context.Context) error {
+		select {
+		case <-proc.done:
+			return poll.Stop(fmt.Errorf("the operator exited before it was ready, see %s: %w", log, proc.err))
+		default:
+		}
+		code, err := e2e.StatusCode(ctx, ready, "")
+		if err == nil && code != http.StatusOK {
+			err = fmt.Errorf("GET %s: %s", ready, http.StatusText(code))
+		}
+		return err
+	})
+	if err != nil {
+		proc.Kill()
+		return nil, fmt.Errorf("the operator is not ready, see %s: %w", log, err)
+	}
+	return proc, nil
 }
 
 // render renders config/default with kubectl's built-in kustomize.

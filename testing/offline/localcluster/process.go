@@ -21,7 +21,6 @@ type process struct {
 	name, log string
 	cmd       *exec.Cmd
 	stop      context.CancelFunc
-	grace     time.Duration
 	// done is closed when the process has exited; err is then what Wait returned.
 	done chan struct{}
 	err  error
@@ -44,7 +43,7 @@ func startProcess(name, log string, grace time.Duration, binary string, args ...
 		stop()
 		return nil, errors.Join(fmt.Errorf("start %s: %w", name, err), logFile.Close())
 	}
-	p := &process{name: name, log: log, cmd: cmd, stop: stop, grace: grace, done: make(chan struct{})}
+	p := &process{name: name, log: log, cmd: cmd, stop: stop, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		_ = logFile.Close()
@@ -68,7 +67,7 @@ func (p *process) Stop() error {
 		case ok && status.Signal() == syscall.SIGTERM:
 			return nil
 		case ok && status.Signal() == syscall.SIGKILL:
-			return fmt.Errorf("%s did not stop within %s of SIGTERM; killed (log: %s)", p.name, p.grace, p.log)
+			return fmt.Errorf("%s did not stop within %s of SIGTERM; killed (log: %s)", p.name, p.cmd.WaitDelay, p.log)
 		}
 	}
 	return fmt.Errorf("%s: %w (log: %s)", p.name, p.err, p.log)

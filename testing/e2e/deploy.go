@@ -88,12 +88,9 @@ func Deploy(ctx context.Context, subject operator.Subject) (*Deployment, error) 
 	}
 	d.Operator = operator.New(subject, operator.Controls{
 		Metrics: func() ([]*dto.MetricFamily, error) {
-			var families []*dto.MetricFamily
-			err := d.onMetrics(context.Background(), func(ctx context.Context, url string) (err error) {
-				families, err = Scrape(ctx, url, d.MetricsToken)
-				return err
+			return onMetrics(context.Background(), d, func(ctx context.Context, url string) ([]*dto.MetricFamily, error) {
+				return Scrape(ctx, url, d.MetricsToken)
 			})
-			return families, err
 		},
 		Writes: AuditWrites(env["E2E_AUDIT_LOG"], d.Username()),
 		// Not until Ready: the operator works from its start, and the readiness probe's initial
@@ -129,7 +126,6 @@ func (d *Deployment) Scale(ctx context.Context, replicas int32) error {
 	})
 }
 
-// setReplicas patches the Deployment's replicas.
 func (d *Deployment) setReplicas(ctx context.Context, replicas int32) error {
 	deploy := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: d.Namespace, Name: d.Deployment.Name}}
 	patch := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, replicas)

@@ -19,30 +19,27 @@ const forwardTimeout = 15 * time.Second
 // MetricsStatus is the HTTP status of the operator's metrics endpoint to token as bearer (none
 // when empty), through a forward of its metrics port (onMetrics), as StatusCode reads it.
 func (d *Deployment) MetricsStatus(ctx context.Context, token string) (int, error) {
-	var status int
-	err := d.onMetrics(ctx, func(ctx context.Context, url string) (err error) {
-		status, err = StatusCode(ctx, url, token)
-		return err
-	})
-	return status, err
+	return onMetrics(ctx, d, func(ctx context.Context, url string) (int, error) { return StatusCode(ctx, url, token) })
 }
 
-// onMetrics calls get with the URL of the operator's metrics on this machine, forwarded to the
-// Pod that serves them now (forwardMetrics) for that call alone: a scrape reaches the Pod of that
-// moment, whatever was rolled out, scaled or killed since the last. When the forward or get fails
-// (that Pod went away meanwhile), it tries once more, with the Pod chosen again; both within
+// onMetrics is what get reads at the URL of the operator's metrics on this machine, forwarded to
+// d's Pod that serves them now (forwardMetrics) for that call alone: a scrape reaches the Pod of
+// that moment, whatever was rolled out, scaled or killed since the last. When the forward or get
+// fails (that Pod went away meanwhile), it tries once more, with the Pod chosen again; both within
 // forwardTimeout.
-func (d *Deployment) onMetrics(ctx context.Context, get func(ctx context.Context, url string) error) error {
+func onMetrics[T any](ctx context.Context, d *Deployment, get func(ctx context.Context, url string) (T, error)) (got T, err error) {
 	ctx, cancel := context.WithTimeout(ctx, forwardTimeout)
 	defer cancel()
-	return retry.OnError(wait.Backoff{Steps: 2}, func(error) bool { return true }, func() error {
+	err = retry.OnError(wait.Backoff{Steps: 2}, func(error) bool { return true }, func() error {
 		url, stop, err := d.forwardMetrics(ctx)
 		if err != nil {
 			return err
 		}
 		defer stop()
-		return get(ctx, url)
+		got, err = get(ctx, url)
+		return err
 	})
+	return got, err
 }
 
 // forwardMetrics forwards a free loopback port to the metrics port of the Pod that serves now

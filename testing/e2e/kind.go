@@ -29,7 +29,6 @@ func Kind(ctx context.Context, subject operator.Subject) (*cluster.Cluster, []by
 	return New(d.Config, d.Client, d.Operator, func() error { return nil }), nil, nil
 }
 
-// onNode is the command that runs args on the node.
 func (d *Deployment) onNode(args ...string) []string {
 	return append([]string{"docker", "exec", "-i", d.node}, args...)
 }

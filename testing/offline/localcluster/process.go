@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"syscall"
@@ -88,9 +89,6 @@ func freePort() (int, error) {
 		return 0, err
 	}
 	defer func() { _ = l.Close() }()
-	addr, ok := l.Addr().(*net.TCPAddr)
-	if !ok {
-		return 0, fmt.Errorf("listener address %v is not TCP", l.Addr())
-	}
-	return addr.Port, nil
+	addr, err := netip.ParseAddrPort(l.Addr().String())
+	return int(addr.Port()), err
 }

@@ -1,10 +1,9 @@
 package e2e
 
 import (
-	"bufio"
-	"bytes"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -29,54 +28,40 @@ var AuditPolicy []byte
 // AuditPolicy): the e2e tier's count of a deployed operator's writes, which the operator itself
 // need not export. Each call reads what the log has gained since the last.
 func AuditWrites(path, username string) func() (map[string]float64, error) {
-	a := &auditLog{path: path, username: username, writes: map[string]float64{}}
-	return a.read
-}
-
-type auditLog struct {
-	path, username string
-	mu             sync.Mutex
-	offset         int64
-	writes         map[string]float64
-}
-
-func (a *auditLog) read() (map[string]float64, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	f, err := os.Open(a.path)
-	if err != nil {
-		return nil, fmt.Errorf("read the API server's audit log: %w", err)
-	}
-	defer func() { _ = f.Close() }()
-	if _, err := f.Seek(a.offset, io.SeekStart); err != nil {
-		return nil, err
-	}
-	r := bufio.NewReader(f)
-	for {
-		line, err := r.ReadBytes('\n')
-		if err == io.EOF {
-			// A line not yet whole is read again next time.
-			break
-		}
+	var mu sync.Mutex
+	var offset int64
+	writes := map[string]float64{}
+	return func() (map[string]float64, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		f, err := os.Open(path)
 		if err != nil {
+			return nil, fmt.Errorf("read the API server's audit log: %w", err)
+		}
+		defer func() { _ = f.Close() }()
+		if _, err := f.Seek(offset, io.SeekStart); err != nil {
 			return nil, err
 		}
-		a.offset += int64(len(line))
-		var e auditv1.Event
-		if err := json.Unmarshal(bytes.TrimSpace(line), &e); err != nil {
-			return nil, fmt.Errorf("audit log %s at byte %d: %w", a.path, a.offset, err)
+		// One event a line: a line not yet whole is read again next time.
+		for events, from := json.NewDecoder(f), offset; ; offset = from + events.InputOffset() {
+			var e auditv1.Event
+			if err := events.Decode(&e); errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				break
+			} else if err != nil {
+				return nil, fmt.Errorf("audit log %s after byte %d: %w", path, offset, err)
+			}
+			refused := e.ResponseStatus != nil && e.ResponseStatus.Code >= http.StatusBadRequest
+			if e.Stage != auditv1.StageResponseComplete || e.User.Username != username || e.ObjectRef == nil || refused {
+				continue
+			}
+			resource := e.ObjectRef.Resource
+			if e.ObjectRef.Subresource != "" {
+				resource += "/" + e.ObjectRef.Subresource
+			}
+			if operator.IsCounted(e.ObjectRef.APIGroup, resource) {
+				writes[resource]++
+			}
 		}
-		refused := e.ResponseStatus != nil && e.ResponseStatus.Code >= http.StatusBadRequest
-		if e.Stage != auditv1.StageResponseComplete || e.User.Username != a.username || e.ObjectRef == nil || refused {
-			continue
-		}
-		resource := e.ObjectRef.Resource
-		if e.ObjectRef.Subresource != "" {
-			resource += "/" + e.ObjectRef.Subresource
-		}
-		if operator.IsCounted(e.ObjectRef.APIGroup, resource) {
-			a.writes[resource]++
-		}
+		return maps.Clone(writes), nil
 	}
-	return maps.Clone(a.writes), nil
 }

@@ -26,13 +26,24 @@ func TestAuditWritesCountsWhatTheServerTook(t *testing.T) {
 		event("ResponseComplete", "admin", "configmaps", "", 200),
 		event("ResponseStarted", user, "configmaps", "", 200),
 	}, "\n") + "\n"
+	// The API server is writing the last line yet.
+	last := event("ResponseComplete", user, "configmaps", "", 200) + "\n"
 	path := filepath.Join(t.TempDir(), "audit.log")
-	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(log+last[:40]), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err := AuditWrites(path, user)()
+	writes := AuditWrites(path, user)
+	got, err := writes()
 	want := map[string]float64{"configmaps": 1, "samples/status": 1}
 	if err != nil || !maps.Equal(got, want) {
 		t.Errorf("AuditWrites = %v, %v; want %v (the refused create and delete not counted)", got, err, want)
+	}
+	if err := os.WriteFile(path, []byte(log+last), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err = writes()
+	want["configmaps"]++
+	if err != nil || !maps.Equal(got, want) {
+		t.Errorf("once the last line is whole, AuditWrites = %v, %v; want %v", got, err, want)
 	}
 }

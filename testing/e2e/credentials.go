@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -46,43 +45,34 @@ func Install(ctx context.Context, c client.Client, cfg *rest.Config, m Manifests
 			return nil, "", fmt.Errorf("create %s: %w", obj.GetName(), err)
 		}
 	}
-	metricsToken, err := ServiceAccountToken(ctx, cfg, m.Namespace, metricsReader)
+	metricsToken, err := serviceAccountToken(ctx, c, m.Namespace, metricsReader)
 	if err != nil {
 		return nil, "", err
 	}
-	token, err := ServiceAccountToken(ctx, cfg, m.Namespace, m.ServiceAccount)
+	token, err := serviceAccountToken(ctx, c, m.Namespace, m.ServiceAccount)
 	if err != nil {
 		return nil, "", err
 	}
-	return TokenConfig(cfg, token), metricsToken, nil
+	operatorConfig := rest.AnonymousClientConfig(cfg)
+	operatorConfig.BearerToken = token
+	return operatorConfig, metricsToken, nil
 }
 
-// ServiceAccountToken is a token, valid for four hours, of the ServiceAccount namespace/name.
-func ServiceAccountToken(ctx context.Context, cfg *rest.Config, namespace, name string) (string, error) {
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return "", err
-	}
-	tr, err := cs.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name, &authenticationv1.TokenRequest{
-		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(4 * 3600))},
-	}, metav1.CreateOptions{})
-	if err != nil {
+// serviceAccountToken is a token, valid for four hours, of the ServiceAccount namespace/name.
+func serviceAccountToken(ctx context.Context, c client.Client, namespace, name string) (string, error) {
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
+	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(4 * 3600))}}
+	if err := c.SubResource("token").Create(ctx, sa, tr); err != nil {
 		return "", fmt.Errorf("token for ServiceAccount %s/%s: %w", namespace, name, err)
 	}
 	return tr.Status.Token, nil
 }
 
-// TokenConfig reaches cfg's API server, trusting its CA, as the bearer of token.
-func TokenConfig(cfg *rest.Config, token string) *rest.Config {
-	return &rest.Config{Host: cfg.Host, TLSClientConfig: rest.TLSClientConfig{CAData: cfg.CAData}, BearerToken: token}
-}
-
-// WriteKubeconfig writes a kubeconfig file for cfg: its server and CA, and its bearer token or
-// client certificate.
+// WriteKubeconfig writes a kubeconfig file for cfg: its server, CA and bearer token.
 func WriteKubeconfig(path string, cfg *rest.Config) error {
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters["local"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["user"] = &clientcmdapi.AuthInfo{Token: cfg.BearerToken, ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData}
+	kc.AuthInfos["user"] = &clientcmdapi.AuthInfo{Token: cfg.BearerToken}
 	kc.Contexts["local"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "user"}
 	kc.CurrentContext = "local"
 	return clientcmd.WriteToFile(*kc, path)

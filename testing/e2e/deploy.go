@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	"example.com/operator-demo/testing/harness/operator"
 	"example.com/operator-demo/testing/harness/poll"
@@ -34,10 +35,8 @@ type Deployment struct {
 	// Client and Config reach the cluster as an administrator.
 	Client client.Client
 	Config *rest.Config
-	// Operator is the deployed operator: its metrics read through a forward of its metrics port
-	// to the Pod that serves them at each scrape (onMetrics), its writes from the API server's
-	// audit log; stopped by scaling its Deployment to 0, started by scaling it back, killed
-	// (kill -9) on its node.
+	// Operator is the deployed operator (Deploy): stopped by scaling its Deployment to 0, started
+	// by scaling it back, killed (kill -9) on its node.
 	Operator *operator.Operator
 	// OperatorConfig authenticates as the operator's ServiceAccount; MetricsToken is a token
 	// that may read its metrics, as Prometheus's would.
@@ -48,27 +47,52 @@ type Deployment struct {
 	node, logDir string
 }
 
-// deploy installs the operator's manifests on the cluster d reaches (Install), waits for its
-// rollout (WaitRollout: a Pod that cannot become Ready fails it, saying why), and waits until it
-// reports through its metrics; d then holds the operator deployed.
-func (d *Deployment) deploy(ctx context.Context, subject operator.Subject, auditLog string) error {
-	var err error
+// Deploy deploys the operator as testing/e2e/kind.sh has prepared it: its manifests, rendered with
+// its image, from the file $E2E_MANIFESTS, applied (Install) to the kind cluster in $KUBECONFIG;
+// its rollout waited for (WaitRollout: a Pod that cannot become Ready fails it, saying why), then
+// its metrics; its writes counted from the API server's audit log at $E2E_AUDIT_LOG (written with
+// AuditPolicy); its containers killed, an image loaded and the API server restarted on the node,
+// the container $E2E_KIND_NODE.
+func Deploy(ctx context.Context, subject operator.Subject) (*Deployment, error) {
+	env := map[string]string{}
+	for _, name := range []string{"E2E_MANIFESTS", "E2E_AUDIT_LOG", "E2E_KIND_NODE"} {
+		if env[name] = os.Getenv(name); env[name] == "" {
+			return nil, fmt.Errorf("%s is not set: `make test-e2e-kind` (testing/e2e/kind.sh) sets it", name)
+		}
+	}
+	rendered, err := os.ReadFile(env["E2E_MANIFESTS"])
+	if err != nil {
+		return nil, err
+	}
+	d := &Deployment{node: env["E2E_KIND_NODE"]}
+	if d.Manifests, err = ReadManifests(rendered); err != nil {
+		return nil, fmt.Errorf("%s: %w", env["E2E_MANIFESTS"], err)
+	}
+	if d.Config, err = config.GetConfig(); err != nil {
+		return nil, err
+	}
+	if d.Client, err = client.New(d.Config, client.Options{Scheme: subject.Scheme}); err != nil {
+		return nil, fmt.Errorf("client for %s: %w", d.Config.Host, err)
+	}
+	if d.cs, err = kubernetes.NewForConfig(d.Config); err != nil {
+		return nil, err
+	}
+	if d.logDir, err = os.MkdirTemp("", "operator-demo-e2e-logs-"); err != nil {
+		return nil, err
+	}
 	if d.OperatorConfig, d.MetricsToken, err = Install(ctx, d.Client, d.Config, d.Manifests); err != nil {
-		return err
+		return nil, err
 	}
 	if err := WaitRollout(ctx, d.Client, d.Namespace, d.Deployment.Name, Rollout); err != nil {
-		return d.withLogs(err)
+		return nil, d.withLogs(err)
 	}
 	d.Operator = operator.New(subject, operator.Controls{
 		Metrics: func() ([]*dto.MetricFamily, error) {
-			var families []*dto.MetricFamily
-			err := d.onMetrics(context.Background(), func(ctx context.Context, url string) (err error) {
-				families, err = Scrape(ctx, url, d.MetricsToken)
-				return err
+			return onMetrics(context.Background(), d, func(ctx context.Context, url string) ([]*dto.MetricFamily, error) {
+				return Scrape(ctx, url, d.MetricsToken)
 			})
-			return families, err
 		},
-		Writes: AuditWrites(auditLog, d.Username()),
+		Writes: AuditWrites(env["E2E_AUDIT_LOG"], d.Username()),
 		// Not until Ready: the operator works from its start, and the readiness probe's initial
 		// delay would let it work unseen; Up waits for its metrics.
 		Start: func() error { return d.setReplicas(context.Background(), ptr.Deref(d.Deployment.Spec.Replicas, 1)) },
@@ -78,9 +102,9 @@ func (d *Deployment) deploy(ctx context.Context, subject operator.Subject, audit
 	})
 	// It runs already: Up only waits until its controllers report.
 	if err := d.Operator.Up(); err != nil {
-		return d.withLogs(err)
+		return nil, d.withLogs(err)
 	}
-	return nil
+	return d, nil
 }
 
 // Scale sets the Deployment's replicas and waits: for the rollout, or, at 0, for its last Pod to
@@ -102,7 +126,6 @@ func (d *Deployment) Scale(ctx context.Context, replicas int32) error {
 	})
 }
 
-// setReplicas patches the Deployment's replicas.
 func (d *Deployment) setReplicas(ctx context.Context, replicas int32) error {
 	deploy := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: d.Namespace, Name: d.Deployment.Name}}
 	patch := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, replicas)
@@ -131,17 +154,14 @@ func (d *Deployment) serving(ctx context.Context) (string, error) {
 	if len(pods) == 0 {
 		return "", fmt.Errorf("no Pod of Deployment %s/%s runs", d.Namespace, d.Deployment.Name)
 	}
-	if i := slices.IndexFunc(pods, func(p corev1.Pod) bool { return podReady(&p) }); i >= 0 {
+	if i := slices.IndexFunc(pods, func(p corev1.Pod) bool {
+		return slices.ContainsFunc(p.Status.Conditions, func(c corev1.PodCondition) bool {
+			return c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue
+		})
+	}); i >= 0 {
 		return pods[i].Name, nil
 	}
 	return pods[0].Name, nil
-}
-
-// podReady says whether pod's Ready condition is True.
-func podReady(pod *corev1.Pod) bool {
-	return slices.ContainsFunc(pod.Status.Conditions, func(c corev1.PodCondition) bool {
-		return c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue
-	})
 }
 
 // kill is the operator's kill -9: every container of its Pods killed, then its Deployment scaled
@@ -173,19 +193,16 @@ func (d *Deployment) logs() []string {
 	var files []string
 	for _, p := range pods {
 		for _, s := range p.Status.ContainerStatuses {
-			logs := []bool{false}
-			if s.RestartCount > 0 {
-				logs = []bool{true, false}
-			}
-			for _, previous := range logs {
+			for i, suffix := range []string{"-previous.log", ".log"} {
+				previous := i == 0
+				if previous && s.RestartCount == 0 {
+					continue
+				}
 				log, err := d.cs.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: s.Name, Previous: previous}).DoRaw(ctx)
 				if err != nil {
 					log = []byte(err.Error())
 				}
-				name := filepath.Join(d.logDir, p.Name+"-"+s.Name+".log")
-				if previous {
-					name = filepath.Join(d.logDir, p.Name+"-"+s.Name+"-previous.log")
-				}
+				name := filepath.Join(d.logDir, p.Name+"-"+s.Name+suffix)
 				if os.WriteFile(name, log, 0o644) == nil {
 					files = append(files, name)
 				}

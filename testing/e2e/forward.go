@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/portforward"
-	"k8s.io/client-go/transport/spdy"
-	streamhttp "k8s.io/streaming/pkg/httpstream"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 )
 
@@ -20,58 +19,43 @@ const forwardTimeout = 15 * time.Second
 // MetricsStatus is the HTTP status of the operator's metrics endpoint to token as bearer (none
 // when empty), through a forward of its metrics port (onMetrics), as StatusCode reads it.
 func (d *Deployment) MetricsStatus(ctx context.Context, token string) (int, error) {
-	var status int
-	err := d.onMetrics(ctx, func(ctx context.Context, url string) (err error) {
-		status, err = StatusCode(ctx, url, token)
-		return err
-	})
-	return status, err
+	return onMetrics(ctx, d, func(ctx context.Context, url string) (int, error) { return StatusCode(ctx, url, token) })
 }
 
-// onMetrics calls get with the URL of the operator's metrics on this machine, forwarded to the
-// Pod that serves them now (forwardMetrics) for that call alone: a scrape reaches the Pod of that
-// moment, whatever was rolled out, scaled or killed since the last. When the forward or get fails
-// (that Pod went away meanwhile), it tries once more, with the Pod chosen again; both within
+// onMetrics is what get reads at the URL of the operator's metrics on this machine, forwarded to
+// d's Pod that serves them now (forwardMetrics) for that call alone: a scrape reaches the Pod of
+// that moment, whatever was rolled out, scaled or killed since the last. When the forward or get
+// fails (that Pod went away meanwhile), it tries once more, with the Pod chosen again; both within
 // forwardTimeout.
-func (d *Deployment) onMetrics(ctx context.Context, get func(ctx context.Context, url string) error) error {
+func onMetrics[T any](ctx context.Context, d *Deployment, get func(ctx context.Context, url string) (T, error)) (got T, err error) {
 	ctx, cancel := context.WithTimeout(ctx, forwardTimeout)
 	defer cancel()
-	var err error
-	for range 2 {
-		var url string
-		var stop func()
-		if url, stop, err = d.forwardMetrics(ctx); err == nil {
-			err = get(ctx, url)
-			stop()
+	err = retry.OnError(wait.Backoff{Steps: 2}, func(error) bool { return true }, func() error {
+		url, stop, err := d.forwardMetrics(ctx)
+		if err != nil {
+			return err
 		}
-		if err == nil {
-			return nil
-		}
-	}
-	return err
+		defer stop()
+		got, err = get(ctx, url)
+		return err
+	})
+	return got, err
 }
 
 // forwardMetrics forwards a free loopback port to the metrics port of the Pod that serves now
 // (serving), as `kubectl port-forward` does: client-go's port-forward, through the API server's
-// portforward subresource, WebSockets first, then SPDY. It returns the URL of the metrics there,
-// and stop, which ends the forward.
+// portforward subresource over WebSockets (which kind's API server serves: kubectl falls back to
+// SPDY for an older one). It returns the URL of the metrics there, and stop, which ends the forward.
 func (d *Deployment) forwardMetrics(ctx context.Context) (url string, stop func(), err error) {
 	pod, err := d.serving(ctx)
 	if err != nil {
 		return "", nil, err
 	}
 	podURL := d.cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(d.Namespace).Name(pod).SubResource("portforward").URL()
-	transport, upgrader, err := spdy.RoundTripperFor(d.Config)
+	dialer, err := portforward.NewSPDYOverWebsocketDialerForStreaming(podURL, d.Config)
 	if err != nil {
 		return "", nil, err
 	}
-	websocket, err := portforward.NewSPDYOverWebsocketDialerForStreaming(podURL, d.Config)
-	if err != nil {
-		return "", nil, err
-	}
-	dialer := portforward.NewFallbackDialerForStreaming(websocket,
-		spdy.NewDialerForStreaming(upgrader, &http.Client{Transport: transport}, http.MethodPost, podURL),
-		func(err error) bool { return streamhttp.IsUpgradeFailure(err) || streamhttp.IsHTTPSProxyError(err) })
 	// client-go's port-forward logs what fails in a connection: with controller-runtime's log.
 	ctx, stop = context.WithCancel(log.IntoContext(ctx, log.Log.WithName("port-forward")))
 	ready, ended := make(chan struct{}), make(chan error, 1)

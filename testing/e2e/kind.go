@@ -4,32 +4,18 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	"example.com/operator-demo/testing/harness/cluster"
 	"example.com/operator-demo/testing/harness/controlplane"
 	"example.com/operator-demo/testing/harness/operator"
 	"example.com/operator-demo/testing/harness/poll"
-)
-
-// The environment that testing/e2e/kind.sh sets for Kind.
-const (
-	// ManifestsEnv names the file of the operator's manifests, rendered with its image.
-	ManifestsEnv = "E2E_MANIFESTS"
-	// AuditLogEnv names the API server's audit log (written with AuditPolicy), on this machine.
-	AuditLogEnv = "E2E_AUDIT_LOG"
-	// KindNodeEnv names the container of the kind cluster's node: the operator is killed on it,
-	// an image is loaded into it, and its API server restarted through it.
-	KindNodeEnv = "E2E_KIND_NODE"
 )
 
 // Kind is the cluster in $KUBECONFIG, where `make test-e2e E2E_PROVIDER=kind` has loaded the
@@ -43,43 +29,6 @@ func Kind(ctx context.Context, subject operator.Subject) (*cluster.Cluster, []by
 	return New(d.Config, d.Client, d.Operator, func() error { return nil }), nil, nil
 }
 
-// Deploy deploys the operator from $E2E_MANIFESTS on the kind cluster in $KUBECONFIG (applied,
-// rolled out, its metrics port forwarded), its writes counted from the API server's audit log in
-// $E2E_AUDIT_LOG, and kills it on the node $E2E_KIND_NODE.
-func Deploy(ctx context.Context, subject operator.Subject) (*Deployment, error) {
-	env := map[string]string{}
-	for _, name := range []string{ManifestsEnv, AuditLogEnv, KindNodeEnv} {
-		if env[name] = os.Getenv(name); env[name] == "" {
-			return nil, fmt.Errorf("%s is not set: `make test-e2e-kind` (testing/e2e/kind.sh) sets it", name)
-		}
-	}
-	rendered, err := os.ReadFile(env[ManifestsEnv])
-	if err != nil {
-		return nil, err
-	}
-	d := &Deployment{node: env[KindNodeEnv]}
-	if d.Manifests, err = ReadManifests(rendered); err != nil {
-		return nil, fmt.Errorf("%s: %w", env[ManifestsEnv], err)
-	}
-	if d.Config, err = config.GetConfig(); err != nil {
-		return nil, err
-	}
-	if d.Client, err = client.New(d.Config, client.Options{Scheme: subject.Scheme}); err != nil {
-		return nil, fmt.Errorf("client for %s: %w", d.Config.Host, err)
-	}
-	if d.cs, err = kubernetes.NewForConfig(d.Config); err != nil {
-		return nil, err
-	}
-	if d.logDir, err = os.MkdirTemp("", "operator-demo-e2e-logs-"); err != nil {
-		return nil, err
-	}
-	if err := d.deploy(ctx, subject, env[AuditLogEnv]); err != nil {
-		return nil, err
-	}
-	return d, nil
-}
-
-// onNode is the command that runs args on the node.
 func (d *Deployment) onNode(args ...string) []string {
 	return append([]string{"docker", "exec", "-i", d.node}, args...)
 }

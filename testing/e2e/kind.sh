@@ -1,19 +1,14 @@
 #!/usr/bin/env bash
 # kind.sh runs the scenarios against the operator deployed into a kind cluster, as in
 # production: its image, its Deployment, its ServiceAccount and exactly config/rbac; then
-# scenarios/deployment.
-# make test-e2e-kind calls it; the variables below come from the Makefile, MANIFESTS being
-# config/default rendered with the image $IMG (the Makefile's render, as build-installer writes it).
+# scenarios/deployment. make test-e2e-kind calls it; the variables below come from the Makefile,
+# MANIFESTS being config/default rendered with the image $IMG (as build-installer writes it).
 #
-# Only the cluster and the image are this script's: it creates the cluster, builds the image with
-# Docker and loads it into the node. The rest is the suites' provider (testing/e2e, Deploy):
-# it applies MANIFESTS, waits for the rollout (a Pod that cannot become Ready fails it, saying why),
-# reads the metrics through a port-forward to the Pod that serves them, stops and starts the
-# operator by scaling its Deployment, and kills it with ctr on the node (E2E_KIND_NODE). The same runs on .ci/run's machines, which have no
+# Only the cluster and the image are this script's: it creates the cluster, its API server keeping
+# an audit log of every write (testing/e2e/audit-policy.yaml) in a directory of this machine
+# mounted into the node, builds the image with Docker and loads it into the node. The rest is the
+# suites' provider (testing/e2e, Deploy). The same runs on .ci/run's machines, which have no
 # registry (docs/testing.md: make kind-images makes the images, KIND_NODE_IMAGE names the node's).
-#
-# The API server keeps an audit log of every write (testing/e2e/audit-policy.yaml) in a directory of
-# this machine mounted into the node: the scenarios count the operator's writes from it.
 #
 # On failure it exports kind's logs (the node's, every Pod's) to $REPORTS/kind-logs. The cluster is
 # removed on success, failure or Ctrl-C, and before creating it if an interrupted run left it.
@@ -32,11 +27,9 @@ trap 'exit 130' INT TERM
 
 mkdir -p "$REPORTS"
 # A run stopped before its trap (the machine halted mid-run) leaves its node behind, in an engine
-# whose containers outlive it: remove it, or kind refuses to create the cluster again.
-if "$KIND" get clusters 2>/dev/null | grep -qx "$cluster"; then
-  echo "kind.sh: removing the cluster $cluster an interrupted run left" >&2
-  "$KIND" delete cluster --name "$cluster"
-fi
+# whose containers outlive it: remove it, or kind refuses to create the cluster again. kind's
+# delete is idempotent, and says which nodes it deleted.
+"$KIND" delete cluster --name "$cluster"
 cp testing/e2e/audit-policy.yaml "$audit/policy.yaml"
 # kubeadm v1beta4 lists the API server's extra arguments: append to kind's, not replace them.
 "$KIND" create cluster --name "$cluster" --image "$KIND_NODE_IMAGE" --kubeconfig "$kubeconfig" --wait 120s --config - <<EOF2

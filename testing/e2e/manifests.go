@@ -85,7 +85,6 @@ func (m Manifests) Username() string {
 	return "system:serviceaccount:" + m.Namespace + ":" + m.ServiceAccount
 }
 
-// readsMetrics says whether a ClusterRole lets its holder GET /metrics.
 func readsMetrics(role *rbacv1.ClusterRole) bool {
 	return slices.ContainsFunc(role.Rules, func(r rbacv1.PolicyRule) bool {
 		return slices.Contains(r.NonResourceURLs, "/metrics") && slices.Contains(r.Verbs, "get")

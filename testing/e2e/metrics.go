@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -47,11 +49,7 @@ func Scrape(ctx context.Context, url, token string) ([]*dto.MetricFamily, error)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", url, err)
 	}
-	families := make([]*dto.MetricFamily, 0, len(byName))
-	for _, f := range byName {
-		families = append(families, f)
-	}
-	return families, nil
+	return slices.Collect(maps.Values(byName)), nil
 }
 
 func get(ctx context.Context, url, token string) (*http.Response, error) {

@@ -38,15 +38,14 @@ func WaitRollout(ctx context.Context, c client.Client, namespace, name string, t
 			return nil
 		}
 		trouble, final, err := deploymentTrouble(ctx, c, d)
-		switch {
-		case err != nil:
+		if err != nil {
 			return errors.Join(seen, err)
-		case final:
-			return poll.Stop(fmt.Errorf("%w: %s", notYet, trouble))
-		case trouble != "":
+		}
+		if seen = notYet; trouble != "" {
 			seen = fmt.Errorf("%w: %s", notYet, trouble)
-		default:
-			seen = notYet
+		}
+		if final {
+			return poll.Stop(seen)
 		}
 		return seen
 	})
@@ -128,9 +127,8 @@ func podTrouble(pod *corev1.Pod, events []corev1.Event) (string, bool) {
 	troubles, final := containerTroubles(pod)
 	// The scheduler's FailedScheduling among them.
 	for _, e := range events {
-		switch {
-		case e.Reason == "Killing" && strings.Contains(e.Message, "failed"),
-			e.Type == corev1.EventTypeWarning && e.Reason != "MissingClusterDNS" && e.Reason != "BackOff":
+		if e.Reason == "Killing" && strings.Contains(e.Message, "failed") ||
+			e.Type == corev1.EventTypeWarning && e.Reason != "MissingClusterDNS" && e.Reason != "BackOff" {
 			troubles = append(troubles, e.Reason+": "+e.Message)
 		}
 	}
@@ -142,9 +140,9 @@ func containerTroubles(pod *corev1.Pod) ([]string, bool) {
 	var troubles []string
 	final := false
 	for _, s := range pod.Status.ContainerStatuses {
-		spec := container(pod, s.Name)
 		for _, state := range []corev1.ContainerState{s.State, s.LastTerminationState} {
 			if t := state.Terminated; t != nil && t.Reason == "OOMKilled" {
+				spec := pod.Spec.Containers[slices.IndexFunc(pod.Spec.Containers, func(c corev1.Container) bool { return c.Name == s.Name })]
 				troubles = append(troubles, fmt.Sprintf("container %s was OOMKilled (exit code %d) under its memory limit %s: raise resources.limits.memory",
 					s.Name, t.ExitCode, spec.Resources.Limits.Memory()))
 				final = true
@@ -166,14 +164,4 @@ func containerTroubles(pod *corev1.Pod) ([]string, bool) {
 		}
 	}
 	return troubles, final
-}
-
-// container is pod's container called name.
-func container(pod *corev1.Pod, name string) corev1.Container {
-	for _, c := range pod.Spec.Containers {
-		if c.Name == name {
-			return c
-		}
-	}
-	return corev1.Container{Name: name}
 }

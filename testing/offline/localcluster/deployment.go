@@ -5,16 +5,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/operator-demo/testing/e2e"
 	"example.com/operator-demo/testing/harness/cluster"
+	"example.com/operator-demo/testing/harness/controlplane"
 	"example.com/operator-demo/testing/harness/operator"
+	"example.com/operator-demo/testing/harness/poll"
 )
 
 // LocalDeployment is config/default installed into a LocalCluster, with the operator binary
@@ -32,9 +36,6 @@ type LocalDeployment struct {
 	stopWebhooks                          func() error
 }
 
-// OperatorBinaryEnv names an operator binary for E2E to run.
-const OperatorBinaryEnv = "E2E_OPERATOR_BINARY"
-
 // E2E is the e2e tier without a node: the binary $E2E_OPERATOR_BINARY playing the Deployment on a
 // LocalCluster, its logs in reports/e2e; no image, no root: the e2e tier where Docker is absent
 // (make test-e2e-local), and how make test-first runs each revision's operator.
@@ -43,7 +44,7 @@ func E2E(ctx context.Context, subject operator.Subject) (*cluster.Cluster, []byt
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := StartDeployment(ctx, filepath.Join(root, "reports", "e2e"), os.Getenv(OperatorBinaryEnv), subject)
+	d, err := StartDeployment(ctx, filepath.Join(root, "reports", "e2e"), os.Getenv("E2E_OPERATOR_BINARY"), subject)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -57,69 +58,105 @@ func StartDeployment(ctx context.Context, dir, binary string, subject operator.S
 	if _, err := os.Stat(binary); err != nil {
 		return nil, fmt.Errorf("no operator binary at %s: run `make build`", binary)
 	}
-	root, err := Root()
-	if err != nil {
-		return nil, err
-	}
 	lc, err := Start(dir, subject.CRDs)
 	if err != nil {
 		return nil, err
 	}
-	stopWebhooks, err := cluster.ServeWebhooks(lc.Config, subject)
-	if err != nil {
+	d := &LocalDeployment{LocalCluster: lc, OperatorLog: filepath.Join(lc.Dir, "operator.log")}
+	if d.stopWebhooks, err = cluster.ServeWebhooks(lc.Config, subject); err != nil {
 		return nil, errors.Join(err, lc.Stop())
 	}
-	d, err := deploy(ctx, lc, filepath.Join(root, "config", "default"), binary, subject)
-	if err != nil {
-		return nil, errors.Join(err, stopWebhooks(), lc.Stop())
+	if err := d.deploy(ctx, binary, subject); err != nil {
+		return nil, errors.Join(err, d.stopWebhooks(), lc.Stop())
 	}
-	d.stopWebhooks = stopWebhooks
 	return d, nil
 }
 
-func deploy(ctx context.Context, lc *LocalCluster, kustomizeDir, binary string, subject operator.Subject) (*LocalDeployment, error) {
-	c, err := client.New(lc.Config, client.Options{Scheme: subject.Scheme})
-	if err != nil {
-		return nil, fmt.Errorf("client for %s: %w", lc.Config.Host, err)
+func (d *LocalDeployment) deploy(ctx context.Context, binary string, subject operator.Subject) (err error) {
+	if d.Client, err = client.New(d.Config, client.Options{Scheme: subject.Scheme}); err != nil {
+		return fmt.Errorf("client for %s: %w", d.Config.Host, err)
 	}
-	m, err := render(ctx, lc.Kubectl(), kustomizeDir)
+	m, err := render(ctx, d.Kubectl())
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// The CRDs are the control plane's already; the operator runs as a local process, under the
 	// Deployment's ServiceAccount.
-	operatorConfig, metricsToken, err := e2e.Install(ctx, c, lc.Config, m, "CustomResourceDefinition", "Deployment")
+	operatorConfig, metricsToken, err := e2e.Install(ctx, d.Client, d.Config, m, "CustomResourceDefinition", "Deployment")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	kubeconfig := filepath.Join(lc.Dir, "operator.kubeconfig")
+	d.MetricsToken = metricsToken
+	kubeconfig := filepath.Join(d.Dir, "operator.kubeconfig")
 	if err := e2e.WriteKubeconfig(kubeconfig, operatorConfig); err != nil {
-		return nil, err
+		return err
 	}
-	b, err := newBinary(binary, kubeconfig, m.Namespace, filepath.Join(lc.Dir, "operator.log"))
+	metricsPort, err := freePort()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	d := &LocalDeployment{LocalCluster: lc, Client: c, MetricsToken: metricsToken, OperatorLog: b.log,
-		MetricsURL: fmt.Sprintf("https://127.0.0.1:%d/metrics", b.metricsPort)}
+	probePort, err := freePort()
+	if err != nil {
+		return err
+	}
+	d.MetricsURL = fmt.Sprintf("https://127.0.0.1:%d/metrics", metricsPort)
+	// It runs as its Deployment runs it (config/manager's flags, leader election among them), as a
+	// process of the test's, whose runs append to one log.
+	ready := fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort)
+	args := []string{"--kubeconfig=" + kubeconfig, "--leader-elect", "--leader-election-namespace=" + m.Namespace,
+		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metricsPort), fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", probePort)}
+	var proc *process
 	d.Operator = operator.New(subject, operator.Controls{
 		Metrics: func() ([]*dto.MetricFamily, error) {
-			return e2e.Scrape(context.Background(), d.MetricsURL, metricsToken)
+			return e2e.Scrape(context.Background(), d.MetricsURL, d.MetricsToken)
 		},
-		Writes: e2e.AuditWrites(lc.AuditLog, m.Username()),
-		Start:  b.up,
-		Stop:   b.down,
-		Kill:   b.kill,
-		Logs:   func() string { return e2e.LastLines(append(lc.Logs(), b.log), 40) },
+		Writes: e2e.AuditWrites(d.AuditLog, m.Username()),
+		Start: func() (err error) {
+			proc, err = startOperator(binary, d.OperatorLog, ready, args...)
+			return err
+		},
+		Stop: func() error { return proc.Stop() },
+		Kill: func() error { proc.Kill(); return nil },
+		Logs: func() string { return e2e.LastLines(append(d.Logs(), d.OperatorLog), 40) },
 	})
 	if err := d.Operator.Up(); err != nil {
-		return nil, errors.Join(err, d.Operator.Down())
+		return errors.Join(err, d.Operator.Down())
 	}
-	return d, nil
+	return nil
 }
 
-// render renders kustomizeDir with kubectl's built-in kustomize.
-func render(ctx context.Context, kubectl, kustomizeDir string) (e2e.Manifests, error) {
+// startOperator starts the operator binary with args, as a process of the test's that logs to log,
+// and waits until it answers ready, its /readyz.
+func startOperator(binary, log, ready string, args ...string) (*process, error) {
+	proc, err := startProcess("operator", log, 30*time.Second, binary, args...)
+	if err != nil {
+		return nil, err
+	}
+	err = poll.Until(context.Background(), 100*time.Millisecond, 30*time.Second, func(ctx context.Context) error {
+		select {
+		case <-proc.done:
+			return poll.Stop(fmt.Errorf("the operator exited before it was ready, see %s: %w", log, proc.err))
+		default:
+		}
+		code, err := e2e.StatusCode(ctx, ready, "")
+		if err == nil && code != http.StatusOK {
+			err = fmt.Errorf("GET %s: %s", ready, http.StatusText(code))
+		}
+		return err
+	})
+	if err != nil {
+		proc.Kill()
+		return nil, fmt.Errorf("the operator is not ready, see %s: %w", log, err)
+	}
+	return proc, nil
+}
+
+// render renders config/default with kubectl's built-in kustomize.
+func render(ctx context.Context, kubectl string) (e2e.Manifests, error) {
+	kustomizeDir, err := controlplane.Find(filepath.Join("config", "default"))
+	if err != nil {
+		return e2e.Manifests{}, err
+	}
 	var stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, kubectl, "kustomize", kustomizeDir)
 	cmd.Stderr = &stderr

@@ -46,10 +46,12 @@ type LocalCluster struct {
 	logs     []*os.File
 }
 
-// Start starts the control plane, installs the CRDs of the directories crds (as
-// controlplane.Start does), then starts kube-controller-manager: its garbage collector learns the
-// CRDs at start (a type installed later waits for its periodic discovery resync, about 30 s).
-func Start(dir string, crds []string) (*LocalCluster, error) {
+// Start starts the control plane in dir: etcd and kube-apiserver, logging there, with a
+// certificate directory of their own there and an audit log of every write (AuditLog), the CRDs of
+// the directories crds installed (as controlplane.Start does); then kube-controller-manager, as a
+// cluster administrator: its garbage collector learns the CRDs at start (a type installed later
+// waits for its periodic discovery resync, about 30 s). What of it started is stopped on failure.
+func Start(dir string, crds []string) (_ *LocalCluster, err error) {
 	if err := assets.Export(); err != nil {
 		return nil, err
 	}
@@ -65,28 +67,22 @@ func Start(dir string, crds []string) (*LocalCluster, error) {
 		return nil, err
 	}
 	lc := &LocalCluster{Dir: dir, AdminKubeconfig: filepath.Join(dir, "admin.kubeconfig"), AuditLog: filepath.Join(dir, "audit.log")}
-	if err := lc.start(kcmBinary, crds); err != nil {
-		return nil, errors.Join(err, lc.Stop())
-	}
-	return lc, nil
-}
-
-// start starts etcd and kube-apiserver, logging into the cluster's directory, with a certificate
-// directory of their own there and an audit log of every write (AuditLog); then
-// kube-controller-manager, as a cluster administrator.
-func (lc *LocalCluster) start(kcmBinary string, crds []string) error {
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, lc.Stop())
+		}
+	}()
 	policy := filepath.Join(lc.Dir, "audit-policy.yaml")
 	if err := os.WriteFile(policy, e2e.AuditPolicy, 0o600); err != nil {
-		return err
+		return nil, err
 	}
 	for _, name := range []string{"etcd", "kube-apiserver"} {
 		f, err := os.Create(filepath.Join(lc.Dir, name+".log"))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		lc.logs = append(lc.logs, f)
 	}
-	var err error
 	lc.Environment, err = controlplane.Start(crds, func(env *envtest.Environment) {
 		env.ControlPlane.Etcd = &envtest.Etcd{Out: lc.logs[0], Err: lc.logs[0]}
 		env.ControlPlane.APIServer = &envtest.APIServer{CertDir: filepath.Join(lc.Dir, "pki"), Out: lc.logs[1], Err: lc.logs[1]}
@@ -95,27 +91,21 @@ func (lc *LocalCluster) start(kcmBinary string, crds []string) error {
 			Set("audit-log-path", lc.AuditLog)
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	admin, err := lc.AddUser(envtest.User{Name: "local-admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		return fmt.Errorf("add user local-admin: %w", err)
+	if err := os.WriteFile(lc.AdminKubeconfig, lc.KubeConfig, 0o600); err != nil {
+		return nil, err
 	}
-	kubeconfig, err := admin.KubeConfig()
-	if err != nil {
-		return fmt.Errorf("admin kubeconfig: %w", err)
-	}
-	if err := os.WriteFile(lc.AdminKubeconfig, kubeconfig, 0o600); err != nil {
-		return err
-	}
-	lc.kcm, err = startProcess("kube-controller-manager", filepath.Join(lc.Dir, "kube-controller-manager.log"), 10*time.Second, kcmBinary,
+	if lc.kcm, err = startProcess("kube-controller-manager", filepath.Join(lc.Dir, "kube-controller-manager.log"), 10*time.Second, kcmBinary,
 		"--kubeconfig="+lc.AdminKubeconfig,
 		"--controllers=garbagecollector,namespace,serviceaccount,deployment,replicaset",
 		"--leader-elect=false",
 		"--use-service-account-credentials=false",
 		"--secure-port=0",
-	)
-	return err
+	); err != nil {
+		return nil, err
+	}
+	return lc, nil
 }
 
 // Stop stops kube-controller-manager, then the control plane, and closes their logs: what of them

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"syscall"
@@ -21,7 +22,6 @@ type process struct {
 	name, log string
 	cmd       *exec.Cmd
 	stop      context.CancelFunc
-	grace     time.Duration
 	// done is closed when the process has exited; err is then what Wait returned.
 	done chan struct{}
 	err  error
@@ -44,7 +44,7 @@ func startProcess(name, log string, grace time.Duration, binary string, args ...
 		stop()
 		return nil, errors.Join(fmt.Errorf("start %s: %w", name, err), logFile.Close())
 	}
-	p := &process{name: name, log: log, cmd: cmd, stop: stop, grace: grace, done: make(chan struct{})}
+	p := &process{name: name, log: log, cmd: cmd, stop: stop, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		_ = logFile.Close()
@@ -52,12 +52,6 @@ func startProcess(name, log string, grace time.Duration, binary string, args ...
 	}()
 	return p, nil
 }
-
-// Done is closed once the process has exited, whatever made it exit.
-func (p *process) Done() <-chan struct{} { return p.done }
-
-// Err is what the process exited with, once Done is closed.
-func (p *process) Err() error { return p.err }
 
 // Stop sends SIGTERM and waits for the process to exit; it is killed if it has not within the
 // grace period. An exit on the SIGTERM is a clean stop.
@@ -74,7 +68,7 @@ func (p *process) Stop() error {
 		case ok && status.Signal() == syscall.SIGTERM:
 			return nil
 		case ok && status.Signal() == syscall.SIGKILL:
-			return fmt.Errorf("%s did not stop within %s of SIGTERM; killed (log: %s)", p.name, p.grace, p.log)
+			return fmt.Errorf("%s did not stop within %s of SIGTERM; killed (log: %s)", p.name, p.cmd.WaitDelay, p.log)
 		}
 	}
 	return fmt.Errorf("%s: %w (log: %s)", p.name, p.err, p.log)
@@ -95,9 +89,6 @@ func freePort() (int, error) {
 		return 0, err
 	}
 	defer func() { _ = l.Close() }()
-	addr, ok := l.Addr().(*net.TCPAddr)
-	if !ok {
-		return 0, fmt.Errorf("listener address %v is not TCP", l.Addr())
-	}
-	return addr.Port, nil
+	addr, err := netip.ParseAddrPort(l.Addr().String())
+	return int(addr.Port()), err
 }

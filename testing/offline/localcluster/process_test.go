@@ -54,7 +54,7 @@ func TestKillIsImmediate(t *testing.T) {
 	}
 	p.Kill()
 	select {
-	case <-p.Done():
+	case <-p.done:
 	default:
 		t.Error("Kill returned before the process had exited")
 	}

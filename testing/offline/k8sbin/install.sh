@@ -12,9 +12,8 @@
 # ($BIN_DIR/k8s/<version>-<os>-<arch>). Everything else goes to stderr. Where they come from, first
 # that works (docs/control-plane.md): $BIN_DIR/k8s; setup-envtest's user-level store, linked into
 # $BIN_DIR; a download (setup-envtest's, dl.k8s.io's), unless ENVTEST_INSTALLED_ONLY=true; a build
-# from Go module sources, in this directory's module for the default version (the first of
-# kubernetes-versions.txt), else in one written into $BIN_DIR/k8sbin/<version>, into the store first.
-# A directory appears under a store only complete: binaries are written elsewhere, then renamed in.
+# from Go module sources (this directory's module for the first of kubernetes-versions.txt, else
+# one written into $BIN_DIR/k8sbin/<version>) into the store first.
 #
 # Environment (the Makefile sets all but the last two):
 #   K8S_VERSION            exact Kubernetes version to build, e.g. 1.37.2 (kubernetes-versions.txt's, for the minor)
@@ -272,14 +271,9 @@ main() {
     *) die "usage: install.sh envtest|controlplane|kind|sync" ;;
   esac
 
-  if [ -n "${KUBEBUILDER_ASSETS:-}" ] && has "$KUBEBUILDER_ASSETS" "${want[@]}"; then
-    printf '%s\n' "$KUBEBUILDER_ASSETS"
-    return
-  fi
-  if dir=$("$SETUP_ENVTEST" use -i "$ENVTEST_K8S_VERSION" --bin-dir "$BIN_DIR" -p path 2>/dev/null) && has "$dir" "${want[@]}"; then
-    printf '%s\n' "$dir"
-    return
-  fi
+  for dir in "${KUBEBUILDER_ASSETS:-}" "$("$SETUP_ENVTEST" use -i "$ENVTEST_K8S_VERSION" --bin-dir "$BIN_DIR" -p path 2>/dev/null)"; do
+    if [ -n "$dir" ] && has "$dir" "${want[@]}"; then printf '%s\n' "$dir"; return; fi
+  done
   src=$(provide "${want[@]}")
   dir=$(cd "$BIN_DIR" && pwd)/k8s/$(basename "$src")
   publish "$src" "$dir"

@@ -184,43 +184,36 @@ from_source() {
   fill "$dir" build "$@" || die "no $*: $reason; and the build from source failed (above)"
 }
 
-# pause DIR: the pause binary, the one process of every Pod's sandbox, compiled as the Kubernetes
-# release compiles it (build/pause/Makefile's CFLAGS, its TAG as the version) from DIR's version of
-# the module. `pause -v` says that tag, the pause image's.
-pause() {
-  local dir=$1 src tag
-  src=$(k8s_source "$dir")/build/pause
-  tag=$(sed -n 's/^TAG ?= //p' "$src/Makefile")
-  [ -f "$src/linux/pause.c" ] && [ -n "$tag" ] || die "no pause.c, or no TAG in $src/Makefile"
-  fill "$dir" compile_pause "$src/linux/pause.c" "$tag" || die "compiling $src/linux/pause.c failed (gcc -static needs libc6-dev)"
-  say "compiled pause $tag from $src/linux/pause.c"
-}
-
-# compile_pause SOURCE TAG: the pause binary, into $out (fill's).
-compile_pause() { gcc -Os -Wall -Werror -static -DVERSION="v$2" -o "$out/pause" "$1" && strip "$out/pause"; }
-
 # k8s_source DIR: where the Go module cache holds k8s.io/kubernetes at DIR's version.
 k8s_source() {
   (cd "$(module_dir)" && go mod download -json "k8s.io/kubernetes@v$(k8s_of "$1")" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
 }
 
-# tool DIR NAME: CoreDNS or crictl at the version DIR's Kubernetes names (kubeadm's constants, its
-# build/dependencies.yaml), built from its Go module (neither replaces a dependency, so go install
-# builds it as it is).
+# tool DIR NAME: CoreDNS, crictl or pause at the version DIR's Kubernetes names (kubeadm's
+# constants, its build/dependencies.yaml, build/pause/Makefile's TAG). CoreDNS and crictl are built
+# from their Go modules (neither replaces a dependency, so go install builds it as it is); pause,
+# the one process of every Pod's sandbox, from the module's build/pause/linux/pause.c as the
+# release compiles it (that Makefile's CFLAGS; `pause -v` says the tag, the pause image's).
 tool() {
   local dir=$1 name=$2 src version pkg
   src=$(k8s_source "$dir")
   case $name in
     coredns) version=$(sed -n 's/^\s*CoreDNSVersion = "\(.*\)"/\1/p' "$src/cmd/kubeadm/app/constants/constants.go"); pkg=github.com/coredns/coredns ;;
     crictl) version=v$(awk '/name: "crictl"/ {getline; print $2; exit}' "$src/build/dependencies.yaml"); pkg=sigs.k8s.io/cri-tools/cmd/crictl ;;
+    pause) version=v$(sed -n 's/^TAG ?= //p' "$src/build/pause/Makefile"); pkg=$src/build/pause/linux/pause.c ;;
   esac
   [ "$version" != v ] && [ -n "$version" ] || die "k8s.io/kubernetes@v$(k8s_of "$dir") names no $name version"
-  say "building $name $version from Go module sources"
-  fill "$dir" go_install "$pkg@$version" || die "building $pkg@$version failed (above)"
+  say "building $name $version from ${pkg#"$src/"}"
+  case $name in
+    pause) fill "$dir" compile_pause "$pkg" "$version" ;;
+    *) fill "$dir" go_install "$pkg@$version" ;;
+  esac || die "building $name $version from $pkg failed (above)"
 }
 
-# go_install PACKAGE@VERSION: go install it, static and stripped, into $out (fill's).
+# go_install PACKAGE@VERSION, compile_pause SOURCE VERSION: the binary, static and stripped, into
+# $out (fill's).
 go_install() { CGO_ENABLED=0 GOBIN=$out go install -trimpath -ldflags "-s -w" "$1" >&2; }
+compile_pause() { gcc -Os -Wall -Werror -static -DVERSION="$2" -o "$out/pause" "$1" && strip "$out/pause"; }
 
 # host_packages: the C compiler and static libc the pause binary needs, apt-get installed (root)
 # where the machine lacks them, at Debian bookworm's versions there.
@@ -248,8 +241,7 @@ provide() {
   for b in "$@"; do
     if has "$dir" "$b"; then continue; fi
     case $b in
-      pause) pause "$dir" ;;
-      coredns | crictl) tool "$dir" "$b" ;;
+      coredns | crictl | pause) tool "$dir" "$b" ;;
       *) release+=("$b") ;;
     esac
   done

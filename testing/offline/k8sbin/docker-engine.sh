@@ -7,12 +7,11 @@
 # Where `docker info` already answers (a laptop with Docker, GitHub's runners) both do nothing. The
 # engine `up` starts is the machine's default one (/var/run/docker.sock), used as any other; its
 # images live in $DATA, which outlives the engine as setup-envtest's store does, so that what
-# kind-images.sh made once is there for the next run on the same machine (docs/testing.md).
-#
-# What it changes, and `down` restores, then checks: the engine and its containerd (stopped), net.ipv4.
-# ip_forward and the sysctls a kubelet inside kind writes (the node container shares the kernel),
-# one nftables table of its own (a masquerade to the Go module proxy: Docker's iptables rules are
-# off), the bridges and cgroups the engine creates, and /lib/modules, which kind mounts into its node.
+# kind-images.sh made once is there for the next run on the same machine (docs/testing.md). What
+# `down` restores, then checks: the engine and its containerd, the sysctls a kubelet inside kind
+# writes (the node container shares the kernel) and ip_forward, one nftables table of its own (a
+# masquerade to the Go module proxy: Docker's iptables rules are off), the bridges and cgroups the
+# engine creates, and /lib/modules, which kind mounts into its node.
 #
 # The engine's default runtime is runc-caps beside this file: privileged containers, which kind's
 # nodes are, would not start where the bounding set lacks a capability (CAP_SYS_RESOURCE on the

@@ -162,18 +162,6 @@ download() {
   done
 }
 
-# release_bins DIR BIN...: make DIR hold every BIN, downloaded from the release site, else built.
-release_bins() {
-  local dir=$1 todo; shift
-  read -ra todo <<<"$(missing "$dir" "$@")"
-  [ ${#todo[@]} -gt 0 ] || return 0
-  if [ "$ENVTEST_INSTALLED_ONLY" != true ] && fill "$dir" download "$(k8s_of "$dir")" "${todo[@]}"; then
-    say "downloaded ${todo[*]} v$(k8s_of "$dir")"
-  else
-    from_source "$dir" "${todo[*]} download" "${todo[@]}"
-  fi
-}
-
 # from_source DIR WHAT BIN...: build the BINs into DIR, saying why (ENVTEST_INSTALLED_ONLY, or the
 # failure of WHAT: $log's last line).
 from_source() {
@@ -237,7 +225,8 @@ provide() {
     from_source "$dir" "setup-envtest download" "${envtest_bins[@]}"
   fi
 
-  # The rest, which setup-envtest does not ship.
+  # The rest, which setup-envtest does not ship: a node's tools built, the others downloaded from
+  # the release site, else built.
   for b in "$@"; do
     if has "$dir" "$b"; then continue; fi
     case $b in
@@ -245,7 +234,13 @@ provide() {
       *) release+=("$b") ;;
     esac
   done
-  release_bins "$dir" "${release[@]}"
+  if [ ${#release[@]} -eq 0 ]; then
+    :
+  elif [ "$ENVTEST_INSTALLED_ONLY" != true ] && fill "$dir" download "$(k8s_of "$dir")" "${release[@]}"; then
+    say "downloaded ${release[*]} v$(k8s_of "$dir")"
+  else
+    from_source "$dir" "${release[*]} download" "${release[@]}"
+  fi
   printf '%s\n' "$dir"
 }
 

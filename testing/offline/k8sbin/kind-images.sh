@@ -7,16 +7,11 @@
 #   kind-images.sh rootfs       only the node's Debian rootfs (debootstrap; no engine needed):
 #                               it waits on the network, not the cores, so .ci/run starts it early
 #
-# Nothing on the kind path changes (docs/testing.md, "kind where no registry answers"): only the
-# images come from here, and the node image's name, which the Makefile takes as KIND_NODE_IMAGE.
-# The node image is laid out as `kind build node-image` lays it out, kind's base image from the kind
-# module's images/base on Debian bookworm, with Debian's containerd, runc and CNI plugins, and in its
-# containerd the images kubeadm asks for, built from the control plane's Go module sources. It
-# differs where the module proxy and this machine lack something: the CNI is a static ptp
-# configuration for the one node (kindnetd's source is not a module; /kind/manifests/default-cni.yaml
-# records it), and runc is runc-caps (beside this file). Each image carries a label with the hash of
-# what made it, and is made again when that changes. Needs root and the engine docker-engine.sh
-# starts (it names images a registry owns: not in another engine).
+# Nothing on the kind path changes: only the images come from here, and the node image's name, which
+# the Makefile takes as KIND_NODE_IMAGE. The node image is laid out as `kind build node-image` lays
+# it out; docs/testing.md ("kind where no registry answers") says where it differs and why. Each
+# image carries a label with the hash of what made it, and is made again when that changes. Needs
+# root and the engine docker-engine.sh starts (it names images a registry owns: not in another engine).
 set -euo pipefail
 shopt -s inherit_errexit
 
@@ -25,7 +20,6 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CACHE=${KIND_IMAGES_CACHE:-/var/cache/operator-demo/kind-images}
 suite=bookworm
 mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-mirror=${mirror:-http://deb.debian.org/debian}
 # Debian packages of kind's base image (images/base/Dockerfile), with Debian's containerd, runc and
 # CNI plugins where kind builds its own.
 packages=systemd,systemd-sysv,dbus,conntrack,iptables,nftables,iproute2,ethtool,util-linux,mount,kmod,libseccomp2,pigz,bash,ca-certificates,curl,jq,procps,containerd,runc,containernetworking-plugins
@@ -48,9 +42,9 @@ rootfs() {
   local dir=$CACHE/rootfs-$suite-$(printf '%s' "$packages" | sha256sum | cut -c1-12)
   if [ ! -e "$dir/.complete" ]; then
     command -v debootstrap >/dev/null || apt_install debootstrap
-    say "debootstrap $suite from $mirror into $dir (3 to 4 minutes)"
+    say "debootstrap $suite from ${mirror:-the default mirror} into $dir (3 to 4 minutes)"
     rm -rf "$dir" && mkdir -p "$CACHE"
-    debootstrap --variant=minbase --include="$packages" "$suite" "$dir" "$mirror" >"$CACHE/debootstrap.log" 2>&1 ||
+    debootstrap --variant=minbase --include="$packages" "$suite" "$dir" ${mirror:+"$mirror"} >"$CACHE/debootstrap.log" 2>&1 ||
       { tail -n 20 "$CACHE/debootstrap.log" >&2; die "debootstrap failed (above; all of it in $CACHE/debootstrap.log)"; }
     rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/*
     touch "$dir/.complete"

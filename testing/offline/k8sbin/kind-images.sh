@@ -240,7 +240,7 @@ dockerfile() {
 
 # tar_of DIR NAME: a cached tarball of DIR as NAME/ (docker build's ADD unpacks it).
 tar_of() {
-  local out=$CACHE/$2-$(basename "$(dirname "$1")")-$(cat "$1/VERSION" 2>/dev/null | head -n 1).tar
+  local out=$CACHE/$2-$(basename "$(dirname "$1")")-$(head -n 1 "$1/VERSION" 2>/dev/null).tar
   [ -s "$out" ] || { mkdir -p "$CACHE"; tar -C "$(dirname "$1")" --transform "s,^$(basename "$1"),$2," -cf "$out" "$(basename "$1")"; }
   printf '%s\n' "$out"
 }

@@ -4,11 +4,9 @@
 # asked to start what is installed (policy-rc.d answers 101: refuse); the lists are updated when
 # older than a day.
 apt_install() {
-  local codename p want=() policy=/usr/sbin/policy-rc.d created="" rc=0
+  local codename want=("$@") policy=/usr/sbin/policy-rc.d created="" rc=0
   codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
-  for p in "$@"; do
-    if [ "$codename" = bookworm ]; then want+=("$p"); else want+=("${p%%=*}"); fi
-  done
+  [ "$codename" = bookworm ] || want=("${want[@]%%=*}")
   [ "$(id -u)" = 0 ] || die "apt-get install ${want[*]} needs root (sudo)"
   say "apt-get install ${want[*]}"
   if [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && created=$policy; fi

@@ -5,21 +5,17 @@
 #   docker-engine.sh down   stop it and put the machine back as `up` found it
 #
 # Where `docker info` already answers (a laptop with Docker, GitHub's runners) both do nothing. The
-# engine `up` starts is the machine's default one (/var/run/docker.sock), so the Makefile, kind and
-# testing/e2e/kind.sh use it as they use any other; its images live in $DATA (default
-# /var/lib/operator-demo/docker), which outlives the engine as setup-envtest's store does, so that
-# what kind-images.sh made once is there for the next run on the same machine.
+# engine `up` starts is the machine's default one (/var/run/docker.sock), used as any other; its
+# images live in $DATA, which outlives the engine as setup-envtest's store does, so that what
+# kind-images.sh made once is there for the next run on the same machine (docs/testing.md). What
+# `down` restores, then checks: the engine and its containerd, the sysctls a kubelet inside kind
+# writes (the node container shares the kernel) and ip_forward, one nftables table of its own (a
+# masquerade to the Go module proxy: Docker's iptables rules are off), the bridges and cgroups the
+# engine creates, and /lib/modules, which kind mounts into its node.
 #
-# What it changes, and `down` restores: the engine and its containerd (stopped), net.ipv4.
-# ip_forward and the sysctls a kubelet inside kind writes (kernel.panic, kernel.panic_on_oops,
-# vm.overcommit_memory, ...: the node container shares the kernel), one nftables table of its own
-# (the masquerade that lets a build container reach the Go module proxy: Docker's own iptables
-# rules are off), the bridges and cgroups the engine creates, and /lib/modules, which kind mounts
-# into its node and Docker creates where it is missing. Then it checks and fails if anything is left.
-#
-# Where the machine's bounding set lacks a capability (CAP_SYS_RESOURCE on the virtual machines
-# .ci/run runs on), the engine's default runtime is runc-caps beside this file: privileged
-# containers, which kind's nodes are, would not start otherwise.
+# The engine's default runtime is runc-caps beside this file: privileged containers, which kind's
+# nodes are, would not start where the bounding set lacks a capability (CAP_SYS_RESOURCE on the
+# virtual machines .ci/run runs on); elsewhere it changes nothing.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -40,14 +36,6 @@ die() { printf 'docker engine: error: %s\n' "$*" >&2; exit 1; }
 # cgroup_dirs: the engine's cgroups (cgroup v1: one per controller; v2: one).
 cgroup_dirs() { find /sys/fs/cgroup -maxdepth 2 -type d -name docker 2>/dev/null; }
 
-# lacks_capability: the bounding set misses one of the capabilities a privileged container asks for.
-lacks_capability() {
-  local bnd last
-  bnd=$(awk '/^CapBnd:/ {print $2}' /proc/self/status)
-  last=$(cat /proc/sys/kernel/cap_last_cap)
-  [ $((0x$bnd)) -ne $(((1 << (last + 1)) - 1)) ]
-}
-
 # links: the network links the engine makes (its bridges, its containers' veths).
 links() { ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E '^(docker0|br-|veth)' || true; }
 
@@ -67,11 +55,7 @@ up() {
   [ -e /lib/modules ] && touch "$state/had-lib-modules"
 
   local args=(--data-root "$DATA" --exec-root "$state/exec" --pidfile "$state/dockerd.pid"
-    --host "unix://$sock" --iptables=false --ip-masq=false)
-  if lacks_capability; then
-    say "this machine's bounding set lacks a capability privileged containers ask for: runtime runc-caps"
-    args+=(--add-runtime "caps=$here/runc-caps" --default-runtime caps)
-  fi
+    --host "unix://$sock" --iptables=false --ip-masq=false --add-runtime "caps=$here/runc-caps" --default-runtime caps)
   say "starting dockerd (data in $DATA, log in $state/dockerd.log)"
   # A session of its own: a Ctrl-C of the command that started it does not stop it mid-run.
   setsid dockerd "${args[@]}" >"$state/dockerd.log" 2>&1 &
@@ -85,9 +69,9 @@ up() {
   done
   docker info >/dev/null 2>&1 || { tail -n 20 "$state/dockerd.log" >&2; die "dockerd did not answer in 30 s"; }
 
-  # Containers reach the Go module proxy (a builder stage's go mod download) through the host.
+  # Containers reach the Go module proxy (a builder stage's go mod download) through the host,
+  # masqueraded where the default route leaves.
   local iface
-  # Where the default route leaves, the masquerade's way out.
   iface=$(ip -o route show default | awk '{print $5; exit}')
   [ -n "$iface" ] || die "no default route: a build container could not reach the Go module proxy"
   sysctl -qw net.ipv4.ip_forward=1
@@ -117,9 +101,7 @@ down() {
   pkill -f "containerd --config $state/exec" 2>/dev/null || true
   nft delete table ip "$table" 2>/dev/null || true
 
-  while IFS='=' read -r k v; do
-    [ "$(sysctl -n "$k" 2>/dev/null)" = "$v" ] || sysctl -qw "$k=$v" || true
-  done <"$state/sysctls"
+  sysctl -q -p "$state/sysctls" >/dev/null 2>&1 || true
   for l in $(links | sort | comm -13 "$state/links" -); do
     ip link delete "$l" 2>/dev/null || true
   done

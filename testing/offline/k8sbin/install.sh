@@ -9,19 +9,11 @@
 #   install.sh sync           re-pin this directory's Go module to K8S_VERSION (make k8sbin-sync)
 #
 # It prints one line on stdout: the directory holding the binaries, in setup-envtest's layout
-# ($BIN_DIR/k8s/<version>-<os>-<arch>). Everything else goes to stderr.
-#
-# Where the binaries come from, first that works:
-#   1. $BIN_DIR/k8s already has them (nothing to do);
-#   2. setup-envtest's user-level store has them (linked into $BIN_DIR, which survives a fresh clone);
-#   3. a download: setup-envtest's (etcd, kube-apiserver, kubectl) and dl.k8s.io (the others);
-#      skipped when ENVTEST_INSTALLED_ONLY=true;
-#   4. a build from Go module sources, in a Go module of its own, so that k8s.io/kubernetes never
-#      enters the project's go.mod: this directory's, committed with its go.sum, for the default
-#      version (the first of kubernetes-versions.txt); for another supported version, one written
-#      into $BIN_DIR/k8sbin/<version> the same way. The result goes into the user-level store first.
-# A directory appears under a store only complete: binaries are written elsewhere, then renamed in.
-# The pause binary is compiled from the k8s.io/kubernetes module's build/pause/linux/pause.c (gcc).
+# ($BIN_DIR/k8s/<version>-<os>-<arch>). Everything else goes to stderr. Where they come from, first
+# that works (docs/control-plane.md): $BIN_DIR/k8s; setup-envtest's user-level store, linked into
+# $BIN_DIR; a download (setup-envtest's, dl.k8s.io's), unless ENVTEST_INSTALLED_ONLY=true; a build
+# from Go module sources (this directory's module for the first of kubernetes-versions.txt, else
+# one written into $BIN_DIR/k8sbin/<version>) into the store first.
 #
 # Environment (the Makefile sets all but the last two):
 #   K8S_VERSION            exact Kubernetes version to build, e.g. 1.37.2 (kubernetes-versions.txt's, for the minor)
@@ -49,17 +41,14 @@ os=$(go env GOOS)
 arch=$(go env GOARCH)
 store=${XDG_DATA_HOME:-$HOME/.local/share}/kubebuilder-envtest/k8s
 envtest_bins=(etcd kube-apiserver kubectl)
-# log holds what a failed download said.
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
-# missing DIR BIN... : prints the BINs that are not executable files in DIR.
+# missing DIR BIN... : prints the BINs that are not executable files in DIR; has: none is.
 missing() {
   local dir=$1 b; shift
   for b in "$@"; do [ -x "$dir/$b" ] || printf '%s ' "$b"; done
 }
-
-# has DIR BIN... : every BIN is an executable file in DIR.
 has() { [ -z "$(missing "$@")" ]; }
 
 # fill DIR CMD...: runs CMD with $out a new empty directory, then publishes what it wrote there
@@ -111,12 +100,8 @@ sync_module() {
     cd "$dir"
     printf 'module example.com/operator-demo/testing/offline/k8sbin\n\ngo %s\n' "$(awk '$1 == "go" {print $2}' "$mod")" >go.mod
     rm -f go.sum
-    go mod edit "${args[@]}" \
-      "-require=k8s.io/kubernetes@$kv" "-require=go.etcd.io/etcd/server/v3@$etcd" \
-      -tool=k8s.io/kubernetes/cmd/kube-apiserver -tool=k8s.io/kubernetes/cmd/kube-controller-manager \
-      -tool=k8s.io/kubernetes/cmd/kubectl -tool=go.etcd.io/etcd/server/v3 \
-      -tool=k8s.io/kubernetes/cmd/kubelet -tool=k8s.io/kubernetes/cmd/kube-scheduler -tool=k8s.io/kubernetes/cmd/kube-proxy \
-      -tool=k8s.io/kubernetes/cmd/kubeadm
+    go mod edit "${args[@]}" "-require=k8s.io/kubernetes@$kv" "-require=go.etcd.io/etcd/server/v3@$etcd" -tool=go.etcd.io/etcd/server/v3 \
+      -tool=k8s.io/kubernetes/cmd/{kube-apiserver,kube-controller-manager,kubectl,kubelet,kube-scheduler,kube-proxy,kubeadm}
     go mod tidy
   )
   say "${dir#"$PWD"/} pinned to Kubernetes $kv, etcd $etcd (${#args[@]} staging modules replaced)"
@@ -142,7 +127,7 @@ module_dir() {
 
 # build BIN...: build the named binaries from Go module sources into $out (fill's).
 build() {
-  local pkgs=() b v start dir
+  local pkgs=() b v=v$K8S_VERSION minor start dir ldflags="-s -w"
   dir=$(module_dir)
   for b in "$@"; do
     case $b in
@@ -150,9 +135,7 @@ build() {
       *) pkgs+=("k8s.io/kubernetes/cmd/$b") ;;
     esac
   done
-  v=v$K8S_VERSION
-  local minor=${K8S_VERSION#1.}; minor=${minor%%.*}
-  local ldflags="-s -w"
+  minor=${K8S_VERSION#1.}; minor=${minor%%.*}
   for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     ldflags+=" -X $p.gitVersion=$v -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
   done
@@ -165,10 +148,8 @@ build() {
          { if (++n % 250 == 0) printf "control plane: %d packages compiled\n", n > "/dev/stderr" }'; then
     return 1
   fi
-  for b in "$@"; do
-    if [ "$b" = etcd ] && [ -x "$out/server" ]; then mv "$out/server" "$out/etcd"; fi
-    [ -x "$out/$b" ] || { say "the build did not produce $b"; return 1; }
-  done
+  # go build names etcd's binary after its package.
+  [ ! -e "$out/server" ] || mv "$out/server" "$out/etcd"
   say "built $* in $((SECONDS - start))s"
 }
 
@@ -181,102 +162,85 @@ download() {
   done
 }
 
-# release_bins DIR BIN...: make DIR hold every BIN, downloaded from the release site, else built.
-release_bins() {
-  local dir=$1 reason todo; shift
-  read -ra todo <<<"$(missing "$dir" "$@")"
-  [ ${#todo[@]} -gt 0 ] || return 0
-  if [ "$ENVTEST_INSTALLED_ONLY" != true ] && fill "$dir" download "$(k8s_of "$dir")" "${todo[@]}"; then
-    say "downloaded ${todo[*]} v$(k8s_of "$dir")"
-    return
-  fi
-  reason="${todo[*]} download failed: $(tail -n 1 "$log")"
-  [ "$ENVTEST_INSTALLED_ONLY" = true ] && reason="ENVTEST_INSTALLED_ONLY=true"
+# from_source DIR WHAT BIN...: build the BINs into DIR, saying why (ENVTEST_INSTALLED_ONLY, or the
+# failure of WHAT: $log's last line).
+from_source() {
+  local dir=$1 reason="ENVTEST_INSTALLED_ONLY=true and none installed"
+  [ "$ENVTEST_INSTALLED_ONLY" = true ] || reason="$2 failed: $(tail -n 1 "$log")"
+  shift 2
   say "$reason; building from source"
-  fill "$dir" build "${todo[@]}" || die "no ${todo[*]}: $reason; and the build from source failed (above)"
+  fill "$dir" build "$@" || die "no $*: $reason; and the build from source failed (above)"
 }
-
-# pause DIR: the pause binary, the one process of every Pod's sandbox, compiled as the Kubernetes
-# release compiles it (build/pause/Makefile's CFLAGS, its TAG as the version) from DIR's version of
-# the module. `pause -v` says that tag, the pause image's.
-pause() {
-  local dir=$1 src tag
-  has "$dir" pause && return 0
-  command -v gcc >/dev/null || die "the pause binary needs gcc (the host's packages, above)"
-  src=$(k8s_source "$dir")/build/pause
-  tag=$(sed -n 's/^TAG ?= //p' "$src/Makefile")
-  [ -f "$src/linux/pause.c" ] && [ -n "$tag" ] || die "no pause.c, or no TAG in $src/Makefile"
-  fill "$dir" compile_pause "$src/linux/pause.c" "$tag" || die "compiling $src/linux/pause.c failed (gcc -static needs libc6-dev)"
-  say "compiled pause $tag from $src/linux/pause.c"
-}
-
-# compile_pause SOURCE TAG: the pause binary, into $out (fill's).
-compile_pause() { gcc -Os -Wall -Werror -static -DVERSION="v$2" -o "$out/pause" "$1" && strip "$out/pause"; }
 
 # k8s_source DIR: where the Go module cache holds k8s.io/kubernetes at DIR's version.
 k8s_source() {
   (cd "$(module_dir)" && go mod download -json "k8s.io/kubernetes@v$(k8s_of "$1")" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
 }
 
-# tool DIR NAME: CoreDNS or crictl at the version DIR's Kubernetes names (kubeadm's constants, its
-# build/dependencies.yaml), built from its Go module (neither replaces a dependency, so go install
-# builds it as it is).
+# tool DIR NAME: CoreDNS, crictl or pause at the version DIR's Kubernetes names (kubeadm's
+# constants, its build/dependencies.yaml, build/pause/Makefile's TAG). CoreDNS and crictl are built
+# from their Go modules (neither replaces a dependency, so go install builds it as it is); pause,
+# the one process of every Pod's sandbox, from the module's build/pause/linux/pause.c as the
+# release compiles it (that Makefile's CFLAGS; `pause -v` says the tag, the pause image's).
 tool() {
   local dir=$1 name=$2 src version pkg
-  has "$dir" "$name" && return 0
   src=$(k8s_source "$dir")
   case $name in
     coredns) version=$(sed -n 's/^\s*CoreDNSVersion = "\(.*\)"/\1/p' "$src/cmd/kubeadm/app/constants/constants.go"); pkg=github.com/coredns/coredns ;;
     crictl) version=v$(awk '/name: "crictl"/ {getline; print $2; exit}' "$src/build/dependencies.yaml"); pkg=sigs.k8s.io/cri-tools/cmd/crictl ;;
+    pause) version=v$(sed -n 's/^TAG ?= //p' "$src/build/pause/Makefile"); pkg=$src/build/pause/linux/pause.c ;;
   esac
   [ "$version" != v ] && [ -n "$version" ] || die "k8s.io/kubernetes@v$(k8s_of "$dir") names no $name version"
-  say "building $name $version from Go module sources"
-  fill "$dir" go_install "$pkg@$version" || die "building $pkg@$version failed (above)"
+  say "building $name $version from ${pkg#"$src/"}"
+  case $name in
+    pause) fill "$dir" compile_pause "$pkg" "$version" ;;
+    *) fill "$dir" go_install "$pkg@$version" ;;
+  esac || die "building $name $version from $pkg failed (above)"
 }
 
-# go_install PACKAGE@VERSION: go install it, static and stripped, into $out (fill's).
+# go_install PACKAGE@VERSION, compile_pause SOURCE VERSION: the binary, static and stripped, into
+# $out (fill's).
 go_install() { CGO_ENABLED=0 GOBIN=$out go install -trimpath -ldflags "-s -w" "$1" >&2; }
+compile_pause() { gcc -Os -Wall -Werror -static -DVERSION="$2" -o "$out/pause" "$1" && strip "$out/pause"; }
 
 # host_packages: the C compiler and static libc the pause binary needs, apt-get installed (root)
 # where the machine lacks them, at Debian bookworm's versions there.
 host_packages() {
   command -v gcc >/dev/null && [ "$(gcc -print-file-name=libc.a)" != libc.a ] && return 0
-  [ "$(id -u)" = 0 ] || die "the pause binary needs gcc and a static libc: sudo apt-get install gcc libc6-dev"
   apt_install "gcc=4:12.2.0-3" "libc6-dev=2.36-9+deb12u14"
 }
 
 # provide BIN...: make sure the user-level store has a directory with every BIN. Prints it.
 provide() {
-  local want=("$@") dir reason
+  local dir b release=()
 
   # etcd, kube-apiserver, kubectl: an installed set of the wanted minor, else download, else build.
   if dir=$("$SETUP_ENVTEST" use -i "$ENVTEST_K8S_VERSION" -p path 2>/dev/null) && has "$dir" "${envtest_bins[@]}"; then
     :
-  elif [ "$ENVTEST_INSTALLED_ONLY" = true ]; then
-    reason="ENVTEST_INSTALLED_ONLY=true and none installed"
-    dir=""
-  elif dir=$("$SETUP_ENVTEST" use "$ENVTEST_K8S_VERSION" -p path 2>"$log") && has "$dir" "${envtest_bins[@]}"; then
+  elif [ "$ENVTEST_INSTALLED_ONLY" != true ] && dir=$("$SETUP_ENVTEST" use "$ENVTEST_K8S_VERSION" -p path 2>"$log") &&
+    has "$dir" "${envtest_bins[@]}"; then
     say "downloaded etcd, kube-apiserver, kubectl with setup-envtest"
   else
-    reason="setup-envtest download failed: $(tail -n 1 "$log")"
-    dir=""
-  fi
-  if [ -z "$dir" ]; then
-    say "$reason; building from source"
     dir=$store/$K8S_VERSION-$os-$arch
-    fill "$dir" build "${envtest_bins[@]}" || die "no control plane: $reason; and the build from source failed (above)"
+    from_source "$dir" "setup-envtest download" "${envtest_bins[@]}"
   fi
 
-  # The rest (e2e only) setup-envtest does not ship.
-  local rest=()
-  for b in "${want[@]}"; do
-    case $b in etcd | kube-apiserver | kubectl | pause | coredns | crictl) ;; *) rest+=("$b") ;; esac
+  # The rest, which setup-envtest does not ship: a node's tools built, the others downloaded from
+  # the release site, else built.
+  for b in "$@"; do
+    if has "$dir" "$b"; then continue; fi
+    case $b in
+      coredns | crictl | pause) tool "$dir" "$b" ;;
+      *) release+=("$b") ;;
+    esac
   done
-  release_bins "$dir" "${rest[@]}"
-  if [[ " ${want[*]} " == *" pause "* ]]; then pause "$dir"; fi
-  for b in coredns crictl; do
-    if [[ " ${want[*]} " == *" $b "* ]]; then tool "$dir" "$b"; fi
-  done
+  if [ ${#release[@]} -eq 0 ]; then
+    :
+  elif [ "$ENVTEST_INSTALLED_ONLY" != true ] && fill "$dir" download "$(k8s_of "$dir")" "${release[@]}"; then
+    say "downloaded ${release[*]} v$(k8s_of "$dir")"
+  else
+    from_source "$dir" "${release[*]} download" "${release[@]}"
+  fi
   printf '%s\n' "$dir"
 }
 
@@ -294,14 +258,9 @@ main() {
     *) die "usage: install.sh envtest|controlplane|kind|sync" ;;
   esac
 
-  if [ -n "${KUBEBUILDER_ASSETS:-}" ] && has "$KUBEBUILDER_ASSETS" "${want[@]}"; then
-    printf '%s\n' "$KUBEBUILDER_ASSETS"
-    return
-  fi
-  if dir=$("$SETUP_ENVTEST" use -i "$ENVTEST_K8S_VERSION" --bin-dir "$BIN_DIR" -p path 2>/dev/null) && has "$dir" "${want[@]}"; then
-    printf '%s\n' "$dir"
-    return
-  fi
+  for dir in "${KUBEBUILDER_ASSETS:-}" "$("$SETUP_ENVTEST" use -i "$ENVTEST_K8S_VERSION" --bin-dir "$BIN_DIR" -p path 2>/dev/null)"; do
+    if [ -n "$dir" ] && has "$dir" "${want[@]}"; then printf '%s\n' "$dir"; return; fi
+  done
   src=$(provide "${want[@]}")
   dir=$(cd "$BIN_DIR" && pwd)/k8s/$(basename "$src")
   publish "$src" "$dir"

@@ -7,23 +7,11 @@
 #   kind-images.sh rootfs       only the node's Debian rootfs (debootstrap; no engine needed):
 #                               it waits on the network, not the cores, so .ci/run starts it early
 #
-# Nothing on the kind path changes: testing/e2e/kind.sh, the cluster configuration, the Dockerfile
-# and `kind load` are what GitHub's runners use. Only the images come from here, and the node
-# image's name, which the Makefile takes as KIND_NODE_IMAGE (the pinned digest names an image only
-# a registry has).
-#
-# The node image is laid out as kind's own build lays it out (`kind build node-image`, which pulls
-# what it does not build): kind's base image from the kind module's images/base (its entrypoint,
-# systemd units, containerd configuration) on Debian bookworm from debootstrap, with Debian's
-# containerd, runc and CNI plugins; kubeadm, kubelet and kubectl in /usr/bin; /kind/version; and in
-# its containerd, the images kubeadm asks for (kube-apiserver, kube-controller-manager,
-# kube-scheduler, kube-proxy, etcd, CoreDNS, pause) built from the same Go module sources as the
-# control plane. Two things differ from kind's, both because of what is not on the module proxy or
-# this machine: the CNI is a static ptp configuration for the single node (kindnetd's source is
-# not a module; /kind/manifests/default-cni.yaml records it), and runc is runc-caps (beside this
-# file), which changes nothing where the machine grants every capability. Each image carries a
-# label with the hash of what made it, and is made again when that changes. Needs root and the
-# engine docker-engine.sh starts (it names images a registry owns: not in another engine).
+# Nothing on the kind path changes: only the images come from here, and the node image's name, which
+# the Makefile takes as KIND_NODE_IMAGE. The node image is laid out as `kind build node-image` lays
+# it out; docs/testing.md ("kind where no registry answers") says where it differs and why. Each
+# image carries a label with the hash of what made it, and is made again when that changes. Needs
+# root and the engine docker-engine.sh starts (it names images a registry owns: not in another engine).
 set -euo pipefail
 shopt -s inherit_errexit
 
@@ -32,11 +20,11 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CACHE=${KIND_IMAGES_CACHE:-/var/cache/operator-demo/kind-images}
 suite=bookworm
 mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-mirror=${mirror:-http://deb.debian.org/debian}
 # Debian packages of kind's base image (images/base/Dockerfile), with Debian's containerd, runc and
 # CNI plugins where kind builds its own.
 packages=systemd,systemd-sysv,dbus,conntrack,iptables,nftables,iproute2,ethtool,util-linux,mount,kmod,libseccomp2,pigz,bash,ca-certificates,curl,jq,procps,containerd,runc,containernetworking-plugins
 label=operator-demo.recipe
+path_env='ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 
 say() { printf 'kind images: %s\n' "$*" >&2; }
 die() { printf 'kind images: error: %s\n' "$*" >&2; exit 1; }
@@ -54,9 +42,9 @@ rootfs() {
   local dir=$CACHE/rootfs-$suite-$(printf '%s' "$packages" | sha256sum | cut -c1-12)
   if [ ! -e "$dir/.complete" ]; then
     command -v debootstrap >/dev/null || apt_install debootstrap
-    say "debootstrap $suite from $mirror into $dir (3 to 4 minutes)"
+    say "debootstrap $suite from ${mirror:-the default mirror} into $dir (3 to 4 minutes)"
     rm -rf "$dir" && mkdir -p "$CACHE"
-    debootstrap --variant=minbase --include="$packages" "$suite" "$dir" "$mirror" >"$CACHE/debootstrap.log" 2>&1 ||
+    debootstrap --variant=minbase --include="$packages" "$suite" "$dir" ${mirror:+"$mirror"} >"$CACHE/debootstrap.log" 2>&1 ||
       { tail -n 20 "$CACHE/debootstrap.log" >&2; die "debootstrap failed (above; all of it in $CACHE/debootstrap.log)"; }
     rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/*
     touch "$dir/.complete"
@@ -77,7 +65,7 @@ bookworm() {
   local dir hash image=operator-demo/bookworm:latest
   dir=$(rootfs)
   hash=$(recipe bookworm "$dir")
-  fresh "$image" "$hash" || import "$dir" "$image" "$hash" 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+  fresh "$image" "$hash" || import "$dir" "$image" "$hash" "$path_env"
   printf '%s\n' "$image"
 }
 
@@ -110,12 +98,18 @@ static() {
   rm -rf "$dir"
 }
 
+# kind_files: the kind module's images/base/files, what its base image's Dockerfile copies in.
+kind_files() {
+  local dir
+  dir=$(go mod download -json "sigs.k8s.io/kind@$KIND_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')/images/base/files
+  [ -d "$dir" ] || die "no images/base/files in sigs.k8s.io/kind@$KIND_VERSION"
+  printf '%s\n' "$dir"
+}
+
 # kind_base: kind's base image (images/base/Dockerfile of the kind module) on the rootfs.
 kind_base() {
-  local src dir hash image=operator-demo/kind-base:$KIND_VERSION
-  src=$(go mod download -json "sigs.k8s.io/kind@$KIND_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')/images/base/files
-  [ -d "$src" ] || die "no images/base/files in sigs.k8s.io/kind@$KIND_VERSION"
-  local rfs
+  local src dir hash rfs image=operator-demo/kind-base:$KIND_VERSION
+  src=$(kind_files)
   rfs=$(rootfs)
   hash=$(recipe kind-base "$rfs" "$(cd "$src" && find . -type f | sort | xargs sha256sum)" "$(sha256sum "$BINS/crictl")")
   if ! fresh "$image-rootfs" "$hash"; then
@@ -125,31 +119,42 @@ kind_base() {
     rm -rf "$dir"
   fi
   # What docker import cannot set: systemd stops on SIGRTMIN+3, not SIGTERM.
-  layer "$image" "$image-rootfs" 'ENV container=docker' 'STOPSIGNAL SIGRTMIN+3' \
-    'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+  layer "$image" "$image-rootfs" 'ENV container=docker' 'STOPSIGNAL SIGRTMIN+3' "$path_env" \
     'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]'
   printf '%s\n' "$image"
 }
 
+# The static CNI configuration of the one node: ptp, addresses from kind's default Pod subnet's
+# first /24 (the one kube-controller-manager gives the first node), and hostPort mappings.
+cni_conflist='{
+  "cniVersion": "0.4.0",
+  "name": "kind-static",
+  "plugins": [
+    {"type": "ptp", "ipMasq": false, "ipam": {"type": "host-local", "dataDir": "/run/cni-ipam-state",
+      "ranges": [[{"subnet": "10.244.0.0/24"}]], "routes": [{"dst": "0.0.0.0/0"}]}, "mtu": 1500},
+    {"type": "portmap", "capabilities": {"portMappings": true}}
+  ]
+}'
+
 # kind_base_files SRC ROOTFS DIR: ROOTFS copied into DIR, with kind's base files from SRC laid out
 # and set up as images/base/Dockerfile does.
 kind_base_files() {
-  local src=$1 rfs=$2 dir=$3
+  local src=$1 rfs=$2 dir=$3 f
   [ -d "$rfs/usr" ] || die "no rootfs at $rfs"
   cp -a "$rfs/." "$dir/"
-  # The Dockerfile's COPY lines: scripts 0755, the rest 0644.
-  install -m 0755 "$src"/usr/local/bin/* "$dir/usr/local/bin/"
-  mkdir -p "$dir/kind/bin" "$dir/etc/containerd" "$dir/etc/kubernetes/manifests" "$dir/opt/cni/bin"
-  cp -r "$src/kind/." "$dir/kind/" && chmod -R a+rX "$dir/kind" && chmod 0755 "$dir"/kind/bin/*
-  install -m 0644 "$src/etc/crictl.yaml" "$dir/etc/"
-  install -m 0644 "$src"/etc/default/* "$dir/etc/default/"
-  install -m 0644 "$src"/etc/sysctl.d/* "$dir/etc/sysctl.d/"
-  find "$src/etc/systemd/system" -maxdepth 1 -type f -exec install -m 0644 {} "$dir/etc/systemd/system/" \;
-  mkdir -p "$dir/etc/systemd/system/kubelet.service.d"
-  install -m 0644 "$src"/etc/systemd/system/kubelet.service.d/* "$dir/etc/systemd/system/kubelet.service.d/"
+  # The Dockerfile's COPY lines (but LICENSES): scripts 0755, the rest 0644.
+  (cd "$src" && find etc kind usr -type f) | while read -r f; do
+    case $f in usr/local/bin/* | kind/bin/*) install -D -m 0755 "$src/$f" "$dir/$f" ;; *) install -D -m 0644 "$src/$f" "$dir/$f" ;; esac
+  done
+  mkdir -p "$dir/etc/kubernetes/manifests" "$dir/opt/cni/bin" "$dir/etc/cni/net.d" "$dir/kind/manifests"
+  printf '%s\n' "$cni_conflist" >"$dir/etc/cni/net.d/10-kind-static.conflist"
+  { printf '%s\n' '# This node image has no kindnetd (its source is not a Go module): its CNI is the static' \
+      '# configuration below, in /etc/cni/net.d. kind creates what this file holds.' \
+      'apiVersion: v1' 'kind: ConfigMap' 'metadata:' '  name: kind-static-cni' '  namespace: kube-system' 'data:' '  10-kind-static.conflist: |'
+    printf '%s\n' "$cni_conflist" | sed 's/^/    /'; } >"$dir/kind/manifests/default-cni.yaml"
   # containerd as kind configures it, but oom_score_adj restricted: raising a Pod's above its own
   # needs CAP_SYS_RESOURCE, which a node container may not have.
-  sed 's/^\(\s*restrict_oom_score_adj\s*=\s*\)false/\1true/' "$src/etc/containerd/config.toml" >"$dir/etc/containerd/config.toml"
+  sed -i 's/^\(\s*restrict_oom_score_adj\s*=\s*\)false/\1true/' "$dir/etc/containerd/config.toml"
   # kind's units and scripts name its own builds in /usr/local: Debian's are in /usr.
   for b in containerd ctr containerd-shim-runc-v2; do ln -sf "/usr/bin/$b" "$dir/usr/local/bin/$b"; done
   install -m 0755 "$here/runc-caps" "$dir/usr/local/sbin/runc"
@@ -166,37 +171,24 @@ kind_base_files() {
     systemctl mask systemd-binfmt.service >/dev/null 2>&1'
 }
 
-# The static CNI configuration of the one node: ptp, addresses from kind's default Pod subnet's
-# first /24 (the one kube-controller-manager gives the first node), and hostPort mappings.
-cni_conflist='{
-  "cniVersion": "0.4.0",
-  "name": "kind-static",
-  "plugins": [
-    {"type": "ptp", "ipMasq": false, "ipam": {"type": "host-local", "dataDir": "/run/cni-ipam-state",
-      "ranges": [[{"subnet": "10.244.0.0/24"}]], "routes": [{"dst": "0.0.0.0/0"}]}, "mtu": 1500},
-    {"type": "portmap", "capabilities": {"portMappings": true}}
-  ]
-}'
-
 # node DIR: the node image, from the binaries in DIR.
 node() {
   BINS=$(cd "$1" && pwd); export BINS
-  local base name=kindest/node:v$K8S_VERSION hash k8s=v$K8S_VERSION images=() sandbox etcd dns id
+  local base userland name=kindest/node:v$K8S_VERSION hash k8s=v$K8S_VERSION images=() wanted sandbox id
   for b in kubeadm kubelet kubectl kube-apiserver kube-controller-manager kube-scheduler kube-proxy etcd pause coredns crictl; do
     [ -x "$BINS/$b" ] || die "$BINS has no $b (install.sh kind provides them)"
   done
   base=$(kind_base)
-  local userland; userland=$(bookworm)
-  sandbox=$(sed -n 's/^\s*sandbox_image\s*=\s*"\(.*\)"/\1/p' "$(go mod download -json "sigs.k8s.io/kind@$KIND_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')/images/base/files/etc/containerd/config.toml")
+  userland=$(bookworm)
+  sandbox=$(sed -n 's/^\s*sandbox_image\s*=\s*"\(.*\)"/\1/p' "$(kind_files)/etc/containerd/config.toml")
   [ -n "$sandbox" ] || die "kind $KIND_VERSION's containerd configuration names no sandbox_image"
   mapfile -t wanted < <("$BINS/kubeadm" config images list --kubernetes-version "$k8s" 2>/dev/null | grep -v /pause:)
   [ ${#wanted[@]} -gt 0 ] || die "kubeadm config images list printed nothing"
-  local path='ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
   for img in "${wanted[@]}"; do
     case $img in
       */kube-proxy:*) layer "$img" "$userland" "$BINS/kube-proxy:/usr/local/bin/kube-proxy" ;;
-      */kube-*:*) b=${img##*/}; b=${b%%:*}; static "$img" "$BINS/$b" "/usr/local/bin/$b" "$path" ;;
-      */etcd:*) static "$img" "$BINS/etcd" /usr/local/bin/etcd "$path" ;;
+      */kube-*:*) b=${img##*/}; b=${b%%:*}; static "$img" "$BINS/$b" "/usr/local/bin/$b" "$path_env" ;;
+      */etcd:*) static "$img" "$BINS/etcd" /usr/local/bin/etcd "$path_env" ;;
       */coredns:*) static "$img" "$BINS/coredns" /coredns 'ENTRYPOINT ["/coredns"]' ;;
       *) die "kubeadm asks for $img, which this script has no recipe for" ;;
     esac
@@ -212,13 +204,9 @@ node() {
   say "making $name (kind $KIND_VERSION's layout) with ${images[*]}"
   id=$(docker run -d --entrypoint=sleep --security-opt seccomp=unconfined "$base" infinity)
   trap 'docker rm -f -v "$id" >/dev/null 2>&1 || true' EXIT
+  # docker cp makes root their owner.
   for b in kubeadm kubelet kubectl; do docker cp "$BINS/$b" "$id:/usr/bin/$b"; done
-  docker exec "$id" sh -c "chown root:root /usr/bin/kubeadm /usr/bin/kubelet /usr/bin/kubectl && mkdir -p /kind/manifests /etc/cni/net.d && printf %s $k8s >/kind/version"
-  printf '%s\n' "$cni_conflist" | docker exec -i "$id" sh -c 'cat >/etc/cni/net.d/10-kind-static.conflist'
-  { printf '%s\n' '# This node image has no kindnetd (its source is not a Go module): its CNI is the static' \
-      '# configuration below, in /etc/cni/net.d. kind creates what this file holds.' \
-      'apiVersion: v1' 'kind: ConfigMap' 'metadata:' '  name: kind-static-cni' '  namespace: kube-system' 'data:' '  10-kind-static.conflist: |'
-    printf '%s\n' "$cni_conflist" | sed 's/^/    /'; } | docker exec -i "$id" sh -c 'cat >/kind/manifests/default-cni.yaml'
+  docker exec "$id" sh -c "printf %s $k8s >/kind/version"
   # The images go into the node's containerd, as kind's build puts them.
   docker exec "$id" sh -c 'nohup containerd >/dev/null 2>&1 & for i in 1 2 3 4 5 6 7 8 9 10; do [ -S /run/containerd/containerd.sock ] && break; sleep 1; done; ctr version >/dev/null'
   docker save "${images[@]}" | docker exec -i "$id" ctr --namespace=k8s.io images import --label=io.cri-containerd.pinned=pinned --all-platforms --no-unpack --digests - >/dev/null
@@ -237,8 +225,8 @@ dockerfile() {
   for img in $(awk 'toupper($1) == "FROM" {print $2}' Dockerfile | sort -u); do
     case $img in
       golang:*)
-        local want=${img#golang:} have; have=$(go env GOVERSION); have=${have#go}
-        [[ $have == "$want" || $have == "$want".* ]] || die "the Dockerfile wants $img; this machine's Go is $have"
+        local go_want=${img#golang:} have; have=$(go env GOVERSION); have=${have#go}
+        [[ $have == "$go_want" || $have == "$go_want".* ]] || die "the Dockerfile wants $img; this machine's Go is $have"
         userland=$(bookworm)
         local goroot; goroot=$(go env GOROOT)
         # The machine's CA bundle, so that go mod download trusts what the machine's go trusts.
@@ -252,7 +240,7 @@ dockerfile() {
 
 # tar_of DIR NAME: a cached tarball of DIR as NAME/ (docker build's ADD unpacks it).
 tar_of() {
-  local out=$CACHE/$2-$(basename "$(dirname "$1")")-$(cat "$1/VERSION" 2>/dev/null | head -n 1).tar
+  local out=$CACHE/$2-$(basename "$(dirname "$1")")-$(head -n 1 "$1/VERSION" 2>/dev/null).tar
   [ -s "$out" ] || { mkdir -p "$CACHE"; tar -C "$(dirname "$1")" --transform "s,^$(basename "$1"),$2," -cf "$out" "$(basename "$1")"; }
   printf '%s\n' "$out"
 }

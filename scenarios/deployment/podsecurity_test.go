@@ -17,9 +17,8 @@ var _ = Describe("The operator's Pod", func() {
 		Expect(ns.Labels).To(HaveKeyWithValue("pod-security.kubernetes.io/enforce", "restricted"))
 
 		By("checking that its Pod was admitted, scheduled to the node and Ready, under the manifest's securityContext and limits")
-		pods, err := d.Pods(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(pods).To(ConsistOf(And(
+		// Eventually: a Pod that a previous spec replaced may still be terminating.
+		Eventually(ctx, d.Pods).Should(ConsistOf(And(
 			HaveField("Spec.NodeName", Not(BeEmpty())),
 			HaveField("Spec.SecurityContext.RunAsNonRoot", HaveValue(BeTrue())),
 			HaveField("Spec.SecurityContext.SeccompProfile.Type", corev1.SeccompProfileTypeRuntimeDefault),

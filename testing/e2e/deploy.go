@@ -107,20 +107,22 @@ func Deploy(ctx context.Context, subject operator.Subject) (*Deployment, error) 
 	return d, nil
 }
 
-// Scale sets the Deployment's replicas and waits: for the rollout, or, at 0, for its last Pod to
-// be gone.
+// Scale sets the Deployment's replicas and waits for the rollout, then for the Pods scaled down
+// to be gone: the next spec sees only the replicas it asked for.
 func (d *Deployment) Scale(ctx context.Context, replicas int32) error {
 	if err := d.setReplicas(ctx, replicas); err != nil {
 		return err
 	}
 	if replicas > 0 {
-		return WaitRollout(ctx, d.Client, d.Namespace, d.Deployment.Name, Rollout)
+		if err := WaitRollout(ctx, d.Client, d.Namespace, d.Deployment.Name, Rollout); err != nil {
+			return err
+		}
 	}
-	// Its terminationGracePeriodSeconds, and a margin.
+	// Their terminationGracePeriodSeconds, and a margin.
 	return poll.Until(ctx, 200*time.Millisecond, time.Minute, func(ctx context.Context) error {
 		pods, err := d.Pods(ctx)
-		if err == nil && len(pods) > 0 {
-			err = fmt.Errorf("%d Pods of Deployment %s/%s still there", len(pods), d.Namespace, d.Deployment.Name)
+		if err == nil && len(pods) > int(replicas) {
+			err = fmt.Errorf("%d Pods of Deployment %s/%s still there, %d wanted", len(pods), d.Namespace, d.Deployment.Name, replicas)
 		}
 		return err
 	})

@@ -153,7 +153,8 @@ var threads = operator.NewSetting(1)
 // changed. Its cleanup deletes the objects of the kind the operator reconciles while the operator
 // runs (started again if the spec stopped it), so that it removes its finalizers, and only then
 // stops it and deletes the namespace; for a spec that failed, and only then, it prints the
-// namespace's events and the operator's logs. The suite's cluster (ShareCluster) is the one its
+// namespace's events and the operator's logs, and its output holds what controller-runtime logged
+// (RunScenarios set the suite up). The suite's cluster (ShareCluster) is the one its
 // provider started, stopped once the specs have run.
 func TestFixtures(t *testing.T) {
 	var running, stopped, changed, failing *fakeCluster
@@ -200,6 +201,7 @@ func TestFixtures(t *testing.T) {
 			f := NewFixture(ctx, failing.Cluster)
 			Expect(f.Client.Create(ctx, &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "held"},
 				Type: "Warning", Reason: "Held", Note: "the ConfigMap is held", Regarding: corev1.ObjectReference{Kind: "ConfigMap", Name: "held"}})).To(Succeed())
+			ctrl.Log.Info("logged by controller-runtime")
 			Fail("on purpose")
 		})
 		It("fails where its operator cannot run", func(ctx SpecContext) {
@@ -208,9 +210,8 @@ func TestFixtures(t *testing.T) {
 			}})
 		})
 	})
-	RegisterFailHandler(Fail)
-	RunSpecs(&recorder{}, "harness fixtures")
-	diagnostics := []string{"--- events in spec-", "Warning Held ConfigMap/held: the ConfigMap is held", "the operator's last log line"}
+	RunScenarios(&recorder{}, "harness fixtures")
+	diagnostics := []string{"--- events in spec-", "Warning Held ConfigMap/held: the ConfigMap is held", "the operator's last log line", "logged by controller-runtime"}
 	_, this, _, _ := runtime.Caller(0)
 	for _, r := range reports {
 		if r.LeafNodeText == "fails where its operator cannot run" {

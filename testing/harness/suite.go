@@ -5,7 +5,6 @@
 package harness
 
 import (
-	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -54,7 +53,7 @@ func SetDefaults() {
 
 // RunScenarios runs a suite of scenarios, with the suite's defaults set (SetDefaults); args are
 // RunSpecs's (a SuiteConfig whose LabelFilter leaves out what a tier cannot run, say).
-func RunScenarios(t *testing.T, description string, args ...any) bool {
+func RunScenarios(t GinkgoTestingT, description string, args ...any) bool {
 	RegisterFailHandler(Fail)
 	SetDefaults()
 	return RunSpecs(t, description, args...)

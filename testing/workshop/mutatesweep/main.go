@@ -288,7 +288,7 @@ func (s *sweeper) reach() (all []test, err error) {
 	for i := range all {
 		g.Go(func() error {
 			file := filepath.Join(s.work, "hits-"+strconv.Itoa(i))
-			v, err := s.runTests("the baseline: each test alone", s.work, []string{sweep.HitsEnv + "=" + file}, all[i:i+1], "reach-"+strconv.Itoa(i))
+			v, _, err := s.runTests("the baseline: each test alone", s.work, []string{sweep.HitsEnv + "=" + file}, all[i:i+1], "reach-"+strconv.Itoa(i))
 			if err == nil && v.Failed {
 				err = fmt.Errorf("%s fails: %s", v.Test, v.Where)
 			}
@@ -300,9 +300,9 @@ func (s *sweeper) reach() (all []test, err error) {
 	return all, g.Wait()
 }
 
-// runTests runs tests in the build in dir, with env, a process a package, up to the first failure.
-func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name string) (trial.Verdict, error) {
-	defer s.spend(kind, time.Now())
+// runTests runs tests in the build in dir, with env, a process a package (the unit tests first), up
+// to the first failure, which it returns with its tier; the time goes to kind, or "" its tier's runs.
+func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name string) (trial.Verdict, string, error) {
 	for _, pkg := range s.group.tests {
 		var names []string
 		for _, t := range tests {
@@ -310,20 +310,25 @@ func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name st
 				names = append(names, t.Name)
 			}
 		}
-		v, err := trial.Verdict{}, error(nil)
-		if pkg == scenarios && len(names) > 0 {
-			v, err = trial.Scenarios(s.root, dir, name, env, trial.Notices, "-ginkgo.focus="+specreport.Focus(s.description, names))
-		} else if len(names) > 0 {
-			v, err = trial.Unit(s.root, dir, pkg, env, names, trial.Notices)
+		if len(names) == 0 {
+			continue
 		}
+		tier, start, v, err := unitTier, time.Now(), trial.Verdict{}, error(nil)
+		if pkg == scenarios {
+			tier = envtestTier
+			v, err = trial.Scenarios(s.root, dir, name, env, trial.Notices, trial.Timeout, "-ginkgo.focus="+specreport.Focus(s.description, names))
+		} else {
+			v, err = trial.Unit(s.root, dir, pkg, env, names, trial.Notices, trial.Timeout)
+		}
+		s.spend(cmp.Or(kind, tier+" runs"), start)
 		if err != nil || v.Failed {
-			return v, err
+			return v, tier, err
 		}
 	}
-	return trial.Verdict{}, nil
+	return trial.Verdict{}, "", nil
 }
 
-// try tries v's break, switch i+1, against the tests that reach it, else built alone against all: units first.
+// try tries v's break, switch i+1, against the tests that reach it, else built alone against all.
 func (s *sweeper) try(v *verdict, i int, schema sweep.Schema, all []test) {
 	name := strconv.Itoa(i + 1)
 	dir, env := s.work, []string{sweep.Env + "=" + name}
@@ -338,35 +343,26 @@ func (s *sweeper) try(v *verdict, i int, schema sweep.Schema, all []test) {
 	for _, t := range reach {
 		v.Reach = append(v.Reach, t.Name)
 	}
-	unit := slices.DeleteFunc(slices.Clone(reach), func(t test) bool { return t.Pkg == scenarios })
-	specs := slices.DeleteFunc(slices.Clone(reach), func(t test) bool { return t.Pkg != scenarios })
-	v.Tier = unitTier
-	first, err := s.runTests("unit runs", dir, env, unit, name)
-	if err == nil && !first.Failed && len(specs) > 0 {
-		v.Tier = envtestTier
-		first, err = s.runTests("envtest runs", dir, env, specs, name)
-	}
+	first, tier, err := s.runTests("", dir, env, reach, name)
 	switch {
 	case err != nil:
-		v.Tier, v.Err = "", err.Error()
-	case !first.Failed:
-		v.Tier = ""
-	default:
-		v.Killers, v.Kills, v.TimedOut = []string{first.Test}, 1, first.TimedOut
-		if v.Tier == envtestTier {
-			s.confirm(v, dir, env, specs, name)
+		v.Err = err.Error()
+	case first.Failed:
+		v.Tier, v.Killers, v.Kills, v.TimedOut = tier, []string{first.Test}, 1, first.TimedOut
+		if tier == envtestTier {
+			s.confirm(v, dir, env, reach, name)
 		}
 	}
 }
 
-// confirm runs the specs s.repeat times more, the killer first: some runs may notice by chance.
-func (s *sweeper) confirm(v *verdict, dir string, env []string, specs []test, name string) {
-	killer := slices.DeleteFunc(slices.Clone(specs), func(t test) bool { return t.Name != v.Killers[0] })
-	others := slices.DeleteFunc(slices.Clone(specs), func(t test) bool { return t.Name == v.Killers[0] })
+// confirm runs the specs of reach s.repeat times more, the killer first: some runs may notice by chance.
+func (s *sweeper) confirm(v *verdict, dir string, env []string, reach []test, name string) {
+	killer := slices.DeleteFunc(slices.Clone(reach), func(t test) bool { return t.Pkg != scenarios || t.Name != v.Killers[0] })
+	others := slices.DeleteFunc(slices.Clone(reach), func(t test) bool { return t.Pkg != scenarios || t.Name == v.Killers[0] })
 	for v.Runs = 1; v.Runs <= s.repeat; v.Runs++ { // the first run, then s.repeat more
-		again, err := s.runTests("envtest confirmations", dir, env, killer, name)
+		again, _, err := s.runTests("envtest confirmations", dir, env, killer, name)
 		if err == nil && !again.Failed {
-			again, err = s.runTests("envtest confirmations", dir, env, others, name)
+			again, _, err = s.runTests("envtest confirmations", dir, env, others, name)
 		}
 		if err != nil {
 			v.Err = err.Error()
@@ -527,7 +523,14 @@ func gather(paths []string) (sweepReport, error) {
 // mutate is make mutate: each chosen mutant must fail its scenario, which passes unbroken; the unit
 // tests show which layer of the pyramid sees which break.
 func (s *sweeper) mutate(scenario, text, since string) error {
-	chosen, err := chooseFrom(s.root, scenario, text, since)
+	var touched map[string][]lineRange
+	if since != "" && (scenario != "" || text != "") {
+		var err error
+		if touched, err = changedSince(s.root, since, "controllers", "api", "cmd"); err != nil {
+			return err
+		}
+	}
+	chosen, err := choose(s.root, mutants.All, scenario, text, touched)
 	if err != nil {
 		return err
 	}
@@ -583,7 +586,7 @@ func (s *sweeper) tryMutant(dir string, m mutants.Mutant) (caught, unit trial.Ve
 		return caught, unit, took, fmt.Errorf("does not build: %w\n%s", err, out)
 	}
 	start := time.Now()
-	if caught, err = trial.Scenarios(s.root, dir, "scenarios", nil, trial.ProvesNothing, "-ginkgo.label-filter="+m.Scenario); err != nil {
+	if caught, err = trial.Scenarios(s.root, dir, "scenarios", nil, trial.ProvesNothing, trial.Timeout, "-ginkgo.label-filter="+m.Scenario); err != nil {
 		return caught, unit, took, fmt.Errorf("scenario %s: %w", m.Scenario, err)
 	}
 	took = time.Since(start)
@@ -591,49 +594,37 @@ func (s *sweeper) tryMutant(dir string, m mutants.Mutant) (caught, unit trial.Ve
 		if pkg == scenarios {
 			continue
 		}
-		if unit, err = trial.Unit(s.root, dir, pkg, nil, nil, trial.ProvesNothing); err != nil || unit.Failed {
+		if unit, err = trial.Unit(s.root, dir, pkg, nil, nil, trial.ProvesNothing, trial.Timeout); err != nil || unit.Failed {
 			return caught, unit, took, err
 		}
 	}
 	return caught, unit, took, nil
 }
 
-// chooseFrom chooses among mutants.All, reading from git the lines changed since since.
-func chooseFrom(root, scenario, text, since string) ([]mutants.Mutant, error) {
-	touched := map[string][]lineRange{}
-	if since != "" && (scenario != "" || text != "") {
-		var err error
-		if touched, err = changedSince(root, since, "controllers", "api", "cmd"); err != nil {
-			return nil, err
-		}
-	}
-	var stale error
-	chosen, err := choose(mutants.All, scenario, text, func(m mutants.Mutant) []mutants.Span {
-		spans, err := m.Spans(root)
-		stale = errors.Join(stale, err)
-		return spans
-	}, touched)
-	return chosen, errors.Join(err, stale)
-}
-
-// choose is the mutants of scenario ("": all) whose break mentions text, and those the change touched.
-func choose(all []mutants.Mutant, scenario, text string, spans func(mutants.Mutant) []mutants.Span, touched map[string][]lineRange) ([]mutants.Mutant, error) {
+// choose is the mutants of all of scenario ("": all) whose break mentions text, and those whose
+// lines under root the change touched.
+func choose(root string, all []mutants.Mutant, scenario, text string, touched map[string][]lineRange) ([]mutants.Mutant, error) {
 	var out []mutants.Mutant
 	var scenarios []string
+	var stale error // an edit that no longer finds its lines
 	for _, m := range all {
 		if !slices.Contains(scenarios, m.Scenario) {
 			scenarios = append(scenarios, m.Scenario)
 		}
-		if (scenario == "" || m.Scenario == scenario) && strings.Contains(m.Break, text) || slices.ContainsFunc(spans(m), func(s mutants.Span) bool {
-			return touches(touched[s.File], s.First, s.Last)
-		}) {
+		chosen := (scenario == "" || m.Scenario == scenario) && strings.Contains(m.Break, text)
+		if !chosen {
+			spans, err := m.Spans(root)
+			stale = errors.Join(stale, err)
+			chosen = slices.ContainsFunc(spans, func(s mutants.Span) bool { return touches(touched[s.File], s.First, s.Last) })
+		}
+		if chosen {
 			out = append(out, m)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no break of scenario %q mentions %q; scenarios with breaks: %s", scenario, text, strings.Join(scenarios, ", "))
+		return nil, errors.Join(fmt.Errorf("no break of scenario %q mentions %q; scenarios with breaks: %s", scenario, text, strings.Join(scenarios, ", ")), stale)
 	}
-	return out, nil
+	return out, stale
 }
 
 // lineRange is the lines first to last of a file, numbered from 1.

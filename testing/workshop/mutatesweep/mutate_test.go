@@ -45,9 +45,9 @@ deleted file mode 100644
 
 func TestChooseAddsTheBreaksWhoseLinesTheChangeTouched(t *testing.T) {
 	root := t.TempDir()
-	var lines []string
-	for i := range 30 {
-		lines = append(lines, fmt.Sprintf("line %d", i+1))
+	lines := make([]string, 30)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("line %d", i+1)
 	}
 	for _, file := range []string{"c.go", "d.go"} {
 		if err := os.WriteFile(filepath.Join(root, file), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {

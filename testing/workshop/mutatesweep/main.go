@@ -3,11 +3,9 @@ package main
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"maps"
 	"math"
@@ -37,8 +35,7 @@ const (
 	unitTier    = "unit"
 	envtestTier = "envtest"
 	scenarios   = "./scenarios"
-	workers     = 4     // test processes at once
-	everyShard  = "1/1" // the one shard of one: every break
+	workers     = 4 // test processes at once
 )
 
 // group is code the sweep breaks (dirs, each a package) and the test packages that judge its breaks.
@@ -62,9 +59,6 @@ func main() {
 	only := flag.String("file", "", "break only the files whose path contains this text")
 	breakText := flag.String("break", "", "try only the breaks whose ID (file function operator: was → now) contains this text")
 	repeat := flag.Int("repeat", 2, "run the specs against each break the envtest tier kills this many more times, the spec that killed it first")
-	shard := flag.String("shard", everyShard, "try only shard i of n (i/n) of the breaks, split by their IDs")
-	jsonPath := flag.String("json", "", "write the verdicts into this file too, for -gather")
-	gathered := flag.Bool("gather", false, "report together the verdicts of the shards' JSON files named as arguments")
 	hand := flag.Bool("mutants", false, "make mutate: try the breaks of package mutants, each against the scenario it names")
 	scenario := flag.String("scenario", "", "with -mutants: try only the breaks that this scenario (its label) exists to catch")
 	mutant := flag.String("mutant", "", "with -mutants: try only the breaks whose description contains this text")
@@ -72,19 +66,13 @@ func main() {
 	since := flag.String("changed-since", "", "try only the breaks on the lines changed since this revision (the work tree counts); with -mutants and -scenario or -mutant: also try every mutant whose lines changed since it")
 	flag.Parse()
 	tool, r, err := "mutate-sweep", sweepReport{}, error(nil)
-	sel := selection{File: *only, Break: *breakText, Shard: *shard, Since: *since}
+	sel := selection{File: *only, Break: *breakText, Since: *since}
 	switch {
 	case *hand:
 		tool = "mutate"
 		err = withSweeper(0, false, func(s *sweeper) error { return s.mutate(*scenario, *mutant, *since) })
-	case *gathered:
-		r, err = gather(flag.Args())
 	default:
 		err = withSweeper(*repeat, *harness, func(s *sweeper) error { return s.run(&r, sel) })
-	}
-	if err == nil && *jsonPath != "" && !*hand {
-		raw, _ := json.MarshalIndent(r, "", "  ") // plain data: it marshals
-		err = errors.Join(os.MkdirAll(filepath.Dir(*jsonPath), 0o755), os.WriteFile(*jsonPath, raw, 0o644))
 	}
 	if err == nil && !*hand {
 		var md strings.Builder
@@ -102,38 +90,32 @@ func main() {
 type verdict struct {
 	Break sweep.Break
 	// Tier killed it ("" if it survived) by Killers; Kills of Runs of the envtest tier.
-	Tier        string   `json:",omitempty"`
-	Killers     []string `json:",omitempty"`
-	Kills, Runs int      `json:",omitempty"`
-	TimedOut    bool     `json:",omitempty"` // a kill was a test that reaches it running past trial.Timeout
-	Reach       []string `json:",omitempty"` // the tests and specs that run its code
-	Err         string   `json:",omitempty"` // why the tiers could not say
+	Tier        string
+	Killers     []string
+	Kills, Runs int
+	TimedOut    bool     // a kill was a test that reaches it running past trial.Timeout
+	Reach       []string // the tests and specs that run its code
+	Err         string   // why the tiers could not say
 }
 
 // selection is which breaks a sweep tries, as make mutate-sweep's variables choose them: those of
-// the files whose path contains File, with an ID that contains Break, in shard Shard (i/n) and, if
-// Since is a revision, on the lines changed since it.
-type selection struct {
-	File, Break, Shard, Since string `json:",omitempty"`
-}
+// the files whose path contains File, with an ID that contains Break and, if Since is a revision,
+// on the lines changed since it.
+type selection struct{ File, Break, Since string }
 
 // keeper is the selection's choice of a break, with the lines changed since Since read from git.
 func (sel selection) keeper(root string, dirs []string) (func(sweep.Break) bool, error) {
-	var i, n int
-	if _, err := fmt.Sscanf(sel.Shard, "%d/%d", &i, &n); err != nil || i < 1 || i > n {
-		return nil, fmt.Errorf("shard %q: want i/n, 1 <= i <= n", sel.Shard)
-	}
 	changed, err := map[string][]lineRange(nil), error(nil)
 	if sel.Since != "" {
 		changed, err = changedSince(root, sel.Since, dirs...)
 	}
 	return func(b sweep.Break) bool {
-		return strings.Contains(b.File, sel.File) && strings.Contains(b.ID(), sel.Break) && inShard(b.ID(), i, n) &&
+		return strings.Contains(b.File, sel.File) && strings.Contains(b.ID(), sel.Break) &&
 			(sel.Since == "" || touches(changed[b.File], b.Line, b.Last))
 	}, err
 }
 
-// sweepReport is what a sweep or shard found; Spent is each kind of work's time, over processes.
+// sweepReport is what a sweep found; Spent is each kind of work's time, over processes.
 type sweepReport struct {
 	selection
 	Dirs        []string // what it broke
@@ -197,7 +179,7 @@ func (s *sweeper) run(r *sweepReport, sel selection) error {
 	case len(breaks) == 0 && sel.Since != "":
 		return nil // the report says that the change made none
 	case len(breaks) == 0:
-		return fmt.Errorf("no break of a file matching %q, with an ID matching %q, in shard %s, compiles", sel.File, sel.Break, sel.Shard)
+		return fmt.Errorf("no break of a file matching %q, with an ID matching %q, compiles", sel.File, sel.Break)
 	}
 	progress(start, "%d breaks compile (%d do not); building them in, each behind a switch", len(breaks), r.NotCompiled)
 	schema, err := sweep.Build(checker, breaks, func(overlay map[string]string) ([]byte, error) { return s.build(s.work, overlay) })
@@ -220,7 +202,7 @@ func (s *sweeper) run(r *sweepReport, sel selection) error {
 		g.Go(func() error {
 			v := &r.Verdicts[i]
 			s.try(v, i, schema, all)
-			progress(start, "%d/%d (shard %s): %s:%d %s %s → %s: %s", finished.Add(1), len(r.Verdicts), sel.Shard, v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, v)
+			progress(start, "%d/%d: %s:%d %s %s → %s: %s", finished.Add(1), len(r.Verdicts), v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, v)
 			return nil
 		})
 	}
@@ -231,13 +213,6 @@ func (s *sweeper) run(r *sweepReport, sel selection) error {
 
 func progress(start time.Time, format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "sweep %4.0f s: "+format+"\n", append([]any{time.Since(start).Seconds()}, args...)...)
-}
-
-// inShard says whether the break with this ID is in shard i of n: a hash of the ID alone decides.
-func inShard(id string, i, n int) bool {
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(id))
-	return int(h.Sum32()%uint32(n)) == i-1
 }
 
 func (s *sweeper) spend(kind string, start time.Time) {
@@ -401,19 +376,16 @@ func (r sweepReport) title() string {
 	if r.Since != "" {
 		title += ", the lines changed since " + r.Since
 	}
-	if r.Shard != everyShard {
-		title += ", shard " + r.Shard
-	}
 	return title
 }
 
 // stale are the entries of sweep.Equivalent that no break of the report matches, when it holds
-// every break its files and IDs select: not a shard's, nor a change's, nor a sweep of other packages.
+// every break its files and IDs select: not a change's, nor a sweep of other packages.
 func (r sweepReport) stale() []string {
 	var stale []string
 	for id := range sweep.Equivalent {
 		file := strings.Fields(id)[0]
-		selected := r.Shard == everyShard && r.Since == "" && slices.Contains(r.Dirs, path.Dir(file)) && strings.Contains(file, r.File) && strings.Contains(id, r.Break)
+		selected := r.Since == "" && slices.Contains(r.Dirs, path.Dir(file)) && strings.Contains(file, r.File) && strings.Contains(id, r.Break)
 		if selected && !slices.ContainsFunc(r.Verdicts, func(v verdict) bool { return v.Break.ID() == id }) {
 			stale = append(stale, id)
 		}
@@ -490,34 +462,6 @@ func table(w io.Writer, title, why string, rows []verdict, reason func(verdict) 
 
 func reachedBy(v verdict) string {
 	return cmp.Or(strings.Join(v.Reach, "; "), "no test reaches its code")
-}
-
-// gather reads the shards' reports into the whole sweep's.
-func gather(paths []string) (sweepReport, error) {
-	all := sweepReport{selection: selection{Shard: everyShard}, Spent: map[string]time.Duration{}}
-	if len(paths) == 0 {
-		return all, errors.New("no shard's report to gather")
-	}
-	for _, path := range paths {
-		var r sweepReport
-		raw, err := os.ReadFile(path)
-		if err == nil {
-			err = json.Unmarshal(raw, &r)
-		}
-		if err != nil {
-			return all, fmt.Errorf("%s: %w", path, err)
-		}
-		all.Verdicts = append(all.Verdicts, r.Verdicts...)
-		all.File, all.Break, all.Since, all.Dirs = r.File, r.Break, r.Since, r.Dirs // the shards' own, all the same
-		all.NotCompiled, all.Repeat, all.Took = all.NotCompiled+r.NotCompiled, r.Repeat, max(all.Took, r.Took)
-		for kind, d := range r.Spent {
-			all.Spent[kind] += d
-		}
-	}
-	slices.SortStableFunc(all.Verdicts, func(a, b verdict) int {
-		return cmp.Or(strings.Compare(a.Break.File, b.Break.File), a.Break.Line-b.Break.Line)
-	})
-	return all, nil
 }
 
 // mutate is make mutate: each chosen mutant must fail its scenario, which passes unbroken; the unit

@@ -70,22 +70,14 @@ mutate: setup-envtest ## Prove the scenarios can fail: build each break of testi
 # count), as a pull request does; without it, every line. FILE=<text> sweeps only the files whose
 # path contains text, BREAK=<text> only the breaks whose ID contains it (the report's "file
 # function operator: was → now"); REPEAT=<n> runs the specs n more times against each break they
-# kill (default 2). SHARD=<i>/<n> tries only the i-th of n shards of the breaks and writes its
-# verdicts to reports/mutate-sweep-<i>-of-<n>.json, which make mutate-sweep-report gathers (the
-# workflow's matrix). The scenarios attach to make envtest-up's control plane, which stays up
+# kill (default 2). The scenarios attach to make envtest-up's control plane, which stays up
 # afterwards (make envtest-down).
 .PHONY: mutate-sweep
 mutate-sweep: envtest-up ## Make every generic break of controllers/ and api/ (delete a statement, negate a condition, drop a returned error, replace a constant), or with BASE=<rev> those of the lines changed since rev, or with HARNESS=1 those of the harness a team copies (judged by its own tests); run the tests that reach each against it; report the score and fail on every survivor.
 	@mkdir -p $(REPORTS)
 	@$(call workshop-tool,mutatesweep)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
-		$(WORKSHOP)/mutatesweep $(if $(HARNESS),-harness) $(if $(BASE),-changed-since '$(BASE)') $(if $(FILE),-file '$(FILE)') $(if $(BREAK),-break '$(BREAK)') $(if $(REPEAT),-repeat $(REPEAT)) \
-		$(if $(SHARD),-shard $(SHARD) -json $(REPORTS)/mutate-sweep-$(subst /,-of-,$(SHARD)).json) | tee $(REPORTS)/mutate-sweep.md
-
-.PHONY: mutate-sweep-report
-mutate-sweep-report: ## Gather the verdicts of make mutate-sweep SHARD=<i>/<n>'s shards (reports/mutate-sweep-*-of-*.json) into one report; fail on every survivor.
-	@$(call workshop-tool,mutatesweep)
-	$(WORKSHOP)/mutatesweep -gather $(REPORTS)/mutate-sweep-*-of-*.json | tee $(REPORTS)/mutate-sweep.md
+		$(WORKSHOP)/mutatesweep $(if $(HARNESS),-harness) $(if $(BASE),-changed-since '$(BASE)') $(if $(FILE),-file '$(FILE)') $(if $(BREAK),-break '$(BREAK)') $(if $(REPEAT),-repeat $(REPEAT)) | tee $(REPORTS)/mutate-sweep.md
 
 # BASE: the revision a change starts from. A changed spec that only rewrites the test states so in
 # a commit trailer `Spec-Rewrite: <name>`.

@@ -3,11 +3,9 @@ package main
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"maps"
 	"math"
@@ -37,8 +35,7 @@ const (
 	unitTier    = "unit"
 	envtestTier = "envtest"
 	scenarios   = "./scenarios"
-	workers     = 4     // test processes at once
-	everyShard  = "1/1" // the one shard of one: every break
+	workers     = 4 // test processes at once
 )
 
 // group is code the sweep breaks (dirs, each a package) and the test packages that judge its breaks.
@@ -62,9 +59,6 @@ func main() {
 	only := flag.String("file", "", "break only the files whose path contains this text")
 	breakText := flag.String("break", "", "try only the breaks whose ID (file function operator: was → now) contains this text")
 	repeat := flag.Int("repeat", 2, "run the specs against each break the envtest tier kills this many more times, the spec that killed it first")
-	shard := flag.String("shard", everyShard, "try only shard i of n (i/n) of the breaks, split by their IDs")
-	jsonPath := flag.String("json", "", "write the verdicts into this file too, for -gather")
-	gathered := flag.Bool("gather", false, "report together the verdicts of the shards' JSON files named as arguments")
 	hand := flag.Bool("mutants", false, "make mutate: try the breaks of package mutants, each against the scenario it names")
 	scenario := flag.String("scenario", "", "with -mutants: try only the breaks that this scenario (its label) exists to catch")
 	mutant := flag.String("mutant", "", "with -mutants: try only the breaks whose description contains this text")
@@ -72,19 +66,13 @@ func main() {
 	since := flag.String("changed-since", "", "try only the breaks on the lines changed since this revision (the work tree counts); with -mutants and -scenario or -mutant: also try every mutant whose lines changed since it")
 	flag.Parse()
 	tool, r, err := "mutate-sweep", sweepReport{}, error(nil)
-	sel := selection{File: *only, Break: *breakText, Shard: *shard, Since: *since}
+	sel := selection{File: *only, Break: *breakText, Since: *since}
 	switch {
 	case *hand:
 		tool = "mutate"
 		err = withSweeper(0, false, func(s *sweeper) error { return s.mutate(*scenario, *mutant, *since) })
-	case *gathered:
-		r, err = gather(flag.Args())
 	default:
 		err = withSweeper(*repeat, *harness, func(s *sweeper) error { return s.run(&r, sel) })
-	}
-	if err == nil && *jsonPath != "" && !*hand {
-		raw, _ := json.MarshalIndent(r, "", "  ") // plain data: it marshals
-		err = errors.Join(os.MkdirAll(filepath.Dir(*jsonPath), 0o755), os.WriteFile(*jsonPath, raw, 0o644))
 	}
 	if err == nil && !*hand {
 		var md strings.Builder
@@ -102,38 +90,32 @@ func main() {
 type verdict struct {
 	Break sweep.Break
 	// Tier killed it ("" if it survived) by Killers; Kills of Runs of the envtest tier.
-	Tier        string   `json:",omitempty"`
-	Killers     []string `json:",omitempty"`
-	Kills, Runs int      `json:",omitempty"`
-	TimedOut    bool     `json:",omitempty"` // a kill was a test that reaches it running past trial.Timeout
-	Reach       []string `json:",omitempty"` // the tests and specs that run its code
-	Err         string   `json:",omitempty"` // why the tiers could not say
+	Tier        string
+	Killers     []string
+	Kills, Runs int
+	TimedOut    bool     // a kill was a test that reaches it running past trial.Timeout
+	Reach       []string // the tests and specs that run its code
+	Err         string   // why the tiers could not say
 }
 
 // selection is which breaks a sweep tries, as make mutate-sweep's variables choose them: those of
-// the files whose path contains File, with an ID that contains Break, in shard Shard (i/n) and, if
-// Since is a revision, on the lines changed since it.
-type selection struct {
-	File, Break, Shard, Since string `json:",omitempty"`
-}
+// the files whose path contains File, with an ID that contains Break and, if Since is a revision,
+// on the lines changed since it.
+type selection struct{ File, Break, Since string }
 
 // keeper is the selection's choice of a break, with the lines changed since Since read from git.
 func (sel selection) keeper(root string, dirs []string) (func(sweep.Break) bool, error) {
-	var i, n int
-	if _, err := fmt.Sscanf(sel.Shard, "%d/%d", &i, &n); err != nil || i < 1 || i > n {
-		return nil, fmt.Errorf("shard %q: want i/n, 1 <= i <= n", sel.Shard)
-	}
 	changed, err := map[string][]lineRange(nil), error(nil)
 	if sel.Since != "" {
 		changed, err = changedSince(root, sel.Since, dirs...)
 	}
 	return func(b sweep.Break) bool {
-		return strings.Contains(b.File, sel.File) && strings.Contains(b.ID(), sel.Break) && inShard(b.ID(), i, n) &&
+		return strings.Contains(b.File, sel.File) && strings.Contains(b.ID(), sel.Break) &&
 			(sel.Since == "" || touches(changed[b.File], b.Line, b.Last))
 	}, err
 }
 
-// sweepReport is what a sweep or shard found; Spent is each kind of work's time, over processes.
+// sweepReport is what a sweep found; Spent is each kind of work's time, over processes.
 type sweepReport struct {
 	selection
 	Dirs        []string // what it broke
@@ -197,7 +179,7 @@ func (s *sweeper) run(r *sweepReport, sel selection) error {
 	case len(breaks) == 0 && sel.Since != "":
 		return nil // the report says that the change made none
 	case len(breaks) == 0:
-		return fmt.Errorf("no break of a file matching %q, with an ID matching %q, in shard %s, compiles", sel.File, sel.Break, sel.Shard)
+		return fmt.Errorf("no break of a file matching %q, with an ID matching %q, compiles", sel.File, sel.Break)
 	}
 	progress(start, "%d breaks compile (%d do not); building them in, each behind a switch", len(breaks), r.NotCompiled)
 	schema, err := sweep.Build(checker, breaks, func(overlay map[string]string) ([]byte, error) { return s.build(s.work, overlay) })
@@ -220,7 +202,7 @@ func (s *sweeper) run(r *sweepReport, sel selection) error {
 		g.Go(func() error {
 			v := &r.Verdicts[i]
 			s.try(v, i, schema, all)
-			progress(start, "%d/%d (shard %s): %s:%d %s %s → %s: %s", finished.Add(1), len(r.Verdicts), sel.Shard, v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, v)
+			progress(start, "%d/%d: %s:%d %s %s → %s: %s", finished.Add(1), len(r.Verdicts), v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, v)
 			return nil
 		})
 	}
@@ -231,13 +213,6 @@ func (s *sweeper) run(r *sweepReport, sel selection) error {
 
 func progress(start time.Time, format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "sweep %4.0f s: "+format+"\n", append([]any{time.Since(start).Seconds()}, args...)...)
-}
-
-// inShard says whether the break with this ID is in shard i of n: a hash of the ID alone decides.
-func inShard(id string, i, n int) bool {
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(id))
-	return int(h.Sum32()%uint32(n)) == i-1
 }
 
 func (s *sweeper) spend(kind string, start time.Time) {
@@ -288,7 +263,7 @@ func (s *sweeper) reach() (all []test, err error) {
 	for i := range all {
 		g.Go(func() error {
 			file := filepath.Join(s.work, "hits-"+strconv.Itoa(i))
-			v, err := s.runTests("the baseline: each test alone", s.work, []string{sweep.HitsEnv + "=" + file}, all[i:i+1], "reach-"+strconv.Itoa(i))
+			v, _, err := s.runTests("the baseline: each test alone", s.work, []string{sweep.HitsEnv + "=" + file}, all[i:i+1], "reach-"+strconv.Itoa(i))
 			if err == nil && v.Failed {
 				err = fmt.Errorf("%s fails: %s", v.Test, v.Where)
 			}
@@ -300,9 +275,9 @@ func (s *sweeper) reach() (all []test, err error) {
 	return all, g.Wait()
 }
 
-// runTests runs tests in the build in dir, with env, a process a package, up to the first failure.
-func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name string) (trial.Verdict, error) {
-	defer s.spend(kind, time.Now())
+// runTests runs tests in the build in dir, with env, a process a package (the unit tests first), up
+// to the first failure, which it returns with its tier; the time goes to kind, or "" its tier's runs.
+func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name string) (trial.Verdict, string, error) {
 	for _, pkg := range s.group.tests {
 		var names []string
 		for _, t := range tests {
@@ -310,20 +285,25 @@ func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name st
 				names = append(names, t.Name)
 			}
 		}
-		v, err := trial.Verdict{}, error(nil)
-		if pkg == scenarios && len(names) > 0 {
-			v, err = trial.Scenarios(s.root, dir, name, env, trial.Notices, "-ginkgo.focus="+specreport.Focus(s.description, names))
-		} else if len(names) > 0 {
-			v, err = trial.Unit(s.root, dir, pkg, env, names, trial.Notices)
+		if len(names) == 0 {
+			continue
 		}
+		tier, start, v, err := unitTier, time.Now(), trial.Verdict{}, error(nil)
+		if pkg == scenarios {
+			tier = envtestTier
+			v, err = trial.Scenarios(s.root, dir, name, env, trial.Notices, trial.Timeout, "-ginkgo.focus="+specreport.Focus(s.description, names))
+		} else {
+			v, err = trial.Unit(s.root, dir, pkg, env, names, trial.Notices, trial.Timeout)
+		}
+		s.spend(cmp.Or(kind, tier+" runs"), start)
 		if err != nil || v.Failed {
-			return v, err
+			return v, tier, err
 		}
 	}
-	return trial.Verdict{}, nil
+	return trial.Verdict{}, "", nil
 }
 
-// try tries v's break, switch i+1, against the tests that reach it, else built alone against all: units first.
+// try tries v's break, switch i+1, against the tests that reach it, else built alone against all.
 func (s *sweeper) try(v *verdict, i int, schema sweep.Schema, all []test) {
 	name := strconv.Itoa(i + 1)
 	dir, env := s.work, []string{sweep.Env + "=" + name}
@@ -338,35 +318,26 @@ func (s *sweeper) try(v *verdict, i int, schema sweep.Schema, all []test) {
 	for _, t := range reach {
 		v.Reach = append(v.Reach, t.Name)
 	}
-	unit := slices.DeleteFunc(slices.Clone(reach), func(t test) bool { return t.Pkg == scenarios })
-	specs := slices.DeleteFunc(slices.Clone(reach), func(t test) bool { return t.Pkg != scenarios })
-	v.Tier = unitTier
-	first, err := s.runTests("unit runs", dir, env, unit, name)
-	if err == nil && !first.Failed && len(specs) > 0 {
-		v.Tier = envtestTier
-		first, err = s.runTests("envtest runs", dir, env, specs, name)
-	}
+	first, tier, err := s.runTests("", dir, env, reach, name)
 	switch {
 	case err != nil:
-		v.Tier, v.Err = "", err.Error()
-	case !first.Failed:
-		v.Tier = ""
-	default:
-		v.Killers, v.Kills, v.TimedOut = []string{first.Test}, 1, first.TimedOut
-		if v.Tier == envtestTier {
-			s.confirm(v, dir, env, specs, name)
+		v.Err = err.Error()
+	case first.Failed:
+		v.Tier, v.Killers, v.Kills, v.TimedOut = tier, []string{first.Test}, 1, first.TimedOut
+		if tier == envtestTier {
+			s.confirm(v, dir, env, reach, name)
 		}
 	}
 }
 
-// confirm runs the specs s.repeat times more, the killer first: some runs may notice by chance.
-func (s *sweeper) confirm(v *verdict, dir string, env []string, specs []test, name string) {
-	killer := slices.DeleteFunc(slices.Clone(specs), func(t test) bool { return t.Name != v.Killers[0] })
-	others := slices.DeleteFunc(slices.Clone(specs), func(t test) bool { return t.Name == v.Killers[0] })
+// confirm runs the specs of reach s.repeat times more, the killer first: some runs may notice by chance.
+func (s *sweeper) confirm(v *verdict, dir string, env []string, reach []test, name string) {
+	killer := slices.DeleteFunc(slices.Clone(reach), func(t test) bool { return t.Pkg != scenarios || t.Name != v.Killers[0] })
+	others := slices.DeleteFunc(slices.Clone(reach), func(t test) bool { return t.Pkg != scenarios || t.Name == v.Killers[0] })
 	for v.Runs = 1; v.Runs <= s.repeat; v.Runs++ { // the first run, then s.repeat more
-		again, err := s.runTests("envtest confirmations", dir, env, killer, name)
+		again, _, err := s.runTests("envtest confirmations", dir, env, killer, name)
 		if err == nil && !again.Failed {
-			again, err = s.runTests("envtest confirmations", dir, env, others, name)
+			again, _, err = s.runTests("envtest confirmations", dir, env, others, name)
 		}
 		if err != nil {
 			v.Err = err.Error()
@@ -405,19 +376,16 @@ func (r sweepReport) title() string {
 	if r.Since != "" {
 		title += ", the lines changed since " + r.Since
 	}
-	if r.Shard != everyShard {
-		title += ", shard " + r.Shard
-	}
 	return title
 }
 
 // stale are the entries of sweep.Equivalent that no break of the report matches, when it holds
-// every break its files and IDs select: not a shard's, nor a change's, nor a sweep of other packages.
+// every break its files and IDs select: not a change's, nor a sweep of other packages.
 func (r sweepReport) stale() []string {
 	var stale []string
 	for id := range sweep.Equivalent {
 		file := strings.Fields(id)[0]
-		selected := r.Shard == everyShard && r.Since == "" && slices.Contains(r.Dirs, path.Dir(file)) && strings.Contains(file, r.File) && strings.Contains(id, r.Break)
+		selected := r.Since == "" && slices.Contains(r.Dirs, path.Dir(file)) && strings.Contains(file, r.File) && strings.Contains(id, r.Break)
 		if selected && !slices.ContainsFunc(r.Verdicts, func(v verdict) bool { return v.Break.ID() == id }) {
 			stale = append(stale, id)
 		}
@@ -496,38 +464,17 @@ func reachedBy(v verdict) string {
 	return cmp.Or(strings.Join(v.Reach, "; "), "no test reaches its code")
 }
 
-// gather reads the shards' reports into the whole sweep's.
-func gather(paths []string) (sweepReport, error) {
-	all := sweepReport{selection: selection{Shard: everyShard}, Spent: map[string]time.Duration{}}
-	if len(paths) == 0 {
-		return all, errors.New("no shard's report to gather")
-	}
-	for _, path := range paths {
-		var r sweepReport
-		raw, err := os.ReadFile(path)
-		if err == nil {
-			err = json.Unmarshal(raw, &r)
-		}
-		if err != nil {
-			return all, fmt.Errorf("%s: %w", path, err)
-		}
-		all.Verdicts = append(all.Verdicts, r.Verdicts...)
-		all.File, all.Break, all.Since, all.Dirs = r.File, r.Break, r.Since, r.Dirs // the shards' own, all the same
-		all.NotCompiled, all.Repeat, all.Took = all.NotCompiled+r.NotCompiled, r.Repeat, max(all.Took, r.Took)
-		for kind, d := range r.Spent {
-			all.Spent[kind] += d
-		}
-	}
-	slices.SortStableFunc(all.Verdicts, func(a, b verdict) int {
-		return cmp.Or(strings.Compare(a.Break.File, b.Break.File), a.Break.Line-b.Break.Line)
-	})
-	return all, nil
-}
-
 // mutate is make mutate: each chosen mutant must fail its scenario, which passes unbroken; the unit
 // tests show which layer of the pyramid sees which break.
 func (s *sweeper) mutate(scenario, text, since string) error {
-	chosen, err := chooseFrom(s.root, scenario, text, since)
+	var touched map[string][]lineRange
+	if since != "" && (scenario != "" || text != "") {
+		var err error
+		if touched, err = changedSince(s.root, since, "controllers", "api", "cmd"); err != nil {
+			return err
+		}
+	}
+	chosen, err := choose(s.root, mutants.All, scenario, text, touched)
 	if err != nil {
 		return err
 	}
@@ -583,7 +530,7 @@ func (s *sweeper) tryMutant(dir string, m mutants.Mutant) (caught, unit trial.Ve
 		return caught, unit, took, fmt.Errorf("does not build: %w\n%s", err, out)
 	}
 	start := time.Now()
-	if caught, err = trial.Scenarios(s.root, dir, "scenarios", nil, trial.ProvesNothing, "-ginkgo.label-filter="+m.Scenario); err != nil {
+	if caught, err = trial.Scenarios(s.root, dir, "scenarios", nil, trial.ProvesNothing, trial.Timeout, "-ginkgo.label-filter="+m.Scenario); err != nil {
 		return caught, unit, took, fmt.Errorf("scenario %s: %w", m.Scenario, err)
 	}
 	took = time.Since(start)
@@ -591,49 +538,37 @@ func (s *sweeper) tryMutant(dir string, m mutants.Mutant) (caught, unit trial.Ve
 		if pkg == scenarios {
 			continue
 		}
-		if unit, err = trial.Unit(s.root, dir, pkg, nil, nil, trial.ProvesNothing); err != nil || unit.Failed {
+		if unit, err = trial.Unit(s.root, dir, pkg, nil, nil, trial.ProvesNothing, trial.Timeout); err != nil || unit.Failed {
 			return caught, unit, took, err
 		}
 	}
 	return caught, unit, took, nil
 }
 
-// chooseFrom chooses among mutants.All, reading from git the lines changed since since.
-func chooseFrom(root, scenario, text, since string) ([]mutants.Mutant, error) {
-	touched := map[string][]lineRange{}
-	if since != "" && (scenario != "" || text != "") {
-		var err error
-		if touched, err = changedSince(root, since, "controllers", "api", "cmd"); err != nil {
-			return nil, err
-		}
-	}
-	var stale error
-	chosen, err := choose(mutants.All, scenario, text, func(m mutants.Mutant) []mutants.Span {
-		spans, err := m.Spans(root)
-		stale = errors.Join(stale, err)
-		return spans
-	}, touched)
-	return chosen, errors.Join(err, stale)
-}
-
-// choose is the mutants of scenario ("": all) whose break mentions text, and those the change touched.
-func choose(all []mutants.Mutant, scenario, text string, spans func(mutants.Mutant) []mutants.Span, touched map[string][]lineRange) ([]mutants.Mutant, error) {
+// choose is the mutants of all of scenario ("": all) whose break mentions text, and those whose
+// lines under root the change touched.
+func choose(root string, all []mutants.Mutant, scenario, text string, touched map[string][]lineRange) ([]mutants.Mutant, error) {
 	var out []mutants.Mutant
 	var scenarios []string
+	var stale error // an edit that no longer finds its lines
 	for _, m := range all {
 		if !slices.Contains(scenarios, m.Scenario) {
 			scenarios = append(scenarios, m.Scenario)
 		}
-		if (scenario == "" || m.Scenario == scenario) && strings.Contains(m.Break, text) || slices.ContainsFunc(spans(m), func(s mutants.Span) bool {
-			return touches(touched[s.File], s.First, s.Last)
-		}) {
+		chosen := (scenario == "" || m.Scenario == scenario) && strings.Contains(m.Break, text)
+		if !chosen {
+			spans, err := m.Spans(root)
+			stale = errors.Join(stale, err)
+			chosen = slices.ContainsFunc(spans, func(s mutants.Span) bool { return touches(touched[s.File], s.First, s.Last) })
+		}
+		if chosen {
 			out = append(out, m)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no break of scenario %q mentions %q; scenarios with breaks: %s", scenario, text, strings.Join(scenarios, ", "))
+		return nil, errors.Join(fmt.Errorf("no break of scenario %q mentions %q; scenarios with breaks: %s", scenario, text, strings.Join(scenarios, ", ")), stale)
 	}
-	return out, nil
+	return out, stale
 }
 
 // lineRange is the lines first to last of a file, numbered from 1.

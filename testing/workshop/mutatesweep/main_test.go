@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,33 +17,6 @@ import (
 	"example.com/operator-demo/testing/workshop/repo"
 )
 
-// TestEachBreakIsInOneShard: the shards split the breaks by their IDs alone, each break into
-// exactly one, whatever the other breaks are, and none of four shards is left empty.
-func TestEachBreakIsInOneShard(t *testing.T) {
-	sizes := make([]int, 4)
-	for i := range 200 {
-		id := fmt.Sprintf("controllers/a.go f constant: %d → 0", i)
-		in := 0
-		for shard := range 4 {
-			if inShard(id, shard+1, 4) {
-				in++
-				sizes[shard]++
-			}
-		}
-		if in != 1 {
-			t.Errorf("%s is in %d shards of 4", id, in)
-		}
-		if !inShard(id, 1, 1) {
-			t.Errorf("%s is not in the one shard of 1", id)
-		}
-	}
-	for shard, n := range sizes {
-		if n < 20 {
-			t.Errorf("shard %d/4 holds %d of 200 breaks", shard+1, n)
-		}
-	}
-}
-
 func aBreak(line int, was string) sweep.Break {
 	return sweep.Break{File: "controllers/a.go", Line: line, Func: "f", Operator: sweep.Constant, Was: was, Now: `""`}
 }
@@ -56,7 +28,7 @@ func TestASurvivorFailsTheSweepNamingItsLineAndWhatReachesIt(t *testing.T) {
 		{Break: aBreak(10, `"a"`), Tier: unitTier, Killers: []string{"TestA"}, Reach: []string{"TestA"}},
 		{Break: aBreak(12, `"b"`), Reach: []string{"TestA", "Sample when created makes it"}},
 		{Break: aBreak(14, `"c"`)},
-	}, selection: selection{Shard: "1/2"}, Took: time.Minute} // a shard: the equivalent breaks are elsewhere
+	}, Took: time.Minute} // a sweep of no package: no equivalent break's entry is stale
 	var out bytes.Buffer
 	err := r.write(&out)
 	if err == nil {
@@ -71,41 +43,6 @@ func TestASurvivorFailsTheSweepNamingItsLineAndWhatReachesIt(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, out.String())
 		}
-	}
-}
-
-// TestTheShardsGatherIntoOneReport: the verdicts of the shards make one report; an equivalent
-// break's entry that no shard's break matches fails only there, where every break is known.
-func TestTheShardsGatherIntoOneReport(t *testing.T) {
-	dir := t.TempDir()
-	paths := make([]string, 0, 2)
-	for i, v := range []verdict{
-		{Break: aBreak(10, `"a"`), Tier: envtestTier, Killers: []string{"Sample when created makes it"}, Kills: 3, Runs: 3},
-		{Break: aBreak(12, `"b"`), Tier: unitTier, Killers: []string{"TestB"}},
-	} {
-		raw, err := json.Marshal(sweepReport{selection: selection{Shard: fmt.Sprintf("%d/2", i+1)}, Dirs: []string{"controllers"}, Verdicts: []verdict{v}, NotCompiled: 1, Took: time.Minute, Spent: map[string]time.Duration{"builds": time.Second}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, filepath.Join(dir, fmt.Sprint(i, ".json")))
-		if err := os.WriteFile(paths[i], raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r, err := gather(paths)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Verdicts) != 2 || r.NotCompiled != 2 || r.Spent["builds"] != 2*time.Second || r.Took != time.Minute {
-		t.Errorf("gathered %d verdicts, %d not compiling, builds %s, took %s: want 2, 2, 2s, the longest shard's 1m0s", len(r.Verdicts), r.NotCompiled, r.Spent["builds"], r.Took)
-	}
-	var out bytes.Buffer
-	err = r.write(&out)
-	if err == nil || !strings.Contains(err.Error(), "equivalent entries that match no break") {
-		t.Errorf("gathered, the equivalent entries that no break matches pass: %v", err)
-	}
-	if !strings.Contains(out.String(), "**Score: 2 of 2 breaks killed (100%)**") {
-		t.Errorf("the gathered report:\n%s", out.String())
 	}
 }
 
@@ -164,13 +101,13 @@ func TestABaseSweepsOnlyTheLinesChangedSinceIt(t *testing.T) {
 		"controllers/a.go:5 constant: 5",
 		"controllers/new.go:3 constant: 6",
 	}
-	if got := kept(selection{Shard: "1/1", Since: "HEAD"}); !slices.Equal(got, want) {
+	if got := kept(selection{Since: "HEAD"}); !slices.Equal(got, want) {
 		t.Errorf("since HEAD, the sweep keeps\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if got := kept(selection{Shard: "1/1"}); len(got) != 9 {
+	if got := kept(selection{}); len(got) != 9 {
 		t.Errorf("without a revision, the sweep keeps %d breaks, want all 9:\n%s", len(got), strings.Join(got, "\n"))
 	}
-	if _, err := (selection{Shard: "1/1", Since: "no-such-revision"}).keeper(root, theOperator.dirs); err == nil || !strings.Contains(err.Error(), "no-such-revision") {
+	if _, err := (selection{Since: "no-such-revision"}).keeper(root, theOperator.dirs); err == nil || !strings.Contains(err.Error(), "no-such-revision") {
 		t.Errorf("an unknown revision: %v, want an error naming it", err)
 	}
 }
@@ -178,7 +115,7 @@ func TestABaseSweepsOnlyTheLinesChangedSinceIt(t *testing.T) {
 // TestAChangeWithoutABreakSaysSoAndPasses: a change that makes no break says so plainly, and
 // passes.
 func TestAChangeWithoutABreakSaysSoAndPasses(t *testing.T) {
-	r := sweepReport{selection: selection{Shard: "1/1", Since: "origin/main"}}
+	r := sweepReport{selection: selection{Since: "origin/main"}}
 	var out bytes.Buffer
 	if err := r.write(&out); err != nil {
 		t.Errorf("a change without a break fails: %v", err)
@@ -191,7 +128,7 @@ func TestAChangeWithoutABreakSaysSoAndPasses(t *testing.T) {
 // TestAHangIsAKillNamedAsATimeout: a break that makes a test that reaches it hang is killed, by
 // timeout, and the report names it so; it fails nothing.
 func TestAHangIsAKillNamedAsATimeout(t *testing.T) {
-	r := sweepReport{selection: selection{Shard: "1/2"}, Verdicts: []verdict{
+	r := sweepReport{Verdicts: []verdict{ // of no package: no equivalent break's entry is stale
 		{Break: aBreak(10, `"a"`), Tier: unitTier, Killers: []string{"TestA"}, TimedOut: true, Reach: []string{"TestA"}},
 		{Break: aBreak(12, `"b"`), Tier: envtestTier, Killers: []string{"Sample when created makes it"}, Kills: 3, Runs: 3, TimedOut: true},
 		{Break: aBreak(14, `"c"`), Tier: unitTier, Killers: []string{"TestC"}},
@@ -222,17 +159,17 @@ func TestAHangIsAKillNamedAsATimeout(t *testing.T) {
 // sweep, of the harness's entries).
 func TestOnlyASweepOfEveryBreakItsFilesHoldFindsEquivalentsStale(t *testing.T) {
 	killed := []verdict{{Break: aBreak(10, `"a"`), Tier: unitTier, Killers: []string{"TestA"}}}
-	for _, sel := range []selection{{Shard: "1/1", Break: "controllers/a.go"}, {Shard: "1/1", Since: "origin/main"}} {
+	for _, sel := range []selection{{Break: "controllers/a.go"}, {Since: "origin/main"}} {
 		r := sweepReport{selection: sel, Dirs: []string{"controllers"}, Verdicts: killed}
 		if err := r.write(io.Discard); err != nil {
 			t.Errorf("a sweep of %+v: %v", sel, err)
 		}
 	}
-	elsewhere := sweepReport{selection: selection{Shard: "1/1"}, Dirs: []string{"elsewhere"}, Verdicts: killed}
+	elsewhere := sweepReport{Dirs: []string{"elsewhere"}, Verdicts: killed}
 	if err := elsewhere.write(io.Discard); err != nil {
 		t.Errorf("a whole sweep of a package without equivalent breaks: %v", err)
 	}
-	r := sweepReport{selection: selection{Shard: "1/1", File: "controllers"}, Dirs: []string{"controllers"}, Verdicts: killed}
+	r := sweepReport{selection: selection{File: "controllers"}, Dirs: []string{"controllers"}, Verdicts: killed}
 	if err := r.write(io.Discard); err == nil || !strings.Contains(err.Error(), "equivalent entries that match no break") {
 		t.Errorf("a whole sweep of controllers/ without its equivalent breaks: %v", err)
 	}

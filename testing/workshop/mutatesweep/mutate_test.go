@@ -1,7 +1,11 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"example.com/operator-demo/testing/workshop/mutate/mutants"
@@ -40,18 +44,23 @@ deleted file mode 100644
 }
 
 func TestChooseAddsTheBreaksWhoseLinesTheChangeTouched(t *testing.T) {
-	all := []mutants.Mutant{
-		{Break: "one", Scenario: "create"},
-		{Break: "two", Scenario: "update"},
-		{Break: "three", Scenario: "gc"},
+	root := t.TempDir()
+	lines := make([]string, 30)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("line %d", i+1)
 	}
-	spans := map[string][]mutants.Span{
-		"one":   {{File: "c.go", First: 5, Last: 5}},
-		"two":   {{File: "c.go", First: 20, Last: 22}},
-		"three": {{File: "d.go", First: 20, Last: 20}},
+	for _, file := range []string{"c.go", "d.go"} {
+		if err := os.WriteFile(filepath.Join(root, file), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := []mutants.Mutant{
+		{Break: "one", Scenario: "create", Edits: []mutants.Edit{{File: "c.go", From: "line 5", To: "x"}}},
+		{Break: "two", Scenario: "update", Edits: []mutants.Edit{{File: "c.go", From: "line 20\nline 21\nline 22", To: "x"}}},
+		{Break: "three", Scenario: "gc", Edits: []mutants.Edit{{File: "d.go", From: "line 20", To: "x"}}},
 	}
 	touched := map[string][]lineRange{"c.go": {{22, 30}}}
-	got, err := choose(all, "create", "", func(m mutants.Mutant) []mutants.Span { return spans[m.Break] }, touched)
+	got, err := choose(root, all, "create", "", touched)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,5 +70,9 @@ func TestChooseAddsTheBreaksWhoseLinesTheChangeTouched(t *testing.T) {
 	}
 	if want := []string{"one", "two"}; !slices.Equal(names, want) {
 		t.Errorf("chosen %v, want %v: the scenario's break and the one whose lines the change touched", names, want)
+	}
+	all[2].Edits[0].From = "line 31"
+	if _, err := choose(root, all, "create", "", touched); err == nil || !strings.Contains(err.Error(), "line 31") {
+		t.Errorf("a mutant whose edit no longer finds its lines: %v, want an error naming them", err)
 	}
 }

@@ -21,7 +21,6 @@ const root = "../../.."
 var onlyInTheWorkflow = map[string]string{
 	"test-first":          "it checks a pull request against its base, which a run of main has not",
 	"kubernetes-versions": "it only reads the supported minors for the workflow's matrices",
-	"mutate-sweep-report": "it gathers the verdicts of the workflow's shards of the sweep; .ci/run sweeps whole, and reports in the same run",
 }
 
 // onlyInCIRun are the targets that the workflow need not run, and why.

@@ -60,13 +60,9 @@ func Build(root, dir string, overlay map[string]string, pkgs ...string) ([]byte,
 // Binary is the test binary that Build built of pkg into dir.
 func Binary(dir, pkg string) string { return filepath.Join(dir, path.Base(pkg)+".test") }
 
-// Unit runs pkg's test binary in dir with env added: the tests named (all if none) to a failure.
-func Unit(root, dir, pkg string, env, tests []string, outside Outside) (Verdict, error) {
-	return unit(root, dir, pkg, env, tests, outside, Timeout)
-}
-
-// unit is Unit with the run's timeout.
-func unit(root, dir, pkg string, env, tests []string, outside Outside, timeout time.Duration) (Verdict, error) {
+// Unit runs pkg's test binary in dir with env added: the tests named (all if none) to a failure,
+// within timeout (Timeout, but in this package's tests).
+func Unit(root, dir, pkg string, env, tests []string, outside Outside, timeout time.Duration) (Verdict, error) {
 	args := []string{"tool", "test2json", "-p", pkg, Binary(dir, pkg), "-test.v=test2json", "-test.count=1", "-test.failfast", "-test.timeout=" + timeout.String()}
 	if len(tests) > 0 {
 		args = append(args, "-test.run=^"+specreport.AnyOf(tests)+"$")
@@ -81,13 +77,9 @@ func unit(root, dir, pkg string, env, tests []string, outside Outside, timeout t
 	return judge(suite, err, out, outside, "the unit test binary")
 }
 
-// Scenarios runs the scenario binary in dir with env and flags, judged by its report dir/name.json.
-func Scenarios(root, dir, name string, env []string, outside Outside, flags ...string) (Verdict, error) {
-	return scenarios(root, dir, name, env, outside, Timeout, flags...)
-}
-
-// scenarios is Scenarios with the run's timeout.
-func scenarios(root, dir, name string, env []string, outside Outside, timeout time.Duration, flags ...string) (Verdict, error) {
+// Scenarios runs the scenario binary in dir with env and flags, judged by its report dir/name.json,
+// within timeout.
+func Scenarios(root, dir, name string, env []string, outside Outside, timeout time.Duration, flags ...string) (Verdict, error) {
 	// Ginkgo's timeout, not go's: Ginkgo ends the spec that hangs, leaves its goroutine behind, and
 	// writes the report.
 	cmd := exec.Command(Binary(dir, "scenarios"), append([]string{"-ginkgo.timeout=" + timeout.String(), "-ginkgo.fail-fast"}, flags...)...)

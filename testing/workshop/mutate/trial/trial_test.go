@@ -55,8 +55,8 @@ func TestAHangIsAKillByTimeout(t *testing.T) {
 	}
 	const timeout = 2 * time.Second
 	for name, run := range map[string]func() (Verdict, error){
-		"TestHangs":    func() (Verdict, error) { return unit(root, dir, "./unit", nil, nil, Notices, timeout) },
-		"A spec hangs": func() (Verdict, error) { return scenarios(root, dir, "hang", nil, Notices, timeout) },
+		"TestHangs":    func() (Verdict, error) { return Unit(root, dir, "./unit", nil, nil, Notices, timeout) },
+		"A spec hangs": func() (Verdict, error) { return Scenarios(root, dir, "hang", nil, Notices, timeout) },
 	} {
 		start := time.Now()
 		v, err := run()

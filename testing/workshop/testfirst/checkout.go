@@ -18,39 +18,33 @@ import (
 	"example.com/operator-demo/testing/workshop/tierdoc"
 )
 
-// production are the paths of the operator's code, tests aside; api/, first, has the names a new spec may need.
+// production are the paths of the operator's code; api/, first, has the names a new spec may need.
 var production = []string{"api", "controllers", "cmd", "config/crd"}
 
-// isProduction says whether the file at path is production code under one of under (default all).
-func isProduction(path string, under ...string) bool {
-	if len(under) == 0 {
-		under = production
+// productionSpec is the git pathspec of the production code under paths (default all), tests aside.
+func productionSpec(paths ...string) []string {
+	if len(paths) == 0 {
+		paths = production
 	}
-	return !strings.HasSuffix(path, "_test.go") && slices.ContainsFunc(under, func(p string) bool {
-		return path == p || strings.HasPrefix(path, p+"/")
-	})
+	return append([]string{"--", ":(exclude,glob)**/*_test.go"}, paths...)
 }
 
 // checkout is one tree that specs run in, written out of git, with its scenarios compiled.
 type checkout struct {
-	dir, work, warm       string // the tree; where its binaries, reports and logs go; check.warm
+	dir, warm             string // the tree, beside which its binaries and reports go; check.warm
 	scenarios, uncompiled string // the compiled suite, or "" and the compiler's errors
 }
 
 // checkOut writes rev into a tree, its production under paths from productionOf if given, and compiles its scenarios.
 func (c check) checkOut(name, rev, productionOf string, paths ...string) (*checkout, error) {
-	t := &checkout{dir: filepath.Join(c.work, name, "tree"), work: filepath.Join(c.work, name), warm: c.warm}
-	err := materialize(c.repo, rev, t.dir, func(path string) bool { return productionOf == "" || !isProduction(path, paths...) })
-	if err == nil && productionOf != "" {
-		err = materialize(c.repo, productionOf, t.dir, func(path string) bool { return isProduction(path, paths...) })
-	}
-	if err != nil {
+	t := &checkout{dir: filepath.Join(c.work, name), warm: c.warm}
+	if err := materialize(c.repo, t.dir, rev, productionOf, paths); err != nil {
 		return nil, err
 	}
 	if !fileExists(filepath.Join(t.dir, "scenarios")) {
 		return t, nil
 	}
-	t.scenarios = filepath.Join(t.work, "scenarios.test")
+	t.scenarios = t.dir + ".scenarios.test"
 	// -e: every error, not the first ten, which may not hold the cause.
 	if out, err := t.goCmd("test", "-c", "-gcflags=-e", "-o", t.scenarios, "./scenarios"); err != nil {
 		t.scenarios, t.uncompiled = "", specreport.CompilerErrors(string(out))
@@ -58,23 +52,18 @@ func (c check) checkOut(name, rev, productionOf string, paths ...string) (*check
 	return t, nil
 }
 
-// materialize writes the files of rev that keep keeps into dir through an index of its own: the repository is untouched.
-func materialize(repo, rev, dir string, keep func(path string) bool) error {
-	all, err := git(repo, "ls-tree", "-r", "-z", "--name-only", rev)
-	if err == nil {
-		err = os.MkdirAll(dir, 0o755)
+// materialize writes rev into dir, its production under paths from productionOf if given, through
+// an index of its own: the repository is untouched.
+func materialize(repo, dir, rev, productionOf string, paths []string) error {
+	steps := [][]string{{"read-tree", rev}}
+	if productionOf != "" { // reset takes the index's production to productionOf's, removing what it lacks
+		steps = append(steps, append([]string{"reset", "-q", productionOf}, productionSpec(paths...)...))
 	}
-	if err != nil {
-		return err
-	}
-	kept := slices.DeleteFunc(strings.Split(all, "\x00"), func(path string) bool { return path == "" || !keep(path) })
-	read := exec.Command("git", "read-tree", rev)
-	write := exec.Command("git", "checkout-index", "-z", "--stdin", "--prefix="+filepath.ToSlash(dir)+"/")
-	write.Stdin = strings.NewReader(strings.Join(append(kept, ""), "\x00"))
-	for _, cmd := range []*exec.Cmd{read, write} {
+	for _, args := range append(steps, []string{"checkout-index", "-a", "--prefix=" + filepath.ToSlash(dir) + "/"}) {
+		cmd := exec.Command("git", args...)
 		cmd.Dir, cmd.Env = repo, append(os.Environ(), "GIT_INDEX_FILE="+dir+".index")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("%s of %s: %w: %s", strings.Join(cmd.Args[:2], " "), rev, err, out)
+			return fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, out)
 		}
 	}
 	return nil
@@ -220,14 +209,13 @@ func doesNotCompile(errors string) func(spec) outcome {
 
 // runSuite runs the compiled scenarios from their directory, as go test does: failed specs are no error.
 func (t *checkout) runSuite(env []string, name string, flags ...string) (specreport.Suite, error) {
-	name = filepath.Join(t.work, strings.ReplaceAll(name, " ", "-"))
 	cmd := exec.Command(t.scenarios, append([]string{"-test.timeout=30m"}, flags...)...)
 	cmd.Dir, cmd.Env = filepath.Join(t.dir, "scenarios"), append(os.Environ(), env...)
-	suite, out, runErr, err := specreport.Run(cmd, name+".json", t.dir)
+	suite, out, runErr, err := specreport.Run(cmd, t.dir+"."+name+".json", t.dir)
 	if err != nil {
 		err = fmt.Errorf("the scenarios in %s wrote no report (%w): %w\n%s", t.dir, runErr, err, e2e.Tail(string(out), 30))
 	}
-	return suite, errors.Join(os.WriteFile(name+".log", out, 0o644), err)
+	return suite, err
 }
 
 func fileExists(path string) bool {
@@ -264,7 +252,7 @@ func changedSpecs(base, head *checkout) (specs []spec, description string, err e
 	for i, t := range []*checkout{base, head} {
 		scenarios, d, err := t.listScenarios()
 		if err != nil {
-			return nil, "", fmt.Errorf("the %s's scenarios: %w", filepath.Base(t.work), err)
+			return nil, "", fmt.Errorf("the %s's scenarios: %w", filepath.Base(t.dir), err)
 		}
 		units, err := unitTests(t.dir, "api", "controllers")
 		if err != nil {

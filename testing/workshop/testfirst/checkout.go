@@ -124,13 +124,11 @@ func (t *checkout) runAll(description string, specs []spec) (map[string]outcome,
 		for i, g := range group {
 			names[i] = g.name
 		}
-		var outcomeOf func(spec) outcome
-		var err error
+		run := t.runScenarios
 		if s.kind == unit {
-			outcomeOf, err = t.runUnitTests(s.pkg, names)
-		} else {
-			outcomeOf, err = t.runScenarios(s.tier, description, names)
+			run = t.runUnitTests
 		}
+		outcomeOf, err := run(s, description, names)
 		if err != nil {
 			return nil, err
 		}
@@ -141,14 +139,14 @@ func (t *checkout) runAll(description string, specs []spec) (map[string]outcome,
 	return out, nil
 }
 
-// runScenarios runs the specs named names on the tier named tier, and says how each ended.
-func (t *checkout) runScenarios(tier, description string, names []string) (func(spec) outcome, error) {
+// runScenarios runs the specs named names on the tier of s, and says how each ended.
+func (t *checkout) runScenarios(s spec, description string, names []string) (func(spec) outcome, error) {
 	if t.uncompiled != "" {
 		return doesNotCompile(t.uncompiled), nil
 	}
-	env := slices.Clone(runnable[slices.IndexFunc(runnable, func(x tierdoc.Tier) bool { return x.Name == tier })].Environment())
+	env := runnable[slices.IndexFunc(runnable, func(x tierdoc.Tier) bool { return x.Name == s.tier })].Environment()
 	always := func(o outcome) func(spec) outcome { return func(spec) outcome { return o } }
-	manager, e2e := filepath.Join(t.dir, "bin", "manager"), tier != "envtest" // e2e: runs cmd/ built
+	manager, e2e := filepath.Join(t.dir, "bin", "manager"), s.tier != "envtest" // e2e: runs cmd/ built
 	switch {
 	case e2e && !fileExists(filepath.Join(t.dir, "cmd")):
 		return always(outcome{broken, "the e2e tier runs the operator built from cmd/, which this revision lacks"}), nil
@@ -160,7 +158,7 @@ func (t *checkout) runScenarios(tier, description string, names []string) (func(
 	case t.warm != "":
 		env = append(env, warm.Env+"="+t.warm)
 	}
-	suite, err := t.runSuite(env, "run-"+tier, "-ginkgo.focus="+specreport.Focus(description, names))
+	suite, err := t.runSuite(env, "run-"+s.tier, "-ginkgo.focus="+specreport.Focus(description, names))
 	if err != nil {
 		return nil, err
 	}
@@ -170,9 +168,9 @@ func (t *checkout) runScenarios(tier, description string, names []string) (func(
 	return ended(suite.Specs), nil
 }
 
-// runUnitTests runs the test functions named names of pkg, and says how each ended.
-func (t *checkout) runUnitTests(pkg string, names []string) (func(spec) outcome, error) {
-	events, runErr := t.goCmd("test", "-count=1", "-json", "-run=^"+specreport.AnyOf(names)+"$", pkg)
+// runUnitTests runs the test functions named names of the package of s, and says how each ended.
+func (t *checkout) runUnitTests(s spec, _ string, names []string) (func(spec) outcome, error) {
+	events, runErr := t.goCmd("test", "-count=1", "-json", "-run=^"+specreport.AnyOf(names)+"$", s.pkg)
 	tests, buildErrors, err := specreport.GoTest(events)
 	if err != nil {
 		return nil, errors.Join(err, runErr)
@@ -304,7 +302,7 @@ func scenarioSpecs(tree string, listed []specreport.Result) ([]spec, error) {
 	return out, nil
 }
 
-// unitTests are the test functions in the _test.go files under dirs of the tree at root.
+// unitTests are the functions TestX (but TestMain) of the _test.go files under dirs of the tree at root.
 func unitTests(root string, dirs ...string) (out []spec, err error) {
 	for _, dir := range dirs {
 		err = errors.Join(err, filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
@@ -314,30 +312,22 @@ func unitTests(root string, dirs ...string) (out []spec, err error) {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
 				return err
 			}
-			tests, err := testFuncs(root, path)
-			out = append(out, tests...)
-			return err
+			f, err := specsource.Parse(path)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, path)
+			for _, decl := range f.Decls {
+				if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") && fn.Name.Name != "TestMain" {
+					doc := fn.Doc.Text()
+					out = append(out, spec{kind: unit, pkg: "./" + filepath.ToSlash(filepath.Dir(rel)), name: fn.Name.Name, file: filepath.ToSlash(rel), body: f.Tokens(fn.Body), tier: "unit",
+						characterization: strings.Contains(doc, "Characterization:"), reason: characterizationReason(doc)})
+				}
+			}
+			return nil
 		}))
 	}
 	return out, err
-}
-
-// testFuncs are the functions TestX (but TestMain) of the file at path in the tree at root.
-func testFuncs(root, path string) ([]spec, error) {
-	f, err := specsource.Parse(path)
-	if err != nil {
-		return nil, err
-	}
-	var out []spec
-	rel, _ := filepath.Rel(root, path)
-	for _, decl := range f.Decls {
-		if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") && fn.Name.Name != "TestMain" {
-			doc := fn.Doc.Text()
-			out = append(out, spec{kind: unit, pkg: "./" + filepath.ToSlash(filepath.Dir(rel)), name: fn.Name.Name, file: filepath.ToSlash(rel), body: f.Tokens(fn.Body), tier: "unit",
-				characterization: strings.Contains(doc, "Characterization:"), reason: characterizationReason(doc)})
-		}
-	}
-	return out, nil
 }
 
 // characterizationReason is comment's paragraph "Characterization: <reason>" as the reason, on one line.

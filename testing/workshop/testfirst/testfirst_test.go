@@ -107,7 +107,7 @@ func TestChangedUnitTests(t *testing.T) {
 
 func TestJudge(t *testing.T) {
 	red := outcome{failed, "checking: Expected 1 to equal 2 (scenarios/x_test.go:3)"}
-	green := outcome{passed, "passed"}
+	green := outcome{state: passed}
 	uncompiledBase := outcome{uncompiled, "does not compile: x.go:1: undefined: Y"}
 	broke := outcome{broken, "failed outside the spec"}
 	notRun := outcome{}
@@ -170,7 +170,7 @@ const aReason = "written after the event it proves, when the mutation sweep foun
 // comment says what it pins and why it came after the code, and only a new spec: a changed one
 // passes at the base by nature, so weakening it is a rewrite, stated by its trailer.
 func TestACharacterizationSpecIsNewAndSaysWhy(t *testing.T) {
-	green := outcome{passed, "passed"}
+	green := outcome{state: passed}
 	for _, tt := range []struct {
 		name, change, reason, rewrite string
 		wantOK                        bool
@@ -302,10 +302,10 @@ func TestAgainstTheBaseIsTheHeadWithTheBasesProduction(t *testing.T) {
 
 func TestMarkdownShowsEveryVerdictAndAChangeWithoutSpecs(t *testing.T) {
 	rp := report{base: "abc", head: "def", production: []string{"controllers/x.go"}, rows: []row{
-		judge(spec{kind: scenario, name: "Sample when a | b it c", change: "new", tier: "envtest"}, outcome{failed, "step: boom (x_test.go:1)"}, outcome{}, outcome{passed, "passed"}),
-		judge(spec{kind: unit, name: "TestY", change: "changed", tier: "unit"}, outcome{passed, "passed"}, outcome{}, outcome{passed, "passed"}),
-		judge(spec{kind: unit, name: "TestZ", change: "new", tier: "unit"}, outcome{uncompiled, "does not compile: undefined: R"}, outcome{failed, "want R (z_test.go:9)"}, outcome{passed, "passed"}),
-		judge(spec{kind: scenario, name: "Sample when copied it passes", change: "new", tier: "envtest"}, outcome{uncompiled, "does not compile: undefined: P"}, outcome{passed, ""}, outcome{passed, ""}),
+		judge(spec{kind: scenario, name: "Sample when a | b it c", change: "new", tier: "envtest"}, outcome{failed, "step: boom (x_test.go:1)"}, outcome{}, outcome{state: passed}),
+		judge(spec{kind: unit, name: "TestY", change: "changed", tier: "unit"}, outcome{state: passed}, outcome{}, outcome{state: passed}),
+		judge(spec{kind: unit, name: "TestZ", change: "new", tier: "unit"}, outcome{uncompiled, "does not compile: undefined: R"}, outcome{failed, "want R (z_test.go:9)"}, outcome{state: passed}),
+		judge(spec{kind: scenario, name: "Sample when copied it passes", change: "new", tier: "envtest"}, outcome{uncompiled, "does not compile: undefined: P"}, outcome{state: passed}, outcome{state: passed}),
 	}}
 	md := rp.markdown()
 	for _, want := range []string{
@@ -313,6 +313,7 @@ func TestMarkdownShowsEveryVerdictAndAChangeWithoutSpecs(t *testing.T) {
 		"unit: TestY", "❌ passed at the base", "Production code changed: `controllers/x.go`",
 		"does not compile: undefined: R; with the head's api/: failed: want R (z_test.go:9)",
 		"does not compile: undefined: P; with the head's api/: passed",
+		"| passed | ✅ written first |", "| unit | passed | passed | ❌ passed at the base",
 		"4 spec(s): ✅ 2 written first, ✅ 0 characterization, ⚠️ 0 rewrites stated, ❌ 2 not shown test-first",
 	} {
 		if !strings.Contains(md, want) {
@@ -334,21 +335,16 @@ func TestMarkdownShowsEveryVerdictAndAChangeWithoutSpecs(t *testing.T) {
 // no spec on main is one that make test-first would now refuse.
 func TestEveryCharacterizationSpecSaysWhy(t *testing.T) {
 	root := filepath.Join("..", "..", "..")
+	specs, err := unitTests(root, "api", "controllers")
+	if err != nil {
+		t.Fatal(err)
+	}
 	files, err := filepath.Glob(filepath.Join(root, "*", "*_test.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	more, err := filepath.Glob(filepath.Join(root, "api", "*", "*_test.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := 0
-	for _, file := range append(files, more...) {
+	for _, file := range files {
 		src, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tests, err := testFuncs(root, file)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -362,15 +358,16 @@ func TestEveryCharacterizationSpecSaysWhy(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				tests = append(tests, spec{name: fmt.Sprintf("%s:%d", file, i+1), characterization: true, reason: characterizationReason(comment)})
+				specs = append(specs, spec{name: fmt.Sprintf("%s:%d", file, i+1), characterization: true, reason: characterizationReason(comment)})
 			}
 		}
-		for _, s := range tests {
-			if s.characterization {
-				found++
-				if !statesWhy(s.reason) {
-					t.Errorf("%s %s: labelled characterization, its reason %q not in the form %s", file, s.name, s.reason, characterizationForm)
-				}
+	}
+	found := 0
+	for _, s := range specs {
+		if s.characterization {
+			found++
+			if !statesWhy(s.reason) {
+				t.Errorf("%s %s: labelled characterization, its reason %q not in the form %s", s.file, s.name, s.reason, characterizationForm)
 			}
 		}
 	}

@@ -96,22 +96,6 @@ func (t *checkout) goCmd(subcommand string, args ...string) ([]byte, error) {
 	return cmd.CombinedOutput()
 }
 
-// listScenarios lists the tree's scenarios by a dry run, and the suite's description.
-func (t *checkout) listScenarios() (specs []spec, description string, err error) {
-	if t.uncompiled != "" {
-		return nil, "", fmt.Errorf("the scenarios do not compile in %s: %s", t.dir, specreport.CompilerCause(t.uncompiled, ""))
-	}
-	if t.scenarios == "" {
-		return nil, "", nil
-	}
-	suite, err := t.runSuite(runnable[0].Environment(), "dry-run", "-ginkgo.dry-run")
-	if err != nil {
-		return nil, "", err
-	}
-	specs, err = scenarioSpecs(t.dir, suite.Specs)
-	return specs, suite.Description, err
-}
-
 // runAll runs specs, each tier's scenarios and each package's tests together: outcomes by key.
 func (t *checkout) runAll(description string, specs []spec) (map[string]outcome, error) {
 	out := map[string]outcome{}
@@ -244,19 +228,25 @@ type spec struct {
 // key names a spec uniquely across kinds and packages.
 func key(s spec) string { return s.pkg + " " + s.name }
 
-// changedSpecs are the specs that head adds or changes, and the scenario suite's description.
+// changedSpecs are the specs that head adds or changes, and the scenario suite's description, as a dry run lists it.
 func changedSpecs(base, head *checkout) (specs []spec, description string, err error) {
 	var trees [2][]spec
 	for i, t := range []*checkout{base, head} {
-		scenarios, d, err := t.listScenarios()
-		if err != nil {
-			return nil, "", fmt.Errorf("the %s's scenarios: %w", filepath.Base(t.dir), err)
+		if t.uncompiled != "" {
+			return nil, "", fmt.Errorf("the %s's scenarios do not compile in %s: %s", filepath.Base(t.dir), t.dir, specreport.CompilerCause(t.uncompiled, ""))
 		}
-		units, err := unitTests(t.dir, "api", "controllers")
-		if err != nil {
+		var suite specreport.Suite
+		if t.scenarios != "" {
+			if suite, err = t.runSuite(runnable[0].Environment(), "dry-run", "-ginkgo.dry-run"); err != nil {
+				return nil, "", fmt.Errorf("the %s's scenarios: %w", filepath.Base(t.dir), err)
+			}
+		}
+		scenarios, err := scenarioSpecs(t.dir, suite.Specs)
+		units, unitsErr := unitTests(t.dir, "api", "controllers")
+		if err := errors.Join(err, unitsErr); err != nil {
 			return nil, "", err
 		}
-		trees[i], description = append(scenarios, units...), d
+		trees[i], description = append(scenarios, units...), suite.Description
 	}
 	return newOrChanged(trees[0], trees[1]), description, nil
 }

@@ -18,39 +18,33 @@ import (
 	"example.com/operator-demo/testing/workshop/tierdoc"
 )
 
-// production are the paths of the operator's code, tests aside; api/, first, has the names a new spec may need.
+// production are the paths of the operator's code; api/, first, has the names a new spec may need.
 var production = []string{"api", "controllers", "cmd", "config/crd"}
 
-// isProduction says whether the file at path is production code under one of under (default all).
-func isProduction(path string, under ...string) bool {
-	if len(under) == 0 {
-		under = production
+// productionSpec is the git pathspec of the production code under paths (default all), tests aside.
+func productionSpec(paths ...string) []string {
+	if len(paths) == 0 {
+		paths = production
 	}
-	return !strings.HasSuffix(path, "_test.go") && slices.ContainsFunc(under, func(p string) bool {
-		return path == p || strings.HasPrefix(path, p+"/")
-	})
+	return append([]string{"--", ":(exclude,glob)**/*_test.go"}, paths...)
 }
 
 // checkout is one tree that specs run in, written out of git, with its scenarios compiled.
 type checkout struct {
-	dir, work, warm       string // the tree; where its binaries, reports and logs go; check.warm
+	dir, warm             string // the tree, beside which its binaries and reports go; check.warm
 	scenarios, uncompiled string // the compiled suite, or "" and the compiler's errors
 }
 
 // checkOut writes rev into a tree, its production under paths from productionOf if given, and compiles its scenarios.
 func (c check) checkOut(name, rev, productionOf string, paths ...string) (*checkout, error) {
-	t := &checkout{dir: filepath.Join(c.work, name, "tree"), work: filepath.Join(c.work, name), warm: c.warm}
-	err := materialize(c.repo, rev, t.dir, func(path string) bool { return productionOf == "" || !isProduction(path, paths...) })
-	if err == nil && productionOf != "" {
-		err = materialize(c.repo, productionOf, t.dir, func(path string) bool { return isProduction(path, paths...) })
-	}
-	if err != nil {
+	t := &checkout{dir: filepath.Join(c.work, name), warm: c.warm}
+	if err := materialize(c.repo, t.dir, rev, productionOf, paths); err != nil {
 		return nil, err
 	}
 	if !fileExists(filepath.Join(t.dir, "scenarios")) {
 		return t, nil
 	}
-	t.scenarios = filepath.Join(t.work, "scenarios.test")
+	t.scenarios = t.dir + ".scenarios.test"
 	// -e: every error, not the first ten, which may not hold the cause.
 	if out, err := t.goCmd("test", "-c", "-gcflags=-e", "-o", t.scenarios, "./scenarios"); err != nil {
 		t.scenarios, t.uncompiled = "", specreport.CompilerErrors(string(out))
@@ -58,23 +52,18 @@ func (c check) checkOut(name, rev, productionOf string, paths ...string) (*check
 	return t, nil
 }
 
-// materialize writes the files of rev that keep keeps into dir through an index of its own: the repository is untouched.
-func materialize(repo, rev, dir string, keep func(path string) bool) error {
-	all, err := git(repo, "ls-tree", "-r", "-z", "--name-only", rev)
-	if err == nil {
-		err = os.MkdirAll(dir, 0o755)
+// materialize writes rev into dir, its production under paths from productionOf if given, through
+// an index of its own: the repository is untouched.
+func materialize(repo, dir, rev, productionOf string, paths []string) error {
+	steps := [][]string{{"read-tree", rev}}
+	if productionOf != "" { // reset takes the index's production to productionOf's, removing what it lacks
+		steps = append(steps, append([]string{"reset", "-q", productionOf}, productionSpec(paths...)...))
 	}
-	if err != nil {
-		return err
-	}
-	kept := slices.DeleteFunc(strings.Split(all, "\x00"), func(path string) bool { return path == "" || !keep(path) })
-	read := exec.Command("git", "read-tree", rev)
-	write := exec.Command("git", "checkout-index", "-z", "--stdin", "--prefix="+filepath.ToSlash(dir)+"/")
-	write.Stdin = strings.NewReader(strings.Join(append(kept, ""), "\x00"))
-	for _, cmd := range []*exec.Cmd{read, write} {
+	for _, args := range append(steps, []string{"checkout-index", "-a", "--prefix=" + filepath.ToSlash(dir) + "/"}) {
+		cmd := exec.Command("git", args...)
 		cmd.Dir, cmd.Env = repo, append(os.Environ(), "GIT_INDEX_FILE="+dir+".index")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("%s of %s: %w: %s", strings.Join(cmd.Args[:2], " "), rev, err, out)
+			return fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, out)
 		}
 	}
 	return nil
@@ -107,22 +96,6 @@ func (t *checkout) goCmd(subcommand string, args ...string) ([]byte, error) {
 	return cmd.CombinedOutput()
 }
 
-// listScenarios lists the tree's scenarios by a dry run, and the suite's description.
-func (t *checkout) listScenarios() (specs []spec, description string, err error) {
-	if t.uncompiled != "" {
-		return nil, "", fmt.Errorf("the scenarios do not compile in %s: %s", t.dir, specreport.CompilerCause(t.uncompiled, ""))
-	}
-	if t.scenarios == "" {
-		return nil, "", nil
-	}
-	suite, err := t.runSuite(runnable[0].Environment(), "dry-run", "-ginkgo.dry-run")
-	if err != nil {
-		return nil, "", err
-	}
-	specs, err = scenarioSpecs(t.dir, suite.Specs)
-	return specs, suite.Description, err
-}
-
 // runAll runs specs, each tier's scenarios and each package's tests together: outcomes by key.
 func (t *checkout) runAll(description string, specs []spec) (map[string]outcome, error) {
 	out := map[string]outcome{}
@@ -135,13 +108,11 @@ func (t *checkout) runAll(description string, specs []spec) (map[string]outcome,
 		for i, g := range group {
 			names[i] = g.name
 		}
-		var outcomeOf func(spec) outcome
-		var err error
+		run := t.runScenarios
 		if s.kind == unit {
-			outcomeOf, err = t.runUnitTests(s.pkg, names)
-		} else {
-			outcomeOf, err = t.runScenarios(s.tier, description, names)
+			run = t.runUnitTests
 		}
+		outcomeOf, err := run(s, description, names)
 		if err != nil {
 			return nil, err
 		}
@@ -152,14 +123,14 @@ func (t *checkout) runAll(description string, specs []spec) (map[string]outcome,
 	return out, nil
 }
 
-// runScenarios runs the specs named names on the tier named tier, and says how each ended.
-func (t *checkout) runScenarios(tier, description string, names []string) (func(spec) outcome, error) {
+// runScenarios runs the specs named names on the tier of s, and says how each ended.
+func (t *checkout) runScenarios(s spec, description string, names []string) (func(spec) outcome, error) {
 	if t.uncompiled != "" {
 		return doesNotCompile(t.uncompiled), nil
 	}
-	env := slices.Clone(runnable[slices.IndexFunc(runnable, func(x tierdoc.Tier) bool { return x.Name == tier })].Environment())
+	env := runnable[slices.IndexFunc(runnable, func(x tierdoc.Tier) bool { return x.Name == s.tier })].Environment()
 	always := func(o outcome) func(spec) outcome { return func(spec) outcome { return o } }
-	manager, e2e := filepath.Join(t.dir, "bin", "manager"), tier != "envtest" // e2e: runs cmd/ built
+	manager, e2e := filepath.Join(t.dir, "bin", "manager"), s.tier != "envtest" // e2e: runs cmd/ built
 	switch {
 	case e2e && !fileExists(filepath.Join(t.dir, "cmd")):
 		return always(outcome{broken, "the e2e tier runs the operator built from cmd/, which this revision lacks"}), nil
@@ -171,7 +142,7 @@ func (t *checkout) runScenarios(tier, description string, names []string) (func(
 	case t.warm != "":
 		env = append(env, warm.Env+"="+t.warm)
 	}
-	suite, err := t.runSuite(env, "run-"+tier, "-ginkgo.focus="+specreport.Focus(description, names))
+	suite, err := t.runSuite(env, "run-"+s.tier, "-ginkgo.focus="+specreport.Focus(description, names))
 	if err != nil {
 		return nil, err
 	}
@@ -181,9 +152,9 @@ func (t *checkout) runScenarios(tier, description string, names []string) (func(
 	return ended(suite.Specs), nil
 }
 
-// runUnitTests runs the test functions named names of pkg, and says how each ended.
-func (t *checkout) runUnitTests(pkg string, names []string) (func(spec) outcome, error) {
-	events, runErr := t.goCmd("test", "-count=1", "-json", "-run=^"+specreport.AnyOf(names)+"$", pkg)
+// runUnitTests runs the test functions named names of the package of s, and says how each ended.
+func (t *checkout) runUnitTests(s spec, _ string, names []string) (func(spec) outcome, error) {
+	events, runErr := t.goCmd("test", "-count=1", "-json", "-run=^"+specreport.AnyOf(names)+"$", s.pkg)
 	tests, buildErrors, err := specreport.GoTest(events)
 	if err != nil {
 		return nil, errors.Join(err, runErr)
@@ -220,14 +191,13 @@ func doesNotCompile(errors string) func(spec) outcome {
 
 // runSuite runs the compiled scenarios from their directory, as go test does: failed specs are no error.
 func (t *checkout) runSuite(env []string, name string, flags ...string) (specreport.Suite, error) {
-	name = filepath.Join(t.work, strings.ReplaceAll(name, " ", "-"))
 	cmd := exec.Command(t.scenarios, append([]string{"-test.timeout=30m"}, flags...)...)
 	cmd.Dir, cmd.Env = filepath.Join(t.dir, "scenarios"), append(os.Environ(), env...)
-	suite, out, runErr, err := specreport.Run(cmd, name+".json", t.dir)
+	suite, out, runErr, err := specreport.Run(cmd, t.dir+"."+name+".json", t.dir)
 	if err != nil {
 		err = fmt.Errorf("the scenarios in %s wrote no report (%w): %w\n%s", t.dir, runErr, err, e2e.Tail(string(out), 30))
 	}
-	return suite, errors.Join(os.WriteFile(name+".log", out, 0o644), err)
+	return suite, err
 }
 
 func fileExists(path string) bool {
@@ -258,19 +228,25 @@ type spec struct {
 // key names a spec uniquely across kinds and packages.
 func key(s spec) string { return s.pkg + " " + s.name }
 
-// changedSpecs are the specs that head adds or changes, and the scenario suite's description.
+// changedSpecs are the specs that head adds or changes, and the scenario suite's description, as a dry run lists it.
 func changedSpecs(base, head *checkout) (specs []spec, description string, err error) {
 	var trees [2][]spec
 	for i, t := range []*checkout{base, head} {
-		scenarios, d, err := t.listScenarios()
-		if err != nil {
-			return nil, "", fmt.Errorf("the %s's scenarios: %w", filepath.Base(t.work), err)
+		if t.uncompiled != "" {
+			return nil, "", fmt.Errorf("the %s's scenarios do not compile in %s: %s", filepath.Base(t.dir), t.dir, specreport.CompilerCause(t.uncompiled, ""))
 		}
-		units, err := unitTests(t.dir, "api", "controllers")
-		if err != nil {
+		var suite specreport.Suite
+		if t.scenarios != "" {
+			if suite, err = t.runSuite(runnable[0].Environment(), "dry-run", "-ginkgo.dry-run"); err != nil {
+				return nil, "", fmt.Errorf("the %s's scenarios: %w", filepath.Base(t.dir), err)
+			}
+		}
+		scenarios, err := scenarioSpecs(t.dir, suite.Specs)
+		units, unitsErr := unitTests(t.dir, "api", "controllers")
+		if err := errors.Join(err, unitsErr); err != nil {
 			return nil, "", err
 		}
-		trees[i], description = append(scenarios, units...), d
+		trees[i], description = append(scenarios, units...), suite.Description
 	}
 	return newOrChanged(trees[0], trees[1]), description, nil
 }
@@ -316,7 +292,7 @@ func scenarioSpecs(tree string, listed []specreport.Result) ([]spec, error) {
 	return out, nil
 }
 
-// unitTests are the test functions in the _test.go files under dirs of the tree at root.
+// unitTests are the functions TestX (but TestMain) of the _test.go files under dirs of the tree at root.
 func unitTests(root string, dirs ...string) (out []spec, err error) {
 	for _, dir := range dirs {
 		err = errors.Join(err, filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
@@ -326,30 +302,22 @@ func unitTests(root string, dirs ...string) (out []spec, err error) {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
 				return err
 			}
-			tests, err := testFuncs(root, path)
-			out = append(out, tests...)
-			return err
+			f, err := specsource.Parse(path)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, path)
+			for _, decl := range f.Decls {
+				if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") && fn.Name.Name != "TestMain" {
+					doc := fn.Doc.Text()
+					out = append(out, spec{kind: unit, pkg: "./" + filepath.ToSlash(filepath.Dir(rel)), name: fn.Name.Name, file: filepath.ToSlash(rel), body: f.Tokens(fn.Body), tier: "unit",
+						characterization: strings.Contains(doc, "Characterization:"), reason: characterizationReason(doc)})
+				}
+			}
+			return nil
 		}))
 	}
 	return out, err
-}
-
-// testFuncs are the functions TestX (but TestMain) of the file at path in the tree at root.
-func testFuncs(root, path string) ([]spec, error) {
-	f, err := specsource.Parse(path)
-	if err != nil {
-		return nil, err
-	}
-	var out []spec
-	rel, _ := filepath.Rel(root, path)
-	for _, decl := range f.Decls {
-		if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") && fn.Name.Name != "TestMain" {
-			doc := fn.Doc.Text()
-			out = append(out, spec{kind: unit, pkg: "./" + filepath.ToSlash(filepath.Dir(rel)), name: fn.Name.Name, file: filepath.ToSlash(rel), body: f.Tokens(fn.Body), tier: "unit",
-				characterization: strings.Contains(doc, "Characterization:"), reason: characterizationReason(doc)})
-		}
-	}
-	return out, nil
 }
 
 // characterizationReason is comment's paragraph "Characterization: <reason>" as the reason, on one line.

@@ -60,8 +60,8 @@ func revisions(baseRev, headRev string) (c check, rp report, err error) {
 	}
 	c.base, c.head, _ = strings.Cut(revs, "\n")
 	rp.base, rp.head = short(baseRev, c.base), short(headRev, c.head)
-	diff, err := git(c.repo, "diff", "--name-only", c.base, c.head)
-	rp.production = slices.DeleteFunc(strings.Fields(diff), func(f string) bool { return !isProduction(f) }) // sorted by git
+	diff, err := git(c.repo, append([]string{"diff", "--name-only", c.base, c.head}, productionSpec()...)...)
+	rp.production = strings.Fields(diff) // sorted by git
 	return c, rp, err
 }
 

@@ -131,10 +131,7 @@ func (rp report) markdown() string {
 
 // mark is an outcome as a cell of the table.
 func mark(o outcome) string {
-	if o.state == none || o.state == passed {
-		return [...]string{none: "—", passed: "passed"}[o.state]
-	}
-	return [...]string{failed: "failed: ", broken: "no verdict: "}[o.state] + specreport.Cell(o.detail)
+	return [...]string{none: "—", passed: "passed", failed: "failed: ", broken: "no verdict: "}[o.state] + specreport.Cell(o.detail)
 }
 
 func tick(r row) string {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -105,7 +107,7 @@ func TestChangedUnitTests(t *testing.T) {
 
 func TestJudge(t *testing.T) {
 	red := outcome{failed, "checking: Expected 1 to equal 2 (scenarios/x_test.go:3)"}
-	green := outcome{passed, "passed"}
+	green := outcome{state: passed}
 	uncompiledBase := outcome{uncompiled, "does not compile: x.go:1: undefined: Y"}
 	broke := outcome{broken, "failed outside the spec"}
 	notRun := outcome{}
@@ -168,7 +170,7 @@ const aReason = "written after the event it proves, when the mutation sweep foun
 // comment says what it pins and why it came after the code, and only a new spec: a changed one
 // passes at the base by nature, so weakening it is a rewrite, stated by its trailer.
 func TestACharacterizationSpecIsNewAndSaysWhy(t *testing.T) {
-	green := outcome{passed, "passed"}
+	green := outcome{state: passed}
 	for _, tt := range []struct {
 		name, change, reason, rewrite string
 		wantOK                        bool
@@ -224,33 +226,86 @@ func TestRewriteStatementsNameChangedSpecs(t *testing.T) {
 	}
 }
 
-func TestIsProduction(t *testing.T) {
-	for path, want := range map[string]bool{
-		"controllers/sample_controller.go":               true,
-		"controllers/sample_controller_test.go":          false,
-		"api/v1alpha1/zz_generated.deepcopy.go":          true,
-		"config/crd/bases/demo.example.com_samples.yaml": true,
-		"config/rbac/role.yaml":                          false,
-		"cmd/main.go":                                    true,
-		"scenarios/create_test.go":                       false,
-		"apis/x.go":                                      false,
-	} {
-		if got := isProduction(path); got != want {
-			t.Errorf("isProduction(%s) = %v, want %v", path, got, want)
+// TestAgainstTheBaseIsTheHeadWithTheBasesProduction: the tree against the base is the head's with
+// the base's production code, tests aside (a file only the head has there is gone); with
+// production[1:], api/ stays the head's. The production files changed are those the table names.
+func TestAgainstTheBaseIsTheHeadWithTheBasesProduction(t *testing.T) {
+	repo := t.TempDir()
+	paths := []string{"api/v1alpha1/types.go", "api/v1alpha1/types_test.go", "apis/x.go", "cmd/main.go", "config/crd/crd.yaml",
+		"config/rbac/role.yaml", "controllers/c.go", "controllers/c_test.go", "testing/x_test.go"}
+	mustGit := func(args ...string) string {
+		t.Helper()
+		out, err := git(repo, args...)
+		if err != nil {
+			t.Fatal(err)
 		}
+		return out
 	}
-	// The production code of some paths only: the base's behaviour with the head's api/.
-	if isProduction("api/v1alpha1/sample_types.go", production[1:]...) || !isProduction("controllers/sample_controller.go", production[1:]...) {
-		t.Error("isProduction under all of production but api/ takes api/ in, or leaves controllers/ out")
+	commit := func(content string, more ...string) string {
+		t.Helper()
+		for _, path := range append(paths, more...) {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(repo, path)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(repo, path), []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mustGit("add", "-A")
+		mustGit("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", content)
+		return mustGit("rev-parse", "HEAD")
+	}
+	mustGit("init", "-q")
+	base := commit("base")
+	head := commit("head", "controllers/only_head.go")
+
+	tree := func(name string, paths ...string) map[string]string {
+		t.Helper()
+		dir := filepath.Join(t.TempDir(), name)
+		if err := materialize(repo, dir, head, base, paths); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			content, err := os.ReadFile(path)
+			rel, _ := filepath.Rel(dir, path)
+			got[filepath.ToSlash(rel)] = string(content)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	want := map[string]string{"api/v1alpha1/types.go": "base", "api/v1alpha1/types_test.go": "head", "apis/x.go": "head", "cmd/main.go": "base",
+		"config/crd/crd.yaml": "base", "config/rbac/role.yaml": "head", "controllers/c.go": "base", "controllers/c_test.go": "head", "testing/x_test.go": "head"}
+	if got := tree("against-base"); !maps.Equal(got, want) {
+		t.Errorf("against the base:\n got %v\nwant %v", got, want)
+	}
+	want["api/v1alpha1/types.go"] = "head"
+	if got := tree("with-head-api", production[1:]...); !maps.Equal(got, want) {
+		t.Errorf("against the base with the head's api/:\n got %v\nwant %v", got, want)
+	}
+	if status := mustGit("status", "--porcelain"); status != "" {
+		t.Errorf("the repository's work tree or index changed:\n%s", status)
+	}
+
+	t.Chdir(repo)
+	_, rp, err := revisions(base, head)
+	if want := []string{"api/v1alpha1/types.go", "cmd/main.go", "config/crd/crd.yaml", "controllers/c.go", "controllers/only_head.go"}; err != nil || !slices.Equal(rp.production, want) {
+		t.Errorf("production changed = %q, %v; want %q", rp.production, err, want)
 	}
 }
 
 func TestMarkdownShowsEveryVerdictAndAChangeWithoutSpecs(t *testing.T) {
 	rp := report{base: "abc", head: "def", production: []string{"controllers/x.go"}, rows: []row{
-		judge(spec{kind: scenario, name: "Sample when a | b it c", change: "new", tier: "envtest"}, outcome{failed, "step: boom (x_test.go:1)"}, outcome{}, outcome{passed, "passed"}),
-		judge(spec{kind: unit, name: "TestY", change: "changed", tier: "unit"}, outcome{passed, "passed"}, outcome{}, outcome{passed, "passed"}),
-		judge(spec{kind: unit, name: "TestZ", change: "new", tier: "unit"}, outcome{uncompiled, "does not compile: undefined: R"}, outcome{failed, "want R (z_test.go:9)"}, outcome{passed, "passed"}),
-		judge(spec{kind: scenario, name: "Sample when copied it passes", change: "new", tier: "envtest"}, outcome{uncompiled, "does not compile: undefined: P"}, outcome{passed, ""}, outcome{passed, ""}),
+		judge(spec{kind: scenario, name: "Sample when a | b it c", change: "new", tier: "envtest"}, outcome{failed, "step: boom (x_test.go:1)"}, outcome{}, outcome{state: passed}),
+		judge(spec{kind: unit, name: "TestY", change: "changed", tier: "unit"}, outcome{state: passed}, outcome{}, outcome{state: passed}),
+		judge(spec{kind: unit, name: "TestZ", change: "new", tier: "unit"}, outcome{uncompiled, "does not compile: undefined: R"}, outcome{failed, "want R (z_test.go:9)"}, outcome{state: passed}),
+		judge(spec{kind: scenario, name: "Sample when copied it passes", change: "new", tier: "envtest"}, outcome{uncompiled, "does not compile: undefined: P"}, outcome{state: passed}, outcome{state: passed}),
 	}}
 	md := rp.markdown()
 	for _, want := range []string{
@@ -258,6 +313,7 @@ func TestMarkdownShowsEveryVerdictAndAChangeWithoutSpecs(t *testing.T) {
 		"unit: TestY", "❌ passed at the base", "Production code changed: `controllers/x.go`",
 		"does not compile: undefined: R; with the head's api/: failed: want R (z_test.go:9)",
 		"does not compile: undefined: P; with the head's api/: passed",
+		"| passed | ✅ written first |", "| unit | passed | passed | ❌ passed at the base",
 		"4 spec(s): ✅ 2 written first, ✅ 0 characterization, ⚠️ 0 rewrites stated, ❌ 2 not shown test-first",
 	} {
 		if !strings.Contains(md, want) {
@@ -279,21 +335,16 @@ func TestMarkdownShowsEveryVerdictAndAChangeWithoutSpecs(t *testing.T) {
 // no spec on main is one that make test-first would now refuse.
 func TestEveryCharacterizationSpecSaysWhy(t *testing.T) {
 	root := filepath.Join("..", "..", "..")
+	specs, err := unitTests(root, "api", "controllers")
+	if err != nil {
+		t.Fatal(err)
+	}
 	files, err := filepath.Glob(filepath.Join(root, "*", "*_test.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	more, err := filepath.Glob(filepath.Join(root, "api", "*", "*_test.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := 0
-	for _, file := range append(files, more...) {
+	for _, file := range files {
 		src, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tests, err := testFuncs(root, file)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -307,15 +358,16 @@ func TestEveryCharacterizationSpecSaysWhy(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				tests = append(tests, spec{name: fmt.Sprintf("%s:%d", file, i+1), characterization: true, reason: characterizationReason(comment)})
+				specs = append(specs, spec{name: fmt.Sprintf("%s:%d", file, i+1), characterization: true, reason: characterizationReason(comment)})
 			}
 		}
-		for _, s := range tests {
-			if s.characterization {
-				found++
-				if !statesWhy(s.reason) {
-					t.Errorf("%s %s: labelled characterization, its reason %q not in the form %s", file, s.name, s.reason, characterizationForm)
-				}
+	}
+	found := 0
+	for _, s := range specs {
+		if s.characterization {
+			found++
+			if !statesWhy(s.reason) {
+				t.Errorf("%s %s: labelled characterization, its reason %q not in the form %s", s.file, s.name, s.reason, characterizationForm)
 			}
 		}
 	}

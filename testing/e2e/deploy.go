@@ -62,23 +62,23 @@ func Deploy(ctx context.Context, subject operator.Subject) (*Deployment, error) 
 	}
 	rendered, err := os.ReadFile(env["E2E_MANIFESTS"])
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read the rendered manifests: %w", err)
 	}
 	d := &Deployment{node: env["E2E_KIND_NODE"]}
 	if d.Manifests, err = ReadManifests(rendered); err != nil {
 		return nil, fmt.Errorf("%s: %w", env["E2E_MANIFESTS"], err)
 	}
 	if d.Config, err = config.GetConfig(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the kind cluster's kubeconfig: %w", err)
 	}
 	if d.Client, err = client.New(d.Config, client.Options{Scheme: subject.Scheme}); err != nil {
 		return nil, fmt.Errorf("client for %s: %w", d.Config.Host, err)
 	}
 	if d.cs, err = kubernetes.NewForConfig(d.Config); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("clientset for %s: %w", d.Config.Host, err)
 	}
 	if d.logDir, err = os.MkdirTemp("", "operator-demo-e2e-logs-"); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("a directory for the operator's Pod logs: %w", err)
 	}
 	if d.OperatorConfig, d.MetricsToken, err = Install(ctx, d.Client, d.Config, d.Manifests); err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -142,9 +143,12 @@ func containerTroubles(pod *corev1.Pod) ([]string, bool) {
 	for _, s := range pod.Status.ContainerStatuses {
 		for _, state := range []corev1.ContainerState{s.State, s.LastTerminationState} {
 			if t := state.Terminated; t != nil && t.Reason == "OOMKilled" {
-				spec := pod.Spec.Containers[slices.IndexFunc(pod.Spec.Containers, func(c corev1.Container) bool { return c.Name == s.Name })]
+				limit := resource.Quantity{}
+				if i := slices.IndexFunc(pod.Spec.Containers, func(c corev1.Container) bool { return c.Name == s.Name }); i >= 0 {
+					limit = *pod.Spec.Containers[i].Resources.Limits.Memory()
+				}
 				troubles = append(troubles, fmt.Sprintf("container %s was OOMKilled (exit code %d) under its memory limit %s: raise resources.limits.memory",
-					s.Name, t.ExitCode, spec.Resources.Limits.Memory()))
+					s.Name, t.ExitCode, &limit))
 				final = true
 			}
 		}

@@ -44,7 +44,8 @@ up() {
   [ "$(uname -s)" = Linux ] || die "no Docker engine answers: start Docker Desktop"
   [ "$(id -u)" = 0 ] || die "no Docker engine answers; this script starts one as root: sudo $0 up"
   [ ! -e "$state/pid" ] || down
-  command -v dockerd >/dev/null && command -v jq >/dev/null && command -v nft >/dev/null || apt_install "${packages[@]}"
+  # Debian's docker.io brings the runc that runc-caps runs (/usr/sbin/runc).
+  command -v dockerd >/dev/null && command -v jq >/dev/null && command -v nft >/dev/null && [ -x /usr/sbin/runc ] || apt_install "${packages[@]}"
   mkdir -p "$state" "$DATA"
 
   # What the machine is now, for down.

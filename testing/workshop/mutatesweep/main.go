@@ -41,7 +41,8 @@ const (
 // group is code the sweep breaks (dirs, each a package) and the test packages that judge its breaks.
 type group struct{ dirs, tests []string }
 
-// theOperator is the operator's logic (cmd/ only wires flags), judged by its unit tests and scenarios.
+// theOperator is the operator's logic (cmd/ only wires flags), judged by its unit tests and scenarios,
+// in that order: a break runs its tests in the order listed here, the cheap ones first.
 var theOperator = group{[]string{"controllers", "api/v1alpha1"}, []string{"./controllers", "./api/v1alpha1", scenarios}}
 
 // theHarness is the harness a team copies (testing/README.md's copy list), judged by its own tests

@@ -52,6 +52,9 @@ func fakeOperatorWith(kind client.Object, metrics func() ([]*dto.MetricFamily, e
 	})
 }
 
+// unread is the metrics of an operator that cannot be read: a process not up, or gone.
+func unread() ([]*dto.MetricFamily, error) { return nil, errors.New("connection refused") }
+
 func reconcileTotal() *prometheus.CounterVec {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "controller_runtime_reconcile_total"}, []string{"controller", "result"})
 	c.WithLabelValues("widget", "success").Add(3)
@@ -307,7 +310,6 @@ func TestEventuallyReportsTheMatchersError(t *testing.T) {
 // process coming back up) is not taken as settled: the wait runs to its timeout.
 func TestEventuallyWaitsOutAnOperatorItCannotRead(t *testing.T) {
 	RegisterTestingT(t)
-	unread := func() ([]*dto.MetricFamily, error) { return nil, errors.New("connection refused") }
 	f := &Fixture{Operator: fakeOperatorWith(nil, unread, nil)}
 	message, took, _ := failureOf(t, func() {
 		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(Settle + time.Second).Should(Equal("new"))
@@ -349,7 +351,6 @@ func TestEventuallySettledFailsOnAnOperatorItCannotRead(t *testing.T) {
 	SetDefaults()
 	t.Cleanup(func() { SetDefaultEventuallyTimeout(Converge) })
 	SetDefaultEventuallyTimeout(500 * time.Millisecond)
-	unread := func() ([]*dto.MetricFamily, error) { return nil, errors.New("connection refused") }
 	f := &Fixture{Operator: fakeOperatorWith(nil, unread, nil)}
 	message, _, where := failureOf(t, func() { f.EventuallySettled(context.Background()) })
 	if !strings.Contains(message, "connection refused") {
@@ -489,7 +490,6 @@ func TestEventuallyClaimsNothingOfAnOperatorThatStoppedAnswering(t *testing.T) {
 // fails the watch, saying why: neither is at rest as far as anyone can tell.
 func TestExpectAtRestFailsOnWhatItCannotRead(t *testing.T) {
 	RegisterTestingT(t)
-	unread := func() ([]*dto.MetricFamily, error) { return nil, errors.New("connection refused") }
 	f := &Fixture{Operator: fakeOperatorWith(nil, unread, nil)}
 	message, _, _ := failureOf(t, func() { f.ExpectAtRest(context.Background(), HaveField("Writes", BeZero())) })
 	if !strings.Contains(message, "connection refused") {

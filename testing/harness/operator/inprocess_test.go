@@ -271,3 +271,30 @@ func TestInProcess(t *testing.T) { //nolint:gocyclo // one t.Run a behaviour, on
 		}
 	})
 }
+
+// TestAManagerThatStopsAsItStartsIsAnError: a manager whose runnable fails at its start stops
+// before the operator is ready; StartManager says so, with the runnable's error, at once rather
+// than after its 30 s wait for a readiness that cannot come.
+func TestAManagerThatStopsAsItStartsIsAnError(t *testing.T) {
+	failing := errors.New("the webhook server cannot listen")
+	started := make(chan error, 1)
+	go func() {
+		stop, err := StartManager(&rest.Config{Host: "127.0.0.1:1"}, ctrl.Options{},
+			func(mgr ctrl.Manager) error {
+				return mgr.Add(manager.RunnableFunc(func(context.Context) error { return failing }))
+			},
+			func(*http.Request) error { return errors.New("not ready") })
+		if err == nil {
+			err = errors.Join(errors.New("StartManager returned no error"), stop())
+		}
+		started <- err
+	}()
+	select {
+	case err := <-started:
+		if !errors.Is(err, failing) || !strings.Contains(err.Error(), "its manager stopped") {
+			t.Errorf("StartManager = %v, want an error saying its manager stopped, wrapping %q", err, failing)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("StartManager has not returned within 10 s of its manager's stop")
+	}
+}

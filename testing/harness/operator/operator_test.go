@@ -146,8 +146,8 @@ func TestAnOperatorThatCannotBeCountedIsAnError(t *testing.T) {
 			t.Errorf("%s: Read = %v, want an error saying %q", name, err, tt.want)
 		}
 	}
-	if n, err := New(Subject{}, Controls{Metrics: refused}).Sum(reconcileTotal, "", ""); err == nil || n != 0 {
-		t.Errorf("Sum of an operator whose metrics cannot be read = %v, %v; want 0 and an error", n, err)
+	if n, err := New(Subject{}, Controls{Metrics: refused}).Sum(reconcileTotal, "", ""); err == nil || n != 0 || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("Sum of an operator whose metrics cannot be read = %v, %v; want 0 and the error that its metrics cannot be read", n, err)
 	}
 	if counts, err := New(Subject{}, Controls{Metrics: withReconciles.Gather, Writes: noWrites}).Read(); err != nil || counts.Reconciles != 1 {
 		t.Errorf("Read = %+v, %v; want 1 reconcile", counts, err)

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
 	"example.com/operator-demo/testing/harness/cluster"
@@ -132,6 +134,34 @@ func (d *deletes) Delete(ctx context.Context, obj client.Object, opts ...client.
 	return d.Client.Delete(ctx, obj, opts...)
 }
 
+// refuses is a client that fails to create, or to delete, a namespace, or to list events, with
+// the error given.
+type refuses struct {
+	client.Client
+	create, delete, events error
+}
+
+func (r refuses) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if _, ok := list.(*eventsv1.EventList); ok && r.events != nil {
+		return r.events
+	}
+	return r.Client.List(ctx, list, opts...)
+}
+
+func (r refuses) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	if _, ok := obj.(*corev1.Namespace); ok && r.create != nil {
+		return r.create
+	}
+	return r.Client.Create(ctx, obj, opts...)
+}
+
+func (r refuses) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	if _, ok := obj.(*corev1.Namespace); ok && r.delete != nil {
+		return r.delete
+	}
+	return r.Client.Delete(ctx, obj, opts...)
+}
+
 // createHeld creates a ConfigMap called name in f's namespace, held by finalizer.
 func createHeld(ctx context.Context, f *Fixture, name, finalizer string) {
 	GinkgoHelper()
@@ -209,31 +239,46 @@ func TestFixtures(t *testing.T) {
 				return nil, nil, errors.New("no operator")
 			}})
 		})
+		It("fails where its events cannot be listed", func(ctx SpecContext) {
+			c := newFakeCluster().Cluster
+			c.Client = refuses{Client: c.Client, events: errors.New("the events are refused")}
+			NewFixture(ctx, c)
+			Fail("on purpose")
+		})
+		It("fails where its namespace cannot be created", func(ctx SpecContext) {
+			c := newFakeCluster().Cluster
+			c.Client = refuses{Client: c.Client, create: errors.New("no namespace")}
+			NewFixture(ctx, c)
+		})
+		It("fails where its namespace cannot be deleted", func(ctx SpecContext) {
+			c := newFakeCluster().Cluster
+			c.Client = refuses{Client: c.Client, delete: errors.New("the namespace stays")}
+			NewFixture(ctx, c)
+		})
+		It("fails where its operator cannot start again for the cleanup", func(ctx SpecContext) {
+			fc := newFakeCluster()
+			c, starts := fc.Cluster, 0
+			c.RunOperator = func(namespace string, _ operator.Changes) (*operator.Operator, func() error, error) {
+				controls := fc.o.run(namespace)
+				start := controls.Start
+				controls.Start = func() error {
+					if starts++; starts > 1 {
+						return errors.New("no second start")
+					}
+					return start()
+				}
+				op := operator.New(operator.Subject{Kind: &corev1.ConfigMap{}}, controls)
+				return op, op.Down, op.Up()
+			}
+			Expect(NewFixture(ctx, c).Operator.Down()).To(Succeed())
+		})
 	})
 	RunScenarios(&recorder{}, "harness fixtures")
-	diagnostics := []string{"--- events in spec-", "Warning Held ConfigMap/held: the ConfigMap is held", "the operator's last log line", "logged by controller-runtime"}
-	_, this, _, _ := runtime.Caller(0)
 	for _, r := range reports {
-		if r.LeafNodeText == "fails where its operator cannot run" {
-			if !strings.Contains(r.FailureMessage(), "no operator") || r.FailureLocation().FileName != this {
-				t.Errorf("a fixture whose operator cannot run failed at %s with %q, want the error on the spec's line", r.FailureLocation(), r.FailureMessage())
-			}
-			continue
-		}
-		if failed := r.LeafNodeText == "fails, on purpose"; failed != r.Failed() {
-			t.Errorf("the spec %q failed: %t, want %t: %s", r.LeafNodeText, r.Failed(), failed, r.FailureMessage())
-		} else if printed := strings.Contains(r.CapturedGinkgoWriterOutput, diagnostics[0]); printed != failed {
-			t.Errorf("the spec %q, failed: %t, printed the diagnostics: %t\n%s", r.LeafNodeText, failed, printed, r.CapturedGinkgoWriterOutput)
-		} else if failed {
-			for _, want := range diagnostics {
-				if !strings.Contains(r.CapturedGinkgoWriterOutput, want) {
-					t.Errorf("the failed spec's diagnostics do not say %q:\n%s", want, r.CapturedGinkgoWriterOutput)
-				}
-			}
-		}
+		expectReported(t, r)
 	}
-	if len(reports) != 6 || !sharedStopped {
-		t.Fatalf("%d specs ran, want 6; the suite's cluster stopped once they had: %t", len(reports), sharedStopped)
+	if len(reports) != 10 || !sharedStopped {
+		t.Fatalf("%d specs ran, want 10; the suite's cluster stopped once they had: %t", len(reports), sharedStopped)
 	}
 	want := []string{"finalizer of held removed", "operator stopped", "namespace deleted"}
 	if got := running.o.records(); !slices.Equal(got, want) {
@@ -241,6 +286,47 @@ func TestFixtures(t *testing.T) {
 	}
 	if got := stopped.o.records(); !slices.Equal(got, append([]string{"operator stopped"}, want...)) {
 		t.Errorf("the cleanup of a spec that stopped its operator did %q, want %q after the spec's stop", got, want)
+	}
+}
+
+// expectReported checks the report of one of TestFixtures' specs: each fails as its name says,
+// and a failed one prints its diagnostics.
+func expectReported(t *testing.T, r SpecReport) {
+	t.Helper()
+	diagnostics := []string{"--- events in spec-", "Warning Held ConfigMap/held: the ConfigMap is held", "the operator's last log line", "logged by controller-runtime"}
+	// The fixtures that cannot be made or cleaned up: each fails its spec with the error.
+	cannot := map[string]string{
+		"fails where its operator cannot run":                         "no operator",
+		"fails where its namespace cannot be created":                 "no namespace",
+		"fails where its namespace cannot be deleted":                 "the namespace stays",
+		"fails where its operator cannot start again for the cleanup": "no second start",
+		"fails where its events cannot be listed":                     "on purpose",
+	}
+	_, this, _, _ := runtime.Caller(0)
+	if want, ok := cannot[r.LeafNodeText]; ok {
+		if !r.Failed() || !strings.Contains(r.FailureMessage(), want) {
+			t.Errorf("the spec %q failed: %t, with %q; want it failed with %q", r.LeafNodeText, r.Failed(), r.FailureMessage(), want)
+		}
+		if r.LeafNodeText == "fails where its operator cannot run" && r.FailureLocation().FileName != this {
+			t.Errorf("a fixture whose operator cannot run failed at %s, want the error on the spec's line", r.FailureLocation())
+		}
+		if unlisted := regexp.MustCompile(`events of spec-\w+: the events are refused`).MatchString(r.CapturedGinkgoWriterOutput); unlisted != (r.LeafNodeText == "fails where its events cannot be listed") {
+			t.Errorf("the spec %q says its events could not be listed: %t\n%s", r.LeafNodeText, unlisted, r.CapturedGinkgoWriterOutput)
+		}
+		return
+	}
+	if failed := r.LeafNodeText == "fails, on purpose"; failed != r.Failed() {
+		t.Errorf("the spec %q failed: %t, want %t: %s", r.LeafNodeText, r.Failed(), failed, r.FailureMessage())
+	} else if printed := strings.Contains(r.CapturedGinkgoWriterOutput, diagnostics[0]); printed != failed {
+		t.Errorf("the spec %q, failed: %t, printed the diagnostics: %t\n%s", r.LeafNodeText, failed, printed, r.CapturedGinkgoWriterOutput)
+	} else if failed && strings.Contains(r.CapturedGinkgoWriterOutput, "events of ") {
+		t.Errorf("the failed spec's diagnostics say its events could not be listed:\n%s", r.CapturedGinkgoWriterOutput)
+	} else if failed {
+		for _, want := range diagnostics {
+			if !strings.Contains(r.CapturedGinkgoWriterOutput, want) {
+				t.Errorf("the failed spec's diagnostics do not say %q:\n%s", want, r.CapturedGinkgoWriterOutput)
+			}
+		}
 	}
 }
 
@@ -263,7 +349,7 @@ func TestCleanupNamesTheFinalizerThatHoldsAnObject(t *testing.T) {
 	message, took, where := failureOf(t, func() { f.emptyNamespace(ctx, c.CollectsGarbage) })
 	expectHere(t, where)
 	expectSettled(t, message, took)
-	for _, want := range []string{"ConfigMapList", "kept, held by the finalizers [example.org/kept]"} {
+	for _, want := range []string{"objects left of ConfigMapList in spec-held once the cleanup deleted them", "kept, held by the finalizers [example.org/kept]"} {
 		if !strings.Contains(message, want) {
 			t.Errorf("the failure does not say %q:\n%s", want, message)
 		}
@@ -311,5 +397,59 @@ func TestCleanupWaitsForWhatTheObjectsOwnedWhereAGarbageCollectorRuns(t *testing
 				t.Errorf("the cleanup's failure does not name the kind left:\n%s", message)
 			}
 		})
+	}
+}
+
+// TestCleanupFailsWithWhatItCouldNotDo: a cleanup that cannot delete the spec's objects, or list
+// them or what they owned, fails with the API server's error.
+func TestCleanupFailsWithWhatItCouldNotDo(t *testing.T) {
+	refused := errors.New("refused by the API server")
+	refuseList := func(kind string) interceptor.Funcs {
+		return interceptor.Funcs{List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			if list.GetObjectKind().GroupVersionKind().Kind == kind {
+				return refused
+			}
+			return c.List(ctx, list, opts...)
+		}}
+	}
+	for _, c := range []struct {
+		name            string
+		refuse          interceptor.Funcs
+		collectsGarbage bool
+	}{
+		{"delete the spec's objects", interceptor.Funcs{DeleteAllOf: func(context.Context, client.WithWatch, client.Object, ...client.DeleteAllOfOption) error {
+			return refused
+		}}, false},
+		{"list the spec's objects", refuseList("ConfigMapList"), false},
+		{"list what they owned", refuseList("SecretList"), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			RegisterTestingT(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			op := operator.New(operator.Subject{Kind: &corev1.ConfigMap{}, Owned: []client.Object{&corev1.Secret{}}}, newFakeCluster().o.run("spec-refused"))
+			Expect(op.Up()).To(Succeed())
+			t.Cleanup(func() { _ = op.Down() })
+			refusing := fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).WithInterceptorFuncs(c.refuse).Build()
+			f := &Fixture{Namespace: "spec-refused", Client: refusing, Operator: op}
+			if message, _, _ := failureOf(t, func() { f.emptyNamespace(ctx, c.collectsGarbage) }); !strings.Contains(message, refused.Error()) {
+				t.Errorf("the cleanup's failure does not say %q:\n%s", refused, message)
+			}
+		})
+	}
+}
+
+// unregistered is a kind that no scheme of the tests knows.
+type unregistered struct{ corev1.ConfigMap }
+
+// TestAKindTheSchemeLacksFailsWhereTheSpecIs: the harness's list of a kind it cannot name fails
+// saying so, at the caller's line.
+func TestAKindTheSchemeLacksFailsWhereTheSpecIs(t *testing.T) {
+	RegisterTestingT(t)
+	f := &Fixture{Client: fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).Build()}
+	message, _, where := failureOf(t, func() { f.listOf(&unregistered{}) })
+	expectHere(t, where)
+	if !strings.Contains(message, "no kind is registered") {
+		t.Errorf("the failure does not say the kind is not registered:\n%s", message)
 	}
 }

@@ -5,6 +5,7 @@
 package harness
 
 import (
+	"context"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -67,20 +68,27 @@ func RunScenarios(t GinkgoTestingT, description string, args ...any) bool {
 //	var suiteCluster cluster.Cluster
 //	var _ = harness.ShareCluster(&suiteCluster, myoperator.Subject, cluster.StartControlPlane)
 func ShareCluster(into *cluster.Cluster, subject operator.Subject, start cluster.Provider) bool {
-	return SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
-		started, kubeconfig, err := start(ctx, subject)
+	return SynchronizedBeforeSuite(func(ctx SpecContext) []byte { return startShared(ctx, into, subject, start) },
+		func(kubeconfig []byte) { attach(into, kubeconfig, subject) })
+}
+
+// startShared is what ShareCluster does in the first process.
+func startShared(ctx context.Context, into *cluster.Cluster, subject operator.Subject, start cluster.Provider) []byte {
+	started, kubeconfig, err := start(ctx, subject)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(started.Stop)
+	if kubeconfig == nil {
+		*into = *started
+	}
+	return kubeconfig
+}
+
+// attach is what ShareCluster does in every process.
+func attach(into *cluster.Cluster, kubeconfig []byte, subject operator.Subject) {
+	if into.Client == nil {
+		attached, err := cluster.Attach(kubeconfig, subject)
 		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(started.Stop) // once every process has finished
-		if kubeconfig == nil {
-			*into = *started
-		}
-		return kubeconfig
-	}, func(kubeconfig []byte) {
-		if into.Client == nil {
-			attached, err := cluster.Attach(kubeconfig, subject)
-			Expect(err).NotTo(HaveOccurred())
-			*into = *attached
-		}
-		komega.SetClient(into.Client)
-	})
+		*into = *attached
+	}
+	komega.SetClient(into.Client)
 }

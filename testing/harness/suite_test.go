@@ -9,7 +9,16 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
+
+	"example.com/operator-demo/testing/harness/cluster"
+	"example.com/operator-demo/testing/harness/operator"
 )
 
 // TestAnEventuallyWithTheSpecsContextStillTimesOut: given the spec's context, which has no
@@ -69,5 +78,54 @@ func TestSetDefaultsWritesTheLogToTheSpecsOutput(t *testing.T) {
 	ctrl.Log.WithName("widget").V(1).Info("reconciled")
 	if !strings.Contains(out.String(), "DEBUG\twidget\treconciled") {
 		t.Errorf("the log wrote %q to GinkgoWriter, want the debug line", out.String())
+	}
+}
+
+// TestEveryProcessAttachesToTheSuitesCluster: in a process that did not start the cluster (or
+// whose provider serves every process through a kubeconfig), ShareCluster attaches to the
+// cluster that kubeconfig reaches, and fails, saying why, where there is none; a process that
+// holds its cluster keeps it. komega reads the cluster the process holds.
+func TestEveryProcessAttachesToTheSuitesCluster(t *testing.T) {
+	RegisterTestingT(t)
+	config := clientcmdapi.NewConfig()
+	config.Clusters["suite"] = &clientcmdapi.Cluster{Server: "https://attached.example:6443"}
+	config.AuthInfos["admin"] = &clientcmdapi.AuthInfo{Token: "token"}
+	config.Contexts["suite"] = &clientcmdapi.Context{Cluster: "suite", AuthInfo: "admin"}
+	config.CurrentContext = "suite"
+	kubeconfig, err := clientcmd.Write(*config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attached cluster.Cluster
+	if err := InterceptGomegaFailure(func() { attach(&attached, kubeconfig, operator.Subject{}) }); err != nil || attached.Client == nil || attached.Config.Host != "https://attached.example:6443" {
+		t.Errorf("attached to %+v (failure: %v), want the cluster at https://attached.example:6443", attached.Config, err)
+	}
+	var none cluster.Cluster
+	if err := InterceptGomegaFailure(func() { attach(&none, nil, operator.Subject{}) }); err == nil || !strings.Contains(err.Error(), "run it without -p") {
+		t.Errorf("attaching with no kubeconfig failed with %v, want it to say to run without -p", err)
+	}
+	held := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "held"}}
+	own := cluster.Cluster{Client: fake.NewClientBuilder().WithObjects(held).Build()}
+	kept := own
+	if err := InterceptGomegaFailure(func() { attach(&kept, kubeconfig, operator.Subject{}) }); err != nil || kept.Config != nil {
+		t.Errorf("a process holding its cluster attached to %+v (failure: %v), want it kept", kept.Config, err)
+	}
+	if err := komega.Get(held.DeepCopy())(); err != nil {
+		t.Errorf("komega does not read the process's cluster: %v", err)
+	}
+}
+
+// TestAClusterThatCannotStartFailsTheSuiteWithWhy: the first process's start of the suite's cluster
+// fails with the provider's error.
+func TestAClusterThatCannotStartFailsTheSuiteWithWhy(t *testing.T) {
+	RegisterTestingT(t)
+	var into cluster.Cluster
+	err := InterceptGomegaFailure(func() {
+		startShared(context.Background(), &into, operator.Subject{}, func(context.Context, operator.Subject) (*cluster.Cluster, []byte, error) {
+			return nil, nil, errors.New("no control plane binaries")
+		})
+	})
+	if err == nil || !strings.Contains(err.Error(), "no control plane binaries") {
+		t.Errorf("a cluster that cannot start failed the suite with %v, want the provider's error", err)
 	}
 }

@@ -134,7 +134,7 @@ cross-vet: ## go vet every package and its tests for CROSS_PLATFORMS (macOS, Win
 	@testing/workshop/cross-vet.sh $(CROSS_PLATFORMS)
 
 .PHONY: verify
-verify: ## Regenerate everything generated, tidy go.mod, check every Markdown link; fail if the tree then differs from git, saying per file whether it was stale or is uncommitted work.
+verify: ## Regenerate everything generated, tidy go.mod, check every Markdown link; fail if the tree then differs from git, naming the files.
 	@testing/workshop/verify.sh
 
 ##@ Build

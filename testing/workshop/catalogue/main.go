@@ -59,12 +59,9 @@ var page = template.Must(template.New("catalogue").Funcs(template.FuncMap{
 	"link": func(s *scenario) string {
 		return fmt.Sprintf("[%s](#%s)", s.Title, strings.ReplaceAll(strings.ToLower(s.Title), " ", "-"))
 	},
-	"join":       func(items []string) string { return strings.Join(items, ", ") },
-	"capitalise": capitalise,
-	"byHand":     byHand,
-	"tiers":      func() []tierdoc.Tier { return tierdoc.All },
-	"sources":    func() []source { return sources },
-	"mutants":    func() []mutants.Mutant { return mutants.All },
+	"join":    func(items []string) string { return strings.Join(items, ", ") },
+	"tiers":   func() []tierdoc.Tier { return tierdoc.All },
+	"mutants": func() []mutants.Mutant { return mutants.All },
 }).Parse(layout))
 
 func (c *catalogue) render() ([]byte, error) {
@@ -106,25 +103,4 @@ func (s scenario) Tiers() []string {
 // Heading is the spec's containers and its It, as the catalogue lists it.
 func (sp spec) Heading() string {
 	return strings.Join(append(slices.Clone(sp.Path), "it "+sp.Text), " › ")
-}
-
-// byHand renders the "By hand" paragraph: its prose as text, its indented lines as a shell block.
-func byHand(text string) string {
-	var b strings.Builder
-	inCode := false
-	for line := range strings.SplitSeq(text, "\n") {
-		line, code := strings.CutPrefix(line, "\t")
-		if !code && strings.TrimSpace(line) == "" {
-			continue
-		}
-		if code != inCode {
-			b.WriteString(map[bool]string{true: "\n```sh\n", false: "```\n\n"}[code])
-		}
-		inCode = code
-		b.WriteString(line + "\n")
-	}
-	if inCode {
-		b.WriteString("```\n")
-	}
-	return b.String()
 }

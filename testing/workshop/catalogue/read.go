@@ -9,10 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/onsi/ginkgo/v2/types"
 
@@ -21,13 +18,12 @@ import (
 	"example.com/operator-demo/testing/workshop/specsource"
 )
 
-// scenario is a scenario: its doc comment (Title: Behaviour, Lesson, Source, Where, By hand).
+// scenario is a scenario: its doc comment (Doc), whose first line is "Title: Behaviour".
 type scenario struct {
-	File, Title, Behaviour, Lesson, Where, ByHand string
-	Line                                          int
-	Source                                        source
-	labels                                        []string
-	Specs                                         []spec
+	File, Title, Behaviour, Doc string
+	Line                        int
+	labels                      []string
+	Specs                       []spec
 }
 
 // spec is an It (or table Entry): its Context texts (outermost first), By steps, all its labels.
@@ -72,10 +68,17 @@ func (r *reader) scenarios(dir, report string) ([]*scenario, error) {
 		if len(s.Specs) == 0 {
 			r.problem("%s: scenario %q has no specs in the dry run (%s)", s.File, s.Title, report)
 		}
+		if !slices.Contains(order, firstLabel(s)) {
+			r.problem("%s: scenario %q: its first label %v is not in %s", s.File, s.Title, s.labels, readingOrderFile)
+		}
 		slices.SortFunc(s.Specs, func(a, b spec) int { return a.Line - b.Line })
 	}
-	// A scenario out of the reading order is a problem (check), so where it sorts does not matter.
-	r.check(all, order)
+	for _, m := range mutants.All {
+		if !slices.ContainsFunc(all, func(s *scenario) bool { return slices.Contains(s.labels, m.Scenario) }) {
+			r.problem("mutant %q names scenario %q, which no scenario is labelled", m.Break, m.Scenario)
+		}
+	}
+	// A scenario out of the reading order is a problem, so where it sorts does not matter.
 	slices.SortStableFunc(all, func(a, b *scenario) int {
 		return slices.Index(order, firstLabel(a)) - slices.Index(order, firstLabel(b))
 	})
@@ -84,28 +87,6 @@ func (r *reader) scenarios(dir, report string) ([]*scenario, error) {
 
 // firstLabel is a scenario's first label, which names it: "" if it has none.
 func firstLabel(s *scenario) string { return cmp.Or(s.labels...) } // Ginkgo refuses an empty label
-
-// check notes each scenario out of the reading order or its file, and each label of the order or a mutant that none has.
-func (r *reader) check(out []*scenario, order []string) {
-	for _, s := range out {
-		if !slices.Contains(order, firstLabel(s)) {
-			r.problem("%s: scenario %q: its first label %v is not in %s", s.File, s.Title, s.labels, readingOrderFile)
-		}
-		if want := fileOf(s.labels); s.File != want {
-			r.problem("%s: scenario %q is labelled %v: its file should be %s, named for its first label", s.File, s.Title, s.labels, want)
-		}
-	}
-	for _, label := range order {
-		if !slices.ContainsFunc(out, func(s *scenario) bool { return firstLabel(s) == label }) {
-			r.problem("%s lists %q, which no scenario is labelled first", readingOrderFile, label)
-		}
-	}
-	for _, m := range mutants.All {
-		if !slices.ContainsFunc(out, func(s *scenario) bool { return slices.Contains(s.labels, m.Scenario) }) {
-			r.problem("mutant %q names scenario %q, which no scenario is labelled", m.Break, m.Scenario)
-		}
-	}
-}
 
 // place puts each spec of the dry run under its scenario; a table's entries read "table: entry".
 func (r *reader) place(specs []types.SpecReport, files map[string]*scenarioFile) {
@@ -147,14 +128,6 @@ func readingOrder(path string) ([]string, error) {
 	return out, err
 }
 
-// fileOf is the file of a scenario with these labels: skip_when_equal_test.go for skip-when-equal.
-func fileOf(labels []string) string {
-	if len(labels) == 0 {
-		return "(a file named for its first label; it has none)"
-	}
-	return strings.ReplaceAll(labels[0], "-", "_") + "_test.go"
-}
-
 // scenarioFile is a file's specs, its scenarios, and these by their Describe's line.
 type scenarioFile struct {
 	*specsource.File
@@ -192,63 +165,17 @@ func parseFile(path string) (*scenarioFile, error) {
 	return src, nil
 }
 
-// parseDoc reads a scenario's doc comment: paragraphs "Title: behaviour", Lesson:, Source:, By hand: (the rest).
+// parseDoc reads a scenario's doc comment: "Title: behaviour", then paragraphs Lesson:, Source: and By hand:.
 func parseDoc(doc string) (scenario, error) {
-	var s scenario
-	title, rest, ok := strings.Cut(doc, "\n\n")
+	first, _, _ := strings.Cut(doc, "\n\n")
+	title, behaviour, ok := strings.Cut(strings.Join(strings.Fields(first), " "), ": ")
 	if !ok {
-		return s, errors.New("doc comment has one paragraph; want paragraphs Title: behaviour, Lesson, Source, By hand")
+		return scenario{}, fmt.Errorf("first line %q is not \"Title: behaviour\"", first)
 	}
-	s.Title, s.Behaviour, ok = strings.Cut(oneLine(title), ": ")
-	if !ok {
-		return s, fmt.Errorf("first line %q is not \"Title: behaviour\"", title)
-	}
-	for para := range strings.SplitSeq(rest, "\n\n") {
-		para = strings.TrimSpace(para)
-		if lesson, ok := strings.CutPrefix(para, "Lesson: "); ok {
-			s.Lesson = capitalise(oneLine(lesson))
-		} else if text, ok := strings.CutPrefix(para, "Source: "); ok {
-			var err error
-			if s.Source, s.Where, err = parseSource(oneLine(text)); err != nil {
-				return s, fmt.Errorf("scenario %q: %w", s.Title, err)
-			}
-		} else if strings.HasPrefix(para, "By hand") {
-			s.ByHand = strings.TrimSpace(rest[strings.Index(rest, "By hand"):])
+	for _, para := range []string{"Lesson:", "Source:", "By hand"} {
+		if !strings.Contains(doc, "\n\n"+para) {
+			return scenario{}, fmt.Errorf("scenario %q lacks a %s paragraph", title, para)
 		}
 	}
-	if s.Lesson == "" || s.Source.name == "" || s.ByHand == "" {
-		return s, fmt.Errorf("scenario %q lacks a Lesson:, Source: or By hand: paragraph", s.Title)
-	}
-	return s, nil
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func capitalise(s string) string {
-	r, size := utf8.DecodeRuneInString(s)
-	return string(unicode.ToUpper(r)) + s[size:]
-}
-
-// source is a document the scenarios come from; a Source: paragraph begins with its name.
-type source struct{ name, Short, About string }
-
-const article, notes = "the introductory Kubernetes Operator article (RevComm Advent Calendar 2025, day 2, in Japanese)", "the Kubernetes Operator lecture notes"
-
-// sources are the documents a scenario may name, in the order the catalogue lists them.
-var sources = []source{
-	{article, "Article", article + ": resources, controllers, the API server and the reconcile loop, then a kubebuilder walkthrough (§10) of this very operator on a kind cluster; `make demo` follows that walkthrough"},
-	{notes, "Lecture notes", notes + ": operators in production (leader election, rate limiting, concurrency, cache scoping, metrics), the test pyramid (unit, envtest, kind), and the failures operators commonly have: status updates that loop, children leaked without owner references, errors swallowed, watches missing"},
-	{"beyond both sources", "Beyond both", "what an operator that others rely on must do as well, which neither document shows"},
-}
-
-// parseSource splits a Source: paragraph into the source it names and where in that source.
-func parseSource(text string) (source, string, error) {
-	var names []string
-	for _, src := range sources {
-		if where, ok := strings.CutPrefix(text, src.name); ok {
-			return src, capitalise(strings.TrimLeft(where, ",: ")), nil
-		}
-		names = append(names, strconv.Quote(src.name))
-	}
-	return source{}, "", fmt.Errorf("the Source: paragraph %q names none of the sources; it begins with one of %s", text, strings.Join(names, ", "))
+	return scenario{Title: title, Behaviour: behaviour, Doc: strings.TrimSpace(doc)}, nil
 }

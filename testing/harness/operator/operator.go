@@ -5,6 +5,7 @@
 package operator
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -103,6 +104,9 @@ type Controls struct {
 	// Logs is what it and the cluster's components logged last, for a failed spec (nil: nothing
 	// beside what the spec's output shows).
 	Logs func() string
+	// ReportWithin bounds Up's wait for its controllers to report (0: a minute, for a replica
+	// that leads only once another's lease has expired).
+	ReportWithin time.Duration
 }
 
 // New is the operator subject that controls reach, not yet started: Up starts it.
@@ -182,7 +186,7 @@ func (o *Operator) Up() error {
 	o.running = true
 	// The controllers export their counts as each starts, once the cache has synced; a replica
 	// started after another was killed, once that one's lease has expired and it leads.
-	if err := poll.Until(context.Background(), 50*time.Millisecond, time.Minute, func(context.Context) error {
+	if err := poll.Until(context.Background(), 50*time.Millisecond, cmp.Or(o.controls.ReportWithin, time.Minute), func(context.Context) error {
 		_, err := o.Read()
 		return err
 	}); err != nil {

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -189,6 +190,21 @@ func TestUpWaitsUntilTheControllersReport(t *testing.T) {
 	}
 	if counts, err := op.Read(); err != nil || counts.Reconciles != 0 {
 		t.Errorf("Read right after Up = %+v, %v; want 0 reconciles, no error", counts, err)
+	}
+}
+
+// TestAnOperatorThatNeverReportsFailsUp: an operator whose controllers export no counts within
+// ReportWithin of its start fails Up, saying so and why.
+func TestAnOperatorThatNeverReportsFailsUp(t *testing.T) {
+	op := New(Subject{}, Controls{
+		Metrics:      prometheus.NewRegistry().Gather,
+		Writes:       func() (map[string]float64, error) { return map[string]float64{}, nil },
+		Start:        func() error { return nil },
+		ReportWithin: 200 * time.Millisecond,
+	})
+	err := op.Up()
+	if err == nil || !strings.Contains(err.Error(), "the operator reports nothing once started") || !strings.Contains(err.Error(), "exports no "+reconcileTotal) {
+		t.Errorf("Up = %v, want an error saying the operator reports nothing once started, and why", err)
 	}
 }
 

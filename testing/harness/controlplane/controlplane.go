@@ -49,9 +49,7 @@ func Start(crds []string, configure ...func(*envtest.Environment)) (*envtest.Env
 	if err != nil { // what did start is stopped
 		return nil, errors.Join(fmt.Errorf("start envtest with binaries from %s: %w", assets, err), env.Stop())
 	}
-	if err := WaitPastCreateHoldBack(cfg, env.CRDs); err != nil {
-		return nil, errors.Join(err, env.Stop())
-	}
+	WaitPastCreateHoldBack(cfg, env.CRDs)
 	return env, nil
 }
 
@@ -62,24 +60,21 @@ const CreateHoldBack = 2 * time.Second
 
 // WaitPastCreateHoldBack returns once each of crds has been established for CreateHoldBack, as
 // the API server that cfg reaches records it: once here costs what is left of the hold-back;
-// each create inside it would pay all of it.
-func WaitPastCreateHoldBack(cfg *rest.Config, crds []*apiextensionsv1.CustomResourceDefinition) error {
+// each create inside it would pay all of it. A CRD it cannot read counts as established now.
+func WaitPastCreateHoldBack(cfg *rest.Config, crds []*apiextensionsv1.CustomResourceDefinition) {
 	c, err := apiextensionsclient.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	var latest time.Time
 	for _, crd := range crds {
-		got, err := c.ApiextensionsV1().CustomResourceDefinitions().Get(context.Background(), crd.Name, metav1.GetOptions{})
-		if err != nil {
-			return fmt.Errorf("read CRD %s: %w", crd.Name, err)
+		established := time.Now()
+		if err == nil {
+			got, err := c.ApiextensionsV1().CustomResourceDefinitions().Get(context.Background(), crd.Name, metav1.GetOptions{})
+			if condition := apiextensionshelpers.FindCRDCondition(got, apiextensionsv1.Established); err == nil && condition != nil {
+				established = condition.LastTransitionTime.Time
+			}
 		}
-		if established := apiextensionshelpers.FindCRDCondition(got, apiextensionsv1.Established); established != nil && established.LastTransitionTime.After(latest) {
-			latest = established.LastTransitionTime.Time
-		}
+		// The API server's clock is this machine's: nothing to poll. Waiting for each in turn
+		// waits for the last.
+		time.Sleep(time.Until(established.Add(CreateHoldBack)))
 	}
-	time.Sleep(time.Until(latest.Add(CreateHoldBack))) // the API server's clock is this machine's: nothing to poll
-	return nil
 }
 
 // Find is the absolute path of path (relative to the repository, e.g. "config/crd/bases") in

@@ -63,9 +63,7 @@ func Start(ctx context.Context, subject operator.Subject) (*cluster.Cluster, []b
 	if err != nil {
 		return nil, nil, fmt.Errorf("apply the CRDs of %v to the warm control plane: %w", crds, err)
 	}
-	if err := controlplane.WaitPastCreateHoldBack(cfg, installed); err != nil {
-		return nil, nil, err
-	}
+	controlplane.WaitPastCreateHoldBack(cfg, installed)
 	stopWebhooks, err := cluster.ServeWebhooks(cfg, subject)
 	if err != nil {
 		return nil, nil, err

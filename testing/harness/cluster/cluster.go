@@ -115,15 +115,15 @@ func ServeWebhooks(cfg *rest.Config, subject operator.Subject) (stop func() erro
 	if err != nil {
 		return nil, err
 	}
+	c, err := client.New(cfg, client.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("client for %s: %w", cfg.Host, err)
+	}
 	install := &envtest.WebhookInstallOptions{Paths: paths}
 	if err := install.Install(cfg); err != nil {
 		return nil, fmt.Errorf("install the webhook configurations of %v: %w", paths, err)
 	}
 	uninstall := func() error {
-		c, err := client.New(cfg, client.Options{})
-		if err != nil {
-			return err
-		}
 		var errs []error
 		for _, obj := range install.MutatingWebhooks {
 			errs = append(errs, client.IgnoreNotFound(c.Delete(context.Background(), obj)))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -145,12 +147,62 @@ func TestTheEnvtestTier(t *testing.T) { //nolint:gocyclo // one t.Run a behaviou
 		}
 	})
 
+	t.Run("a manifest the API server refuses fails ServeWebhooks, naming its directory", func(t *testing.T) {
+		invalid := marker
+		invalid.WebhookManifests = []string{t.TempDir()}
+		unnamed := "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: unnamed}\nwebhooks: [{name: unnamed}]\n"
+		if err := os.WriteFile(filepath.Join(invalid.WebhookManifests[0], "manifests.yaml"), []byte(unnamed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ServeWebhooks(c.Config, invalid); err == nil || !strings.Contains(err.Error(), "install the webhook configurations of ["+invalid.WebhookManifests[0]+"]") {
+			t.Errorf("ServeWebhooks of a configuration the API server refuses = %v, want an error naming its directory", err)
+		}
+	})
+
+	t.Run("without WebhookManifests, a subject's webhooks are configured from config/webhook", func(t *testing.T) {
+		manifests, err := os.ReadFile(filepath.Join("testdata", "webhook", "manifests.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		project := t.TempDir()
+		for _, dir := range []string{"config/webhook", "config/crd/bases"} {
+			if err := os.MkdirAll(filepath.Join(project, dir), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(project, "config", "webhook", "manifests.yaml"), manifests, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Chdir(project)
+		defaults := marker
+		defaults.WebhookManifests = nil
+		stop, err := ServeWebhooks(c.Config, defaults)
+		if err != nil {
+			t.Fatal(err)
+		}
+		second := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "second", Namespace: "default"}}
+		if err := c.Client.Create(ctx, second); err != nil || second.Annotations[marked] != "yes" {
+			t.Errorf("a ConfigMap created through config/webhook's configuration: %v, annotations %v; want it marked", err, second.Annotations)
+		}
+		if err := stop(); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	})
+
+	// Served again, for after the control plane's stop below.
+	stopWebhooks, err := ServeWebhooks(c.Config, marker)
+	if err != nil {
+		t.Fatal(err)
+	}
 	stopped = true
 	if err := c.Stop(); err != nil {
 		t.Errorf("Stop: %v", err)
 	}
 	if err := c.Client.List(ctx, &corev1.NamespaceList{}); err == nil {
 		t.Error("the API server still answers once stopped")
+	}
+	if err := stopWebhooks(); err == nil || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("stop of webhooks whose configurations cannot be removed = %v, want the API server's error", err)
 	}
 }
 
@@ -172,6 +224,7 @@ func TestAClusterThatCannotBeReachedIsAnError(t *testing.T) {
 		"no client":                    {second(OnControlPlane(badCA, marker, nil)), "client for https://127.0.0.1:1"},
 		"no CRDs":                      {third(StartControlPlane(context.Background(), noCRDs)), "no config/crd/missing in"},
 		"no webhook manifests":         {second(ServeWebhooks(badCA, noManifests)), "no config/webhook/missing in"},
+		"webhooks with no client":      {second(ServeWebhooks(badCA, marker)), "client for https://127.0.0.1:1"},
 		"no webhooks to serve":         {third(StartControlPlane(context.Background(), noManifests)), "no config/webhook/missing in"},
 	} {
 		if tt.err == nil || !strings.Contains(tt.err.Error(), tt.want) {

@@ -99,7 +99,7 @@ func (d *Deployment) RestartAPIServer() (time.Duration, error) {
 		return 0, err
 	}
 	err = poll.Until(ctx, 100*time.Millisecond, Rollout, func(ctx context.Context) error {
-		return d.cs.RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
+		return d.cs.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
 	})
 	return time.Since(stopped), err
 }

@@ -117,7 +117,7 @@ func (d *LocalDeployment) deploy(ctx context.Context, binary string, subject ope
 		},
 		Stop: func() error { return proc.Stop() },
 		Kill: func() error { proc.Kill(); return nil },
-		Logs: func() string { return e2e.LastLines(append(d.Logs(), d.OperatorLog), 40) },
+		Logs: func() string { return d.lastLines(40, d.OperatorLog) },
 	})
 	if err := d.Operator.Up(); err != nil {
 		return errors.Join(err, d.Operator.Down())

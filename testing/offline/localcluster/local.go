@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -124,9 +125,18 @@ func (lc *LocalCluster) Stop() error {
 	return errors.Join(errs...)
 }
 
-// Logs names the log files of the cluster's components, for printing on failure.
-func (lc *LocalCluster) Logs() []string {
-	return []string{filepath.Join(lc.Dir, "kube-apiserver.log"), lc.kcm.log}
+// lastLines is the last n lines of the API server's log, kube-controller-manager's and each of
+// more, for a failed spec: each after its name.
+func (lc *LocalCluster) lastLines(n int, more ...string) string {
+	var b strings.Builder
+	for _, f := range append([]string{filepath.Join(lc.Dir, "kube-apiserver.log"), lc.kcm.log}, more...) {
+		log, err := os.ReadFile(f)
+		if err != nil {
+			log = []byte(err.Error())
+		}
+		fmt.Fprintf(&b, "\n--- last lines of %s\n%s\n", f, e2e.Tail(string(log), n))
+	}
+	return b.String()
 }
 
 // Root is the repository the local cluster deploys from: the directory that holds config/default.

@@ -9,8 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"strings"
+	"strconv"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -126,17 +127,11 @@ func (lc *LocalCluster) Stop() error {
 }
 
 // lastLines is the last n lines of the API server's log, kube-controller-manager's and each of
-// more, for a failed spec: each after its name.
+// more, for a failed spec: each after its name, as tail prints them.
 func (lc *LocalCluster) lastLines(n int, more ...string) string {
-	var b strings.Builder
-	for _, f := range append([]string{filepath.Join(lc.Dir, "kube-apiserver.log"), lc.kcm.log}, more...) {
-		log, err := os.ReadFile(f)
-		if err != nil {
-			log = []byte(err.Error())
-		}
-		fmt.Fprintf(&b, "\n--- last lines of %s\n%s\n", f, e2e.Tail(string(log), n))
-	}
-	return b.String()
+	files := append([]string{filepath.Join(lc.Dir, "kube-apiserver.log"), lc.kcm.log}, more...)
+	out, _ := exec.Command("tail", append([]string{"-n", strconv.Itoa(n)}, files...)...).CombinedOutput()
+	return "\n" + string(out)
 }
 
 // Root is the repository the local cluster deploys from: the directory that holds config/default.

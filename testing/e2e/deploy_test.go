@@ -64,7 +64,14 @@ func TestLogsAreTheLastLinesOfEachContainer(t *testing.T) {
 	}
 	cs := kubernetesfake.NewClientset()
 	cs.PrependReactor("get", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
-		opts := action.(k8stesting.GenericAction).GetValue().(*corev1.PodLogOptions)
+		get, ok := action.(k8stesting.GenericAction)
+		if !ok || action.GetSubresource() != "log" {
+			return false, nil, nil
+		}
+		opts, ok := get.GetValue().(*corev1.PodLogOptions)
+		if !ok {
+			return true, nil, fmt.Errorf("%s: no PodLogOptions", action)
+		}
 		log := fmt.Sprintf("%s, previous %t, last %d lines\n", opts.Container, opts.Previous, *opts.TailLines)
 		return true, &runtime.Unknown{Raw: []byte(log)}, nil
 	})

@@ -1,13 +1,11 @@
 package localcluster
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -157,12 +155,9 @@ func render(ctx context.Context, kubectl string) (e2e.Manifests, error) {
 	if err != nil {
 		return e2e.Manifests{}, err
 	}
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, kubectl, "kustomize", kustomizeDir)
-	cmd.Stderr = &stderr
-	rendered, err := cmd.Output()
+	rendered, err := e2e.Run(ctx, nil, kubectl, "kustomize", kustomizeDir)
 	if err != nil {
-		return e2e.Manifests{}, fmt.Errorf("kubectl kustomize %s: %w: %s", kustomizeDir, err, stderr.String())
+		return e2e.Manifests{}, err
 	}
 	m, err := e2e.ReadManifests(rendered)
 	if err != nil {

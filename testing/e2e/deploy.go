@@ -202,7 +202,8 @@ func (d *Deployment) logs(n int64) string {
 				if err != nil {
 					log = []byte(err.Error())
 				}
-				fmt.Fprintf(&b, "\n--- last lines of Pod %s, container %s (previous: %t)\n%s\n", p.Name, s.Name, previous, bytes.TrimRight(log, "\n"))
+				fmt.Fprintf(&b, "\n--- last lines of Pod %s, container %s (previous: %t)\n%s\n",
+					p.Name, s.Name, previous, bytes.TrimRight(log, "\n"))
 			}
 		}
 	}

@@ -105,8 +105,11 @@ func newest(place, minor string) string {
 	if len(dirs) == 0 {
 		return ""
 	}
-	// Semantic versions: 1.37.9 before 1.37.10.
-	version := func(dir string) string { v, _, _ := strings.Cut(filepath.Base(dir), "-"); return "v" + v }
+	// Semantic versions, from <version>-<os>-<arch>: 1.37.9 before 1.37.10.
+	version := func(dir string) string {
+		v, _, _ := strings.Cut(filepath.Base(dir), "-")
+		return "v" + v
+	}
 	slices.SortFunc(dirs, func(a, b string) int { return semver.Compare(version(a), version(b)) })
 	return dirs[len(dirs)-1]
 }

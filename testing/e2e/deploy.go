@@ -1,10 +1,10 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -42,9 +42,9 @@ type Deployment struct {
 	// that may read its metrics, as Prometheus's would.
 	OperatorConfig *rest.Config
 	MetricsToken   string
-	cs             *kubernetes.Clientset
-	// node is the container of the kind cluster's node; logDir, where a failed spec's Pod logs go.
-	node, logDir string
+	cs             kubernetes.Interface
+	// node is the container of the kind cluster's node.
+	node string
 }
 
 // Deploy deploys the operator as testing/e2e/kind.sh has prepared it: its manifests, rendered with
@@ -77,14 +77,11 @@ func Deploy(ctx context.Context, subject operator.Subject) (*Deployment, error) 
 	if d.cs, err = kubernetes.NewForConfig(d.Config); err != nil {
 		return nil, fmt.Errorf("clientset for %s: %w", d.Config.Host, err)
 	}
-	if d.logDir, err = os.MkdirTemp("", "operator-demo-e2e-logs-"); err != nil {
-		return nil, fmt.Errorf("a directory for the operator's Pod logs: %w", err)
-	}
 	if d.OperatorConfig, d.MetricsToken, err = Install(ctx, d.Client, d.Config, d.Manifests); err != nil {
 		return nil, err
 	}
 	if err := WaitRollout(ctx, d.Client, d.Namespace, d.Deployment.Name, Rollout); err != nil {
-		return nil, d.withLogs(err)
+		return nil, fmt.Errorf("%w%s", err, d.logs(20))
 	}
 	d.Operator = operator.New(subject, operator.Controls{
 		Metrics: func() ([]*dto.MetricFamily, error) {
@@ -98,11 +95,11 @@ func Deploy(ctx context.Context, subject operator.Subject) (*Deployment, error) 
 		Start: func() error { return d.setReplicas(context.Background(), ptr.Deref(d.Deployment.Spec.Replicas, 1)) },
 		Stop:  func() error { return d.Scale(context.Background(), 0) },
 		Kill:  func() error { return d.kill(context.Background()) },
-		Logs:  func() string { return LastLines(d.logs(), 40) },
+		Logs:  func() string { return d.logs(40) },
 	})
 	// It runs already: Up only waits until its controllers report.
 	if err := d.Operator.Up(); err != nil {
-		return nil, d.withLogs(err)
+		return nil, fmt.Errorf("%w%s", err, d.logs(20))
 	}
 	return d, nil
 }
@@ -183,51 +180,32 @@ func (d *Deployment) kill(ctx context.Context) error {
 	return d.Scale(ctx, 0)
 }
 
-// logs writes the current log of every container of the Deployment's Pods, and the previous one
-// of a container that restarted, into files, and names them.
-func (d *Deployment) logs() []string {
+// logs is the last n lines of the current log of every container of the Deployment's Pods, and
+// of the previous one of a container that restarted, each after its name. kind.sh exports them
+// whole, with the node's, when a suite fails.
+func (d *Deployment) logs(n int64) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	pods, err := d.Pods(ctx)
 	if err != nil {
-		return nil
+		return ""
 	}
-	var files []string
+	var b strings.Builder
 	for _, p := range pods {
 		for _, s := range p.Status.ContainerStatuses {
-			for i, suffix := range []string{"-previous.log", ".log"} {
-				previous := i == 0
+			for _, previous := range []bool{true, false} {
 				if previous && s.RestartCount == 0 {
 					continue
 				}
-				log, err := d.cs.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: s.Name, Previous: previous}).DoRaw(ctx)
+				opts := &corev1.PodLogOptions{Container: s.Name, Previous: previous, TailLines: &n}
+				log, err := d.cs.CoreV1().Pods(p.Namespace).GetLogs(p.Name, opts).DoRaw(ctx)
 				if err != nil {
 					log = []byte(err.Error())
 				}
-				name := filepath.Join(d.logDir, p.Name+"-"+s.Name+suffix)
-				if os.WriteFile(name, log, 0o644) == nil {
-					files = append(files, name)
-				}
+				fmt.Fprintf(&b, "\n--- last lines of Pod %s, container %s (previous: %t)\n%s\n",
+					p.Name, s.Name, previous, bytes.TrimRight(log, "\n"))
 			}
 		}
-	}
-	return files
-}
-
-// withLogs adds to err the end of the log of each container of the Deployment's Pods.
-func (d *Deployment) withLogs(err error) error {
-	return fmt.Errorf("%w%s", err, LastLines(d.logs(), 20))
-}
-
-// LastLines is the last n lines of each of files, after its name.
-func LastLines(files []string, n int) string {
-	var b strings.Builder
-	for _, f := range files {
-		log, err := os.ReadFile(f)
-		if err != nil {
-			log = []byte(err.Error())
-		}
-		fmt.Fprintf(&b, "\n--- last lines of %s\n%s\n", f, Tail(string(log), n))
 	}
 	return b.String()
 }

@@ -2,11 +2,16 @@ package e2e
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	kubernetesfake "k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
@@ -43,5 +48,47 @@ func TestTheForwardGoesToAReadyPod(t *testing.T) {
 		if got != want || (want == "") != (err != nil) {
 			t.Errorf("serving = %q, %v; want %q", got, err, want)
 		}
+	}
+}
+
+// TestLogsAreTheLastLinesOfEachContainer: a failed spec shows the last lines of each container of
+// the Deployment's Pods, as the kubelet tails them, and of the container before its last restart
+// where it restarted.
+func TestLogsAreTheLastLinesOfEachContainer(t *testing.T) {
+	labels := map[string]string{"app": "operator"}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "operator-1", Namespace: "demo", Labels: labels},
+		Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{
+			{Name: "manager", RestartCount: 1}, {Name: "sidecar"},
+		}},
+	}
+	cs := kubernetesfake.NewClientset()
+	cs.PrependReactor("get", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		get, ok := action.(k8stesting.GenericAction)
+		if !ok || action.GetSubresource() != "log" {
+			return false, nil, nil
+		}
+		opts, ok := get.GetValue().(*corev1.PodLogOptions)
+		if !ok {
+			return true, nil, fmt.Errorf("%s: no PodLogOptions", action)
+		}
+		log := fmt.Sprintf("%s, previous %t, last %d lines\n", opts.Container, opts.Previous, *opts.TailLines)
+		return true, &runtime.Unknown{Raw: []byte(log)}, nil
+	})
+	d := &Deployment{cs: cs, Client: fake.NewClientBuilder().WithObjects(pod).Build(), Manifests: Manifests{Namespace: "demo", Deployment: &appsv1.Deployment{
+		Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}},
+	}}}
+	got := d.logs(20)
+	for _, want := range []string{
+		"container manager (previous: true)\nmanager, previous true, last 20 lines\n",
+		"container manager (previous: false)\nmanager, previous false, last 20 lines\n",
+		"container sidecar (previous: false)\nsidecar, previous false, last 20 lines\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("logs = %q, want it to hold %q", got, want)
+		}
+	}
+	if strings.Contains(got, "sidecar, previous true") {
+		t.Errorf("logs = %q, want no previous log of a container that never restarted", got)
 	}
 }

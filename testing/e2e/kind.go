@@ -33,9 +33,9 @@ func (d *Deployment) onNode(args ...string) []string {
 	return append([]string{"docker", "exec", "-i", d.node}, args...)
 }
 
-// run runs args on this machine, stdin from in, and returns what they print on stdout; an error
+// Run runs args on this machine, stdin from in, and returns what they print on stdout; an error
 // says what they printed on stderr.
-func run(ctx context.Context, in []byte, args ...string) ([]byte, error) {
+func Run(ctx context.Context, in []byte, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Stdin = bytes.NewReader(in)
 	var out, stderr bytes.Buffer
@@ -53,14 +53,14 @@ func (d *Deployment) ImportImage(ctx context.Context, dockerfile []byte, name st
 	if err != nil {
 		return err
 	}
-	if _, err := run(ctx, dockerfile, "docker", "build", "-q", "-t", name, "-f", "-", filepath.Dir(filepath.Dir(dir))); err != nil {
+	if _, err := Run(ctx, dockerfile, "docker", "build", "-q", "-t", name, "-f", "-", filepath.Dir(filepath.Dir(dir))); err != nil {
 		return err
 	}
-	archive, err := run(ctx, nil, "docker", "save", name)
+	archive, err := Run(ctx, nil, "docker", "save", name)
 	if err != nil {
 		return err
 	}
-	_, err = run(ctx, archive, d.onNode("ctr", "--namespace", "k8s.io", "images", "import", "--digests", "-")...)
+	_, err = Run(ctx, archive, d.onNode("ctr", "--namespace", "k8s.io", "images", "import", "--digests", "-")...)
 	return err
 }
 
@@ -72,7 +72,7 @@ func (d *Deployment) KillPod(ctx context.Context, pod *corev1.Pod) error {
 			continue
 		}
 		_, id, _ := strings.Cut(s.ContainerID, "://")
-		if _, err := run(ctx, nil, d.onNode("ctr", "--namespace", "k8s.io", "task", "kill", "--signal", "SIGKILL", id)...); err != nil {
+		if _, err := Run(ctx, nil, d.onNode("ctr", "--namespace", "k8s.io", "task", "kill", "--signal", "SIGKILL", id)...); err != nil {
 			return fmt.Errorf("kill container %s of Pod %s: %w", s.Name, client.ObjectKeyFromObject(pod), err)
 		}
 	}
@@ -85,7 +85,7 @@ func (d *Deployment) KillPod(ctx context.Context, pod *corev1.Pod) error {
 func (d *Deployment) RestartAPIServer() (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), Rollout)
 	defer cancel()
-	id, err := run(ctx, nil, d.onNode("crictl", "ps", "-q", "--name", "^kube-apiserver$")...)
+	id, err := Run(ctx, nil, d.onNode("crictl", "ps", "-q", "--name", "^kube-apiserver$")...)
 	if err != nil {
 		return 0, err
 	}
@@ -95,11 +95,11 @@ func (d *Deployment) RestartAPIServer() (time.Duration, error) {
 	stopped := time.Now()
 	// crictl stop returns once the container has stopped: the API server that answers next is
 	// the one the kubelet started again.
-	if _, err := run(ctx, nil, d.onNode("crictl", "stop", string(bytes.TrimSpace(id)))...); err != nil {
+	if _, err := Run(ctx, nil, d.onNode("crictl", "stop", string(bytes.TrimSpace(id)))...); err != nil {
 		return 0, err
 	}
 	err = poll.Until(ctx, 100*time.Millisecond, Rollout, func(ctx context.Context) error {
-		return d.cs.RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
+		return d.cs.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
 	})
 	return time.Since(stopped), err
 }

@@ -74,23 +74,18 @@ func RolledOut(d *appsv1.Deployment) error {
 	return nil
 }
 
-// deploymentTrouble is why d's Pods are not Ready, from its ReplicaSets' conditions (a Pod the API
-// server refused) and each Pod's containers and events; final when waiting will not help.
+// deploymentTrouble is why d's Pods are not Ready, from its ReplicaFailure condition (a Pod the
+// API server refused, which the deployment controller copies from the ReplicaSet) and each Pod's
+// containers and events; final when waiting will not help.
 func deploymentTrouble(ctx context.Context, c client.Client, d *appsv1.Deployment) (string, bool, error) {
+	for _, cond := range d.Status.Conditions {
+		if cond.Type == appsv1.DeploymentReplicaFailure && cond.Status == corev1.ConditionTrue {
+			return "its Pods cannot be created: " + cond.Message, true, nil
+		}
+	}
 	selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 	if err != nil {
 		return "", false, err
-	}
-	sets := &appsv1.ReplicaSetList{}
-	if err := c.List(ctx, sets, client.InNamespace(d.Namespace), client.MatchingLabelsSelector{Selector: selector}); err != nil {
-		return "", false, err
-	}
-	for _, rs := range sets.Items {
-		for _, cond := range rs.Status.Conditions {
-			if cond.Type == appsv1.ReplicaSetReplicaFailure && cond.Status == corev1.ConditionTrue {
-				return fmt.Sprintf("ReplicaSet %s cannot create its Pods: %s", rs.Name, cond.Message), true, nil
-			}
-		}
 	}
 	pods := &corev1.PodList{}
 	if err := c.List(ctx, pods, client.InNamespace(d.Namespace), client.MatchingLabelsSelector{Selector: selector}); err != nil {

@@ -1,11 +1,17 @@
 package e2e
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
 // manager is the operator's container as config/manager has it: its memory limit.
@@ -93,5 +99,23 @@ func TestPodTroubleNamesWhatTheKubeletSaw(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestARolloutWhosePodsAreRefusedFailsAtOnce: a Deployment whose Pods the API server refuses
+// (Pod Security, a quota) fails the wait at once, in the API server's words.
+func TestARolloutWhosePodsAreRefusedFailsAtOnce(t *testing.T) {
+	refused := `pods "operator-abc" is forbidden: violates PodSecurity "restricted:latest"`
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "operator", Namespace: "demo", Generation: 1},
+		Spec:       appsv1.DeploymentSpec{Replicas: ptr.To(int32(1)), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "operator"}}},
+		Status: appsv1.DeploymentStatus{ObservedGeneration: 1, Conditions: []appsv1.DeploymentCondition{
+			{Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionTrue, Reason: "FailedCreate", Message: refused},
+		}},
+	}
+	c := fake.NewClientBuilder().WithObjects(d).WithStatusSubresource(d).Build()
+	err := WaitRollout(context.Background(), c, "demo", "operator", time.Minute)
+	if err == nil || !strings.Contains(err.Error(), refused) || strings.Contains(err.Error(), "not within") {
+		t.Errorf("WaitRollout = %v, want it to fail at once, saying %q", err, refused)
 	}
 }

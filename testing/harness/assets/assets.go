@@ -105,14 +105,11 @@ func newest(place, minor string) string {
 	if len(dirs) == 0 {
 		return ""
 	}
-	slices.SortFunc(dirs, func(a, b string) int { return compareVersions(filepath.Base(a), filepath.Base(b)) })
+	// Semantic versions, from <version>-<os>-<arch>: 1.37.9 before 1.37.10.
+	version := func(dir string) string {
+		v, _, _ := strings.Cut(filepath.Base(dir), "-")
+		return "v" + v
+	}
+	slices.SortFunc(dirs, func(a, b string) int { return semver.Compare(version(a), version(b)) })
 	return dirs[len(dirs)-1]
-}
-
-// compareVersions orders "1.37.9-linux-amd64" before "1.37.10-linux-amd64".
-func compareVersions(a, b string) int {
-	var am, an, ap, bm, bn, bp int
-	_, _ = fmt.Sscanf(a, "%d.%d.%d", &am, &an, &ap)
-	_, _ = fmt.Sscanf(b, "%d.%d.%d", &bm, &bn, &bp)
-	return slices.Compare([]int{am, an, ap}, []int{bm, bn, bp})
 }

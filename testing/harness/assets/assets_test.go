@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/semver"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"example.com/operator-demo/testing/harness/controlplane"
@@ -61,10 +62,11 @@ func TestFindLooksWhereMakeAndSetupEnvtestPutThem(t *testing.T) {
 	if got := find(); !strings.Contains(got, "no control-plane binaries for Kubernetes 1.37") || !strings.Contains(got, store) {
 		t.Errorf("with none installed: %q, want an error naming the minor and the places looked in", got)
 	}
-	inStore := binaries(filepath.Join(store, "1.37.2"))
+	inStore := binaries(filepath.Join(store, "1.37.10"))
+	binaries(filepath.Join(store, "1.37.9"))
 	binaries(filepath.Join(store, "1.36.3"))
 	if got := find(); got != inStore {
-		t.Errorf("with 1.37 in setup-envtest's store only: %q, want %q", got, inStore)
+		t.Errorf("with 1.37.9 and 1.37.10 in setup-envtest's store only: %q, want the newest, %q", got, inStore)
 	}
 	inProject := binaries(filepath.Join(root, "bin", "k8s", "1.37.1"))
 	if got := find(); got != inProject {
@@ -116,7 +118,7 @@ func TestTheVersionsFileStartsWithGoModsKubernetes(t *testing.T) {
 		t.Errorf("the default minor builds %s from source; go.mod's k8s.io/api wants 1.%s", first, api)
 	}
 	sorted := slices.Clone(minors)
-	slices.SortFunc(sorted, func(a, b string) int { return compareVersions(b+".0", a+".0") })
+	slices.SortFunc(sorted, func(a, b string) int { return semver.Compare("v"+b, "v"+a) })
 	if !slices.Equal(minors, slices.Compact(sorted)) {
 		t.Errorf("minors %v: want each once, newest first", minors)
 	}

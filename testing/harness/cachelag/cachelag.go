@@ -7,7 +7,6 @@ package cachelag
 import (
 	"io"
 	"net/http"
-	"sync"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -33,71 +32,54 @@ func (l laggingWatches) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || req.URL.Query().Get("watch") != "true" {
 		return resp, err
 	}
-	resp.Body = newLaggingBody(resp.Body, l.delay)
+	resp.Body = lagging(resp.Body, l.delay)
 	return resp, nil
 }
 
-// laggingBody hands on what body delivers, each chunk delay after it arrived: a fixed lag, not
-// one that grows with the number of events.
-type laggingBody struct {
-	body      io.ReadCloser
-	chunks    chan chunk
-	closed    chan struct{}
-	closeOnce sync.Once
-	rest      []byte
-	err       error
-}
-
-type chunk struct {
-	data []byte
-	due  time.Time
-	err  error
-}
-
-func newLaggingBody(body io.ReadCloser, delay time.Duration) *laggingBody {
-	b := &laggingBody{body: body, chunks: make(chan chunk, 1024), closed: make(chan struct{})}
+// lagging hands on what body delivers, each chunk delay after it arrived: a fixed lag, not one
+// that grows with the number of events. One goroutine reads body and stamps each chunk with when
+// it is due; another writes it, once due, into the pipe that the caller reads.
+func lagging(body io.ReadCloser, delay time.Duration) io.ReadCloser {
+	type chunk struct {
+		data []byte
+		due  time.Time
+		err  error
+	}
+	chunks := make(chan chunk, 1024)
 	go func() {
-		defer close(b.chunks)
+		defer close(chunks)
 		for {
 			buf := make([]byte, 32*1024)
 			n, err := body.Read(buf)
-			select {
-			case b.chunks <- chunk{data: buf[:n], due: time.Now().Add(delay), err: err}:
-			case <-b.closed:
-				return
-			}
+			chunks <- chunk{data: buf[:n], due: time.Now().Add(delay), err: err}
 			if err != nil {
 				return
 			}
 		}
 	}()
-	return b
+	r, w := io.Pipe()
+	go func() {
+		// Once the caller has closed the pipe, each Write fails at once: the chunks left drain.
+		for c := range chunks {
+			<-time.After(time.Until(c.due))
+			if len(c.data) > 0 {
+				_, _ = w.Write(c.data)
+			}
+			if c.err != nil {
+				_ = w.CloseWithError(c.err)
+			}
+		}
+	}()
+	return pipeOf{r, body}
 }
 
-func (b *laggingBody) Read(p []byte) (int, error) {
-	if len(b.rest) == 0 && b.err == nil {
-		c, ok := <-b.chunks
-		if !ok {
-			return 0, io.EOF
-		}
-		wait := time.NewTimer(time.Until(c.due))
-		select {
-		case <-wait.C:
-		case <-b.closed:
-			wait.Stop()
-			return 0, io.ErrClosedPipe
-		}
-		b.rest, b.err = c.data, c.err
-	}
-	n := copy(p, b.rest)
-	b.rest = b.rest[n:]
-	if len(b.rest) == 0 && b.err != nil {
-		return n, b.err
-	}
-	return n, nil
+// pipeOf is the pipe a lagging body is read from; closing it closes the body too.
+type pipeOf struct {
+	*io.PipeReader
+	body io.Closer
 }
 
-func (b *laggingBody) Close() error {
-	b.closeOnce.Do(func() { close(b.closed) })
-	return b.body.Close()
+func (p pipeOf) Close() error {
+	_ = p.PipeReader.Close()
+	return p.body.Close()
 }

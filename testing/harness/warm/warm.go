@@ -41,18 +41,13 @@ const answerWithin = 2 * time.Second
 func Start(ctx context.Context, subject operator.Subject) (*cluster.Cluster, []byte, error) {
 	path := os.Getenv(Env)
 	if path == "" {
-		found, err := controlplane.Find(File)
-		if err != nil {
-			return cluster.StartControlPlane(ctx, subject)
-		}
-		path = found
+		path, _ = controlplane.Find(File) // none found: "", which Read finds not to exist
 	}
 	cfg, attachment, err := Read(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return cluster.StartControlPlane(ctx, subject)
-	case err != nil:
-		fmt.Fprintf(os.Stderr, "warm control plane (%s): %v; starting one of this run's own\n", path, err)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(os.Stderr, "warm control plane (%s): %v; starting one of this run's own\n", path, err)
+		}
 		return cluster.StartControlPlane(ctx, subject)
 	}
 	crds, err := controlplane.FindAll(subject.CRDs, controlplane.DefaultCRDs)

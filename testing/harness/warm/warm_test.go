@@ -46,8 +46,10 @@ func TestAWarmControlPlaneThatDoesNotAnswerIsPassedOver(t *testing.T) {
 		})
 	}
 
-	if _, _, err := Read(filepath.Join(t.TempDir(), "none.json")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("without a warm control plane: %v, want os.ErrNotExist", err)
+	for _, none := range []string{filepath.Join(t.TempDir(), "none.json"), ""} { // "": none found (Start)
+		if _, _, err := Read(none); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("without a warm control plane (%q): %v, want os.ErrNotExist", none, err)
+		}
 	}
 }
 

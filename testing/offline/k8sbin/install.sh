@@ -172,11 +172,6 @@ from_source() {
   fill "$dir" build "$@" || die "no $*: $reason; and the build from source failed (above)"
 }
 
-# k8s_source DIR: where the Go module cache holds k8s.io/kubernetes at DIR's version.
-k8s_source() {
-  (cd "$(module_dir)" && go mod download -json "k8s.io/kubernetes@v$(k8s_of "$1")" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
-}
-
 # tool DIR NAME: CoreDNS, crictl or pause at the version DIR's Kubernetes names (kubeadm's
 # constants, its build/dependencies.yaml, build/pause/Makefile's TAG). CoreDNS and crictl are built
 # from their Go modules (neither replaces a dependency, so go install builds it as it is); pause,
@@ -184,7 +179,8 @@ k8s_source() {
 # release compiles it (that Makefile's CFLAGS; `pause -v` says the tag, the pause image's).
 tool() {
   local dir=$1 name=$2 src version pkg
-  src=$(k8s_source "$dir")
+  # Where the Go module cache holds k8s.io/kubernetes at DIR's version.
+  src=$(cd "$(module_dir)" && go mod download -json "k8s.io/kubernetes@v$(k8s_of "$dir")" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
   case $name in
     coredns) version=$(sed -n 's/^\s*CoreDNSVersion = "\(.*\)"/\1/p' "$src/cmd/kubeadm/app/constants/constants.go"); pkg=github.com/coredns/coredns ;;
     crictl) version=v$(awk '/name: "crictl"/ {getline; print $2; exit}' "$src/build/dependencies.yaml"); pkg=sigs.k8s.io/cri-tools/cmd/crictl ;;
@@ -203,13 +199,6 @@ tool() {
 go_install() { CGO_ENABLED=0 GOBIN=$out go install -trimpath -ldflags "-s -w" "$1" >&2; }
 compile_pause() { gcc -Os -Wall -Werror -static -DVERSION="$2" -o "$out/pause" "$1" && strip "$out/pause"; }
 
-# host_packages: the C compiler and static libc the pause binary needs, apt-get installed (root)
-# where the machine lacks them, at Debian bookworm's versions there.
-host_packages() {
-  command -v gcc >/dev/null && [ "$(gcc -print-file-name=libc.a)" != libc.a ] && return 0
-  apt_install "gcc=4:12.2.0-3" "libc6-dev=2.36-9+deb12u14"
-}
-
 # provide BIN...: make sure the user-level store has a directory with every BIN. Prints it.
 provide() {
   local dir b release=()
@@ -227,8 +216,7 @@ provide() {
 
   # The rest, which setup-envtest does not ship: a node's tools built, the others downloaded from
   # the release site, else built.
-  for b in "$@"; do
-    if has "$dir" "$b"; then continue; fi
+  for b in $(missing "$dir" "$@"); do
     case $b in
       coredns | crictl | pause) tool "$dir" "$b" ;;
       *) release+=("$b") ;;
@@ -251,7 +239,11 @@ main() {
     controlplane) want=("${envtest_bins[@]}" kube-controller-manager) ;;
     kind)
       [ "$os" = linux ] || die "kind's node runs Linux binaries alone"
-      host_packages
+      # The C compiler and static libc the pause binary needs, apt-get installed (root) where the
+      # machine lacks them, at Debian bookworm's versions there.
+      if ! command -v gcc >/dev/null || [ "$(gcc -print-file-name=libc.a)" = libc.a ]; then
+        apt_install "gcc=4:12.2.0-3" "libc6-dev=2.36-9+deb12u14"
+      fi
       want=("${envtest_bins[@]}" kube-controller-manager kubelet kube-scheduler kube-proxy kubeadm pause coredns crictl)
       ;;
     sync) sync_module "$here"; return ;;

@@ -187,8 +187,7 @@ node() {
   for img in "${wanted[@]}"; do
     case $img in
       */kube-proxy:*) layer "$img" "$userland" "$BINS/kube-proxy:/usr/local/bin/kube-proxy" ;;
-      */kube-*:*) b=${img##*/}; b=${b%%:*}; static "$img" "$BINS/$b" "/usr/local/bin/$b" "$path_env" ;;
-      */etcd:*) static "$img" "$BINS/etcd" /usr/local/bin/etcd "$path_env" ;;
+      */kube-*:* | */etcd:*) b=${img##*/}; b=${b%%:*}; static "$img" "$BINS/$b" "/usr/local/bin/$b" "$path_env" ;;
       */coredns:*) static "$img" "$BINS/coredns" /coredns 'ENTRYPOINT ["/coredns"]' ;;
       *) die "kubeadm asks for $img, which this script has no recipe for" ;;
     esac

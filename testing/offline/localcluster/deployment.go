@@ -1,13 +1,11 @@
 package localcluster
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -117,7 +115,7 @@ func (d *LocalDeployment) deploy(ctx context.Context, binary string, subject ope
 		},
 		Stop: func() error { return proc.Stop() },
 		Kill: func() error { proc.Kill(); return nil },
-		Logs: func() string { return e2e.LastLines(append(d.Logs(), d.OperatorLog), 40) },
+		Logs: func() string { return d.lastLines(40, d.OperatorLog) },
 	})
 	if err := d.Operator.Up(); err != nil {
 		return errors.Join(err, d.Operator.Down())
@@ -157,12 +155,9 @@ func render(ctx context.Context, kubectl string) (e2e.Manifests, error) {
 	if err != nil {
 		return e2e.Manifests{}, err
 	}
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, kubectl, "kustomize", kustomizeDir)
-	cmd.Stderr = &stderr
-	rendered, err := cmd.Output()
+	rendered, err := e2e.Run(ctx, nil, kubectl, "kustomize", kustomizeDir)
 	if err != nil {
-		return e2e.Manifests{}, fmt.Errorf("kubectl kustomize %s: %w: %s", kustomizeDir, err, stderr.String())
+		return e2e.Manifests{}, err
 	}
 	m, err := e2e.ReadManifests(rendered)
 	if err != nil {

@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -124,9 +126,12 @@ func (lc *LocalCluster) Stop() error {
 	return errors.Join(errs...)
 }
 
-// Logs names the log files of the cluster's components, for printing on failure.
-func (lc *LocalCluster) Logs() []string {
-	return []string{filepath.Join(lc.Dir, "kube-apiserver.log"), lc.kcm.log}
+// lastLines is the last n lines of the API server's log, kube-controller-manager's and each of
+// more, for a failed spec: each after its name, as tail prints them.
+func (lc *LocalCluster) lastLines(n int, more ...string) string {
+	files := append([]string{filepath.Join(lc.Dir, "kube-apiserver.log"), lc.kcm.log}, more...)
+	out, _ := exec.Command("tail", append([]string{"-n", strconv.Itoa(n)}, files...)...).CombinedOutput()
+	return "\n" + string(out)
 }
 
 // Root is the repository the local cluster deploys from: the directory that holds config/default.

@@ -1,0 +1,149 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/conversion"
+
+	"example.com/operator-demo/testing/harness/operator"
+	"example.com/operator-demo/testing/harness/poll"
+)
+
+// widgetV1 is a Widget as v1 has it: spec.replicas, which v2 keeps as spec.scale.replicas.
+type widgetV1 struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              struct {
+		Replicas int32 `json:"replicas,omitempty"`
+	} `json:"spec"`
+}
+
+// widgetV2 is a Widget as v2, the version stored, has it: the Hub that v1 converts to and from.
+type widgetV2 struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              struct {
+		Scale struct {
+			Replicas int32 `json:"replicas,omitempty"`
+		} `json:"scale"`
+	} `json:"spec"`
+}
+
+func (*widgetV2) Hub() {}
+
+func (w *widgetV1) ConvertTo(hub conversion.Hub) error {
+	v2, ok := hub.(*widgetV2)
+	if !ok {
+		return fmt.Errorf("convert a v1 Widget to %T, not a v2 Widget", hub)
+	}
+	v2.ObjectMeta, v2.Spec.Scale.Replicas = w.ObjectMeta, w.Spec.Replicas
+	return nil
+}
+
+func (w *widgetV1) ConvertFrom(hub conversion.Hub) error {
+	v2, ok := hub.(*widgetV2)
+	if !ok {
+		return fmt.Errorf("convert a v1 Widget from %T, not a v2 Widget", hub)
+	}
+	w.ObjectMeta, w.Spec.Replicas = v2.ObjectMeta, v2.Spec.Scale.Replicas
+	return nil
+}
+
+func (w *widgetV1) DeepCopyObject() runtime.Object {
+	out := *w
+	w.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	return &out
+}
+
+func (w *widgetV2) DeepCopyObject() runtime.Object {
+	out := *w
+	w.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	return &out
+}
+
+// converting is a toy operator of Widgets (the CRD in testdata/conversion/crd) with no
+// controllers, only the webhook that converts them between v1 and v2, which the builder registers
+// because its scheme, and no other, knows both versions and how they convert.
+var converting = operator.Subject{
+	Scheme: func() *runtime.Scheme {
+		s := runtime.NewScheme()
+		for version, obj := range map[string]runtime.Object{"v1": &widgetV1{}, "v2": &widgetV2{}} {
+			gv := schema.GroupVersion{Group: "conversion.example.org", Version: version}
+			s.AddKnownTypeWithName(gv.WithKind("Widget"), obj)
+			metav1.AddToGroupVersion(s, gv)
+		}
+		utilruntime.Must(apiextensionsv1.AddToScheme(s))
+		return s
+	}(),
+	Webhooks:         func(mgr ctrl.Manager) error { return ctrl.NewWebhookManagedBy(mgr, &widgetV2{}).Complete() },
+	WebhookManifests: []string{"testing/harness/cluster/testdata/conversion/webhook"},
+	CRDs:             []string{"testing/harness/cluster/testdata/conversion/crd"},
+}
+
+// TestStartControlPlaneServesConversion: StartControlPlane points the conversion of a CRD whose
+// kind the subject's scheme can convert at the subject's webhooks, and serves them there, so that
+// a Widget written in either version reads back converted in the other, through the Cluster's own
+// Client and the scheme's Go types.
+func TestStartControlPlaneServesConversion(t *testing.T) {
+	ctx := context.Background()
+	c, _, err := StartControlPlane(ctx, converting)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Errorf("Stop: %v", err)
+		}
+	})
+
+	inV2 := &widgetV2{ObjectMeta: metav1.ObjectMeta{Name: "written-in-v2", Namespace: "default"}}
+	inV2.Spec.Scale.Replicas = 3
+	if err := c.Client.Create(ctx, inV2); err != nil {
+		t.Fatalf("create a v2 Widget through the Cluster's Client: %v", err)
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := c.Client.Get(ctx, client.ObjectKey{Name: "widgets.conversion.example.org"}, crd); err != nil {
+		t.Fatal(err)
+	}
+	if strategy := crd.Spec.Conversion.Strategy; strategy != apiextensionsv1.WebhookConverter {
+		t.Fatalf("the Widgets' CRD converts by %s, want by the subject's webhook", strategy)
+	}
+
+	// The API server converts by the webhook once its own informer has seen the CRD that
+	// ServeWebhooks updated: not necessarily by the time the update was answered.
+	asV1 := &widgetV1{}
+	if err := poll.Until(ctx, 50*time.Millisecond, 10*time.Second, func(ctx context.Context) error {
+		if err := c.Client.Get(ctx, client.ObjectKeyFromObject(inV2), asV1); err != nil {
+			return fmt.Errorf("read the v2 Widget in v1: %w", err)
+		}
+		if asV1.Spec.Replicas != 3 {
+			return fmt.Errorf("the v2 Widget read in v1 has spec.replicas %d, want its spec.scale.replicas, 3", asV1.Spec.Replicas)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	inV1 := &widgetV1{ObjectMeta: metav1.ObjectMeta{Name: "written-in-v1", Namespace: "default"}}
+	inV1.Spec.Replicas = 5
+	if err := c.Client.Create(ctx, inV1); err != nil {
+		t.Fatalf("create a v1 Widget: %v", err)
+	}
+	asV2 := &widgetV2{}
+	if err := c.Client.Get(ctx, client.ObjectKeyFromObject(inV1), asV2); err != nil {
+		t.Fatalf("read the v1 Widget in v2: %v", err)
+	}
+	if asV2.Spec.Scale.Replicas != 5 {
+		t.Errorf("the v1 Widget read in v2 has spec.scale.replicas %d, want its spec.replicas, 5", asV2.Spec.Scale.Replicas)
+	}
+}

@@ -113,8 +113,8 @@ func TestSpecsAreReadFromTheDryRun(t *testing.T) {
 	}
 }
 
-// TestASpecOutsideAScenarioIsAProblem: a spec whose Describe has no scenario doc comment, or a
-// scenario that the dry run lists no spec of, is reported, not left out of the catalogue.
+// TestASpecOutsideAScenarioIsAProblem: a spec whose Describe has no scenario doc comment is
+// reported, not left out of the catalogue.
 func TestASpecOutsideAScenarioIsAProblem(t *testing.T) {
 	_, problems := readDryRun(t, func(file string) []types.Report {
 		reports := dryRunOf(file)
@@ -126,7 +126,7 @@ func TestASpecOutsideAScenarioIsAProblem(t *testing.T) {
 		return reports
 	})
 	all := strings.Join(problems, "\n")
-	if !strings.Contains(all, `spec "Sample when it is paused writes nothing" is in a Describe without the scenario's doc comment`) || !strings.Contains(all, `scenario "Paused" has no specs in the dry run`) {
+	if !strings.Contains(all, `spec "Sample when it is paused writes nothing" is in a Describe without the scenario's doc comment`) {
 		t.Errorf("problems:\n%s", all)
 	}
 }

@@ -275,15 +275,15 @@ func scenarioSpecs(tree string, listed []specreport.Result) ([]spec, error) {
 	out := make([]spec, 0, len(listed))
 	for _, r := range listed {
 		f, err := specsource.Parse(filepath.Join(tree, r.File))
-		body, comment := "", ""
+		body := ""
 		if err == nil {
-			body, comment, err = f.Body(r.Line)
+			body, err = f.Body(r.Line)
 		}
 		if err != nil {
 			return nil, err
 		}
 		s := spec{kind: scenario, pkg: "./scenarios", name: r.Name, file: r.File, body: body,
-			characterization: slices.Contains(r.Labels, Characterization), reason: characterizationReason(comment)}
+			characterization: slices.Contains(r.Labels, Characterization), reason: characterizationReason(f.Comment(r.Line))}
 		if i := slices.IndexFunc(runnable, func(t tierdoc.Tier) bool { return t.Runs(r.Labels...) }); i >= 0 {
 			s.tier = runnable[i].Name
 		}

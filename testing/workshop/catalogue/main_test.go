@@ -12,8 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"example.com/operator-demo/testing/e2e/tiers"
 	"example.com/operator-demo/testing/workshop/mutate/mutants"
-	"example.com/operator-demo/testing/workshop/tierdoc"
 )
 
 // scenarioSource is a scenario file as the catalogue reads it: a doc comment, a Context with an
@@ -190,7 +190,7 @@ func TestTheTiersSayWhatEachLeavesOut(t *testing.T) {
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	last := -1
-	for _, tier := range tierdoc.All {
+	for _, tier := range tiers.All {
 		at := strings.Index(section, "| "+tier.Name+" | `")
 		if at < 0 || at < last {
 			t.Errorf("the tiers section does not list %q, after the cheaper tiers, with what it leaves out:\n%s", tier.Name, section)

@@ -12,10 +12,10 @@ import (
 	"strings"
 
 	"example.com/operator-demo/testing/e2e"
+	"example.com/operator-demo/testing/e2e/tiers"
 	"example.com/operator-demo/testing/harness/warm"
 	"example.com/operator-demo/testing/workshop/specreport"
 	"example.com/operator-demo/testing/workshop/specsource"
-	"example.com/operator-demo/testing/workshop/tierdoc"
 )
 
 // production are the paths of the operator's code; api/, first, has the names a new spec may need.
@@ -87,7 +87,15 @@ type outcome struct {
 }
 
 // runnable are the tiers a scenario can run on here, cheapest first: all but kind (Docker).
-var runnable = slices.DeleteFunc(slices.Clone(tierdoc.All), func(t tierdoc.Tier) bool { return t.Name == "e2e kind" })
+var runnable = slices.DeleteFunc(slices.Clone(tiers.All), func(t tiers.Tier) bool { return t.Provider == tiers.ProviderKind })
+
+// environment is what a run of the scenarios sets to run on t.
+func environment(t tiers.Tier) []string {
+	if t.Provider == tiers.Envtest {
+		return []string{tiers.Env + "=" + tiers.Envtest}
+	}
+	return []string{tiers.Env + "=" + tiers.E2E, tiers.ProviderEnv + "=" + t.Provider}
+}
 
 // goCmd runs the go subcommand in the tree; -trimpath lets the build cache serve every tree.
 func (t *checkout) goCmd(subcommand string, args ...string) ([]byte, error) {
@@ -128,7 +136,7 @@ func (t *checkout) runScenarios(s spec, description string, names []string) (fun
 	if t.uncompiled != "" {
 		return doesNotCompile(t.uncompiled), nil
 	}
-	env := runnable[slices.IndexFunc(runnable, func(x tierdoc.Tier) bool { return x.Name == s.tier })].Environment()
+	env := environment(runnable[slices.IndexFunc(runnable, func(x tiers.Tier) bool { return x.Name == s.tier })])
 	always := func(o outcome) func(spec) outcome { return func(spec) outcome { return o } }
 	manager, e2e := filepath.Join(t.dir, "bin", "manager"), s.tier != "envtest" // e2e: runs cmd/ built
 	switch {
@@ -237,7 +245,7 @@ func changedSpecs(base, head *checkout) (specs []spec, description string, err e
 		}
 		var suite specreport.Suite
 		if t.scenarios != "" {
-			if suite, err = t.runSuite(runnable[0].Environment(), "dry-run", "-ginkgo.dry-run"); err != nil {
+			if suite, err = t.runSuite(environment(runnable[0]), "dry-run", "-ginkgo.dry-run"); err != nil {
 				return nil, "", fmt.Errorf("the %s's scenarios: %w", filepath.Base(t.dir), err)
 			}
 		}
@@ -284,7 +292,7 @@ func scenarioSpecs(tree string, listed []specreport.Result) ([]spec, error) {
 		}
 		s := spec{kind: scenario, pkg: "./scenarios", name: r.Name, file: r.File, body: body,
 			characterization: slices.Contains(r.Labels, Characterization), reason: characterizationReason(f.Comment(r.Line))}
-		if i := slices.IndexFunc(runnable, func(t tierdoc.Tier) bool { return t.Runs(r.Labels...) }); i >= 0 {
+		if i := slices.IndexFunc(runnable, func(t tiers.Tier) bool { return t.Runs(r.Labels...) }); i >= 0 {
 			s.tier = runnable[i].Name
 		}
 		out = append(out, s)

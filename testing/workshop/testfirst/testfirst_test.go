@@ -371,3 +371,18 @@ func TestEveryCharacterizationSpecSaysWhy(t *testing.T) {
 		t.Errorf("found %d characterization specs, want those of scenarios/ and controllers/", found)
 	}
 }
+
+// TestEachTiersEnvironmentSelectsIt: a run that sets a tier's environment runs on that tier.
+func TestEachTiersEnvironmentSelectsIt(t *testing.T) {
+	for _, tier := range runnable {
+		t.Setenv(tiers.Env, "")
+		t.Setenv(tiers.ProviderEnv, "")
+		for _, v := range environment(tier) {
+			name, value, _ := strings.Cut(v, "=")
+			t.Setenv(name, value)
+		}
+		if got, err := tiers.Current(); err != nil || got.Provider != tier.Provider {
+			t.Errorf("with %v the scenarios run on %q (%v), want %q", environment(tier), got.Provider, err, tier.Name)
+		}
+	}
+}

@@ -283,23 +283,16 @@ func ModulePath(dir string) (string, error) {
 	return "", fmt.Errorf("%s names no module", path)
 }
 
-// Publish writes a Markdown report to path (unless "") and, on GitHub Actions, to the job summary.
-func Publish(md, path string) error {
-	if path != "" {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
-			return err
-		}
+// Publish writes a Markdown report, on GitHub Actions, to the job summary.
+func Publish(md string) error {
+	summary := os.Getenv("GITHUB_STEP_SUMMARY")
+	if summary == "" {
+		return nil
 	}
-	if summary := os.Getenv("GITHUB_STEP_SUMMARY"); summary != "" {
-		f, err := os.OpenFile(summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
-			return err
-		}
-		_, err = f.WriteString(md)
-		return errors.Join(err, f.Close())
+	f, err := os.OpenFile(summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
 	}
-	return nil
+	_, err = f.WriteString(md)
+	return errors.Join(err, f.Close())
 }

@@ -153,11 +153,11 @@ func TestJudge(t *testing.T) {
 				s.reason = aReason
 			}
 			r := judge(s, tt.base, tt.withAPI, tt.head)
-			if tick(r) != tt.wantTick || !strings.Contains(r.verdict, tt.wantVerdict) {
-				t.Errorf("judge = %s %q, want %s and a verdict containing %q", tick(r), r.verdict, tt.wantTick, tt.wantVerdict)
+			if r.tick != tt.wantTick || !strings.Contains(r.verdict, tt.wantVerdict) {
+				t.Errorf("judge = %s %q, want %s and a verdict containing %q", r.tick, r.verdict, tt.wantTick, tt.wantVerdict)
 			}
-			if r.ok != (tt.wantTick != "❌") {
-				t.Errorf("judge.ok = %v for %s", r.ok, tt.wantTick)
+			if r.ok() != (tt.wantTick != "❌") {
+				t.Errorf("judge.ok() = %v for %s", r.ok(), tt.wantTick)
 			}
 		})
 	}
@@ -184,8 +184,8 @@ func TestACharacterizationSpecIsNewAndSaysWhy(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := spec{kind: scenario, name: "s", change: tt.change, tier: "envtest", characterization: true, reason: tt.reason, rewrite: tt.rewrite}
-			if r := judge(s, green, outcome{}, green); r.ok != tt.wantOK || !strings.Contains(r.verdict, tt.wantVerdict) {
-				t.Errorf("judge = %v %q, want %v and a verdict containing %q", r.ok, r.verdict, tt.wantOK, tt.wantVerdict)
+			if r := judge(s, green, outcome{}, green); r.ok() != tt.wantOK || !strings.Contains(r.verdict, tt.wantVerdict) {
+				t.Errorf("judge = %v %q, want %v and a verdict containing %q", r.ok(), r.verdict, tt.wantOK, tt.wantVerdict)
 			}
 		})
 	}

@@ -41,9 +41,6 @@ func (c check) checkOut(name, rev, productionOf string, paths ...string) (*check
 	if err := materialize(c.repo, t.dir, rev, productionOf, paths); err != nil {
 		return nil, err
 	}
-	if !fileExists(filepath.Join(t.dir, "scenarios")) {
-		return t, nil
-	}
 	t.scenarios = t.dir + ".scenarios.test"
 	// -e: every error, not the first ten, which may not hold the cause.
 	if out, err := t.goCmd("test", "-c", "-gcflags=-e", "-o", t.scenarios, "./scenarios"); err != nil {
@@ -137,12 +134,11 @@ func (t *checkout) runScenarios(s spec, description string, names []string) (fun
 		return doesNotCompile(t.uncompiled), nil
 	}
 	env := environment(runnable[slices.IndexFunc(runnable, func(x tiers.Tier) bool { return x.Name == s.tier })])
-	always := func(o outcome) func(spec) outcome { return func(spec) outcome { return o } }
 	manager, e2e := filepath.Join(t.dir, "bin", "manager"), s.tier != "envtest" // e2e: runs cmd/ built
 	switch {
 	case e2e:
 		if b, err := t.goCmd("build", "-o", manager, "./cmd"); err != nil {
-			return always(outcome{uncompiled, "the manager does not compile: " + specreport.CompilerCause(string(b), "")}), nil
+			return doesNotCompile(string(b)), nil // the manager: the compiler names its file
 		}
 		env = append(env, "E2E_OPERATOR_BINARY="+manager)
 	case t.warm != "":
@@ -241,11 +237,9 @@ func changedSpecs(base, head *checkout) (specs []spec, description string, err e
 		if t.uncompiled != "" {
 			return nil, "", fmt.Errorf("the %s's scenarios do not compile in %s: %s", filepath.Base(t.dir), t.dir, specreport.CompilerCause(t.uncompiled, ""))
 		}
-		var suite specreport.Suite
-		if t.scenarios != "" {
-			if suite, err = t.runSuite(environment(runnable[0]), "dry-run", "-ginkgo.dry-run"); err != nil {
-				return nil, "", fmt.Errorf("the %s's scenarios: %w", filepath.Base(t.dir), err)
-			}
+		suite, err := t.runSuite(environment(runnable[0]), "dry-run", "-ginkgo.dry-run")
+		if err != nil {
+			return nil, "", fmt.Errorf("the %s's scenarios: %w", filepath.Base(t.dir), err)
 		}
 		scenarios, err := scenarioSpecs(t.dir, suite.Specs)
 		units, unitsErr := unitTests(t.dir, "api", "controllers")

@@ -74,13 +74,10 @@ func main() {
 
 func run(scaffold, kubebuilder, dir string) error {
 	root, err := repo.Root()
-	readme, readErr := os.ReadFile(filepath.Join(root, "testing", "README.md"))
-	if err := errors.Join(err, readErr); err != nil {
+	copies, copyErr := repo.Copied(root)
+	renames, renameErr := repo.Block(filepath.Join(root, "testing", "README.md"), "rename")
+	if err := errors.Join(err, copyErr, renameErr); err != nil {
 		return err
-	}
-	copies, renames := repo.Block(readme, "copy"), repo.Block(readme, "rename")
-	if len(copies) == 0 || len(renames) == 0 {
-		return fmt.Errorf("testing/README.md has no copy or no rename block")
 	}
 	project := filepath.Join(dir, "project")
 	start, err := take(root, scaffold, kubebuilder, project, copies, renames)

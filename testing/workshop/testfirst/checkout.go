@@ -202,11 +202,6 @@ func (t *checkout) runSuite(env []string, name string, flags ...string) (specrep
 	return suite, err
 }
 
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
 const (
 	// Characterization labels (a Go test: in its doc) a spec of behaviour the base has, saying why as characterizationForm.
 	Characterization     = "characterization"

@@ -68,8 +68,8 @@ func run(baseRev, headRev string) (rp report, err error) {
 		return rp, err
 	}
 	defer func() { _ = os.RemoveAll(c.work) }()
-	if attachment := filepath.Join(c.repo, warm.File); fileExists(attachment) {
-		c.warm = attachment
+	if _, err := os.Stat(filepath.Join(c.repo, warm.File)); err == nil {
+		c.warm = filepath.Join(c.repo, warm.File)
 		progress("the envtest runs attach to make envtest-up's control plane")
 	}
 	progress("checking out %s (base), %s (head), and the head's specs on the base's production code; compiling their scenarios", rp.base, rp.head)

@@ -110,11 +110,7 @@ func ginkgoResult(spec types.SpecReport, root string) Result {
 		return r
 	}
 	f := spec.Failure
-	node := f.FailureNodeType
-	if f.FailureNodeContext == types.FailureNodeIsLeafNode {
-		node = spec.LeafNodeType
-	}
-	r.InSpec = node.Is(types.NodeTypeIt | types.NodeTypeBeforeEach | types.NodeTypeJustBeforeEach)
+	r.InSpec = f.FailureNodeType.Is(types.NodeTypeIt | types.NodeTypeBeforeEach | types.NodeTypeJustBeforeEach)
 	r.Message = Gist(f.Message)
 	if f.ForwardedPanic != "" {
 		r.Message = "panic: " + Gist(f.ForwardedPanic)

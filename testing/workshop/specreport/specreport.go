@@ -126,23 +126,19 @@ func ginkgoResult(spec types.SpecReport, root string) Result {
 	return r
 }
 
-// GoTest reads go test -json's events: a Result per top-level test, each unbuilt package's errors.
-func GoTest(events []byte) (tests Suite, buildErrors map[string]string, err error) {
-	buildErrors, index := map[string]string{}, map[string]int{}
+// GoTest reads go test -json's events: a Result per top-level test, and the compiler's errors if
+// a package did not build ("does not build" if it said none).
+func GoTest(events []byte) (tests Suite, buildErrors string, err error) {
+	index, failedBuild := map[string]int{}, false
 	for dec := json.NewDecoder(bytes.NewReader(events)); dec.More(); {
-		var e struct{ Action, Test, ImportPath, Output, FailedBuild string } // cmd/test2json's
+		var e struct{ Action, Test, Output, FailedBuild string } // cmd/test2json's
 		if err := dec.Decode(&e); err != nil {
-			return Suite{}, nil, fmt.Errorf("read go test -json: %w", err)
+			return Suite{}, "", fmt.Errorf("read go test -json: %w", err)
 		}
-		switch {
-		case e.Action == "build-output":
-			if line := CompilerErrors(e.Output); line != "" {
-				buildErrors[e.ImportPath] = strings.TrimPrefix(buildErrors[e.ImportPath]+"\n"+line, "\n")
-			}
-			continue
-		case e.FailedBuild != "" && buildErrors[e.FailedBuild] == "":
-			buildErrors[e.FailedBuild] = "does not build" // named as its build-output events name it
+		if e.Action == "build-output" {
+			buildErrors += e.Output
 		}
+		failedBuild = failedBuild || e.FailedBuild != ""
 		// A subtest's output tells where its test failed; its verdict is its test's.
 		if name, subtest, _ := strings.Cut(e.Test, "/"); name != "" {
 			i, ok := index[name]
@@ -153,7 +149,10 @@ func GoTest(events []byte) (tests Suite, buildErrors map[string]string, err erro
 			tests.Specs[i].record(e.Action, e.Output, subtest != "")
 		}
 	}
-	return tests, buildErrors, nil
+	if !failedBuild {
+		return tests, "", nil
+	}
+	return tests, cmp.Or(CompilerErrors(buildErrors), "does not build"), nil
 }
 
 // testLogLine is a line that t.Error or t.Fatal printed: "    file_test.go:42: message".

@@ -42,7 +42,7 @@ func TestGoTestReadsOneResultPerTopLevelTest(t *testing.T) {
 		t.Fatal(err)
 	}
 	results := tests.Specs
-	if len(buildErrors) != 0 || len(results) != 3 {
+	if buildErrors != "" || len(results) != 3 {
 		t.Fatalf("results %+v, build errors %v", results, buildErrors)
 	}
 	if a := results[0]; a.Name != "TestA" || !a.Failed() || !a.InSpec || a.Where() != `data.message = "drifted" (a_test.go:12)` {
@@ -57,23 +57,22 @@ func TestGoTestReadsOneResultPerTopLevelTest(t *testing.T) {
 
 }
 
-// TestAPackageThatDoesNotBuildIsOneBuildError: the compiler's errors are kept under the build
-// that failed, once, whichever event names it.
-func TestAPackageThatDoesNotBuildIsOneBuildError(t *testing.T) {
-	broken := `{"ImportPath":"example.com/x/controllers [example.com/x/controllers.test]","Action":"build-output","Output":"# example.com/x/controllers\n"}
+// TestAPackageThatDoesNotBuildIsItsCompilerErrors: a build that failed is its compiler's errors,
+// without the lines naming the package; one that said nothing "does not build"; none, nothing.
+func TestAPackageThatDoesNotBuildIsItsCompilerErrors(t *testing.T) {
+	const output = `{"ImportPath":"example.com/x/controllers [example.com/x/controllers.test]","Action":"build-output","Output":"# example.com/x/controllers\n"}
 {"ImportPath":"example.com/x/controllers [example.com/x/controllers.test]","Action":"build-output","Output":"controllers/a_test.go:3:2: undefined: desiredConfigMap\n"}
-{"Action":"fail","Package":"example.com/x/controllers","FailedBuild":"example.com/x/controllers [example.com/x/controllers.test]"}
 `
-	_, buildErrors, err := GoTest([]byte(broken))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// One package that did not build, once: its failure names the build whose errors were read.
-	if len(buildErrors) != 1 {
-		t.Errorf("build errors %q: want the one build's", buildErrors)
-	}
-	if got := CompilerCause(buildErrors["example.com/x/controllers [example.com/x/controllers.test]"], "controllers/a_test.go"); got != "controllers/a_test.go:3:2: undefined: desiredConfigMap" {
-		t.Errorf("build errors %v", buildErrors)
+	const failed = `{"Action":"fail","Package":"example.com/x/controllers","FailedBuild":"example.com/x/controllers [example.com/x/controllers.test]"}
+`
+	for events, want := range map[string]string{
+		output + failed:                    "controllers/a_test.go:3:2: undefined: desiredConfigMap",
+		failed:                             "does not build",
+		`{"Action":"pass","Test":"TestA"}`: "",
+	} {
+		if _, buildErrors, err := GoTest([]byte(events)); err != nil || buildErrors != want {
+			t.Errorf("GoTest(%s): build errors %q, %v; want %q", events, buildErrors, err, want)
+		}
 	}
 }
 

@@ -21,11 +21,8 @@ import (
 // production are the paths of the operator's code; api/, first, has the names a new spec may need.
 var production = []string{"api", "controllers", "cmd", "config/crd"}
 
-// productionSpec is the git pathspec of the production code under paths (default all), tests aside.
+// productionSpec is the git pathspec of the production code under paths, tests aside.
 func productionSpec(paths ...string) []string {
-	if len(paths) == 0 {
-		paths = production
-	}
 	return append([]string{"--", ":(exclude,glob)**/*_test.go"}, paths...)
 }
 
@@ -117,78 +114,63 @@ func (t *checkout) runAll(description string, specs []spec) (map[string]outcome,
 		if s.kind == unit {
 			run = t.runUnitTests
 		}
-		outcomeOf, err := run(s, description, names)
+		results, compilerErrors, err := run(s, description, names)
 		if err != nil {
 			return nil, err
 		}
 		for _, g := range group {
-			out[key(g)] = outcomeOf(g)
+			out[key(g)] = ended(g, results, compilerErrors)
 		}
 	}
 	return out, nil
 }
 
-// runScenarios runs the specs named names on the tier of s, and says how each ended.
-func (t *checkout) runScenarios(s spec, description string, names []string) (func(spec) outcome, error) {
+// runScenarios runs the specs named names on the tier of s: their results, or what the compiler said.
+func (t *checkout) runScenarios(s spec, description string, names []string) ([]specreport.Result, string, error) {
 	if t.uncompiled != "" {
-		return doesNotCompile(t.uncompiled), nil
+		return nil, t.uncompiled, nil
 	}
 	env := environment(runnable[slices.IndexFunc(runnable, func(x tiers.Tier) bool { return x.Name == s.tier })])
-	manager, e2e := filepath.Join(t.dir, "bin", "manager"), s.tier != "envtest" // e2e: runs cmd/ built
-	switch {
-	case e2e:
+	if manager := filepath.Join(t.dir, "bin", "manager"); s.tier != "envtest" { // the e2e tier runs cmd/, built
 		if b, err := t.goCmd("build", "-o", manager, "./cmd"); err != nil {
-			return doesNotCompile(string(b)), nil // the manager: the compiler names its file
+			return nil, string(b), nil
 		}
 		env = append(env, "E2E_OPERATOR_BINARY="+manager)
-	case t.warm != "":
+	} else if t.warm != "" {
 		env = append(env, warm.Env+"="+t.warm)
 	}
 	suite, err := t.runSuite(env, "run-"+s.tier, "-ginkgo.focus="+specreport.Focus(description, names))
-	if err != nil {
-		return nil, err
+	if err == nil && suite.Setup != nil {
+		err = fmt.Errorf("the suite failed outside any spec in %s (%s), which proves nothing: %s", t.dir, suite.Setup.Name, suite.Setup.Where())
 	}
-	if suite.Setup != nil {
-		return nil, fmt.Errorf("the suite failed outside any spec in %s (%s), which proves nothing: %s", t.dir, suite.Setup.Name, suite.Setup.Where())
-	}
-	return ended(suite.Specs), nil
+	return suite.Specs, "", err
 }
 
-// runUnitTests runs the test functions named names of the package of s, and says how each ended.
-func (t *checkout) runUnitTests(s spec, _ string, names []string) (func(spec) outcome, error) {
+// runUnitTests runs the test functions named names of the package of s: their results, or what the compiler said.
+func (t *checkout) runUnitTests(s spec, _ string, names []string) ([]specreport.Result, string, error) {
 	events, runErr := t.goCmd("test", "-count=1", "-json", "-run=^"+specreport.AnyOf(names)+"$", s.pkg)
 	tests, buildErrors, err := specreport.GoTest(events)
 	if err != nil {
-		return nil, errors.Join(err, runErr)
+		return nil, "", errors.Join(err, runErr)
 	}
-	for _, errs := range buildErrors {
-		return doesNotCompile(errs), nil
-	}
-	return ended(tests.Specs), nil
+	return tests.Specs, buildErrors, nil
 }
 
-// ended is how a spec ended, as results say: one they leave out did not run.
-func ended(results []specreport.Result) func(spec) outcome {
-	return func(s spec) outcome {
-		i := slices.IndexFunc(results, func(r specreport.Result) bool { return r.Name == s.name })
-		switch {
-		case i < 0:
-		case results[i].Passed:
-			return outcome{state: passed}
-		case results[i].Failed() && results[i].InSpec:
-			return outcome{failed, results[i].Where()}
-		case results[i].Failed():
-			return outcome{broken, "failed outside the spec: " + results[i].Where()}
-		}
-		return outcome{broken, "did not run"}
+// ended is how s ended, as what the compiler said or else the results say: one they leave out did not run.
+func ended(s spec, results []specreport.Result, compilerErrors string) outcome {
+	i := slices.IndexFunc(results, func(r specreport.Result) bool { return r.Name == s.name })
+	switch {
+	case compilerErrors != "":
+		return outcome{uncompiled, "does not compile: " + specreport.CompilerCause(compilerErrors, s.file)}
+	case i < 0:
+	case results[i].Passed:
+		return outcome{state: passed}
+	case results[i].Failed() && results[i].InSpec:
+		return outcome{failed, results[i].Where()}
+	case results[i].Failed():
+		return outcome{broken, "failed outside the spec: " + results[i].Where()}
 	}
-}
-
-// doesNotCompile is the outcome of a spec whose package does not compile, with errors.
-func doesNotCompile(errors string) func(spec) outcome {
-	return func(s spec) outcome {
-		return outcome{uncompiled, "does not compile: " + specreport.CompilerCause(errors, s.file)}
-	}
+	return outcome{broken, "did not run"}
 }
 
 // runSuite runs the compiled scenarios from their directory, as go test does: failed specs are no error.
@@ -291,9 +273,6 @@ func scenarioSpecs(tree string, listed []specreport.Result) ([]spec, error) {
 func unitTests(root string, dirs ...string) (out []spec, err error) {
 	for _, dir := range dirs {
 		err = errors.Join(err, filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
-			if errors.Is(err, fs.ErrNotExist) {
-				return fs.SkipDir
-			}
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
 				return err
 			}

@@ -54,7 +54,7 @@ func revisions(baseRev, headRev string) (c check, rp report, err error) {
 	}
 	c.base, c.head, _ = strings.Cut(revs, "\n")
 	rp.base, rp.head = c.base[:12], c.head[:12]
-	diff, err := git(c.repo, append([]string{"diff", "--name-only", c.base, c.head}, productionSpec()...)...)
+	diff, err := git(c.repo, append([]string{"diff", "--name-only", c.base, c.head}, productionSpec(production...)...)...)
 	rp.production = strings.Fields(diff) // sorted by git
 	return c, rp, err
 }
@@ -75,7 +75,7 @@ func run(baseRev, headRev string) (rp report, err error) {
 	progress("checking out %s (base), %s (head), and the head's specs on the base's production code; compiling their scenarios", rp.base, rp.head)
 	base, baseErr := c.checkOut("base", c.base, "")
 	head, headErr := c.checkOut("head", c.head, "")
-	againstBase, err := c.checkOut("against-base", c.head, c.base)
+	againstBase, err := c.checkOut("against-base", c.head, c.base, production...)
 	if err := errors.Join(baseErr, headErr, err); err != nil {
 		return rp, err
 	}

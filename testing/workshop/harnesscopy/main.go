@@ -128,7 +128,8 @@ func take(root, scaffold, kubebuilder, project string, copies, renames []string)
 		return start, err
 	}
 	start = time.Now()
-	module, err := specreport.ModulePath(project)
+	module, err := output(project, "go", "list", "-m")
+	module = strings.TrimSpace(module)
 	for _, d := range copies {
 		err = errors.Join(err, copyDir(filepath.Join(root, d), filepath.Join(project, d), renames, module))
 	}

@@ -256,26 +256,17 @@ func Cell(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "|", `\|`)), " ")
 }
 
-// relativeFile is file relative to root; a -trimpath binary's files lose the module path instead.
+// relativeFile is file relative to root; a -trimpath binary's files are under the module path
+// that root's go.mod declares instead (no go.mod: the file as it is).
 func relativeFile(root, file string) string {
 	if !filepath.IsAbs(file) {
-		if module, err := ModulePath(root); err == nil {
-			return strings.TrimPrefix(file, module+"/")
-		}
-	} else if rel, err := filepath.Rel(root, file); err == nil && !strings.HasPrefix(rel, "..") {
+		gomod, _ := os.ReadFile(filepath.Join(root, "go.mod"))
+		return strings.TrimPrefix(file, modfile.ModulePath(gomod)+"/")
+	}
+	if rel, err := filepath.Rel(root, file); err == nil && !strings.HasPrefix(rel, "..") {
 		return rel
 	}
 	return file
-}
-
-// ModulePath is the module path that dir's go.mod declares.
-func ModulePath(dir string) (string, error) {
-	path := filepath.Join(dir, "go.mod")
-	gomod, err := os.ReadFile(path)
-	if m := modfile.ModulePath(gomod); err != nil || m != "" {
-		return m, err
-	}
-	return "", fmt.Errorf("%s names no module", path)
 }
 
 // Publish writes a Markdown report, on GitHub Actions, to the job summary.

@@ -34,11 +34,10 @@ func write(dir, dryRun, output string) error {
 	if err != nil {
 		return err
 	}
-	c := &catalogue{Scenarios: scenarios}
 	if len(r.problems) > 0 {
 		return errors.New(strings.Join(r.problems, "; "))
 	}
-	content, err := c.render()
+	content, err := (&catalogue{Scenarios: scenarios}).render()
 	if err != nil {
 		return err
 	}

@@ -38,11 +38,11 @@ func Parse(path string) (*File, error) {
 		c, ok := n.(*ast.CallExpr)
 		switch {
 		case ok && (Name(c) == "It" || Name(c) == "Specify"):
-			f.Specs[f.Line(c)] = Spec{Call: c}
+			f.Specs[f.Fset.Position(c.Pos()).Line] = Spec{Call: c}
 		case ok && (Name(c) == "DescribeTable" || Name(c) == "DescribeTableSubtree"):
 			for _, arg := range c.Args {
 				if e, isCall := arg.(*ast.CallExpr); isCall && Name(e) == "Entry" {
-					f.Specs[f.Line(e)] = Spec{Call: e, Table: c}
+					f.Specs[f.Fset.Position(e.Pos()).Line] = Spec{Call: e, Table: c}
 				}
 			}
 		}
@@ -50,9 +50,6 @@ func Parse(path string) (*File, error) {
 	})
 	return f, nil
 }
-
-// Line is the line n starts on.
-func (f *File) Line(n ast.Node) int { return f.Fset.Position(n.Pos()).Line }
 
 // Body is the spec written at line as Tokens (the It or Entry, an Entry's table too).
 func (f *File) Body(line int) (string, error) {

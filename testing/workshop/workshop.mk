@@ -11,8 +11,9 @@ SCAFFOLD ?= $(LOCALBIN)/scaffold-$(KUBEBUILDER_VERSION)
 # workshop-tool builds the tool $(1) into bin/workshop/; every tool runs from the repository root.
 WORKSHOP = $(LOCALBIN)/workshop
 workshop-tool = go build -C testing/workshop -o $(WORKSHOP)/$(1) ./$(1)
-# Where a change starts when BASE is not given: the merge-base with origin/main, else main.
-DEFAULT_BASE = $(shell git merge-base origin/main HEAD 2>/dev/null || git merge-base main HEAD 2>/dev/null)
+# Where a change (to HEAD, else the checked-out commit) starts when BASE is not given: the
+# merge-base with origin/main, else main.
+DEFAULT_BASE = $(shell git merge-base origin/main $(or $(HEAD),HEAD) 2>/dev/null || git merge-base main $(or $(HEAD),HEAD) 2>/dev/null)
 
 ##@ Getting started
 
@@ -86,7 +87,7 @@ test-first: setup-controlplane ## Prove the change BASE..HEAD test-first: each n
 	@mkdir -p $(REPORTS)
 	@$(call workshop-tool,testfirst)
 	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" \
-		$(WORKSHOP)/testfirst $(if $(BASE),-base $(BASE)) $(if $(HEAD),-head $(HEAD)) -report $(REPORTS)/test-first.md
+		$(WORKSHOP)/testfirst -base "$(or $(BASE),$(DEFAULT_BASE))" $(if $(HEAD),-head $(HEAD)) | tee $(REPORTS)/test-first.md
 
 ##@ The workshop's own tests (docs/workshop.md)
 

@@ -49,6 +49,8 @@ const (
 
 // Tier is a place the scenarios run.
 type Tier struct {
+	// Name is how the catalogue and make test-first name it: "envtest", "e2e local", "e2e kind".
+	Name string
 	// Provider names what provides its cluster, in the map of providers a suite hands to
 	// Provider: Envtest, ProviderLocal or ProviderKind.
 	Provider string
@@ -58,9 +60,9 @@ type Tier struct {
 
 // All are the places the scenarios run, cheapest first.
 var All = []Tier{
-	{Provider: Envtest, Excludes: []string{NeedsGarbageCollector, NeedsKill}},
-	{Provider: ProviderLocal, Excludes: []string{NeedsInProcessOperator}},
-	{Provider: ProviderKind, Excludes: []string{NeedsInProcessOperator}},
+	{Name: "envtest", Provider: Envtest, Excludes: []string{NeedsGarbageCollector, NeedsKill}},
+	{Name: "e2e local", Provider: ProviderLocal, Excludes: []string{NeedsInProcessOperator}},
+	{Name: "e2e kind", Provider: ProviderKind, Excludes: []string{NeedsInProcessOperator}},
 }
 
 // Current is the tier that $SCENARIOS_TIER (default envtest) and $E2E_PROVIDER (default local)

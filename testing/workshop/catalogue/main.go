@@ -12,8 +12,8 @@ import (
 	"strings"
 	"text/template"
 
+	"example.com/operator-demo/testing/e2e/tiers"
 	"example.com/operator-demo/testing/workshop/mutate/mutants"
-	"example.com/operator-demo/testing/workshop/tierdoc"
 )
 
 func main() {
@@ -34,11 +34,10 @@ func write(dir, dryRun, output string) error {
 	if err != nil {
 		return err
 	}
-	c := &catalogue{Scenarios: scenarios}
 	if len(r.problems) > 0 {
 		return errors.New(strings.Join(r.problems, "; "))
 	}
-	content, err := c.render()
+	content, err := (&catalogue{Scenarios: scenarios}).render()
 	if err != nil {
 		return err
 	}
@@ -60,7 +59,7 @@ var page = template.Must(template.New("catalogue").Funcs(template.FuncMap{
 		return fmt.Sprintf("[%s](#%s)", s.Title, strings.ReplaceAll(strings.ToLower(s.Title), " ", "-"))
 	},
 	"join":    func(items []string) string { return strings.Join(items, ", ") },
-	"tiers":   func() []tierdoc.Tier { return tierdoc.All },
+	"tiers":   func() []tiers.Tier { return tiers.All },
 	"mutants": func() []mutants.Mutant { return mutants.All },
 }).Parse(layout))
 
@@ -92,7 +91,7 @@ func (sp spec) Tiers() []string { return scenario{Specs: []spec{sp}}.Tiers() }
 // Tiers are the tiers that run at least one of s's specs, cheapest first.
 func (s scenario) Tiers() []string {
 	var out []string
-	for _, t := range tierdoc.All {
+	for _, t := range tiers.All {
 		if slices.ContainsFunc(s.Specs, func(sp spec) bool { return t.Runs(sp.labels...) }) {
 			out = append(out, t.Name)
 		}

@@ -2,10 +2,7 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
-	"go/ast"
-	"go/token"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,28 +43,20 @@ func (r *reader) problem(format string, args ...any) {
 // scenarios reads dir's scenarios, in the reading order, from a Ginkgo dry run's report and source.
 func (r *reader) scenarios(dir, report string) ([]*scenario, error) {
 	order, err := readingOrder(filepath.Join(dir, readingOrderFile))
-	files, globErr := filepath.Glob(filepath.Join(dir, "*_test.go"))
-	if err = errors.Join(err, globErr); err != nil {
+	if err != nil {
 		return nil, err
-	}
-	parsed, all := map[string]*scenarioFile{}, []*scenario{}
-	for _, path := range files {
-		if parsed[filepath.Base(path)], err = parseFile(path); err != nil {
-			return nil, err
-		}
-		all = append(all, parsed[filepath.Base(path)].scenarios...)
 	}
 	reports, err := specreport.Reports(report)
 	if err != nil {
 		return nil, fmt.Errorf("the scenarios' dry run: %w (make catalogue writes it)", err)
 	}
+	var all []*scenario
 	for _, report := range reports {
-		r.place(report.SpecReports.WithLeafNodeType(types.NodeTypeIt), parsed)
+		if all, err = r.place(dir, report.SpecReports.WithLeafNodeType(types.NodeTypeIt), all); err != nil {
+			return nil, err
+		}
 	}
 	for _, s := range all {
-		if len(s.Specs) == 0 {
-			r.problem("%s: scenario %q has no specs in the dry run (%s)", s.File, s.Title, report)
-		}
 		if !slices.Contains(order, firstLabel(s)) {
 			r.problem("%s: scenario %q: its first label %v is not in %s", s.File, s.Title, s.labels, readingOrderFile)
 		}
@@ -79,8 +68,8 @@ func (r *reader) scenarios(dir, report string) ([]*scenario, error) {
 		}
 	}
 	// A scenario out of the reading order is a problem, so where it sorts does not matter.
-	slices.SortStableFunc(all, func(a, b *scenario) int {
-		return slices.Index(order, firstLabel(a)) - slices.Index(order, firstLabel(b))
+	slices.SortFunc(all, func(a, b *scenario) int {
+		return cmp.Or(slices.Index(order, firstLabel(a))-slices.Index(order, firstLabel(b)), strings.Compare(a.File, b.File), a.Line-b.Line)
 	})
 	return all, nil
 }
@@ -88,23 +77,41 @@ func (r *reader) scenarios(dir, report string) ([]*scenario, error) {
 // firstLabel is a scenario's first label, which names it: "" if it has none.
 func firstLabel(s *scenario) string { return cmp.Or(s.labels...) } // Ginkgo refuses an empty label
 
-// place puts each spec of the dry run under its scenario; a table's entries read "table: entry".
-func (r *reader) place(specs []types.SpecReport, files map[string]*scenarioFile) {
+// place puts each spec of the dry run, read in dir, under its scenario: the Describe around it,
+// with the doc comment just above it, added to all when first met. A table's entries read
+// "table: entry".
+func (r *reader) place(dir string, specs []types.SpecReport, all []*scenario) ([]*scenario, error) {
+	files := map[string]*specsource.File{}
 	for _, s := range specs {
-		file := filepath.Base(s.LeafNodeLocation.FileName)
-		src, ok := files[file]
-		if !ok || len(s.ContainerHierarchyLocations) == 0 {
-			r.problem("%s:%d: spec %q is outside every scenario file's Describe", file, s.LeafNodeLocation.LineNumber, s.FullText())
+		file, line := filepath.Base(s.LeafNodeLocation.FileName), s.LeafNodeLocation.LineNumber
+		if len(s.ContainerHierarchyLocations) == 0 {
+			r.problem("%s:%d: spec %q is outside every Describe", file, line, s.FullText())
 			continue
 		}
-		sc, ok := src.describes[s.ContainerHierarchyLocations[0].LineNumber]
-		if !ok {
-			r.problem("%s:%d: spec %q is in a Describe without the scenario's doc comment", file, s.LeafNodeLocation.LineNumber, s.FullText())
-			continue
+		src, err := files[file], error(nil)
+		if src == nil {
+			if src, err = specsource.Parse(filepath.Join(dir, file)); err != nil {
+				return nil, err
+			}
+			files[file] = src
 		}
-		sc.labels = s.ContainerHierarchyLabels[0]
-		source := src.Specs[s.LeafNodeLocation.LineNumber]
-		sp := spec{Path: slices.Clone(s.ContainerHierarchyTexts[1:]), Text: s.LeafNodeText, Line: s.LeafNodeLocation.LineNumber,
+		describe := s.ContainerHierarchyLocations[0].LineNumber
+		i := slices.IndexFunc(all, func(sc *scenario) bool { return sc.File == file && sc.Line == describe })
+		if i < 0 {
+			doc := src.Comment(describe)
+			if doc == "" {
+				r.problem("%s:%d: spec %q is in a Describe without the scenario's doc comment", file, line, s.FullText())
+				continue
+			}
+			sc, err := parseDoc(doc)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", file, err)
+			}
+			sc.File, sc.Line, sc.labels = file, describe, s.ContainerHierarchyLabels[0]
+			i, all = len(all), append(all, &sc)
+		}
+		source := src.Specs[line]
+		sp := spec{Path: slices.Clone(s.ContainerHierarchyTexts[1:]), Text: s.LeafNodeText, Line: line,
 			Steps: source.Steps(), labels: s.Labels()}
 		if slices.Contains(sp.Steps, "") {
 			r.problem("%s:%d: spec %q has a By(...) whose text is not a string literal", file, sp.Line, s.FullText())
@@ -112,8 +119,9 @@ func (r *reader) place(specs []types.SpecReport, files map[string]*scenarioFile)
 		if last := len(sp.Path) - 1; last >= 0 && source.Table != nil {
 			sp.Text, sp.Path = sp.Path[last]+": "+sp.Text, sp.Path[:last]
 		}
-		sc.Specs = append(sc.Specs, sp)
+		all[i].Specs = append(all[i].Specs, sp)
 	}
+	return all, nil
 }
 
 // readingOrder reads the labels of the file at path: one a line, # starts a comment.
@@ -126,43 +134,6 @@ func readingOrder(path string) ([]string, error) {
 		}
 	}
 	return out, err
-}
-
-// scenarioFile is a file's specs, its scenarios, and these by their Describe's line.
-type scenarioFile struct {
-	*specsource.File
-	scenarios []*scenario
-	describes map[int]*scenario
-}
-
-func parseFile(path string) (*scenarioFile, error) {
-	f, err := specsource.Parse(path)
-	if err != nil {
-		return nil, err
-	}
-	src := &scenarioFile{File: f, describes: map[int]*scenario{}}
-	for _, decl := range f.Decls {
-		// A scenario is `var _ = Describe(...)` under its doc comment.
-		gen, ok := decl.(*ast.GenDecl)
-		if !ok || gen.Doc == nil || gen.Tok != token.VAR || len(gen.Specs) != 1 {
-			continue
-		}
-		var call *ast.CallExpr
-		if vs, _ := gen.Specs[0].(*ast.ValueSpec); len(vs.Values) == 1 {
-			call, _ = vs.Values[0].(*ast.CallExpr)
-		}
-		if call == nil || specsource.Name(call) != "Describe" {
-			continue
-		}
-		s, err := parseDoc(gen.Doc.Text())
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
-		}
-		s.File, s.Line = filepath.Base(path), f.Line(gen)
-		src.scenarios = append(src.scenarios, &s)
-		src.describes[f.Line(call)] = &s
-	}
-	return src, nil
 }
 
 // parseDoc reads a scenario's doc comment: "Title: behaviour", then paragraphs Lesson:, Source: and By hand:.

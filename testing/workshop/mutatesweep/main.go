@@ -79,7 +79,7 @@ func main() {
 		var md strings.Builder
 		err = r.write(&md)
 		fmt.Print(md.String())
-		err = errors.Join(err, specreport.Publish(md.String(), ""))
+		err = errors.Join(err, specreport.Publish(md.String()))
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, tool+":", err)

@@ -19,25 +19,19 @@ func Root() (string, error) {
 	return filepath.Dir(dir), err
 }
 
-// Block is what the first fenced block of kind (```kind) in markdown lists: paths, one a line.
-func Block(markdown []byte, kind string) []string {
-	_, rest, found := strings.Cut(string(markdown), "```"+kind+"\n")
+// Block is what the first fenced block of kind (```kind) of the Markdown file at path lists:
+// paths, one a line. No such block, or one that lists nothing, is an error.
+func Block(path, kind string) ([]string, error) {
+	markdown, err := os.ReadFile(path)
+	_, rest, _ := strings.Cut(string(markdown), "```"+kind+"\n")
 	body, _, _ := strings.Cut(rest, "```")
-	if !found {
-		return nil
+	if listed := strings.Fields(body); err != nil || len(listed) > 0 {
+		return listed, err
 	}
-	return strings.Fields(body)
+	return nil, fmt.Errorf("%s: no %s block that lists anything", path, kind)
 }
 
 // Copied are the harness's packages a team copies, as testing/README.md lists them under root.
 func Copied(root string) ([]string, error) {
-	readme, err := os.ReadFile(filepath.Join(root, "testing", "README.md"))
-	if err != nil {
-		return nil, err
-	}
-	copies := Block(readme, "copy")
-	if len(copies) == 0 {
-		return nil, fmt.Errorf("%s: no copy block", filepath.Join(root, "testing", "README.md"))
-	}
-	return copies, nil
+	return Block(filepath.Join(root, "testing", "README.md"), "copy")
 }

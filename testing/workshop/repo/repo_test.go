@@ -1,17 +1,24 @@
 package repo
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 )
 
 func TestBlock(t *testing.T) {
-	md := []byte("text\n```copy\n  a/b\n\nc\n```\n```rename\nx\n```\n")
-	if got := Block(md, "copy"); !slices.Equal(got, []string{"a/b", "c"}) {
-		t.Errorf("copy: %q", got)
+	path := filepath.Join(t.TempDir(), "x.md")
+	if err := os.WriteFile(path, []byte("text\n```copy\n  a/b\n\nc\n```\n```rename\nx\n```\n```empty\n```\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if got := Block(md, "other"); got != nil {
-		t.Errorf("other: %q", got)
+	if got, err := Block(path, "copy"); err != nil || !slices.Equal(got, []string{"a/b", "c"}) {
+		t.Errorf("copy: %q, %v", got, err)
+	}
+	for _, kind := range []string{"other", "empty"} {
+		if got, err := Block(path, kind); err == nil {
+			t.Errorf("%s: %q, and no error", kind, got)
+		}
 	}
 }
 

@@ -110,11 +110,7 @@ func ginkgoResult(spec types.SpecReport, root string) Result {
 		return r
 	}
 	f := spec.Failure
-	node := f.FailureNodeType
-	if f.FailureNodeContext == types.FailureNodeIsLeafNode {
-		node = spec.LeafNodeType
-	}
-	r.InSpec = node.Is(types.NodeTypeIt | types.NodeTypeBeforeEach | types.NodeTypeJustBeforeEach)
+	r.InSpec = f.FailureNodeType.Is(types.NodeTypeIt | types.NodeTypeBeforeEach | types.NodeTypeJustBeforeEach)
 	r.Message = Gist(f.Message)
 	if f.ForwardedPanic != "" {
 		r.Message = "panic: " + Gist(f.ForwardedPanic)
@@ -130,23 +126,19 @@ func ginkgoResult(spec types.SpecReport, root string) Result {
 	return r
 }
 
-// GoTest reads go test -json's events: a Result per top-level test, each unbuilt package's errors.
-func GoTest(events []byte) (tests Suite, buildErrors map[string]string, err error) {
-	buildErrors, index := map[string]string{}, map[string]int{}
+// GoTest reads go test -json's events: a Result per top-level test, and the compiler's errors if
+// a package did not build ("does not build" if it said none).
+func GoTest(events []byte) (tests Suite, buildErrors string, err error) {
+	index, failedBuild := map[string]int{}, false
 	for dec := json.NewDecoder(bytes.NewReader(events)); dec.More(); {
-		var e struct{ Action, Test, ImportPath, Output, FailedBuild string } // cmd/test2json's
+		var e struct{ Action, Test, Output, FailedBuild string } // cmd/test2json's
 		if err := dec.Decode(&e); err != nil {
-			return Suite{}, nil, fmt.Errorf("read go test -json: %w", err)
+			return Suite{}, "", fmt.Errorf("read go test -json: %w", err)
 		}
-		switch {
-		case e.Action == "build-output":
-			if line := CompilerErrors(e.Output); line != "" {
-				buildErrors[e.ImportPath] = strings.TrimPrefix(buildErrors[e.ImportPath]+"\n"+line, "\n")
-			}
-			continue
-		case e.FailedBuild != "" && buildErrors[e.FailedBuild] == "":
-			buildErrors[e.FailedBuild] = "does not build" // named as its build-output events name it
+		if e.Action == "build-output" {
+			buildErrors += e.Output
 		}
+		failedBuild = failedBuild || e.FailedBuild != ""
 		// A subtest's output tells where its test failed; its verdict is its test's.
 		if name, subtest, _ := strings.Cut(e.Test, "/"); name != "" {
 			i, ok := index[name]
@@ -157,7 +149,10 @@ func GoTest(events []byte) (tests Suite, buildErrors map[string]string, err erro
 			tests.Specs[i].record(e.Action, e.Output, subtest != "")
 		}
 	}
-	return tests, buildErrors, nil
+	if !failedBuild {
+		return tests, "", nil
+	}
+	return tests, cmp.Or(CompilerErrors(buildErrors), "does not build"), nil
 }
 
 // testLogLine is a line that t.Error or t.Fatal printed: "    file_test.go:42: message".
@@ -261,45 +256,29 @@ func Cell(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "|", `\|`)), " ")
 }
 
-// relativeFile is file relative to root; a -trimpath binary's files lose the module path instead.
+// relativeFile is file relative to root; a -trimpath binary's files are under the module path
+// that root's go.mod declares instead (no go.mod: the file as it is).
 func relativeFile(root, file string) string {
 	if !filepath.IsAbs(file) {
-		if module, err := ModulePath(root); err == nil {
-			return strings.TrimPrefix(file, module+"/")
-		}
-	} else if rel, err := filepath.Rel(root, file); err == nil && !strings.HasPrefix(rel, "..") {
+		gomod, _ := os.ReadFile(filepath.Join(root, "go.mod"))
+		return strings.TrimPrefix(file, modfile.ModulePath(gomod)+"/")
+	}
+	if rel, err := filepath.Rel(root, file); err == nil && !strings.HasPrefix(rel, "..") {
 		return rel
 	}
 	return file
 }
 
-// ModulePath is the module path that dir's go.mod declares.
-func ModulePath(dir string) (string, error) {
-	path := filepath.Join(dir, "go.mod")
-	gomod, err := os.ReadFile(path)
-	if m := modfile.ModulePath(gomod); err != nil || m != "" {
-		return m, err
+// Publish writes a Markdown report, on GitHub Actions, to the job summary.
+func Publish(md string) error {
+	summary := os.Getenv("GITHUB_STEP_SUMMARY")
+	if summary == "" {
+		return nil
 	}
-	return "", fmt.Errorf("%s names no module", path)
-}
-
-// Publish writes a Markdown report to path (unless "") and, on GitHub Actions, to the job summary.
-func Publish(md, path string) error {
-	if path != "" {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
-			return err
-		}
+	f, err := os.OpenFile(summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
 	}
-	if summary := os.Getenv("GITHUB_STEP_SUMMARY"); summary != "" {
-		f, err := os.OpenFile(summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
-			return err
-		}
-		_, err = f.WriteString(md)
-		return errors.Join(err, f.Close())
-	}
-	return nil
+	_, err = f.WriteString(md)
+	return errors.Join(err, f.Close())
 }

@@ -1,10 +1,13 @@
 package specreport
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/onsi/ginkgo/v2/types"
 )
 
 func TestGist(t *testing.T) {
@@ -39,7 +42,7 @@ func TestGoTestReadsOneResultPerTopLevelTest(t *testing.T) {
 		t.Fatal(err)
 	}
 	results := tests.Specs
-	if len(buildErrors) != 0 || len(results) != 3 {
+	if buildErrors != "" || len(results) != 3 {
 		t.Fatalf("results %+v, build errors %v", results, buildErrors)
 	}
 	if a := results[0]; a.Name != "TestA" || !a.Failed() || !a.InSpec || a.Where() != `data.message = "drifted" (a_test.go:12)` {
@@ -54,23 +57,22 @@ func TestGoTestReadsOneResultPerTopLevelTest(t *testing.T) {
 
 }
 
-// TestAPackageThatDoesNotBuildIsOneBuildError: the compiler's errors are kept under the build
-// that failed, once, whichever event names it.
-func TestAPackageThatDoesNotBuildIsOneBuildError(t *testing.T) {
-	broken := `{"ImportPath":"example.com/x/controllers [example.com/x/controllers.test]","Action":"build-output","Output":"# example.com/x/controllers\n"}
+// TestAPackageThatDoesNotBuildIsItsCompilerErrors: a build that failed is its compiler's errors,
+// without the lines naming the package; one that said nothing "does not build"; none, nothing.
+func TestAPackageThatDoesNotBuildIsItsCompilerErrors(t *testing.T) {
+	const output = `{"ImportPath":"example.com/x/controllers [example.com/x/controllers.test]","Action":"build-output","Output":"# example.com/x/controllers\n"}
 {"ImportPath":"example.com/x/controllers [example.com/x/controllers.test]","Action":"build-output","Output":"controllers/a_test.go:3:2: undefined: desiredConfigMap\n"}
-{"Action":"fail","Package":"example.com/x/controllers","FailedBuild":"example.com/x/controllers [example.com/x/controllers.test]"}
 `
-	_, buildErrors, err := GoTest([]byte(broken))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// One package that did not build, once: its failure names the build whose errors were read.
-	if len(buildErrors) != 1 {
-		t.Errorf("build errors %q: want the one build's", buildErrors)
-	}
-	if got := CompilerCause(buildErrors["example.com/x/controllers [example.com/x/controllers.test]"], "controllers/a_test.go"); got != "controllers/a_test.go:3:2: undefined: desiredConfigMap" {
-		t.Errorf("build errors %v", buildErrors)
+	const failed = `{"Action":"fail","Package":"example.com/x/controllers","FailedBuild":"example.com/x/controllers [example.com/x/controllers.test]"}
+`
+	for events, want := range map[string]string{
+		output + failed:                    "controllers/a_test.go:3:2: undefined: desiredConfigMap",
+		failed:                             "does not build",
+		`{"Action":"pass","Test":"TestA"}`: "",
+	} {
+		if _, buildErrors, err := GoTest([]byte(events)); err != nil || buildErrors != want {
+			t.Errorf("GoTest(%s): build errors %q, %v; want %q", events, buildErrors, err, want)
+		}
 	}
 }
 
@@ -155,6 +157,46 @@ func TestFocusMatchesExactlyTheNamedSpecs(t *testing.T) {
 	} {
 		if got := re.MatchString(text); got != want {
 			t.Errorf("focus matches %q: %v, want %v", text, got, want)
+		}
+	}
+}
+
+// TestGinkgoTellsAFailureInTheSpecFromOneOutside: a spec that failed in its It or its
+// BeforeEach failed in the spec, after its last By; one that failed in an AfterEach did not; a
+// failed BeforeSuite is the suite's setup.
+func TestGinkgoTellsAFailureInTheSpecFromOneOutside(t *testing.T) {
+	root := t.TempDir()
+	at := func(line int) types.CodeLocation {
+		return types.CodeLocation{FileName: filepath.Join(root, "scenarios", "x_test.go"), LineNumber: line}
+	}
+	failedIn := func(text string, node types.NodeType, context types.FailureNodeContext) types.SpecReport {
+		return types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: text, LeafNodeLocation: at(1), State: types.SpecStateFailed,
+			SpecEvents: types.SpecEvents{{SpecEventType: types.SpecEventByStart, Message: "creating", TimelineLocation: types.TimelineLocation{Order: 1}}},
+			Failure:    types.Failure{Message: "boom", Location: at(9), FailureNodeType: node, FailureNodeContext: context, TimelineLocation: types.TimelineLocation{Order: 2}}}
+	}
+	report, err := json.Marshal([]types.Report{{SuiteDescription: "Scenarios", SpecReports: types.SpecReports{
+		failedIn("in its It", types.NodeTypeIt, types.FailureNodeIsLeafNode),
+		failedIn("in its BeforeEach", types.NodeTypeBeforeEach, types.FailureNodeInContainer),
+		failedIn("in its AfterEach", types.NodeTypeAfterEach, types.FailureNodeInContainer),
+		{LeafNodeType: types.NodeTypeBeforeSuite, State: types.SpecStateFailed, Failure: types.Failure{Message: "no cluster", FailureNodeType: types.NodeTypeBeforeSuite, FailureNodeContext: types.FailureNodeIsLeafNode}},
+	}}})
+	path := filepath.Join(root, "report.json")
+	if err == nil {
+		err = os.WriteFile(path, report, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite, err := Ginkgo(path, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(suite.Specs) != 3 || suite.Setup == nil || suite.Setup.Name != "BeforeSuite" || suite.Setup.InSpec {
+		t.Fatalf("read %+v, setup %+v", suite.Specs, suite.Setup)
+	}
+	for i, inSpec := range []bool{true, true, false} {
+		if s := suite.Specs[i]; s.InSpec != inSpec || s.Where() != "creating: boom ("+filepath.Join("scenarios", "x_test.go")+":9)" {
+			t.Errorf("%s: in the spec %v (want %v), where %q", s.Name, s.InSpec, inSpec, s.Where())
 		}
 	}
 }

@@ -38,11 +38,11 @@ func Parse(path string) (*File, error) {
 		c, ok := n.(*ast.CallExpr)
 		switch {
 		case ok && (Name(c) == "It" || Name(c) == "Specify"):
-			f.Specs[f.Line(c)] = Spec{Call: c}
+			f.Specs[f.Fset.Position(c.Pos()).Line] = Spec{Call: c}
 		case ok && (Name(c) == "DescribeTable" || Name(c) == "DescribeTableSubtree"):
 			for _, arg := range c.Args {
 				if e, isCall := arg.(*ast.CallExpr); isCall && Name(e) == "Entry" {
-					f.Specs[f.Line(e)] = Spec{Call: e, Table: c}
+					f.Specs[f.Fset.Position(e.Pos()).Line] = Spec{Call: e, Table: c}
 				}
 			}
 		}
@@ -51,21 +51,13 @@ func Parse(path string) (*File, error) {
 	return f, nil
 }
 
-// Line is the line n starts on.
-func (f *File) Line(n ast.Node) int { return f.Fset.Position(n.Pos()).Line }
-
-// Body is the spec written at line as Tokens (the It or Entry, an Entry's table too), and the comment just above it.
-func (f *File) Body(line int) (body, comment string, err error) {
+// Body is the spec written at line as Tokens (the It or Entry, an Entry's table too).
+func (f *File) Body(line int) (string, error) {
 	s, found := f.Specs[line]
 	if !found {
-		return "", "", fmt.Errorf("%s:%d: no It or Entry there", f.Fset.File(f.Pos()).Name(), line)
+		return "", fmt.Errorf("%s:%d: no It or Entry there", f.Fset.File(f.Pos()).Name(), line)
 	}
-	for _, g := range f.Comments {
-		if f.Fset.Position(g.End()).Line == line-1 {
-			comment = g.Text()
-		}
-	}
-	body = f.Tokens(s.Call)
+	body := f.Tokens(s.Call)
 	if s.Table != nil {
 		for _, arg := range s.Table.Args {
 			if e, ok := arg.(*ast.CallExpr); !ok || Name(e) != "Entry" {
@@ -73,7 +65,17 @@ func (f *File) Body(line int) (body, comment string, err error) {
 			}
 		}
 	}
-	return body, comment, nil
+	return body, nil
+}
+
+// Comment is the comment that ends on the line just above line: the doc of what is written there.
+func (f *File) Comment(line int) string {
+	for _, g := range f.Comments {
+		if f.Fset.Position(g.End()).Line == line-1 {
+			return g.Text()
+		}
+	}
+	return ""
 }
 
 // Tokens is the source of n as its tokens, one space apart: no comments, no layout.

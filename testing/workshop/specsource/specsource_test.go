@@ -40,7 +40,7 @@ func parse(t *testing.T, content string) *File {
 func TestBodyIgnoresCommentsAndLayoutButNotCode(t *testing.T) {
 	body := func(content string, line int) string {
 		t.Helper()
-		b, _, err := parse(t, content).Body(line)
+		b, err := parse(t, content).Body(line)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,21 +68,21 @@ func TestBodyIgnoresCommentsAndLayoutButNotCode(t *testing.T) {
 		t.Error("a changed table body left the entry's body the same")
 	}
 
-	if _, _, err := parse(t, scenarioFile).Body(5); err == nil {
+	if _, err := parse(t, scenarioFile).Body(5); err == nil {
 		t.Error("line 5 holds no It, yet a body was found")
 	}
 }
 
-// TestBodyComesWithTheCommentJustAboveIt: the comment written on the lines just above a spec is
-// its own; one with a line between is not.
-func TestBodyComesWithTheCommentJustAboveIt(t *testing.T) {
+// TestTheCommentIsTheOneJustAbove: the comment written on the lines just above a spec is its own;
+// one with a line between is not.
+func TestTheCommentIsTheOneJustAbove(t *testing.T) {
 	commented := strings.Replace(scenarioFile, "\tIt(", "\t// Characterization: written after it,\n\t// when it came.\n\tIt(", 1)
-	if _, comment, err := parse(t, commented).Body(6); err != nil || comment != "Characterization: written after it,\nwhen it came.\n" {
-		t.Errorf("the comment above the It at line 6: %q, %v", comment, err)
+	if comment := parse(t, commented).Comment(6); comment != "Characterization: written after it,\nwhen it came.\n" {
+		t.Errorf("the comment above the It at line 6: %q", comment)
 	}
 	apart := strings.Replace(scenarioFile, "\tIt(", "\t// a comment of the Describe\n\n\tIt(", 1)
-	if _, comment, err := parse(t, apart).Body(6); err != nil || comment != "" {
-		t.Errorf("a comment a line apart counts as the It's: %q, %v", comment, err)
+	if comment := parse(t, apart).Comment(6); comment != "" {
+		t.Errorf("a comment a line apart counts as the It's: %q", comment)
 	}
 }
 

@@ -12,20 +12,17 @@ import (
 	"strings"
 
 	"example.com/operator-demo/testing/e2e"
+	"example.com/operator-demo/testing/e2e/tiers"
 	"example.com/operator-demo/testing/harness/warm"
 	"example.com/operator-demo/testing/workshop/specreport"
 	"example.com/operator-demo/testing/workshop/specsource"
-	"example.com/operator-demo/testing/workshop/tierdoc"
 )
 
 // production are the paths of the operator's code; api/, first, has the names a new spec may need.
 var production = []string{"api", "controllers", "cmd", "config/crd"}
 
-// productionSpec is the git pathspec of the production code under paths (default all), tests aside.
+// productionSpec is the git pathspec of the production code under paths, tests aside.
 func productionSpec(paths ...string) []string {
-	if len(paths) == 0 {
-		paths = production
-	}
 	return append([]string{"--", ":(exclude,glob)**/*_test.go"}, paths...)
 }
 
@@ -40,9 +37,6 @@ func (c check) checkOut(name, rev, productionOf string, paths ...string) (*check
 	t := &checkout{dir: filepath.Join(c.work, name), warm: c.warm}
 	if err := materialize(c.repo, t.dir, rev, productionOf, paths); err != nil {
 		return nil, err
-	}
-	if !fileExists(filepath.Join(t.dir, "scenarios")) {
-		return t, nil
 	}
 	t.scenarios = t.dir + ".scenarios.test"
 	// -e: every error, not the first ten, which may not hold the cause.
@@ -87,7 +81,15 @@ type outcome struct {
 }
 
 // runnable are the tiers a scenario can run on here, cheapest first: all but kind (Docker).
-var runnable = slices.DeleteFunc(slices.Clone(tierdoc.All), func(t tierdoc.Tier) bool { return t.Name == "e2e kind" })
+var runnable = slices.DeleteFunc(slices.Clone(tiers.All), func(t tiers.Tier) bool { return t.Provider == tiers.ProviderKind })
+
+// environment is what a run of the scenarios sets to run on t.
+func environment(t tiers.Tier) []string {
+	if t.Provider == tiers.Envtest {
+		return []string{tiers.Env + "=" + tiers.Envtest}
+	}
+	return []string{tiers.Env + "=" + tiers.E2E, tiers.ProviderEnv + "=" + t.Provider}
+}
 
 // goCmd runs the go subcommand in the tree; -trimpath lets the build cache serve every tree.
 func (t *checkout) goCmd(subcommand string, args ...string) ([]byte, error) {
@@ -112,81 +114,63 @@ func (t *checkout) runAll(description string, specs []spec) (map[string]outcome,
 		if s.kind == unit {
 			run = t.runUnitTests
 		}
-		outcomeOf, err := run(s, description, names)
+		results, compilerErrors, err := run(s, description, names)
 		if err != nil {
 			return nil, err
 		}
 		for _, g := range group {
-			out[key(g)] = outcomeOf(g)
+			out[key(g)] = ended(g, results, compilerErrors)
 		}
 	}
 	return out, nil
 }
 
-// runScenarios runs the specs named names on the tier of s, and says how each ended.
-func (t *checkout) runScenarios(s spec, description string, names []string) (func(spec) outcome, error) {
+// runScenarios runs the specs named names on the tier of s: their results, or what the compiler said.
+func (t *checkout) runScenarios(s spec, description string, names []string) ([]specreport.Result, string, error) {
 	if t.uncompiled != "" {
-		return doesNotCompile(t.uncompiled), nil
+		return nil, t.uncompiled, nil
 	}
-	env := runnable[slices.IndexFunc(runnable, func(x tierdoc.Tier) bool { return x.Name == s.tier })].Environment()
-	always := func(o outcome) func(spec) outcome { return func(spec) outcome { return o } }
-	manager, e2e := filepath.Join(t.dir, "bin", "manager"), s.tier != "envtest" // e2e: runs cmd/ built
-	switch {
-	case e2e && !fileExists(filepath.Join(t.dir, "cmd")):
-		return always(outcome{broken, "the e2e tier runs the operator built from cmd/, which this revision lacks"}), nil
-	case e2e:
+	env := environment(runnable[slices.IndexFunc(runnable, func(x tiers.Tier) bool { return x.Name == s.tier })])
+	if manager := filepath.Join(t.dir, "bin", "manager"); s.tier != "envtest" { // the e2e tier runs cmd/, built
 		if b, err := t.goCmd("build", "-o", manager, "./cmd"); err != nil {
-			return always(outcome{uncompiled, "the manager does not compile: " + specreport.CompilerCause(string(b), "")}), nil
+			return nil, string(b), nil
 		}
 		env = append(env, "E2E_OPERATOR_BINARY="+manager)
-	case t.warm != "":
+	} else if t.warm != "" {
 		env = append(env, warm.Env+"="+t.warm)
 	}
 	suite, err := t.runSuite(env, "run-"+s.tier, "-ginkgo.focus="+specreport.Focus(description, names))
-	if err != nil {
-		return nil, err
+	if err == nil && suite.Setup != nil {
+		err = fmt.Errorf("the suite failed outside any spec in %s (%s), which proves nothing: %s", t.dir, suite.Setup.Name, suite.Setup.Where())
 	}
-	if suite.Setup != nil {
-		return nil, fmt.Errorf("the suite failed outside any spec in %s (%s), which proves nothing: %s", t.dir, suite.Setup.Name, suite.Setup.Where())
-	}
-	return ended(suite.Specs), nil
+	return suite.Specs, "", err
 }
 
-// runUnitTests runs the test functions named names of the package of s, and says how each ended.
-func (t *checkout) runUnitTests(s spec, _ string, names []string) (func(spec) outcome, error) {
+// runUnitTests runs the test functions named names of the package of s: their results, or what the compiler said.
+func (t *checkout) runUnitTests(s spec, _ string, names []string) ([]specreport.Result, string, error) {
 	events, runErr := t.goCmd("test", "-count=1", "-json", "-run=^"+specreport.AnyOf(names)+"$", s.pkg)
 	tests, buildErrors, err := specreport.GoTest(events)
 	if err != nil {
-		return nil, errors.Join(err, runErr)
+		return nil, "", errors.Join(err, runErr)
 	}
-	for _, errs := range buildErrors {
-		return doesNotCompile(errs), nil
-	}
-	return ended(tests.Specs), nil
+	return tests.Specs, buildErrors, nil
 }
 
-// ended is how a spec ended, as results say: one they leave out did not run.
-func ended(results []specreport.Result) func(spec) outcome {
-	return func(s spec) outcome {
-		i := slices.IndexFunc(results, func(r specreport.Result) bool { return r.Name == s.name })
-		switch {
-		case i < 0:
-		case results[i].Passed:
-			return outcome{state: passed}
-		case results[i].Failed() && results[i].InSpec:
-			return outcome{failed, results[i].Where()}
-		case results[i].Failed():
-			return outcome{broken, "failed outside the spec: " + results[i].Where()}
-		}
-		return outcome{broken, "did not run"}
+// ended is how s ended, as what the compiler said or else the results say: one they leave out did not run.
+func ended(s spec, results []specreport.Result, compilerErrors string) outcome {
+	i := slices.IndexFunc(results, func(r specreport.Result) bool { return r.Name == s.name })
+	switch {
+	case compilerErrors != "":
+		return outcome{uncompiled, "does not compile: " + specreport.CompilerCause(compilerErrors, s.file)}
+	case i < 0:
+	case results[i].Passed:
+		return outcome{state: passed}
+	case results[i].Failed() && results[i].InSpec:
+		return outcome{failed, results[i].Where()}
+	case results[i].Failed():
+		return outcome{broken, "failed outside the spec: " + results[i].Where()}
 	}
-}
-
-// doesNotCompile is the outcome of a spec whose package does not compile, with errors.
-func doesNotCompile(errors string) func(spec) outcome {
-	return func(s spec) outcome {
-		return outcome{uncompiled, "does not compile: " + specreport.CompilerCause(errors, s.file)}
-	}
+	return outcome{broken, "did not run"}
 }
 
 // runSuite runs the compiled scenarios from their directory, as go test does: failed specs are no error.
@@ -198,11 +182,6 @@ func (t *checkout) runSuite(env []string, name string, flags ...string) (specrep
 		err = fmt.Errorf("the scenarios in %s wrote no report (%w): %w\n%s", t.dir, runErr, err, e2e.Tail(string(out), 30))
 	}
 	return suite, err
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }
 
 const (
@@ -235,11 +214,9 @@ func changedSpecs(base, head *checkout) (specs []spec, description string, err e
 		if t.uncompiled != "" {
 			return nil, "", fmt.Errorf("the %s's scenarios do not compile in %s: %s", filepath.Base(t.dir), t.dir, specreport.CompilerCause(t.uncompiled, ""))
 		}
-		var suite specreport.Suite
-		if t.scenarios != "" {
-			if suite, err = t.runSuite(runnable[0].Environment(), "dry-run", "-ginkgo.dry-run"); err != nil {
-				return nil, "", fmt.Errorf("the %s's scenarios: %w", filepath.Base(t.dir), err)
-			}
+		suite, err := t.runSuite(environment(runnable[0]), "dry-run", "-ginkgo.dry-run")
+		if err != nil {
+			return nil, "", fmt.Errorf("the %s's scenarios: %w", filepath.Base(t.dir), err)
 		}
 		scenarios, err := scenarioSpecs(t.dir, suite.Specs)
 		units, unitsErr := unitTests(t.dir, "api", "controllers")
@@ -275,16 +252,16 @@ func scenarioSpecs(tree string, listed []specreport.Result) ([]spec, error) {
 	out := make([]spec, 0, len(listed))
 	for _, r := range listed {
 		f, err := specsource.Parse(filepath.Join(tree, r.File))
-		body, comment := "", ""
+		body := ""
 		if err == nil {
-			body, comment, err = f.Body(r.Line)
+			body, err = f.Body(r.Line)
 		}
 		if err != nil {
 			return nil, err
 		}
 		s := spec{kind: scenario, pkg: "./scenarios", name: r.Name, file: r.File, body: body,
-			characterization: slices.Contains(r.Labels, Characterization), reason: characterizationReason(comment)}
-		if i := slices.IndexFunc(runnable, func(t tierdoc.Tier) bool { return t.Runs(r.Labels...) }); i >= 0 {
+			characterization: slices.Contains(r.Labels, Characterization), reason: characterizationReason(f.Comment(r.Line))}
+		if i := slices.IndexFunc(runnable, func(t tiers.Tier) bool { return t.Runs(r.Labels...) }); i >= 0 {
 			s.tier = runnable[i].Name
 		}
 		out = append(out, s)
@@ -296,9 +273,6 @@ func scenarioSpecs(tree string, listed []specreport.Result) ([]spec, error) {
 func unitTests(root string, dirs ...string) (out []spec, err error) {
 	for _, dir := range dirs {
 		err = errors.Join(err, filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
-			if errors.Is(err, fs.ErrNotExist) {
-				return fs.SkipDir
-			}
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
 				return err
 			}

@@ -18,15 +18,14 @@ import (
 )
 
 func main() {
-	base := flag.String("base", "", "the revision the change starts from (default: the merge-base of the head with origin/main, else with main)")
+	base := flag.String("base", "", "the revision the change starts from (make test-first: BASE, else the merge-base with origin/main, else main)")
 	head := flag.String("head", "HEAD", "the revision the change ends at")
-	reportPath := flag.String("report", filepath.Join("reports", "test-first.md"), "where to write the table")
 	flag.Parse()
 	rp, err := run(*base, *head)
 	if err == nil {
 		md := rp.markdown()
 		fmt.Print(md)
-		err = specreport.Publish(md, *reportPath)
+		err = specreport.Publish(md)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "test-first:", err)
@@ -41,26 +40,21 @@ func main() {
 // check is one change: repository, base and head commits, checkouts' directory, envtest-up's attachment.
 type check struct{ repo, base, head, work, warm string }
 
-// revisions finds the repository, the commits (base's default when "") and production changes.
+// revisions finds the repository, the commits and production changes.
 func revisions(baseRev, headRev string) (c check, rp report, err error) {
+	if baseRev == "" {
+		return c, rp, errors.New("no base revision: give BASE=<revision> (make test-first's default, the merge-base with origin/main or main, found none)")
+	}
 	if c.repo, err = git("", "rev-parse", "--show-toplevel"); err != nil {
 		return c, rp, err
-	}
-	for _, main := range []string{"origin/main", "main"} {
-		if baseRev == "" {
-			baseRev, _ = git(c.repo, "merge-base", main, headRev)
-		}
-	}
-	if baseRev == "" {
-		return c, rp, errors.New("no merge-base with origin/main or main: give BASE=<revision>")
 	}
 	revs, err := git(c.repo, "rev-parse", baseRev+"^{commit}", headRev+"^{commit}")
 	if err != nil {
 		return c, rp, err
 	}
 	c.base, c.head, _ = strings.Cut(revs, "\n")
-	rp.base, rp.head = short(baseRev, c.base), short(headRev, c.head)
-	diff, err := git(c.repo, append([]string{"diff", "--name-only", c.base, c.head}, productionSpec()...)...)
+	rp.base, rp.head = c.base[:12], c.head[:12]
+	diff, err := git(c.repo, append([]string{"diff", "--name-only", c.base, c.head}, productionSpec(production...)...)...)
 	rp.production = strings.Fields(diff) // sorted by git
 	return c, rp, err
 }
@@ -74,14 +68,14 @@ func run(baseRev, headRev string) (rp report, err error) {
 		return rp, err
 	}
 	defer func() { _ = os.RemoveAll(c.work) }()
-	if attachment := filepath.Join(c.repo, warm.File); fileExists(attachment) {
-		c.warm = attachment
+	if _, err := os.Stat(filepath.Join(c.repo, warm.File)); err == nil {
+		c.warm = filepath.Join(c.repo, warm.File)
 		progress("the envtest runs attach to make envtest-up's control plane")
 	}
 	progress("checking out %s (base), %s (head), and the head's specs on the base's production code; compiling their scenarios", rp.base, rp.head)
 	base, baseErr := c.checkOut("base", c.base, "")
 	head, headErr := c.checkOut("head", c.head, "")
-	againstBase, err := c.checkOut("against-base", c.head, c.base)
+	againstBase, err := c.checkOut("against-base", c.head, c.base, production...)
 	if err := errors.Join(baseErr, headErr, err); err != nil {
 		return rp, err
 	}
@@ -121,14 +115,6 @@ func run(baseRev, headRev string) (rp report, err error) {
 	}
 	rp.took = time.Since(started)
 	return rp, nil
-}
-
-// short names a revision as given, with its commit when that says more.
-func short(rev, sha string) string {
-	if strings.HasPrefix(sha, rev) {
-		return sha[:min(len(sha), 12)]
-	}
-	return fmt.Sprintf("%s (%s)", rev, sha[:min(len(sha), 12)])
 }
 
 func git(dir string, args ...string) (string, error) {

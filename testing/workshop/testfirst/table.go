@@ -9,18 +9,20 @@ import (
 	"example.com/operator-demo/testing/workshop/specreport"
 )
 
-// row is one spec, how it ended in each tree, and its verdict: ok, and warn when a reviewer should look all the same.
+// row is one spec, how it ended in each tree, and its verdict, ticked ✅, ⚠️ (allowed, but a
+// reviewer should look all the same) or ❌.
 type row struct {
 	spec                spec
 	base, withAPI, head outcome
-	verdict             string
-	ok, warn            bool
+	verdict, tick       string
 }
+
+func (r row) ok() bool { return r.tick == "✅" || r.tick == "⚠️" }
 
 // judge says what a spec's runs make it. Test-first is failing inside the spec against the base's
 // behaviour (given the head's api/ if need be), and passing at the head.
 func judge(s spec, base, withAPI, head outcome) row {
-	r := row{spec: s, base: base, withAPI: withAPI, head: head}
+	r := row{spec: s, base: base, withAPI: withAPI, head: head, tick: "❌"}
 	switch {
 	case s.characterization && !statesWhy(s.reason):
 		r.verdict = "labelled characterization without its reason: say what it pins and why it came after the code, as " + characterizationForm
@@ -31,13 +33,13 @@ func judge(s spec, base, withAPI, head outcome) row {
 	case head.state != passed:
 		r.verdict = "fails at the head"
 	case base.state == failed:
-		r.verdict, r.ok = "written first", true
+		r.verdict, r.tick = "written first", "✅"
 	case base.state == broken:
 		r.verdict = "the run against the base proves nothing"
 	case base.state != uncompiled:
 		r.unproven("passed at the base", true)
 	case withAPI.state == failed:
-		r.verdict, r.ok = "written first: red against the base's behaviour with the head's api/", true
+		r.verdict, r.tick = "written first: red against the base's behaviour with the head's api/", "✅"
 	case withAPI.state == passed:
 		r.unproven("passes against the base's behaviour once given the head's api/ names", true)
 	case withAPI.state != uncompiled:
@@ -45,7 +47,7 @@ func judge(s spec, base, withAPI, head outcome) row {
 	case s.kind == unit:
 		// The usual red of a unit test: what it tests does not exist yet. Whether it can fail is
 		// the sweep's to show: make mutate-sweep BASE= tries every break of the lines changed.
-		r.verdict, r.ok = "written first: does not compile against the base, even with the head's api/", true
+		r.verdict, r.tick = "written first: does not compile against the base, even with the head's api/", "✅"
 	default:
 		// A scenario that needs more of the head than api/'s names (a harness change, say).
 		r.unproven("does not compile against the base even with the head's api/, so it was never seen red against the base's behaviour", false)
@@ -58,7 +60,7 @@ func (r *row) unproven(why string, green bool) {
 	s := r.spec
 	switch {
 	case green && s.characterization && s.change == added:
-		r.verdict, r.ok = "characterization: "+why+", as its label says: "+s.reason, true
+		r.verdict, r.tick = "characterization: "+why+", as its label says: "+s.reason, "✅"
 		return
 	case green && s.characterization:
 		why += ", as a changed characterization spec does by nature: weakening one is a rewrite"
@@ -69,7 +71,7 @@ func (r *row) unproven(why string, green bool) {
 	}
 	r.verdict = why + ": not written first (" + hint + "; a rewrite, a rename or a split of existing specs is stated in a commit of the change by a trailer `" + RewriteTrailer + ": <the spec's name>`)"
 	if s.rewrite != "" {
-		r.verdict, r.ok, r.warn = "rewritten: "+why+"; "+s.rewrite+" states it rewrites the spec", true, true
+		r.verdict, r.tick = "rewritten: "+why+"; "+s.rewrite+" states it rewrites the spec", "⚠️"
 	}
 }
 
@@ -84,7 +86,7 @@ type report struct {
 func (rp report) failures() []string {
 	var out []string
 	for _, r := range rp.rows {
-		if !r.ok {
+		if !r.ok() {
 			out = append(out, fmt.Sprintf("%s %q: %s", r.spec.kind, r.spec.name, r.verdict))
 		}
 	}
@@ -102,7 +104,7 @@ func (rp report) markdown() string {
 	p("| Spec | Change | Tier | Against the base | At the head | Verdict |\n|---|---|---|---|---|---|\n")
 	count := map[string]int{} // the ✅ and ⚠️ rows, by their verdict's first words
 	for _, r := range rp.rows {
-		if r.ok {
+		if r.ok() {
 			count[strings.SplitN(r.verdict, ":", 2)[0]]++
 		}
 		against := mark(r.base)
@@ -110,7 +112,7 @@ func (rp report) markdown() string {
 			against += "; with the head's api/: " + mark(r.withAPI)
 		}
 		p("| %s | %s | %s | %s | %s | %s %s |\n", specreport.Cell(r.spec.kind+": "+r.spec.name), r.spec.change, cmp.Or(r.spec.tier, "—"),
-			against, mark(r.head), tick(r), specreport.Cell(r.verdict))
+			against, mark(r.head), r.tick, specreport.Cell(r.verdict))
 	}
 	verdict, production := "no production code changed either", "\nProduction code unchanged.\n"
 	if len(rp.production) > 0 {
@@ -132,11 +134,4 @@ func (rp report) markdown() string {
 // mark is an outcome as a cell of the table.
 func mark(o outcome) string {
 	return [...]string{none: "—", passed: "passed", failed: "failed: ", broken: "no verdict: "}[o.state] + specreport.Cell(o.detail)
-}
-
-func tick(r row) string {
-	if r.warn {
-		return "⚠️"
-	}
-	return map[bool]string{true: "✅", false: "❌"}[r.ok]
 }

@@ -84,11 +84,11 @@ func TestChangedUnitTests(t *testing.T) {
 	mustWrite("base/controllers/a_test.go", "package controllers\n\nfunc TestKept(t *testing.T) { t.Log(1) }\n\nfunc TestEdited(t *testing.T) { t.Log(1) }\n")
 	mustWrite("head/controllers/a_test.go", "package controllers\n\n// TestKept, with a comment now.\nfunc TestKept(t *testing.T) { t.Log(1) }\n\nfunc TestEdited(t *testing.T) { t.Log(2) }\n\n"+
 		"// TestOld describes what the base does already.\n//\n// Characterization: written after the base had it,\n// when this test came.\nfunc TestOld(t *testing.T) {}\n\nfunc helper(t *testing.T) {}\n")
-	base, err := unitTests(filepath.Join(dir, "base"), "api", "controllers")
+	base, err := unitTests(filepath.Join(dir, "base"), "controllers")
 	if err != nil {
 		t.Fatal(err)
 	}
-	head, err := unitTests(filepath.Join(dir, "head"), "api", "controllers")
+	head, err := unitTests(filepath.Join(dir, "head"), "controllers")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,11 +153,11 @@ func TestJudge(t *testing.T) {
 				s.reason = aReason
 			}
 			r := judge(s, tt.base, tt.withAPI, tt.head)
-			if tick(r) != tt.wantTick || !strings.Contains(r.verdict, tt.wantVerdict) {
-				t.Errorf("judge = %s %q, want %s and a verdict containing %q", tick(r), r.verdict, tt.wantTick, tt.wantVerdict)
+			if r.tick != tt.wantTick || !strings.Contains(r.verdict, tt.wantVerdict) {
+				t.Errorf("judge = %s %q, want %s and a verdict containing %q", r.tick, r.verdict, tt.wantTick, tt.wantVerdict)
 			}
-			if r.ok != (tt.wantTick != "❌") {
-				t.Errorf("judge.ok = %v for %s", r.ok, tt.wantTick)
+			if r.ok() != (tt.wantTick != "❌") {
+				t.Errorf("judge.ok() = %v for %s", r.ok(), tt.wantTick)
 			}
 		})
 	}
@@ -184,8 +184,8 @@ func TestACharacterizationSpecIsNewAndSaysWhy(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := spec{kind: scenario, name: "s", change: tt.change, tier: "envtest", characterization: true, reason: tt.reason, rewrite: tt.rewrite}
-			if r := judge(s, green, outcome{}, green); r.ok != tt.wantOK || !strings.Contains(r.verdict, tt.wantVerdict) {
-				t.Errorf("judge = %v %q, want %v and a verdict containing %q", r.ok, r.verdict, tt.wantOK, tt.wantVerdict)
+			if r := judge(s, green, outcome{}, green); r.ok() != tt.wantOK || !strings.Contains(r.verdict, tt.wantVerdict) {
+				t.Errorf("judge = %v %q, want %v and a verdict containing %q", r.ok(), r.verdict, tt.wantOK, tt.wantVerdict)
 			}
 		})
 	}
@@ -282,7 +282,7 @@ func TestAgainstTheBaseIsTheHeadWithTheBasesProduction(t *testing.T) {
 	}
 	want := map[string]string{"api/v1alpha1/types.go": "base", "api/v1alpha1/types_test.go": "head", "apis/x.go": "head", "cmd/main.go": "base",
 		"config/crd/crd.yaml": "base", "config/rbac/role.yaml": "head", "controllers/c.go": "base", "controllers/c_test.go": "head", "testing/x_test.go": "head"}
-	if got := tree("against-base"); !maps.Equal(got, want) {
+	if got := tree("against-base", production...); !maps.Equal(got, want) {
 		t.Errorf("against the base:\n got %v\nwant %v", got, want)
 	}
 	want["api/v1alpha1/types.go"] = "head"
@@ -354,11 +354,7 @@ func TestEveryCharacterizationSpecSaysWhy(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				_, comment, err := f.Body(i + 1)
-				if err != nil {
-					t.Fatal(err)
-				}
-				specs = append(specs, spec{name: fmt.Sprintf("%s:%d", file, i+1), characterization: true, reason: characterizationReason(comment)})
+				specs = append(specs, spec{name: fmt.Sprintf("%s:%d", file, i+1), characterization: true, reason: characterizationReason(f.Comment(i + 1))})
 			}
 		}
 	}
@@ -373,5 +369,42 @@ func TestEveryCharacterizationSpecSaysWhy(t *testing.T) {
 	}
 	if found < 5 {
 		t.Errorf("found %d characterization specs, want those of scenarios/ and controllers/", found)
+	}
+}
+
+// TestEachTiersEnvironmentSelectsIt: a run that sets a tier's environment runs on that tier.
+func TestEachTiersEnvironmentSelectsIt(t *testing.T) {
+	for _, tier := range runnable {
+		t.Setenv(tiers.Env, "")
+		t.Setenv(tiers.ProviderEnv, "")
+		for _, v := range environment(tier) {
+			name, value, _ := strings.Cut(v, "=")
+			t.Setenv(name, value)
+		}
+		if got, err := tiers.Current(); err != nil || got.Provider != tier.Provider {
+			t.Errorf("with %v the scenarios run on %q (%v), want %q", environment(tier), got.Provider, err, tier.Name)
+		}
+	}
+}
+
+// TestHowASpecEnded: what the compiler said comes first; else the spec's result, by its name:
+// passed, failed in the spec, failed outside it; one the results leave out, or skipped, did not run.
+func TestHowASpecEnded(t *testing.T) {
+	s := spec{name: "Sample when x it y", file: "scenarios/x_test.go"}
+	for _, tt := range []struct {
+		results  []specreport.Result
+		compiler string
+		want     outcome
+	}{
+		{nil, "# scenarios\nscenarios/x_test.go:3:2: undefined: Y\n", outcome{uncompiled, "does not compile: scenarios/x_test.go:3:2: undefined: Y"}},
+		{[]specreport.Result{{Name: s.name, Passed: true}}, "", outcome{state: passed}},
+		{[]specreport.Result{{Name: s.name, InSpec: true, Message: "boom", Location: "scenarios/x_test.go:9"}}, "", outcome{failed, "boom (scenarios/x_test.go:9)"}},
+		{[]specreport.Result{{Name: s.name, Message: "cleanup failed"}}, "", outcome{broken, "failed outside the spec: cleanup failed"}},
+		{[]specreport.Result{{Name: "another", Passed: true}}, "", outcome{broken, "did not run"}},
+		{[]specreport.Result{{Name: s.name, Skipped: true}}, "", outcome{broken, "did not run"}},
+	} {
+		if got := ended(s, tt.results, tt.compiler); got != tt.want {
+			t.Errorf("ended(%+v, %q) = %+v, want %+v", tt.results, tt.compiler, got, tt.want)
+		}
 	}
 }

@@ -224,8 +224,8 @@ func TestASpecThatFailsAtTheHeadFails(t *testing.T) {
 
 // The README's way to add a behaviour, made with the two mistakes a newcomer makes: the new name
 // goes into api/ first and is committed with the scenario, seen failing; the code
-// follows on a branch; the tool takes the merge-base with main as the base, as a pull request's
-// check does. Either scenario passes against the base's behaviour, so neither was written first,
+// follows on a branch; the base is the merge-base with main, as make test-first takes it by
+// default. Either scenario passes against the base's behaviour, so neither was written first,
 // whatever the compile error against the base's api/ says.
 func TestACopiedSpecWithANewAPINameFailsAgainstTheMergeBase(t *testing.T) {
 	copied := func(t *testing.T, dir string) {
@@ -282,7 +282,7 @@ var _ = Describe("Sample", Label("paused"), func() {
 				writeFile(t, filepath.Join(dir, "controllers", "paused.go"), "package controllers\n\n// paused is where the code would go.\nconst paused = true\n\nvar _ = paused\n")
 			})
 
-			code, table, stderr := repo.testFirstFrom(t, "")
+			code, table, stderr := repo.testFirstFrom(t, strings.TrimSpace(run(t, repo.dir, "git", "merge-base", "main", "HEAD")))
 			if code != 1 {
 				t.Fatalf("exit %d, want 1:\n%s\n%s", code, table, stderr)
 			}
@@ -434,20 +434,14 @@ func (r *repo) testFirst(t *testing.T) (code int, table, stderr string) {
 	return r.testFirstFrom(t, "HEAD~1")
 }
 
-// testFirstFrom runs the tool on the change from base to the last commit; with base "", from
-// where the tool finds it by default (the merge-base with main), as a pull request does.
+// testFirstFrom runs the tool on the change from base to the last commit, as make test-first does.
 func (r *repo) testFirstFrom(t *testing.T, base string) (code int, table, stderr string) {
 	t.Helper()
-	report := filepath.Join(t.TempDir(), "test-first.md")
-	args := []string{"-report", report}
-	if base != "" {
-		args = append(args, "-base", base)
-	}
-	cmd := exec.Command(testFirst, args...)
+	cmd := exec.Command(testFirst, "-base", base)
 	cmd.Dir = r.dir
 	cmd.Env = append(os.Environ(), "GITHUB_STEP_SUMMARY=")
-	var errOut bytes.Buffer
-	cmd.Stderr = &errOut
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
 	var exit *exec.ExitError
 	switch {
@@ -456,11 +450,10 @@ func (r *repo) testFirstFrom(t *testing.T, base string) (code int, table, stderr
 	case err != nil:
 		t.Fatal(err)
 	}
-	written, readErr := os.ReadFile(report)
-	if readErr != nil {
-		t.Fatalf("no table written (exit %d): %v\n%s", code, readErr, errOut.String())
+	if out.Len() == 0 {
+		t.Fatalf("no table written (exit %d):\n%s", code, errOut.String())
 	}
-	return code, string(written), errOut.String()
+	return code, out.String(), errOut.String()
 }
 
 // scenarioFile is the file of the scenario labelled label.

@@ -25,7 +25,7 @@ func aBreak(line int, was string) sweep.Break {
 // file:line and the tests and specs that run its code, and the sweep fails naming it.
 func TestASurvivorFailsTheSweepNamingItsLineAndWhatReachesIt(t *testing.T) {
 	r := sweepReport{Verdicts: []verdict{
-		{Break: aBreak(10, `"a"`), Tier: unitTier, Killers: []string{"TestA"}, Reach: []string{"TestA"}},
+		{Break: aBreak(10, `"a"`), Tier: unitTier, Killer: "TestA", Reach: []string{"TestA"}},
 		{Break: aBreak(12, `"b"`), Reach: []string{"TestA", "Sample when created makes it"}},
 		{Break: aBreak(14, `"c"`)},
 	}, Took: time.Minute} // a sweep of no package: no equivalent break's entry is stale
@@ -129,9 +129,9 @@ func TestAChangeWithoutABreakSaysSoAndPasses(t *testing.T) {
 // timeout, and the report names it so; it fails nothing.
 func TestAHangIsAKillNamedAsATimeout(t *testing.T) {
 	r := sweepReport{Verdicts: []verdict{ // of no package: no equivalent break's entry is stale
-		{Break: aBreak(10, `"a"`), Tier: unitTier, Killers: []string{"TestA"}, TimedOut: true, Reach: []string{"TestA"}},
-		{Break: aBreak(12, `"b"`), Tier: envtestTier, Killers: []string{"Sample when created makes it"}, Kills: 3, Runs: 3, TimedOut: true},
-		{Break: aBreak(14, `"c"`), Tier: unitTier, Killers: []string{"TestC"}},
+		{Break: aBreak(10, `"a"`), Tier: unitTier, Killer: "TestA", TimedOut: true, Reach: []string{"TestA"}},
+		{Break: aBreak(12, `"b"`), Tier: envtestTier, Killer: "Sample when created makes it", TimedOut: true},
+		{Break: aBreak(14, `"c"`), Tier: unitTier, Killer: "TestC"},
 	}}
 	var out bytes.Buffer
 	if err := r.write(&out); err != nil {
@@ -142,7 +142,7 @@ func TestAHangIsAKillNamedAsATimeout(t *testing.T) {
 		"2 of the kills by timeout",
 		"## Killed by timeout",
 		"| controllers/a.go:10 | f | constant: `\"a\"` → `\"\"` | killed by unit test TestA (killed by timeout: the run hung past 2m0s) |",
-		`| controllers/a.go:12 | f | constant: ` + "`\"b\"` → `\"\"`" + ` | killed in 3 of 3 runs of the specs that reach it, by "Sample when created makes it" (killed by timeout: the run hung past 2m0s) |`,
+		`| controllers/a.go:12 | f | constant: ` + "`\"b\"` → `\"\"`" + ` | killed by spec "Sample when created makes it" (killed by timeout: the run hung past 2m0s) |`,
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, out.String())
@@ -158,7 +158,7 @@ func TestAHangIsAKillNamedAsATimeout(t *testing.T) {
 // IDs (BREAK=) or of a change's lines (BASE=), nor in a sweep of other packages (the operator's
 // sweep, of the harness's entries).
 func TestOnlyASweepOfEveryBreakItsFilesHoldFindsEquivalentsStale(t *testing.T) {
-	killed := []verdict{{Break: aBreak(10, `"a"`), Tier: unitTier, Killers: []string{"TestA"}}}
+	killed := []verdict{{Break: aBreak(10, `"a"`), Tier: unitTier, Killer: "TestA"}}
 	for _, sel := range []selection{{Break: "controllers/a.go"}, {Since: "origin/main"}} {
 		r := sweepReport{selection: sel, Dirs: []string{"controllers"}, Verdicts: killed}
 		if err := r.write(io.Discard); err != nil {
@@ -198,7 +198,7 @@ func TestTheHarnessIsJudgedByItsOwnTests(t *testing.T) {
 // TestAGroupWithoutTheScenariosReachesWithoutADryRun: the harness's sweep, judged by unit tests
 // alone, runs no Ginkgo dry run, so it reads none.
 func TestAGroupWithoutTheScenariosReachesWithoutADryRun(t *testing.T) {
-	s := &sweeper{root: t.TempDir(), work: t.TempDir(), spent: map[string]time.Duration{}}
+	s := &sweeper{root: t.TempDir(), work: t.TempDir()}
 	if all, err := s.reach(); err != nil || len(all) > 0 {
 		t.Errorf("reach of a group of no test package = %v, %v; want nothing, no error", all, err)
 	}

@@ -61,14 +61,14 @@ func main() {
 	scenario := flag.String("scenario", "", "with -mutants: try only the breaks that this scenario (its label) exists to catch")
 	mutant := flag.String("mutant", "", "with -mutants: try only the breaks whose description contains this text")
 	harness := flag.Bool("harness", false, "break the harness a team copies, judged by its own tests, instead of the operator")
-	since := flag.String("changed-since", "", "try only the breaks on the lines changed since this revision (the work tree counts); with -mutants and -scenario or -mutant: also try every mutant whose lines changed since it")
+	since := flag.String("changed-since", "", "try only the breaks on the lines changed since this revision (the work tree counts)")
 	flag.Parse()
 	tool, r, err := "mutate-sweep", sweepReport{}, error(nil)
 	sel := selection{File: *only, Break: *breakText, Since: *since}
 	switch {
 	case *hand:
 		tool = "mutate"
-		err = withSweeper(false, func(s *sweeper) error { return s.mutate(*scenario, *mutant, *since) })
+		err = withSweeper(false, func(s *sweeper) error { return s.mutate(*scenario, *mutant) })
 	default:
 		err = withSweeper(*harness, func(s *sweeper) error { return s.run(&r, sel) })
 	}
@@ -105,8 +105,8 @@ func (sel selection) keeper(root string, dirs []string) (func(sweep.Break) bool,
 		changed, err = changedSince(root, sel.Since, dirs...)
 	}
 	return func(b sweep.Break) bool {
-		return strings.Contains(b.File, sel.File) && strings.Contains(b.ID(), sel.Break) &&
-			(sel.Since == "" || touches(changed[b.File], b.Line, b.Last))
+		onChange := slices.ContainsFunc(changed[b.File], func(r lineRange) bool { return r.first <= b.Last && b.Line <= r.last })
+		return strings.Contains(b.File, sel.File) && strings.Contains(b.ID(), sel.Break) && (sel.Since == "" || onChange)
 	}, err
 }
 
@@ -413,15 +413,8 @@ func reachedBy(v verdict) string {
 
 // mutate is make mutate: each chosen mutant must fail its scenario, which passes unbroken; the unit
 // tests show which layer of the pyramid sees which break.
-func (s *sweeper) mutate(scenario, text, since string) error {
-	var touched map[string][]lineRange
-	if since != "" && (scenario != "" || text != "") {
-		var err error
-		if touched, err = changedSince(s.root, since, "controllers", "api", "cmd"); err != nil {
-			return err
-		}
-	}
-	chosen, err := choose(s.root, mutants.All, scenario, text, touched)
+func (s *sweeper) mutate(scenario, text string) error {
+	chosen, err := choose(mutants.All, scenario, text)
 	if err != nil {
 		return err
 	}
@@ -492,39 +485,26 @@ func (s *sweeper) tryMutant(dir string, m mutants.Mutant) (caught, unit trial.Ve
 	return caught, unit, took, nil
 }
 
-// choose is the mutants of all of scenario ("": all) whose break mentions text, and those whose
-// lines under root the change touched.
-func choose(root string, all []mutants.Mutant, scenario, text string, touched map[string][]lineRange) ([]mutants.Mutant, error) {
+// choose is the mutants of all of scenario ("": all) whose break mentions text.
+func choose(all []mutants.Mutant, scenario, text string) ([]mutants.Mutant, error) {
 	var out []mutants.Mutant
 	var scenarios []string
-	var stale error // an edit that no longer finds its lines
 	for _, m := range all {
 		if !slices.Contains(scenarios, m.Scenario) {
 			scenarios = append(scenarios, m.Scenario)
 		}
-		chosen := (scenario == "" || m.Scenario == scenario) && strings.Contains(m.Break, text)
-		if !chosen {
-			spans, err := m.Spans(root)
-			stale = errors.Join(stale, err)
-			chosen = slices.ContainsFunc(spans, func(s mutants.Span) bool { return touches(touched[s.File], s.First, s.Last) })
-		}
-		if chosen {
+		if (scenario == "" || m.Scenario == scenario) && strings.Contains(m.Break, text) {
 			out = append(out, m)
 		}
 	}
 	if len(out) == 0 {
-		return nil, errors.Join(fmt.Errorf("no break of scenario %q mentions %q; scenarios with breaks: %s", scenario, text, strings.Join(scenarios, ", ")), stale)
+		return nil, fmt.Errorf("no break of scenario %q mentions %q; scenarios with breaks: %s", scenario, text, strings.Join(scenarios, ", "))
 	}
-	return out, stale
+	return out, nil
 }
 
 // lineRange is the lines first to last of a file, numbered from 1.
 type lineRange struct{ first, last int }
-
-// touches says whether any of ranges holds a line of first to last.
-func touches(ranges []lineRange, first, last int) bool {
-	return slices.ContainsFunc(ranges, func(r lineRange) bool { return r.first <= last && first <= r.last })
-}
 
 // changedSince are the lines of dirs under root changed since the revision since: the work tree's
 // edits count, and a file that git does not track yet counts whole.

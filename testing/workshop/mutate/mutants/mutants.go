@@ -18,12 +18,6 @@ type Mutant struct {
 	Edits           []Edit
 }
 
-// Span is the lines First to Last (from 1) of a file that an edit replaces, before the edits.
-type Span struct {
-	File        string
-	First, Last int
-}
-
 // Apply makes m's edits to the files under root in memory: each file changed, by relative path.
 func (m Mutant) Apply(root string) (map[string]string, error) {
 	mutated := map[string]string{}
@@ -39,19 +33,6 @@ func (m Mutant) Apply(root string) (map[string]string, error) {
 		mutated[e.File] = strings.Join(lines[:first], "") + indent + e.To + strings.Join(lines[last+1:], "")
 	}
 	return mutated, nil
-}
-
-// Spans are the lines each of m's edits replaces in the files under root as they are.
-func (m Mutant) Spans(root string) ([]Span, error) {
-	var out []Span
-	for _, e := range m.Edits {
-		_, first, last, err := e.find(root, nil)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Span{e.File, first + 1, last + 1})
-	}
-	return out, nil
 }
 
 // find splits e.File (as mutated, if it is) into lines and finds e.From's, once, first to last.

@@ -462,11 +462,7 @@ func (s *sweeper) tryMutant(dir string, m mutants.Mutant) (caught, unit trial.Ve
 	if err != nil {
 		return caught, unit, took, err
 	}
-	overlay := map[string]string{}
-	for file, content := range mutated {
-		overlay[filepath.Join(s.root, file)] = content
-	}
-	if out, err := trial.Build(s.root, dir, overlay, theOperator.tests...); err != nil {
+	if out, err := trial.Build(s.root, dir, mutated, theOperator.tests...); err != nil {
 		return caught, unit, took, fmt.Errorf("does not build: %w\n%s", err, out)
 	}
 	start := time.Now()

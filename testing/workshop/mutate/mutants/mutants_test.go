@@ -33,7 +33,7 @@ func TestAnEditMatchesWholeLinesOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	m := Mutant{Break: "b", Edits: []Edit{{"c.go", "return merged, changed", "return merged, true"}}}
+	m, file := Mutant{Break: "b", Edits: []Edit{{"c.go", "return merged, changed", "return merged, true"}}}, filepath.Join(root, "c.go")
 
 	write("func f() {\n\treturn merged, changed || annotated\n}\n")
 	if _, err := m.Apply(root); err == nil || !strings.Contains(err.Error(), "0 times") {
@@ -45,8 +45,8 @@ func TestAnEditMatchesWholeLinesOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "func f() {\n\treturn merged, changed || annotated\n\treturn merged, true\n}\n"; mutated["c.go"] != want {
-		t.Errorf("mutated:\n%s\nwant:\n%s", mutated["c.go"], want)
+	if want := "func f() {\n\treturn merged, changed || annotated\n\treturn merged, true\n}\n"; mutated[file] != want {
+		t.Errorf("mutated:\n%s\nwant:\n%s", mutated[file], want)
 	}
 
 	multi := Mutant{Break: "b", Edits: []Edit{{"c.go", "if x {\n\treturn y\n}", "return y"}}}
@@ -54,7 +54,7 @@ func TestAnEditMatchesWholeLinesOnly(t *testing.T) {
 	if mutated, err = multi.Apply(root); err != nil {
 		t.Fatal(err)
 	}
-	if want := "func f() {\n\treturn y\n}\n"; mutated["c.go"] != want {
-		t.Errorf("a multi-line edit:\n%s\nwant:\n%s", mutated["c.go"], want)
+	if want := "func f() {\n\treturn y\n}\n"; mutated[file] != want {
+		t.Errorf("a multi-line edit:\n%s\nwant:\n%s", mutated[file], want)
 	}
 }

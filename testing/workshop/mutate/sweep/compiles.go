@@ -75,21 +75,19 @@ func Compiling(root string, dirs []string, keep func(Break) bool) (c *Checker, b
 		return nil, nil, 0, err
 	}
 	for _, b := range kept {
-		if c.Compiles(b) != nil {
-			notCompiled++
-		} else {
+		if c.Compiles(b) {
 			breaks = append(breaks, b)
+		} else {
+			notCompiled++
 		}
 	}
 	return c, breaks, notCompiled, nil
 }
 
-// Compiles returns nil if the package of b's file, with b made, type-checks; else the first error.
-func (c *Checker) Compiles(b Break) error {
-	if _, errs := c.check(path.Dir(b.File), map[string][]byte{b.File: b.Content}, false); len(errs) > 0 {
-		return errs[0]
-	}
-	return nil
+// Compiles says whether the package of b's file, with b made, type-checks.
+func (c *Checker) Compiles(b Break) bool {
+	_, errs := c.check(path.Dir(b.File), map[string][]byte{b.File: b.Content}, false)
+	return len(errs) == 0
 }
 
 // check type-checks dir's package with files (by path from the root) in place of its own files or

@@ -209,28 +209,26 @@ func progress(start time.Time, format string, args ...any) {
 
 // reach lists the unit tests and specs, each with the breaks whose code it runs alone, unbroken.
 func (s *sweeper) reach() (all []test, err error) {
-	dryRun := filepath.Join(s.work, "dry-run.json")
 	for _, pkg := range s.group.tests {
-		args := []string{"-test.list=."}
 		if pkg == scenarios {
-			args = []string{"-ginkgo.dry-run", "-ginkgo.json-report=" + dryRun}
+			continue // its dry run lists its specs, below
 		}
-		cmd := exec.Command(trial.Binary(s.work, pkg), args...)
+		cmd := exec.Command(trial.Binary(s.work, pkg), "-test.list=^Test") // not the benchmarks and examples
 		cmd.Dir = filepath.Join(s.root, pkg)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			return nil, fmt.Errorf("%s %s: %w\n%s", filepath.Base(cmd.Path), strings.Join(args, " "), err, out)
+			return nil, fmt.Errorf("list the tests of %s: %w\n%s", pkg, err, out)
 		}
 		for _, name := range strings.Fields(string(out)) {
-			if pkg != scenarios && strings.HasPrefix(name, "Test") { // not the benchmarks and examples
-				all = append(all, test{Pkg: pkg, Name: name})
-			}
+			all = append(all, test{Pkg: pkg, Name: name})
 		}
 	}
 	if slices.Contains(s.group.tests, scenarios) { // the harness's tests are unit tests alone
-		suite, err := specreport.Ginkgo(dryRun, s.root)
-		if err != nil {
-			return nil, err
+		cmd := exec.Command(trial.Binary(s.work, scenarios), "-ginkgo.dry-run")
+		cmd.Dir = filepath.Join(s.root, scenarios)
+		suite, out, err, readErr := specreport.Run(cmd, filepath.Join(s.work, "dry-run.json"), s.root)
+		if err = cmp.Or(err, readErr); err != nil {
+			return nil, fmt.Errorf("the scenarios' dry run: %w\n%s", err, out)
 		}
 		for _, spec := range suite.Specs {
 			if spec.Passed { // a dry run passes the specs this tier runs

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"example.com/operator-demo/testing/workshop/mutate/sweep"
+	"example.com/operator-demo/testing/workshop/mutate/trial"
 	"example.com/operator-demo/testing/workshop/repo"
 )
 
@@ -201,5 +202,28 @@ func TestAGroupWithoutTheScenariosReachesWithoutADryRun(t *testing.T) {
 	s := &sweeper{root: t.TempDir(), work: t.TempDir()}
 	if all, err := s.reach(); err != nil || len(all) > 0 {
 		t.Errorf("reach of a group of no test package = %v, %v; want nothing, no error", all, err)
+	}
+}
+
+// TestReachRunsEachTestAndSpecAlone: the sweep lists the unit tests (not the benchmarks and
+// examples) and the specs that run (not the pending ones), and runs each alone, unbroken.
+func TestReachRunsEachTestAndSpecAlone(t *testing.T) {
+	s := &sweeper{root: filepath.Join("testdata", "reach"), work: t.TempDir(), group: group{tests: []string{"./unit", scenarios}}}
+	if out, err := trial.Build(s.root, s.work, nil, s.group.tests...); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	all, err := s.reach()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]string, 0, len(all))
+	for _, test := range all {
+		got = append(got, test.Pkg+" "+test.Name)
+	}
+	if want := []string{"./unit TestOne", "./unit TestTwo", "./scenarios A spec runs"}; !slices.Equal(got, want) {
+		t.Errorf("reach lists %q, want %q", got, want)
+	}
+	if s.description != "Reach" {
+		t.Errorf("the suite's description: %q, want Reach", s.description)
 	}
 }

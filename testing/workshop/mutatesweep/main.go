@@ -7,10 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -64,13 +64,12 @@ func main() {
 	since := flag.String("changed-since", "", "try only the breaks on the lines changed since this revision (the work tree counts)")
 	flag.Parse()
 	tool, r, err := "mutate-sweep", sweepReport{}, error(nil)
-	sel := selection{File: *only, Break: *breakText, Since: *since}
 	switch {
 	case *hand:
 		tool = "mutate"
 		err = withSweeper(false, func(s *sweeper) error { return s.mutate(*scenario, *mutant) })
 	default:
-		err = withSweeper(*harness, func(s *sweeper) error { return s.run(&r, sel) })
+		err = withSweeper(*harness, func(s *sweeper) error { return s.run(&r, selection{File: *only, Break: *breakText, Since: *since}) })
 	}
 	if err == nil && !*hand {
 		var md strings.Builder
@@ -288,7 +287,9 @@ func (s *sweeper) try(v *verdict, i int, schema sweep.Schema, all []test) {
 	reach := slices.DeleteFunc(slices.Clone(all), func(t test) bool { return !slices.Contains(t.hits, name) })
 	if !schema.Switched[i] {
 		dir, env, reach = filepath.Join(s.work, name), nil, all
-		if out, err := trial.Build(s.root, dir, schema.Alone(v.Break), s.group.tests...); err != nil {
+		alone := maps.Clone(schema.Overlay) // with the break's file as the break makes it, unswitched
+		alone[filepath.Join(s.root, v.Break.File)] = string(v.Break.Content)
+		if out, err := trial.Build(s.root, dir, alone, s.group.tests...); err != nil {
 			v.Err = fmt.Sprintf("build it: %v\n%s", err, out)
 			return
 		}
@@ -332,29 +333,11 @@ func (r sweepReport) title() string {
 	return title
 }
 
-// stale are the entries of sweep.Equivalent that no break of the report matches, when it holds
-// every break its files and IDs select: not a change's, nor a sweep of other packages.
-func (r sweepReport) stale() []string {
-	var stale []string
-	for id := range sweep.Equivalent {
-		file := strings.Fields(id)[0]
-		selected := r.Since == "" && slices.Contains(r.Dirs, path.Dir(file)) && strings.Contains(file, r.File) && strings.Contains(id, r.Break)
-		if selected && !slices.ContainsFunc(r.Verdicts, func(v verdict) bool { return v.Break.ID() == id }) {
-			stale = append(stale, id)
-		}
-	}
-	return stale
-}
-
-// write prints the report; it fails on survivors, no verdicts and stale equivalents.
+// write prints the report; it fails on survivors and on breaks without a verdict.
 func (r sweepReport) write(w io.Writer) error {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	if len(r.Verdicts) == 0 && r.Since != "" {
-		p("%s\n\nNo generic break on the lines changed since %s: nothing to sweep", r.title(), r.Since)
-		if r.NotCompiled > 0 {
-			p(" (%d breaks there do not compile, and were not tried)", r.NotCompiled)
-		}
-		p(".\n")
+		p("%s\n\nNo generic break that compiles on the lines changed since %s: nothing to sweep.\n", r.title(), r.Since)
 		return nil
 	}
 	var survivors, unanswered, equivalent, hung []verdict
@@ -378,7 +361,7 @@ func (r sweepReport) write(w io.Writer) error {
 			hung = append(hung, v)
 		}
 	}
-	stale, scored := r.stale(), len(r.Verdicts)-len(equivalent)
+	scored := len(r.Verdicts) - len(equivalent)
 	killed := scored - len(unanswered) - len(survivors)
 	p("%s\n\n**Score: %d of %d breaks killed (%.0f%%)**, not counting %d equivalent ones: %d by the unit tier, %d by the envtest tier; %d of the kills by timeout. %d breaks without a verdict. %d further breaks do not compile and were not tried.\n",
 		r.title(), killed, scored, 100*float64(killed)/float64(max(scored, 1)), len(equivalent), byUnit, killed-byUnit, len(hung), len(unanswered), r.NotCompiled)
@@ -387,11 +370,10 @@ func (r sweepReport) write(w io.Writer) error {
 	table(w, "No verdict: a run that proved nothing", "Why", unanswered, func(v verdict) string { return v.Err })
 	table(w, "Killed by timeout: a test that runs their code hung", "Kills", hung, verdict.String)
 	table(w, "Equivalent: no behaviour can observe them", "Why", equivalent, func(v verdict) string { return sweep.Equivalent[v.Break.ID()] })
-	if len(survivors)+len(unanswered)+len(stale) == 0 {
+	if len(survivors)+len(unanswered) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%d survivors not listed as equivalent%s; %d breaks without a verdict, %d equivalent entries that match no break (%s)",
-		len(survivors), named, len(unanswered), len(stale), strings.Join(stale, "; "))
+	return fmt.Errorf("%d survivors not listed as equivalent%s; %d breaks without a verdict", len(survivors), named, len(unanswered))
 }
 
 // table prints rows of breaks under title, with a column why from reason.

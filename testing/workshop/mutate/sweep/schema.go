@@ -63,19 +63,11 @@ type Schema struct {
 	Overlay  map[string]string
 	Switched []bool
 	Vars     []string
-	root     string
-}
-
-// Alone is the overlay that builds b, a break the schema could not switch, on its own.
-func (s Schema) Alone(b Break) map[string]string {
-	own := maps.Clone(s.Overlay)
-	own[filepath.Join(s.root, filepath.FromSlash(b.File))] = string(b.Content)
-	return own
 }
 
 // Build makes and builds the schema of breaks; a const that the build needs constant stays so.
 func Build(c *Checker, breaks []Break, build func(overlay map[string]string) ([]byte, error)) (Schema, error) {
-	s, dirs := Schema{Switched: slices.Repeat([]bool{true}, len(breaks)), root: c.root}, map[string]bool{}
+	s, dirs := Schema{Switched: slices.Repeat([]bool{true}, len(breaks))}, map[string]bool{}
 	for _, b := range breaks {
 		dirs[path.Dir(b.File)] = true
 	}

@@ -182,7 +182,7 @@ func TestNothingIsLoadedWhenNoBreakIsKept(t *testing.T) {
 
 // TestEveryEquivalentBreakStillExists: each break listed as equivalent is still one the sweep
 // makes of the operator or of the harness a team copies as they are, so the list follows the code
-// (as the mutants do).
+// (as the mutants do). This is what finds a stale entry: the sweep itself does not.
 func TestEveryEquivalentBreakStillExists(t *testing.T) {
 	root := filepath.Join("..", "..", "..", "..")
 	copied, err := repo.Copied(root)

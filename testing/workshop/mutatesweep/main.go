@@ -11,13 +11,11 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -59,21 +57,19 @@ func theHarness(root string) (group, error) {
 func main() {
 	only := flag.String("file", "", "break only the files whose path contains this text")
 	breakText := flag.String("break", "", "try only the breaks whose ID (file function operator: was → now) contains this text")
-	repeat := flag.Int("repeat", 2, "run the specs against each break the envtest tier kills this many more times, the spec that killed it first")
 	hand := flag.Bool("mutants", false, "make mutate: try the breaks of package mutants, each against the scenario it names")
 	scenario := flag.String("scenario", "", "with -mutants: try only the breaks that this scenario (its label) exists to catch")
 	mutant := flag.String("mutant", "", "with -mutants: try only the breaks whose description contains this text")
 	harness := flag.Bool("harness", false, "break the harness a team copies, judged by its own tests, instead of the operator")
-	since := flag.String("changed-since", "", "try only the breaks on the lines changed since this revision (the work tree counts); with -mutants and -scenario or -mutant: also try every mutant whose lines changed since it")
+	since := flag.String("changed-since", "", "try only the breaks on the lines changed since this revision (the work tree counts)")
 	flag.Parse()
 	tool, r, err := "mutate-sweep", sweepReport{}, error(nil)
-	sel := selection{File: *only, Break: *breakText, Since: *since}
 	switch {
 	case *hand:
 		tool = "mutate"
-		err = withSweeper(0, false, func(s *sweeper) error { return s.mutate(*scenario, *mutant, *since) })
+		err = withSweeper(false, func(s *sweeper) error { return s.mutate(*scenario, *mutant) })
 	default:
-		err = withSweeper(*repeat, *harness, func(s *sweeper) error { return s.run(&r, sel) })
+		err = withSweeper(*harness, func(s *sweeper) error { return s.run(&r, selection{File: *only, Break: *breakText, Since: *since}) })
 	}
 	if err == nil && !*hand {
 		var md strings.Builder
@@ -89,14 +85,11 @@ func main() {
 
 // verdict is what the tiers said about one break.
 type verdict struct {
-	Break sweep.Break
-	// Tier killed it ("" if it survived) by Killers; Kills of Runs of the envtest tier.
-	Tier        string
-	Killers     []string
-	Kills, Runs int
-	TimedOut    bool     // a kill was a test that reaches it running past trial.Timeout
-	Reach       []string // the tests and specs that run its code
-	Err         string   // why the tiers could not say
+	Break        sweep.Break
+	Tier, Killer string   // the tier and the test that killed it ("" if it survived)
+	TimedOut     bool     // Killer ran past trial.Timeout
+	Reach        []string // the tests and specs that run its code
+	Err          string   // why the tiers could not say
 }
 
 // selection is which breaks a sweep tries, as make mutate-sweep's variables choose them: those of
@@ -111,30 +104,25 @@ func (sel selection) keeper(root string, dirs []string) (func(sweep.Break) bool,
 		changed, err = changedSince(root, sel.Since, dirs...)
 	}
 	return func(b sweep.Break) bool {
-		return strings.Contains(b.File, sel.File) && strings.Contains(b.ID(), sel.Break) &&
-			(sel.Since == "" || touches(changed[b.File], b.Line, b.Last))
+		onChange := slices.ContainsFunc(changed[b.File], func(r lineRange) bool { return r.first <= b.Last && b.Line <= r.last })
+		return strings.Contains(b.File, sel.File) && strings.Contains(b.ID(), sel.Break) && (sel.Since == "" || onChange)
 	}, err
 }
 
-// sweepReport is what a sweep found; Spent is each kind of work's time, over processes.
+// sweepReport is what a sweep found.
 type sweepReport struct {
 	selection
 	Dirs        []string // what it broke
-	Repeat      int
 	Verdicts    []verdict
 	NotCompiled int
 	Took        time.Duration
-	Spent       map[string]time.Duration
 }
 
 // sweeper runs tests against breaks.
 type sweeper struct {
 	root, work  string
-	group       group // what it breaks
-	repeat      int
+	group       group  // what it breaks
 	description string // the scenario suite's, which Ginkgo's focus matches
-	mu          sync.Mutex
-	spent       map[string]time.Duration
 }
 
 // test is a unit test of Pkg or a spec (Pkg scenarios), and the breaks whose code it ran (hits).
@@ -145,7 +133,7 @@ type test struct {
 
 // withSweeper runs f with a sweeper of the operator or the harness, whose work directory is in the
 // tree, for the harness's go.mod.
-func withSweeper(repeat int, harness bool, f func(*sweeper) error) error {
+func withSweeper(harness bool, f func(*sweeper) error) error {
 	root, err := repo.Root()
 	if err != nil {
 		return err
@@ -161,14 +149,14 @@ func withSweeper(repeat int, harness bool, f func(*sweeper) error) error {
 			return err
 		}
 	}
-	return f(&sweeper{root: root, work: work, group: g, repeat: repeat, spent: map[string]time.Duration{}})
+	return f(&sweeper{root: root, work: work, group: g})
 }
 
 // run tries into r the compiling breaks that sel keeps; none is an error unless sel asks for a change's.
 func (s *sweeper) run(r *sweepReport, sel selection) error {
 	start := time.Now()
 	dirs := s.group.dirs
-	*r = sweepReport{selection: sel, Dirs: dirs, Repeat: s.repeat, Spent: s.spent}
+	*r = sweepReport{selection: sel, Dirs: dirs}
 	keep, err := sel.keeper(s.root, dirs)
 	if err != nil {
 		return err
@@ -183,7 +171,9 @@ func (s *sweeper) run(r *sweepReport, sel selection) error {
 		return fmt.Errorf("no break of a file matching %q, with an ID matching %q, compiles", sel.File, sel.Break)
 	}
 	progress(start, "%d breaks compile (%d do not); building them in, each behind a switch", len(breaks), r.NotCompiled)
-	schema, err := sweep.Build(checker, breaks, func(overlay map[string]string) ([]byte, error) { return s.build(s.work, overlay) })
+	schema, err := sweep.Build(checker, breaks, func(overlay map[string]string) ([]byte, error) {
+		return trial.Build(s.root, s.work, overlay, s.group.tests...)
+	})
 	if err != nil {
 		return err
 	}
@@ -216,41 +206,28 @@ func progress(start time.Time, format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "sweep %4.0f s: "+format+"\n", append([]any{time.Since(start).Seconds()}, args...)...)
 }
 
-func (s *sweeper) spend(kind string, start time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.spent[kind] += time.Since(start)
-}
-
-func (s *sweeper) build(dir string, overlay map[string]string) ([]byte, error) {
-	defer s.spend("builds", time.Now())
-	return trial.Build(s.root, dir, overlay, s.group.tests...)
-}
-
 // reach lists the unit tests and specs, each with the breaks whose code it runs alone, unbroken.
 func (s *sweeper) reach() (all []test, err error) {
-	dryRun := filepath.Join(s.work, "dry-run.json")
 	for _, pkg := range s.group.tests {
-		args := []string{"-test.list=."}
 		if pkg == scenarios {
-			args = []string{"-ginkgo.dry-run", "-ginkgo.json-report=" + dryRun}
+			continue // its dry run lists its specs, below
 		}
-		cmd := exec.Command(trial.Binary(s.work, pkg), args...)
+		cmd := exec.Command(trial.Binary(s.work, pkg), "-test.list=^Test") // not the benchmarks and examples
 		cmd.Dir = filepath.Join(s.root, pkg)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			return nil, fmt.Errorf("%s %s: %w\n%s", filepath.Base(cmd.Path), strings.Join(args, " "), err, out)
+			return nil, fmt.Errorf("list the tests of %s: %w\n%s", pkg, err, out)
 		}
 		for _, name := range strings.Fields(string(out)) {
-			if pkg != scenarios && strings.HasPrefix(name, "Test") { // not the benchmarks and examples
-				all = append(all, test{Pkg: pkg, Name: name})
-			}
+			all = append(all, test{Pkg: pkg, Name: name})
 		}
 	}
 	if slices.Contains(s.group.tests, scenarios) { // the harness's tests are unit tests alone
-		suite, err := specreport.Ginkgo(dryRun, s.root)
-		if err != nil {
-			return nil, err
+		cmd := exec.Command(trial.Binary(s.work, scenarios), "-ginkgo.dry-run")
+		cmd.Dir = filepath.Join(s.root, scenarios)
+		suite, out, err, readErr := specreport.Run(cmd, filepath.Join(s.work, "dry-run.json"), s.root)
+		if err = cmp.Or(err, readErr); err != nil {
+			return nil, fmt.Errorf("the scenarios' dry run: %w\n%s", err, out)
 		}
 		for _, spec := range suite.Specs {
 			if spec.Passed { // a dry run passes the specs this tier runs
@@ -264,7 +241,7 @@ func (s *sweeper) reach() (all []test, err error) {
 	for i := range all {
 		g.Go(func() error {
 			file := filepath.Join(s.work, "hits-"+strconv.Itoa(i))
-			v, _, err := s.runTests("the baseline: each test alone", s.work, []string{sweep.HitsEnv + "=" + file}, all[i:i+1], "reach-"+strconv.Itoa(i))
+			v, _, err := s.runTests(s.work, []string{sweep.HitsEnv + "=" + file}, all[i:i+1], "reach-"+strconv.Itoa(i))
 			if err == nil && v.Failed {
 				err = fmt.Errorf("%s fails: %s", v.Test, v.Where)
 			}
@@ -277,8 +254,8 @@ func (s *sweeper) reach() (all []test, err error) {
 }
 
 // runTests runs tests in the build in dir, with env, a process a package (the unit tests first), up
-// to the first failure, which it returns with its tier; the time goes to kind, or "" its tier's runs.
-func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name string) (trial.Verdict, string, error) {
+// to the first failure, which it returns with its tier.
+func (s *sweeper) runTests(dir string, env []string, tests []test, name string) (trial.Verdict, string, error) {
 	for _, pkg := range s.group.tests {
 		var names []string
 		for _, t := range tests {
@@ -289,14 +266,13 @@ func (s *sweeper) runTests(kind, dir string, env []string, tests []test, name st
 		if len(names) == 0 {
 			continue
 		}
-		tier, start, v, err := unitTier, time.Now(), trial.Verdict{}, error(nil)
+		tier, v, err := unitTier, trial.Verdict{}, error(nil)
 		if pkg == scenarios {
 			tier = envtestTier
 			v, err = trial.Scenarios(s.root, dir, name, env, trial.Notices, trial.Timeout, "-ginkgo.focus="+specreport.Focus(s.description, names))
 		} else {
 			v, err = trial.Unit(s.root, dir, pkg, env, names, trial.Notices, trial.Timeout)
 		}
-		s.spend(cmp.Or(kind, tier+" runs"), start)
 		if err != nil || v.Failed {
 			return v, tier, err
 		}
@@ -311,7 +287,9 @@ func (s *sweeper) try(v *verdict, i int, schema sweep.Schema, all []test) {
 	reach := slices.DeleteFunc(slices.Clone(all), func(t test) bool { return !slices.Contains(t.hits, name) })
 	if !schema.Switched[i] {
 		dir, env, reach = filepath.Join(s.work, name), nil, all
-		if out, err := s.build(dir, schema.Alone(v.Break)); err != nil {
+		alone := maps.Clone(schema.Overlay) // with the break's file as the break makes it, unswitched
+		alone[filepath.Join(s.root, v.Break.File)] = string(v.Break.Content)
+		if out, err := trial.Build(s.root, dir, alone, s.group.tests...); err != nil {
 			v.Err = fmt.Sprintf("build it: %v\n%s", err, out)
 			return
 		}
@@ -319,37 +297,12 @@ func (s *sweeper) try(v *verdict, i int, schema sweep.Schema, all []test) {
 	for _, t := range reach {
 		v.Reach = append(v.Reach, t.Name)
 	}
-	first, tier, err := s.runTests("", dir, env, reach, name)
+	first, tier, err := s.runTests(dir, env, reach, name)
 	switch {
 	case err != nil:
 		v.Err = err.Error()
 	case first.Failed:
-		v.Tier, v.Killers, v.Kills, v.TimedOut = tier, []string{first.Test}, 1, first.TimedOut
-		if tier == envtestTier {
-			s.confirm(v, dir, env, reach, name)
-		}
-	}
-}
-
-// confirm runs the specs of reach s.repeat times more, the killer first: some runs may notice by chance.
-func (s *sweeper) confirm(v *verdict, dir string, env []string, reach []test, name string) {
-	killer := slices.DeleteFunc(slices.Clone(reach), func(t test) bool { return t.Pkg != scenarios || t.Name != v.Killers[0] })
-	others := slices.DeleteFunc(slices.Clone(reach), func(t test) bool { return t.Pkg != scenarios || t.Name == v.Killers[0] })
-	for v.Runs = 1; v.Runs <= s.repeat; v.Runs++ { // the first run, then s.repeat more
-		again, _, err := s.runTests("envtest confirmations", dir, env, killer, name)
-		if err == nil && !again.Failed {
-			again, _, err = s.runTests("envtest confirmations", dir, env, others, name)
-		}
-		if err != nil {
-			v.Err = err.Error()
-			return
-		}
-		if again.Failed {
-			v.Kills, v.TimedOut = v.Kills+1, v.TimedOut || again.TimedOut
-			if !slices.Contains(v.Killers, again.Test) {
-				v.Killers = append(v.Killers, again.Test)
-			}
-		}
+		v.Tier, v.Killer, v.TimedOut = tier, first.Test, first.TimedOut
 	}
 }
 
@@ -362,9 +315,9 @@ func (v verdict) String() string {
 	case v.Err != "":
 		return "NO VERDICT: " + specreport.Gist(v.Err)
 	case v.Tier == unitTier:
-		return "killed by unit test " + v.Killers[0] + hung
+		return "killed by unit test " + v.Killer + hung
 	case v.Tier == envtestTier:
-		return fmt.Sprintf("killed in %d of %d runs of the specs that reach it, by %q%s", v.Kills, v.Runs, strings.Join(v.Killers, `", "`), hung)
+		return fmt.Sprintf("killed by spec %q%s", v.Killer, hung)
 	case len(v.Reach) == 0:
 		return "SURVIVED: no test reaches its code"
 	}
@@ -380,32 +333,14 @@ func (r sweepReport) title() string {
 	return title
 }
 
-// stale are the entries of sweep.Equivalent that no break of the report matches, when it holds
-// every break its files and IDs select: not a change's, nor a sweep of other packages.
-func (r sweepReport) stale() []string {
-	var stale []string
-	for id := range sweep.Equivalent {
-		file := strings.Fields(id)[0]
-		selected := r.Since == "" && slices.Contains(r.Dirs, path.Dir(file)) && strings.Contains(file, r.File) && strings.Contains(id, r.Break)
-		if selected && !slices.ContainsFunc(r.Verdicts, func(v verdict) bool { return v.Break.ID() == id }) {
-			stale = append(stale, id)
-		}
-	}
-	return stale
-}
-
-// write prints the report; it fails on survivors, unsteady kills, no verdicts and stale equivalents.
+// write prints the report; it fails on survivors and on breaks without a verdict.
 func (r sweepReport) write(w io.Writer) error {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	if len(r.Verdicts) == 0 && r.Since != "" {
-		p("%s\n\nNo generic break on the lines changed since %s: nothing to sweep", r.title(), r.Since)
-		if r.NotCompiled > 0 {
-			p(" (%d breaks there do not compile, and were not tried)", r.NotCompiled)
-		}
-		p(".\n")
+		p("%s\n\nNo generic break that compiles on the lines changed since %s: nothing to sweep.\n", r.title(), r.Since)
 		return nil
 	}
-	var survivors, unsteady, unanswered, equivalent, hung []verdict
+	var survivors, unanswered, equivalent, hung []verdict
 	byUnit := 0
 	var named string // the survivors, for the error
 	for _, v := range r.Verdicts {
@@ -425,29 +360,20 @@ func (r sweepReport) write(w io.Writer) error {
 		if v.TimedOut {
 			hung = append(hung, v)
 		}
-		if v.Kills < v.Runs {
-			unsteady = append(unsteady, v)
-		}
 	}
-	stale, scored := r.stale(), len(r.Verdicts)-len(equivalent)
+	scored := len(r.Verdicts) - len(equivalent)
 	killed := scored - len(unanswered) - len(survivors)
-	p("%s\n\n**Score: %d of %d breaks killed (%.0f%%)**, not counting %d equivalent ones: %d by the unit tier, %d by the envtest tier (each envtest kill tried %d more times; %d not killed every time); %d of the kills by timeout. %d breaks without a verdict. %d further breaks do not compile and were not tried.\n",
-		r.title(), killed, scored, 100*float64(killed)/float64(max(scored, 1)), len(equivalent), byUnit, killed-byUnit, r.Repeat, len(unsteady), len(hung), len(unanswered), r.NotCompiled)
-	spent := make([]string, 0, len(r.Spent))
-	for _, kind := range slices.Sorted(maps.Keys(r.Spent)) {
-		spent = append(spent, kind+" "+r.Spent[kind].Round(time.Second).String())
-	}
-	p("\nSweep time: %s. Time spent, summed over the processes: %s.\n", r.Took.Round(time.Second), strings.Join(spent, ", "))
+	p("%s\n\n**Score: %d of %d breaks killed (%.0f%%)**, not counting %d equivalent ones: %d by the unit tier, %d by the envtest tier; %d of the kills by timeout. %d breaks without a verdict. %d further breaks do not compile and were not tried.\n",
+		r.title(), killed, scored, 100*float64(killed)/float64(max(scored, 1)), len(equivalent), byUnit, killed-byUnit, len(hung), len(unanswered), r.NotCompiled)
+	p("\nSweep time: %s.\n", r.Took.Round(time.Second))
 	table(w, "Survivors: no test that runs their code fails", "Reached by", survivors, reachedBy)
-	table(w, "Killed only sometimes", "Kills", unsteady, verdict.String)
 	table(w, "No verdict: a run that proved nothing", "Why", unanswered, func(v verdict) string { return v.Err })
 	table(w, "Killed by timeout: a test that runs their code hung", "Kills", hung, verdict.String)
 	table(w, "Equivalent: no behaviour can observe them", "Why", equivalent, func(v verdict) string { return sweep.Equivalent[v.Break.ID()] })
-	if len(survivors)+len(unsteady)+len(unanswered)+len(stale) == 0 {
+	if len(survivors)+len(unanswered) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%d survivors not listed as equivalent%s; %d kills not made every time, %d breaks without a verdict, %d equivalent entries that match no break (%s)",
-		len(survivors), named, len(unsteady), len(unanswered), len(stale), strings.Join(stale, "; "))
+	return fmt.Errorf("%d survivors not listed as equivalent%s; %d breaks without a verdict", len(survivors), named, len(unanswered))
 }
 
 // table prints rows of breaks under title, with a column why from reason.
@@ -467,15 +393,8 @@ func reachedBy(v verdict) string {
 
 // mutate is make mutate: each chosen mutant must fail its scenario, which passes unbroken; the unit
 // tests show which layer of the pyramid sees which break.
-func (s *sweeper) mutate(scenario, text, since string) error {
-	var touched map[string][]lineRange
-	if since != "" && (scenario != "" || text != "") {
-		var err error
-		if touched, err = changedSince(s.root, since, "controllers", "api", "cmd"); err != nil {
-			return err
-		}
-	}
-	chosen, err := choose(s.root, mutants.All, scenario, text, touched)
+func (s *sweeper) mutate(scenario, text string) error {
+	chosen, err := choose(mutants.All, scenario, text)
 	if err != nil {
 		return err
 	}
@@ -523,11 +442,7 @@ func (s *sweeper) tryMutant(dir string, m mutants.Mutant) (caught, unit trial.Ve
 	if err != nil {
 		return caught, unit, took, err
 	}
-	overlay := map[string]string{}
-	for file, content := range mutated {
-		overlay[filepath.Join(s.root, file)] = content
-	}
-	if out, err := s.build(dir, overlay); err != nil {
+	if out, err := trial.Build(s.root, dir, mutated, theOperator.tests...); err != nil {
 		return caught, unit, took, fmt.Errorf("does not build: %w\n%s", err, out)
 	}
 	start := time.Now()
@@ -546,39 +461,26 @@ func (s *sweeper) tryMutant(dir string, m mutants.Mutant) (caught, unit trial.Ve
 	return caught, unit, took, nil
 }
 
-// choose is the mutants of all of scenario ("": all) whose break mentions text, and those whose
-// lines under root the change touched.
-func choose(root string, all []mutants.Mutant, scenario, text string, touched map[string][]lineRange) ([]mutants.Mutant, error) {
+// choose is the mutants of all of scenario ("": all) whose break mentions text.
+func choose(all []mutants.Mutant, scenario, text string) ([]mutants.Mutant, error) {
 	var out []mutants.Mutant
 	var scenarios []string
-	var stale error // an edit that no longer finds its lines
 	for _, m := range all {
 		if !slices.Contains(scenarios, m.Scenario) {
 			scenarios = append(scenarios, m.Scenario)
 		}
-		chosen := (scenario == "" || m.Scenario == scenario) && strings.Contains(m.Break, text)
-		if !chosen {
-			spans, err := m.Spans(root)
-			stale = errors.Join(stale, err)
-			chosen = slices.ContainsFunc(spans, func(s mutants.Span) bool { return touches(touched[s.File], s.First, s.Last) })
-		}
-		if chosen {
+		if (scenario == "" || m.Scenario == scenario) && strings.Contains(m.Break, text) {
 			out = append(out, m)
 		}
 	}
 	if len(out) == 0 {
-		return nil, errors.Join(fmt.Errorf("no break of scenario %q mentions %q; scenarios with breaks: %s", scenario, text, strings.Join(scenarios, ", ")), stale)
+		return nil, fmt.Errorf("no break of scenario %q mentions %q; scenarios with breaks: %s", scenario, text, strings.Join(scenarios, ", "))
 	}
-	return out, stale
+	return out, nil
 }
 
 // lineRange is the lines first to last of a file, numbered from 1.
 type lineRange struct{ first, last int }
-
-// touches says whether any of ranges holds a line of first to last.
-func touches(ranges []lineRange, first, last int) bool {
-	return slices.ContainsFunc(ranges, func(r lineRange) bool { return r.first <= last && first <= r.last })
-}
 
 // changedSince are the lines of dirs under root changed since the revision since: the work tree's
 // edits count, and a file that git does not track yet counts whole.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"example.com/operator-demo/testing/workshop/mutate/sweep"
+	"example.com/operator-demo/testing/workshop/mutate/trial"
 	"example.com/operator-demo/testing/workshop/repo"
 )
 
@@ -25,10 +25,10 @@ func aBreak(line int, was string) sweep.Break {
 // file:line and the tests and specs that run its code, and the sweep fails naming it.
 func TestASurvivorFailsTheSweepNamingItsLineAndWhatReachesIt(t *testing.T) {
 	r := sweepReport{Verdicts: []verdict{
-		{Break: aBreak(10, `"a"`), Tier: unitTier, Killers: []string{"TestA"}, Reach: []string{"TestA"}},
+		{Break: aBreak(10, `"a"`), Tier: unitTier, Killer: "TestA", Reach: []string{"TestA"}},
 		{Break: aBreak(12, `"b"`), Reach: []string{"TestA", "Sample when created makes it"}},
 		{Break: aBreak(14, `"c"`)},
-	}, Took: time.Minute} // a sweep of no package: no equivalent break's entry is stale
+	}, Took: time.Minute}
 	var out bytes.Buffer
 	err := r.write(&out)
 	if err == nil {
@@ -120,7 +120,7 @@ func TestAChangeWithoutABreakSaysSoAndPasses(t *testing.T) {
 	if err := r.write(&out); err != nil {
 		t.Errorf("a change without a break fails: %v", err)
 	}
-	if want := "No generic break on the lines changed since origin/main"; !strings.Contains(out.String(), want) {
+	if want := "No generic break that compiles on the lines changed since origin/main"; !strings.Contains(out.String(), want) {
 		t.Errorf("the report does not say %q:\n%s", want, out.String())
 	}
 }
@@ -128,10 +128,10 @@ func TestAChangeWithoutABreakSaysSoAndPasses(t *testing.T) {
 // TestAHangIsAKillNamedAsATimeout: a break that makes a test that reaches it hang is killed, by
 // timeout, and the report names it so; it fails nothing.
 func TestAHangIsAKillNamedAsATimeout(t *testing.T) {
-	r := sweepReport{Verdicts: []verdict{ // of no package: no equivalent break's entry is stale
-		{Break: aBreak(10, `"a"`), Tier: unitTier, Killers: []string{"TestA"}, TimedOut: true, Reach: []string{"TestA"}},
-		{Break: aBreak(12, `"b"`), Tier: envtestTier, Killers: []string{"Sample when created makes it"}, Kills: 3, Runs: 3, TimedOut: true},
-		{Break: aBreak(14, `"c"`), Tier: unitTier, Killers: []string{"TestC"}},
+	r := sweepReport{Verdicts: []verdict{
+		{Break: aBreak(10, `"a"`), Tier: unitTier, Killer: "TestA", TimedOut: true, Reach: []string{"TestA"}},
+		{Break: aBreak(12, `"b"`), Tier: envtestTier, Killer: "Sample when created makes it", TimedOut: true},
+		{Break: aBreak(14, `"c"`), Tier: unitTier, Killer: "TestC"},
 	}}
 	var out bytes.Buffer
 	if err := r.write(&out); err != nil {
@@ -142,7 +142,7 @@ func TestAHangIsAKillNamedAsATimeout(t *testing.T) {
 		"2 of the kills by timeout",
 		"## Killed by timeout",
 		"| controllers/a.go:10 | f | constant: `\"a\"` → `\"\"` | killed by unit test TestA (killed by timeout: the run hung past 2m0s) |",
-		`| controllers/a.go:12 | f | constant: ` + "`\"b\"` → `\"\"`" + ` | killed in 3 of 3 runs of the specs that reach it, by "Sample when created makes it" (killed by timeout: the run hung past 2m0s) |`,
+		`| controllers/a.go:12 | f | constant: ` + "`\"b\"` → `\"\"`" + ` | killed by spec "Sample when created makes it" (killed by timeout: the run hung past 2m0s) |`,
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, out.String())
@@ -150,28 +150,6 @@ func TestAHangIsAKillNamedAsATimeout(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "controllers/a.go:14 |") {
 		t.Errorf("the report names a break killed in time among the timeouts:\n%s", out.String())
-	}
-}
-
-// TestOnlyASweepOfEveryBreakItsFilesHoldFindsEquivalentsStale: an equivalent break's entry that no
-// break matches is stale only where every break it could match was tried: not in a sweep of some
-// IDs (BREAK=) or of a change's lines (BASE=), nor in a sweep of other packages (the operator's
-// sweep, of the harness's entries).
-func TestOnlyASweepOfEveryBreakItsFilesHoldFindsEquivalentsStale(t *testing.T) {
-	killed := []verdict{{Break: aBreak(10, `"a"`), Tier: unitTier, Killers: []string{"TestA"}}}
-	for _, sel := range []selection{{Break: "controllers/a.go"}, {Since: "origin/main"}} {
-		r := sweepReport{selection: sel, Dirs: []string{"controllers"}, Verdicts: killed}
-		if err := r.write(io.Discard); err != nil {
-			t.Errorf("a sweep of %+v: %v", sel, err)
-		}
-	}
-	elsewhere := sweepReport{Dirs: []string{"elsewhere"}, Verdicts: killed}
-	if err := elsewhere.write(io.Discard); err != nil {
-		t.Errorf("a whole sweep of a package without equivalent breaks: %v", err)
-	}
-	r := sweepReport{selection: selection{File: "controllers"}, Dirs: []string{"controllers"}, Verdicts: killed}
-	if err := r.write(io.Discard); err == nil || !strings.Contains(err.Error(), "equivalent entries that match no break") {
-		t.Errorf("a whole sweep of controllers/ without its equivalent breaks: %v", err)
 	}
 }
 
@@ -198,8 +176,31 @@ func TestTheHarnessIsJudgedByItsOwnTests(t *testing.T) {
 // TestAGroupWithoutTheScenariosReachesWithoutADryRun: the harness's sweep, judged by unit tests
 // alone, runs no Ginkgo dry run, so it reads none.
 func TestAGroupWithoutTheScenariosReachesWithoutADryRun(t *testing.T) {
-	s := &sweeper{root: t.TempDir(), work: t.TempDir(), spent: map[string]time.Duration{}}
+	s := &sweeper{root: t.TempDir(), work: t.TempDir()}
 	if all, err := s.reach(); err != nil || len(all) > 0 {
 		t.Errorf("reach of a group of no test package = %v, %v; want nothing, no error", all, err)
+	}
+}
+
+// TestReachRunsEachTestAndSpecAlone: the sweep lists the unit tests (not the benchmarks and
+// examples) and the specs that run (not the pending ones), and runs each alone, unbroken.
+func TestReachRunsEachTestAndSpecAlone(t *testing.T) {
+	s := &sweeper{root: filepath.Join("testdata", "reach"), work: t.TempDir(), group: group{tests: []string{"./unit", scenarios}}}
+	if out, err := trial.Build(s.root, s.work, nil, s.group.tests...); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	all, err := s.reach()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]string, 0, len(all))
+	for _, test := range all {
+		got = append(got, test.Pkg+" "+test.Name)
+	}
+	if want := []string{"./unit TestOne", "./unit TestTwo", "./scenarios A spec runs"}; !slices.Equal(got, want) {
+		t.Errorf("reach lists %q, want %q", got, want)
+	}
+	if s.description != "Reach" {
+		t.Errorf("the suite's description: %q, want Reach", s.description)
 	}
 }

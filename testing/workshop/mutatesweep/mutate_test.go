@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -43,36 +40,31 @@ deleted file mode 100644
 	}
 }
 
-func TestChooseAddsTheBreaksWhoseLinesTheChangeTouched(t *testing.T) {
-	root := t.TempDir()
-	lines := make([]string, 30)
-	for i := range lines {
-		lines[i] = fmt.Sprintf("line %d", i+1)
-	}
-	for _, file := range []string{"c.go", "d.go"} {
-		if err := os.WriteFile(filepath.Join(root, file), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+// TestChooseTakesAScenariosBreaksThatMentionTheText: the mutants of the scenario asked for, or of
+// every scenario, whose break mentions the text; none is an error that lists the scenarios.
+func TestChooseTakesAScenariosBreaksThatMentionTheText(t *testing.T) {
+	all := []mutants.Mutant{{Break: "one watch", Scenario: "create"}, {Break: "two writes", Scenario: "create"}, {Break: "three writes", Scenario: "gc"}}
+	for _, tt := range []struct {
+		scenario, text string
+		want           []string
+	}{
+		{"create", "", []string{"one watch", "two writes"}},
+		{"", "writes", []string{"two writes", "three writes"}},
+		{"gc", "writes", []string{"three writes"}},
+	} {
+		got, err := choose(all, tt.scenario, tt.text)
+		if err != nil {
 			t.Fatal(err)
 		}
+		names := make([]string, 0, len(got))
+		for _, m := range got {
+			names = append(names, m.Break)
+		}
+		if !slices.Equal(names, tt.want) {
+			t.Errorf("scenario %q, text %q: chosen %v, want %v", tt.scenario, tt.text, names, tt.want)
+		}
 	}
-	all := []mutants.Mutant{
-		{Break: "one", Scenario: "create", Edits: []mutants.Edit{{File: "c.go", From: "line 5", To: "x"}}},
-		{Break: "two", Scenario: "update", Edits: []mutants.Edit{{File: "c.go", From: "line 20\nline 21\nline 22", To: "x"}}},
-		{Break: "three", Scenario: "gc", Edits: []mutants.Edit{{File: "d.go", From: "line 20", To: "x"}}},
-	}
-	touched := map[string][]lineRange{"c.go": {{22, 30}}}
-	got, err := choose(root, all, "create", "", touched)
-	if err != nil {
-		t.Fatal(err)
-	}
-	names := make([]string, 0, len(got))
-	for _, m := range got {
-		names = append(names, m.Break)
-	}
-	if want := []string{"one", "two"}; !slices.Equal(names, want) {
-		t.Errorf("chosen %v, want %v: the scenario's break and the one whose lines the change touched", names, want)
-	}
-	all[2].Edits[0].From = "line 31"
-	if _, err := choose(root, all, "create", "", touched); err == nil || !strings.Contains(err.Error(), "line 31") {
-		t.Errorf("a mutant whose edit no longer finds its lines: %v, want an error naming them", err)
+	if _, err := choose(all, "gc", "watch"); err == nil || !strings.Contains(err.Error(), "create, gc") {
+		t.Errorf("no mutant chosen: %v, want an error listing the scenarios", err)
 	}
 }

@@ -18,63 +18,38 @@ type Mutant struct {
 	Edits           []Edit
 }
 
-// Span is the lines First to Last (from 1) of a file that an edit replaces, before the edits.
-type Span struct {
-	File        string
-	First, Last int
-}
-
-// Apply makes m's edits to the files under root in memory: each file changed, by relative path.
+// Apply makes m's edits to the files under root in memory: each file changed, by its path under
+// root. Each edit must find its lines once, in the file as the edits before it left it.
 func (m Mutant) Apply(root string) (map[string]string, error) {
 	mutated := map[string]string{}
 	for _, e := range m.Edits {
-		lines, first, last, err := e.find(root, mutated)
-		if err != nil {
-			return nil, err
+		file := filepath.Join(root, e.File)
+		content, ok := mutated[file]
+		if !ok {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				return nil, err
+			}
+			content = string(b)
 		}
+		lines, want := strings.SplitAfter(content, "\n"), strings.Split(e.From, "\n")
+		var at []int
+		for i := 0; i+len(want) <= len(lines); i++ {
+			if slices.EqualFunc(lines[i:i+len(want)], want, func(line, w string) bool { return strings.TrimSpace(line) == strings.TrimSpace(w) }) {
+				at = append(at, i)
+			}
+		}
+		if len(at) != 1 {
+			return nil, fmt.Errorf("%s holds the lines %q %d times, not once: update the mutant to follow the code", e.File, e.From, len(at))
+		}
+		first, last := at[0], at[0]+len(want)-1
 		if strings.HasSuffix(lines[last], "\n") {
 			e.To += "\n"
 		}
 		indent := lines[first][:len(lines[first])-len(strings.TrimLeft(lines[first], " \t"))]
-		mutated[e.File] = strings.Join(lines[:first], "") + indent + e.To + strings.Join(lines[last+1:], "")
+		mutated[file] = strings.Join(lines[:first], "") + indent + e.To + strings.Join(lines[last+1:], "")
 	}
 	return mutated, nil
-}
-
-// Spans are the lines each of m's edits replaces in the files under root as they are.
-func (m Mutant) Spans(root string) ([]Span, error) {
-	var out []Span
-	for _, e := range m.Edits {
-		_, first, last, err := e.find(root, nil)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Span{e.File, first + 1, last + 1})
-	}
-	return out, nil
-}
-
-// find splits e.File (as mutated, if it is) into lines and finds e.From's, once, first to last.
-func (e Edit) find(root string, mutated map[string]string) (lines []string, first, last int, err error) {
-	content, ok := mutated[e.File]
-	if !ok {
-		b, err := os.ReadFile(filepath.Join(root, e.File))
-		if err != nil {
-			return nil, 0, 0, err
-		}
-		content = string(b)
-	}
-	lines, want := strings.SplitAfter(content, "\n"), strings.Split(e.From, "\n")
-	var at []int
-	for i := 0; i+len(want) <= len(lines); i++ {
-		if slices.EqualFunc(lines[i:i+len(want)], want, func(line, w string) bool { return strings.TrimSpace(line) == strings.TrimSpace(w) }) {
-			at = append(at, i)
-		}
-	}
-	if len(at) != 1 {
-		return nil, 0, 0, fmt.Errorf("%s holds the lines %q %d times, not once: update the mutant to follow the code", e.File, e.From, len(at))
-	}
-	return lines, at[0], at[0] + len(want) - 1, nil
 }
 
 const (

@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"maps"
 	"path"
 	"path/filepath"
 	"slices"
@@ -74,42 +75,42 @@ func Compiling(root string, dirs []string, keep func(Break) bool) (c *Checker, b
 		return nil, nil, 0, err
 	}
 	for _, b := range kept {
-		if c.Compiles(b) != nil {
-			notCompiled++
-		} else {
+		if c.Compiles(b) {
 			breaks = append(breaks, b)
+		} else {
+			notCompiled++
 		}
 	}
 	return c, breaks, notCompiled, nil
 }
 
-// Compiles returns nil if the package of b's file, with b made, type-checks; else the first error.
-func (c *Checker) Compiles(b Break) error {
-	if _, errs := c.check(path.Dir(b.File), map[string][]byte{b.File: b.Content}, nil, false); len(errs) > 0 {
-		return errs[0]
-	}
-	return nil
+// Compiles says whether the package of b's file, with b made, type-checks.
+func (c *Checker) Compiles(b Break) bool {
+	_, errs := c.check(path.Dir(b.File), map[string][]byte{b.File: b.Content}, false)
+	return len(errs) == 0
 }
 
-// check type-checks dir's package, with files replaced and added: its errors and, if asked, types.
-func (c *Checker) check(dir string, replace map[string][]byte, add [][]byte, withTypes bool) (map[exprAt]types.TypeAndValue, []error) {
+// check type-checks dir's package with files (by path from the root) in place of its own files or
+// beside them: its errors and, if asked, the types of its expressions.
+func (c *Checker) check(dir string, files map[string][]byte, withTypes bool) (map[exprAt]types.TypeAndValue, []error) {
 	p, ok := c.pkgs[dir]
 	if !ok {
 		return nil, []error{fmt.Errorf("%s: not a loaded package", dir)}
 	}
-	fset, files := token.NewFileSet(), make([]*ast.File, 0, len(p.GoFiles)+len(add))
-	for i := range len(p.GoFiles) + len(add) {
-		name, src := fmt.Sprintf("added%d.go", i), any(nil)
-		if i >= len(p.GoFiles) {
-			src = add[i-len(p.GoFiles)]
-		} else if name = p.GoFiles[i]; replace[c.rel(name)] != nil {
-			src = replace[c.rel(name)]
-		}
-		f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+	srcs := map[string]any{} // nil: the file on disk
+	for _, name := range p.GoFiles {
+		srcs[name] = nil
+	}
+	for name, src := range files {
+		srcs[filepath.Join(c.root, filepath.FromSlash(name))] = src
+	}
+	fset, parsed := token.NewFileSet(), make([]*ast.File, 0, len(srcs))
+	for _, name := range slices.Sorted(maps.Keys(srcs)) {
+		f, err := parser.ParseFile(fset, name, srcs[name], parser.SkipObjectResolution)
 		if err != nil {
 			return nil, []error{err}
 		}
-		files = append(files, f)
+		parsed = append(parsed, f)
 	}
 	var errs []error
 	conf := types.Config{Error: func(err error) { errs = append(errs, err) }, Importer: c}
@@ -117,7 +118,7 @@ func (c *Checker) check(dir string, replace map[string][]byte, add [][]byte, wit
 		conf.GoVersion = "go" + p.Module.GoVersion
 	}
 	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
-	_, _ = conf.Check(p.PkgPath, fset, files, info)
+	_, _ = conf.Check(p.PkgPath, fset, parsed, info)
 	if !withTypes {
 		return nil, errs
 	}

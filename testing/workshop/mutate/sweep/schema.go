@@ -63,19 +63,11 @@ type Schema struct {
 	Overlay  map[string]string
 	Switched []bool
 	Vars     []string
-	root     string
-}
-
-// Alone is the overlay that builds b, a break the schema could not switch, on its own.
-func (s Schema) Alone(b Break) map[string]string {
-	own := maps.Clone(s.Overlay)
-	own[filepath.Join(s.root, filepath.FromSlash(b.File))] = string(b.Content)
-	return own
 }
 
 // Build makes and builds the schema of breaks; a const that the build needs constant stays so.
 func Build(c *Checker, breaks []Break, build func(overlay map[string]string) ([]byte, error)) (Schema, error) {
-	s, dirs := Schema{Switched: slices.Repeat([]bool{true}, len(breaks)), root: c.root}, map[string]bool{}
+	s, dirs := Schema{Switched: slices.Repeat([]bool{true}, len(breaks))}, map[string]bool{}
 	for _, b := range breaks {
 		dirs[path.Dir(b.File)] = true
 	}
@@ -106,19 +98,19 @@ func Build(c *Checker, breaks []Break, build func(overlay map[string]string) ([]
 
 // schemata renders dir's package into s, each break a type error falls in off its switch.
 func (c *Checker) schemata(dir string, breaks []Break, s *Schema, constants []string) []error {
-	typesAt, errs := c.check(dir, nil, nil, true)
+	typesAt, errs := c.check(dir, nil, true)
 	if len(errs) > 0 {
 		return errs
 	}
-	switchFile := fmt.Appendf(nil, switchSource, c.pkgs[dir].Name)
+	switchFile := map[string][]byte{path.Join(dir, "zz_sweep_switch.go"): fmt.Appendf(nil, switchSource, c.pkgs[dir].Name)}
 	for {
-		r := renderer{breaks: breaks, typesAt: typesAt, constants: constants, switched: s.Switched, files: map[string][]byte{}, spans: map[string][]item{}}
+		r := renderer{breaks: breaks, typesAt: typesAt, constants: constants, switched: s.Switched, files: maps.Clone(switchFile), spans: map[string][]item{}}
 		for _, b := range breaks {
 			if path.Dir(b.File) == dir && r.files[b.File] == nil {
-				r.render(b.File)
+				r.render(b.File, b.file.src)
 			}
 		}
-		_, errs := c.check(dir, r.files, [][]byte{switchFile}, false)
+		_, errs := c.check(dir, r.files, false)
 		outside := slices.DeleteFunc(errs, func(err error) bool {
 			i := r.blame(err)
 			if i >= 0 {
@@ -130,7 +122,6 @@ func (c *Checker) schemata(dir string, breaks []Break, s *Schema, constants []st
 			for file, content := range r.files {
 				s.Overlay[filepath.Join(c.root, filepath.FromSlash(file))] = string(content)
 			}
-			s.Overlay[filepath.Join(c.root, filepath.FromSlash(dir), "zz_sweep_switch.go")] = string(switchFile)
 			s.Vars = append(s.Vars, r.vars...)
 			return outside
 		}
@@ -155,16 +146,14 @@ type renderer struct {
 	spans           map[string][]item // by file: where each break's code went
 }
 
-// render renders file with each of its breaks behind its switch, or marks it not switched.
-func (r *renderer) render(file string) {
+// render renders file, src, with each of its breaks behind its switch, or marks it not switched.
+func (r *renderer) render(file string, src []byte) {
 	var items []item
-	var src []byte
 	converted := map[*ast.GenDecl]bool{}
 	for i, b := range r.breaks {
 		if b.File != file || !r.switched[i] {
 			continue
 		}
-		src = b.file.src
 		it, ok := r.item(b, i)
 		decl, convertible := r.constDecl(b)
 		r.switched[i] = ok && (decl == nil || convertible)

@@ -2,6 +2,7 @@ package trial
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,5 +67,29 @@ func TestAHangIsAKillByTimeout(t *testing.T) {
 		if took := time.Since(start); took > timeout+30*time.Second {
 			t.Errorf("%s hangs: the run took %s, with a timeout of %s", name, took, timeout)
 		}
+	}
+}
+
+// TestABuildReplacesFilesWithoutTouchingThem: a build with a file overlaid runs the new content;
+// the file itself is as it was.
+func TestABuildReplacesFilesWithoutTouchingThem(t *testing.T) {
+	root, dir := filepath.Join("testdata", "hang"), t.TempDir()
+	file, err := filepath.Abs(filepath.Join(root, "unit", "hang_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed := strings.Replace(string(before), "{ select {} }", "{}", 1)
+	if out, err := Build(root, dir, map[string]string{file: fixed}, "./unit"); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	if v, err := Unit(root, dir, "./unit", nil, nil, Notices, 30*time.Second); err != nil || v.Failed {
+		t.Errorf("the overlaid tests: %v, %v; want them to pass", v, err)
+	}
+	if after, err := os.ReadFile(file); err != nil || string(after) != string(before) {
+		t.Errorf("the overlaid file changed on disk (%v):\n%s", err, after)
 	}
 }

@@ -474,7 +474,7 @@ func breakIt(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	for file, content := range mutated {
-		if err := os.WriteFile(filepath.Join(dir, file), []byte(content), 0o644); err != nil {
+		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

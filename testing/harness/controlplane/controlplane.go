@@ -66,8 +66,9 @@ func WaitPastCreateHoldBack(cfg *rest.Config, crds []*apiextensionsv1.CustomReso
 	for _, crd := range crds {
 		established := time.Now()
 		if err == nil {
-			got, err := c.ApiextensionsV1().CustomResourceDefinitions().Get(context.Background(), crd.Name, metav1.GetOptions{})
-			if condition := apiextensionshelpers.FindCRDCondition(got, apiextensionsv1.Established); err == nil && condition != nil {
+			// On an error, got is empty: no condition.
+			got, _ := c.ApiextensionsV1().CustomResourceDefinitions().Get(context.Background(), crd.Name, metav1.GetOptions{})
+			if condition := apiextensionshelpers.FindCRDCondition(got, apiextensionsv1.Established); condition != nil {
 				established = condition.LastTransitionTime.Time
 			}
 		}

@@ -66,7 +66,7 @@ func (f *Fixture) EventuallyEvent(ctx context.Context, matcher types.GomegaMatch
 }
 
 // perKey reads counts by key (writes by resource, reconciles by controller): "configmaps: 1,
-// samples/status: 2".
+// widgets/status: 2".
 func perKey(counts map[string]float64) string {
 	out := make([]string, 0, len(counts))
 	for _, key := range slices.Sorted(maps.Keys(counts)) {

@@ -108,7 +108,7 @@ func StartManager(cfg *rest.Config, options ctrl.Options, setup func(ctrl.Manage
 
 // CountWrites is cfg with the API write requests through it, from any client built from it,
 // counted, and what reads the count, by resource (with "/" and the subresource: "configmaps",
-// "samples/status"). Counted: every create, update, patch and delete that the API server took.
+// "widgets/status"). Counted: every create, update, patch and delete that the API server took.
 // Not counted: a write it refused (an error response) or never received, which changed nothing;
 // events; leader election's Lease renewals (they go on at rest by design); the reviews of
 // authentication.k8s.io and authorization.k8s.io (questions a metrics endpoint asks, nothing

@@ -122,8 +122,17 @@ func TestWhatCannotBeSwitchedIsBuiltOnItsOwn(t *testing.T) {
 // schemataOf is every break of src, the one file of package p, and their schemata, built by no build.
 func schemataOf(t *testing.T, src string) ([]Break, Schema) {
 	t.Helper()
+	_, breaks, schema := schemataOfFiles(t, map[string]string{"p/p.go": src})
+	return breaks, schema
+}
+
+// schemataOfFiles is every break of package p's files (by path under the module's root, which it
+// returns) and their schemata, built by no build.
+func schemataOfFiles(t *testing.T, files map[string]string) (string, []Break, Schema) {
+	t.Helper()
 	root := t.TempDir()
-	write(t, root, map[string]string{"go.mod": "module example.com/p\n\ngo 1.26\n", "p/p.go": src})
+	write(t, root, files)
+	write(t, root, map[string]string{"go.mod": "module example.com/p\n\ngo 1.26\n"})
 	c, breaks, _, err := Compiling(root, []string{"p"}, func(Break) bool { return true })
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +141,7 @@ func schemataOf(t *testing.T, src string) ([]Break, Schema) {
 	if err != nil {
 		t.Fatalf("the schemata: %v", err)
 	}
-	return breaks, schema
+	return root, breaks, schema
 }
 
 func indexOf(breaks []Break, id string) int {
@@ -278,21 +287,11 @@ func f(done chan int) (map[string]C, Duration) {
 // TestAFileWithNoBreakSwitchedIsBuiltAsItIs: a file whose every break is built on its own stays in
 // the schemata as it is, while another file's break, that does not parse switched, is taken off.
 func TestAFileWithNoBreakSwitchedIsBuiltAsItIs(t *testing.T) {
-	root := t.TempDir()
 	chained := "package p\n\nfunc g(s string) *B { return new(B).Add(s).Add(s) }\n"
-	write(t, root, map[string]string{
-		"go.mod": "module example.com/p\n\ngo 1.26\n",
+	root, _, schema := schemataOfFiles(t, map[string]string{
 		"p/p.go": "package p\n\ntype C struct{ N int }\n\nvar m = map[string]C{\"a\": {N: 1}}\n\ntype B struct{ s string }\n\nfunc (b *B) Add(s string) *B {\n\tb.s += s\n\treturn b\n}\n",
 		"p/q.go": chained,
 	})
-	c, breaks, _, err := Compiling(root, []string{"p"}, func(Break) bool { return true })
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema, err := Build(c, breaks, func(map[string]string) ([]byte, error) { return nil, nil })
-	if err != nil {
-		t.Fatalf("the schemata: %v", err)
-	}
 	if got, ok := schema.Overlay[filepath.Join(root, "p", "q.go")]; ok && got != chained {
 		t.Errorf("the file without a switched break is in the schemata as\n%q\nwant it as it is, %q", got, chained)
 	}

@@ -485,23 +485,14 @@ type lineRange struct{ first, last int }
 // changedSince are the lines of dirs under root changed since the revision since: the work tree's
 // edits count, and a file that git does not track yet counts whole.
 func changedSince(root, since string, dirs ...string) (map[string][]lineRange, error) {
-	git := func(args ...string) (string, error) {
-		var stderr strings.Builder
-		cmd := exec.Command("git", append(append(args, "--"), dirs...)...)
-		cmd.Dir, cmd.Stderr = root, &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-		}
-		return string(out), nil
-	}
+	paths := append([]string{"--"}, dirs...)
 	// Whatever git's configuration says: plain text from git itself, paths from root, with the
 	// prefixes that changedLines reads.
-	diff, err := git("diff", "--no-color", "--no-ext-diff", "--relative", "--src-prefix=a/", "--dst-prefix=b/", "-U0", since)
+	diff, err := repo.Git(root, slices.Concat([]string{"diff", "--no-color", "--no-ext-diff", "--relative", "--src-prefix=a/", "--dst-prefix=b/", "-U0", since}, paths)...)
 	if err != nil {
 		return nil, err
 	}
-	untracked, err := git("ls-files", "--others", "--exclude-standard")
+	untracked, err := repo.Git(root, slices.Concat([]string{"ls-files", "--others", "--exclude-standard"}, paths)...)
 	if err != nil {
 		return nil, err
 	}

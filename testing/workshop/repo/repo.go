@@ -5,6 +5,7 @@ package repo
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -34,4 +35,16 @@ func Block(path, kind string) ([]string, error) {
 // Copied are the harness's packages a team copies, as testing/README.md lists them under root.
 func Copied(root string) ([]string, error) {
 	return Block(filepath.Join(root, "testing", "README.md"), "copy")
+}
+
+// Git runs git with args in dir: its output, trimmed, or an error that quotes what git said.
+func Git(dir string, args ...string) (string, error) {
+	var stderr strings.Builder
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Stderr = dir, &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return strings.TrimSpace(string(out)), nil
 }

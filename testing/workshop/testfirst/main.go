@@ -7,13 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"example.com/operator-demo/testing/harness/warm"
+	"example.com/operator-demo/testing/workshop/repo"
 	"example.com/operator-demo/testing/workshop/specreport"
 )
 
@@ -45,16 +45,16 @@ func revisions(baseRev, headRev string) (c check, rp report, err error) {
 	if baseRev == "" {
 		return c, rp, errors.New("no base revision: give BASE=<revision> (make test-first's default, the merge-base with origin/main or main, found none)")
 	}
-	if c.repo, err = git("", "rev-parse", "--show-toplevel"); err != nil {
+	if c.repo, err = repo.Git("", "rev-parse", "--show-toplevel"); err != nil {
 		return c, rp, err
 	}
-	revs, err := git(c.repo, "rev-parse", baseRev+"^{commit}", headRev+"^{commit}")
+	revs, err := repo.Git(c.repo, "rev-parse", baseRev+"^{commit}", headRev+"^{commit}")
 	if err != nil {
 		return c, rp, err
 	}
 	c.base, c.head, _ = strings.Cut(revs, "\n")
 	rp.base, rp.head = c.base[:12], c.head[:12]
-	diff, err := git(c.repo, append([]string{"diff", "--name-only", c.base, c.head}, productionSpec(production...)...)...)
+	diff, err := repo.Git(c.repo, append([]string{"diff", "--name-only", c.base, c.head}, productionSpec(production...)...)...)
 	rp.production = strings.Fields(diff) // sorted by git
 	return c, rp, err
 }
@@ -83,7 +83,7 @@ func run(baseRev, headRev string) (rp report, err error) {
 	if err != nil {
 		return rp, err
 	}
-	log, err := git(c.repo, "log", "--format=%x1e%h%x00%s%x00%(trailers:key="+RewriteTrailer+",valueonly,unfold)", c.base+".."+c.head)
+	log, err := repo.Git(c.repo, "log", "--format=%x1e%h%x00%s%x00%(trailers:key="+RewriteTrailer+",valueonly,unfold)", c.base+".."+c.head)
 	if err != nil {
 		return rp, err
 	}
@@ -115,17 +115,6 @@ func run(baseRev, headRev string) (rp report, err error) {
 	}
 	rp.took = time.Since(started)
 	return rp, nil
-}
-
-func git(dir string, args ...string) (string, error) {
-	var stderr strings.Builder
-	cmd := exec.Command("git", args...)
-	cmd.Dir, cmd.Stderr = dir, &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return strings.TrimSpace(string(out)), nil
 }
 
 // started is when this run began: each progress line says how long it has run.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"example.com/operator-demo/testing/e2e/tiers"
+	"example.com/operator-demo/testing/workshop/repo"
 	"example.com/operator-demo/testing/workshop/specreport"
 	"example.com/operator-demo/testing/workshop/specsource"
 )
@@ -230,12 +231,12 @@ func TestRewriteStatementsNameChangedSpecs(t *testing.T) {
 // the base's production code, tests aside (a file only the head has there is gone); with
 // production[1:], api/ stays the head's. The production files changed are those the table names.
 func TestAgainstTheBaseIsTheHeadWithTheBasesProduction(t *testing.T) {
-	repo := t.TempDir()
+	root := t.TempDir()
 	paths := []string{"api/v1alpha1/types.go", "api/v1alpha1/types_test.go", "apis/x.go", "cmd/main.go", "config/crd/crd.yaml",
 		"config/rbac/role.yaml", "controllers/c.go", "controllers/c_test.go", "testing/x_test.go"}
 	mustGit := func(args ...string) string {
 		t.Helper()
-		out, err := git(repo, args...)
+		out, err := repo.Git(root, args...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,10 +245,10 @@ func TestAgainstTheBaseIsTheHeadWithTheBasesProduction(t *testing.T) {
 	commit := func(content string, more ...string) string {
 		t.Helper()
 		for _, path := range append(paths, more...) {
-			if err := os.MkdirAll(filepath.Dir(filepath.Join(repo, path)), 0o755); err != nil {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(root, path)), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(repo, path), []byte(content), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(root, path), []byte(content), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -262,7 +263,7 @@ func TestAgainstTheBaseIsTheHeadWithTheBasesProduction(t *testing.T) {
 	tree := func(name string, paths ...string) map[string]string {
 		t.Helper()
 		dir := filepath.Join(t.TempDir(), name)
-		if err := materialize(repo, dir, head, base, paths); err != nil {
+		if err := materialize(root, dir, head, base, paths); err != nil {
 			t.Fatal(err)
 		}
 		got := map[string]string{}
@@ -293,7 +294,7 @@ func TestAgainstTheBaseIsTheHeadWithTheBasesProduction(t *testing.T) {
 		t.Errorf("the repository's work tree or index changed:\n%s", status)
 	}
 
-	t.Chdir(repo)
+	t.Chdir(root)
 	_, rp, err := revisions(base, head)
 	if want := []string{"api/v1alpha1/types.go", "cmd/main.go", "config/crd/crd.yaml", "controllers/c.go", "controllers/only_head.go"}; err != nil || !slices.Equal(rp.production, want) {
 		t.Errorf("production changed = %q, %v; want %q", rp.production, err, want)

@@ -44,14 +44,28 @@ type Cluster struct {
 type Provider func(ctx context.Context, subject operator.Subject) (*Cluster, []byte, error)
 
 // StartControlPlane is the envtest tier's Provider: a control plane of this run's own, with the
-// operator's CRDs installed and its webhooks served (ServeWebhooks), and an operator in this
-// process for each namespace.
+// operator's CRDs installed and its webhooks served, and an operator in this process for each
+// namespace. envtest installs the CRDs once, with the conversion of each whose kind subject's
+// scheme can convert pointed at the webhooks from the start, and the webhook configurations
+// (subject's WebhookManifests, as ServeWebhooks finds them); they go with the control plane.
 func StartControlPlane(_ context.Context, subject operator.Subject) (*Cluster, []byte, error) {
-	env, err := controlplane.Start(subject.CRDs)
+	hooks := envtest.WebhookInstallOptions{}
+	if subject.Webhooks != nil {
+		paths, err := controlplane.FindAll(subject.WebhookManifests, DefaultWebhookManifests)
+		if err != nil {
+			return nil, nil, err
+		}
+		hooks.Paths = paths
+	}
+	env, err := controlplane.Start(subject.CRDs, func(env *envtest.Environment) {
+		if env.WebhookInstallOptions = hooks; subject.Webhooks != nil {
+			env.CRDInstallOptions.Scheme = subject.Scheme
+		}
+	})
 	if err != nil {
 		return nil, nil, err
 	}
-	stopWebhooks, err := ServeWebhooks(env.Config, subject)
+	stopWebhooks, err := serve(env.Config, subject, &env.WebhookInstallOptions)
 	if err != nil {
 		return nil, nil, errors.Join(err, env.Stop())
 	}
@@ -101,17 +115,20 @@ func OnControlPlane(cfg *rest.Config, subject operator.Subject, stop func() erro
 	}}, nil
 }
 
-// ServeWebhooks installs subject's WebhookManifests, pointed at this process, into the API server
-// cfg reaches, points the conversion of each CRD whose kind subject's scheme can convert there
-// too, and serves subject's Webhooks from a manager of their own: they answer for every test
-// process, and while a spec has stopped its operator; their log lines say so (servedBy). It
-// returns once they answer, with a func that stops them and removes the configurations. Call it
-// in the one process that outlives the others (Ginkgo's first).
+// DefaultWebhookManifests is where a kubebuilder project keeps its webhook configurations.
+const DefaultWebhookManifests = "config/webhook"
+
+// ServeWebhooks installs subject's WebhookManifests (DefaultWebhookManifests when none), pointed
+// at this process, into the running control plane cfg reaches, points the conversion of each CRD
+// whose kind subject's scheme can convert there too, and serves subject's Webhooks (serve). It
+// returns once they answer, with a func that stops them and removes the configurations. The API
+// server converts through them once its informer has seen the CRDs updated: a control plane of
+// the run's own (StartControlPlane) has them converting from the start.
 func ServeWebhooks(cfg *rest.Config, subject operator.Subject) (stop func() error, err error) {
 	if subject.Webhooks == nil {
 		return func() error { return nil }, nil
 	}
-	paths, err := controlplane.FindAll(subject.WebhookManifests, "config/webhook")
+	paths, err := controlplane.FindAll(subject.WebhookManifests, DefaultWebhookManifests)
 	if err != nil {
 		return nil, err
 	}
@@ -141,14 +158,29 @@ func ServeWebhooks(cfg *rest.Config, subject operator.Subject) (stop func() erro
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("point the CRDs' conversion at the webhooks: %w", err), uninstall())
 	}
+	stopServing, err := serve(cfg, subject, install)
+	if err != nil {
+		return nil, errors.Join(err, uninstall())
+	}
+	return func() error { return errors.Join(stopServing(), uninstall()) }, nil
+}
+
+// serve serves subject's Webhooks (none: nothing to serve) where install has pointed the API
+// server, from a manager of their own: they answer for every test process, and while a spec has
+// stopped its operator; their log lines say so (servedBy). Call it in the one process that
+// outlives the others (Ginkgo's first).
+func serve(cfg *rest.Config, subject operator.Subject, install *envtest.WebhookInstallOptions) (stop func() error, err error) {
+	if subject.Webhooks == nil {
+		return func() error { return nil }, nil
+	}
 	server := servedBy{webhook.NewServer(webhook.Options{
 		Host: install.LocalServingHost, Port: install.LocalServingPort, CertDir: install.LocalServingCertDir,
 	})}
-	stopManager, err := operator.StartManager(cfg, ctrl.Options{Scheme: subject.Scheme, WebhookServer: server}, subject.Webhooks, server.StartedChecker())
+	stop, err = operator.StartManager(cfg, ctrl.Options{Scheme: subject.Scheme, WebhookServer: server}, subject.Webhooks, server.StartedChecker())
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("serve the webhooks on %s:%d: %w", install.LocalServingHost, install.LocalServingPort, err), uninstall())
+		return nil, fmt.Errorf("serve the webhooks on %s:%d: %w", install.LocalServingHost, install.LocalServingPort, err)
 	}
-	return func() error { return errors.Join(stopManager(), uninstall()) }, nil
+	return stop, nil
 }
 
 // servedBy is a webhook server whose admission webhooks say in each log line which process served

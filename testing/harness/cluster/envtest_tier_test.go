@@ -207,8 +207,8 @@ func TestTheEnvtestTier(t *testing.T) { //nolint:gocyclo // one t.Run a behaviou
 }
 
 // TestAClusterThatCannotBeReachedIsAnError: a kubeconfig or a configuration no client can be built
-// from, none at all, missing directories: each an error that says so (webhooks that cannot be
-// served fail StartControlPlane once its control plane has started, which it stops).
+// from, none at all, missing directories: each an error that says so (StartControlPlane finds
+// its webhook manifests before it starts anything).
 func TestAClusterThatCannotBeReachedIsAnError(t *testing.T) {
 	badCA := &rest.Config{Host: "https://127.0.0.1:1", TLSClientConfig: rest.TLSClientConfig{CAData: []byte("not a certificate")}}
 	noCRDs := marker

@@ -3,9 +3,9 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -53,7 +53,7 @@ func TestTheForwardGoesToAReadyPod(t *testing.T) {
 
 // TestLogsAreTheLastLinesOfEachContainer: a failed spec shows the last lines of each container of
 // the Deployment's Pods, as the kubelet tails them, and of the container before its last restart
-// where it restarted.
+// where it restarted (before the current one), each after its name, and nothing else.
 func TestLogsAreTheLastLinesOfEachContainer(t *testing.T) {
 	labels := map[string]string{"app": "operator"}
 	pod := &corev1.Pod{
@@ -78,17 +78,17 @@ func TestLogsAreTheLastLinesOfEachContainer(t *testing.T) {
 	d := &Deployment{cs: cs, Client: fake.NewClientBuilder().WithObjects(pod).Build(), Manifests: Manifests{Namespace: "demo", Deployment: &appsv1.Deployment{
 		Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}},
 	}}}
-	got := d.logs(20)
-	for _, want := range []string{
-		"container manager (previous: true)\nmanager, previous true, last 20 lines\n",
-		"container manager (previous: false)\nmanager, previous false, last 20 lines\n",
-		"container sidecar (previous: false)\nsidecar, previous false, last 20 lines\n",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("logs = %q, want it to hold %q", got, want)
-		}
-	}
-	if strings.Contains(got, "sidecar, previous true") {
-		t.Errorf("logs = %q, want no previous log of a container that never restarted", got)
+	want := `
+--- last lines of Pod operator-1, container manager (previous: true)
+manager, previous true, last 20 lines
+
+--- last lines of Pod operator-1, container manager (previous: false)
+manager, previous false, last 20 lines
+
+--- last lines of Pod operator-1, container sidecar (previous: false)
+sidecar, previous false, last 20 lines
+`
+	if diff := cmp.Diff(want, d.logs(20)); diff != "" {
+		t.Errorf("logs (-want +got):\n%s", diff)
 	}
 }

@@ -17,9 +17,16 @@ import (
 const forwardTimeout = 15 * time.Second
 
 // MetricsStatus is the HTTP status of the operator's metrics endpoint to token as bearer (none
-// when empty), through a forward of its metrics port (onMetrics), as StatusCode reads it.
+// when empty), through a forward of its metrics port (onMetrics).
 func (d *Deployment) MetricsStatus(ctx context.Context, token string) (int, error) {
-	return onMetrics(ctx, d, func(ctx context.Context, url string) (int, error) { return StatusCode(ctx, url, token) })
+	return onMetrics(ctx, d, func(ctx context.Context, url string) (int, error) {
+		resp, err := get(ctx, url, token)
+		if err != nil {
+			return 0, err
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode, nil
+	})
 }
 
 // onMetrics is what get reads at the URL of the operator's metrics on this machine, forwarded to
@@ -68,17 +75,12 @@ func (d *Deployment) forwardMetrics(ctx context.Context) (url string, stop func(
 	go func() { ended <- pf.ForwardPorts() }()
 	select {
 	case <-ready:
+		ports, _ := pf.GetPorts() // fails only before ready
+		return fmt.Sprintf("https://127.0.0.1:%d/metrics", ports[0].Local), stop, nil
 	case <-ctx.Done():
-		stop()
-		return "", nil, fmt.Errorf("port-forward to Pod %s/%s: %w", d.Namespace, pod, ctx.Err())
-	case err := <-ended:
-		stop()
-		return "", nil, fmt.Errorf("port-forward to Pod %s/%s: %w", d.Namespace, pod, err)
+		err = ctx.Err()
+	case err = <-ended:
 	}
-	ports, err := pf.GetPorts()
-	if err != nil {
-		stop()
-		return "", nil, err
-	}
-	return fmt.Sprintf("https://127.0.0.1:%d/metrics", ports[0].Local), stop, nil
+	stop()
+	return "", nil, fmt.Errorf("port-forward to Pod %s/%s: %w", d.Namespace, pod, err)
 }

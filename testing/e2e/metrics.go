@@ -21,16 +21,6 @@ var scraper = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
 	TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the operator's self-signed certificate, on loopback
 }}
 
-// StatusCode is the HTTP status of GET url with token as bearer (none when empty).
-func StatusCode(ctx context.Context, url, token string) (int, error) {
-	resp, err := get(ctx, url, token)
-	if err != nil {
-		return 0, err
-	}
-	_ = resp.Body.Close()
-	return resp.StatusCode, nil
-}
-
 // Scrape reads the metric families at url, with token as bearer (none when empty): the metrics
 // endpoint of an operator that runs outside the test process (the e2e tier's), read the way
 // Prometheus scrapes it, over HTTP or HTTPS. An operator in the test process is read from

@@ -6,6 +6,7 @@
 package tiers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -72,9 +73,7 @@ func Current() (Tier, error) {
 	switch tier := os.Getenv(Env); tier {
 	case "", Envtest:
 	case E2E:
-		if provider = os.Getenv(ProviderEnv); provider == "" {
-			provider = ProviderLocal
-		}
+		provider = cmp.Or(os.Getenv(ProviderEnv), ProviderLocal)
 	default:
 		return Tier{}, fmt.Errorf("%s=%q: want %s or %s", Env, tier, Envtest, E2E)
 	}

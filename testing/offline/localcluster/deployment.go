@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -74,9 +73,18 @@ func (d *LocalDeployment) deploy(ctx context.Context, binary string, subject ope
 	if d.Client, err = client.New(d.Config, client.Options{Scheme: subject.Scheme}); err != nil {
 		return fmt.Errorf("client for %s: %w", d.Config.Host, err)
 	}
-	m, err := render(ctx, d.Kubectl())
+	// config/default, rendered with kubectl's built-in kustomize.
+	kustomizeDir, err := controlplane.Find(filepath.Join("config", "default"))
 	if err != nil {
 		return err
+	}
+	rendered, err := e2e.Run(ctx, nil, d.Kubectl(), "kustomize", kustomizeDir)
+	if err != nil {
+		return err
+	}
+	m, err := e2e.ReadManifests(rendered)
+	if err != nil {
+		return fmt.Errorf("%s: %w", kustomizeDir, err)
 	}
 	// The CRDs are the control plane's already; the operator runs as a local process, under the
 	// Deployment's ServiceAccount.
@@ -93,24 +101,28 @@ func (d *LocalDeployment) deploy(ctx context.Context, binary string, subject ope
 	if err != nil {
 		return err
 	}
-	probePort, err := freePort()
-	if err != nil {
-		return err
-	}
 	d.MetricsURL = fmt.Sprintf("https://127.0.0.1:%d/metrics", metricsPort)
 	// It runs as its Deployment runs it (config/manager's flags, leader election among them), as a
-	// process of the test's, whose runs append to one log.
-	ready := fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort)
+	// process of the test's, whose runs append to one log. No kubelet probes it here: its /readyz
+	// (healthz.Ping) says less than what Up waits for, its controllers reporting.
 	args := []string{"--kubeconfig=" + kubeconfig, "--leader-elect", "--leader-election-namespace=" + m.Namespace,
-		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metricsPort), fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", probePort)}
+		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metricsPort), "--health-probe-bind-address=0"}
 	var proc *process
 	d.Operator = operator.New(subject, operator.Controls{
 		Metrics: func() ([]*dto.MetricFamily, error) {
+			if proc != nil {
+				select {
+				case <-proc.done:
+					// Final (poll.Stop): Up fails at once, not when its wait for the controllers ends.
+					return nil, poll.Stop(fmt.Errorf("the operator exited, see %s: %w", d.OperatorLog, proc.err))
+				default:
+				}
+			}
 			return e2e.Scrape(context.Background(), d.MetricsURL, d.MetricsToken)
 		},
 		Writes: e2e.AuditWrites(d.AuditLog, m.Username()),
 		Start: func() (err error) {
-			proc, err = startOperator(binary, d.OperatorLog, ready, args...)
+			proc, err = startProcess("operator", d.OperatorLog, 30*time.Second, binary, args...)
 			return err
 		},
 		Stop: func() error { return proc.Stop() },
@@ -121,49 +133,6 @@ func (d *LocalDeployment) deploy(ctx context.Context, binary string, subject ope
 		return errors.Join(err, d.Operator.Down())
 	}
 	return nil
-}
-
-// startOperator starts the operator binary with args, as a process of the test's that logs to log,
-// and waits until it answers ready, its /readyz.
-func startOperator(binary, log, ready string, args ...string) (*process, error) {
-	proc, err := startProcess("operator", log, 30*time.Second, binary, args...)
-	if err != nil {
-		return nil, err
-	}
-	err = poll.Until(context.Background(), 100*time.Millisecond, 30*time.Second, func(ctx context.Context) error {
-		select {
-		case <-proc.done:
-			return poll.Stop(fmt.Errorf("the operator exited before it was ready, see %s: %w", log, proc.err))
-		default:
-		}
-		code, err := e2e.StatusCode(ctx, ready, "")
-		if err == nil && code != http.StatusOK {
-			err = fmt.Errorf("GET %s: %s", ready, http.StatusText(code))
-		}
-		return err
-	})
-	if err != nil {
-		proc.Kill()
-		return nil, fmt.Errorf("the operator is not ready, see %s: %w", log, err)
-	}
-	return proc, nil
-}
-
-// render renders config/default with kubectl's built-in kustomize.
-func render(ctx context.Context, kubectl string) (e2e.Manifests, error) {
-	kustomizeDir, err := controlplane.Find(filepath.Join("config", "default"))
-	if err != nil {
-		return e2e.Manifests{}, err
-	}
-	rendered, err := e2e.Run(ctx, nil, kubectl, "kustomize", kustomizeDir)
-	if err != nil {
-		return e2e.Manifests{}, err
-	}
-	m, err := e2e.ReadManifests(rendered)
-	if err != nil {
-		return m, fmt.Errorf("%s: %w", kustomizeDir, err)
-	}
-	return m, nil
 }
 
 // Stop stops the operator, then the webhooks and the cluster.

@@ -34,7 +34,7 @@ func TestWhatFailedOutsideEverySpecIsTheCallersCall(t *testing.T) {
 		"a panic, asking whether anything noticed":          {specreport.Suite{}, panicked, Notices, "the binary"},
 		"nothing in the report, and no panic in the output": {specreport.Suite{}, []byte("exit 1"), Notices, ""},
 	} {
-		v, err := judge(tt.report, exit, tt.out, tt.outside, "the binary")
+		v, err := judge(tt.report, exit, nil, tt.out, tt.outside, "the binary")
 		switch {
 		case tt.want == "" && err == nil:
 			t.Errorf("%s: %v, want an error", name, v)
@@ -42,7 +42,7 @@ func TestWhatFailedOutsideEverySpecIsTheCallersCall(t *testing.T) {
 			t.Errorf("%s: %v, %v; want a kill by %q", name, v, err, tt.want)
 		}
 	}
-	if v, _ := judge(specreport.Suite{}, exit, panicked, Notices, "the binary"); !strings.Contains(v.Where, "assignment to entry in nil map") {
+	if v, _ := judge(specreport.Suite{}, exit, nil, panicked, Notices, "the binary"); !strings.Contains(v.Where, "assignment to entry in nil map") {
 		t.Errorf("a panic is told as %q, without its message", v.Where)
 	}
 }

@@ -33,7 +33,7 @@ func NewChecker(root string, dirs ...string) (*Checker, error) {
 	for _, d := range dirs {
 		patterns = append(patterns, "./"+d)
 	}
-	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedTypes | packages.NeedModule, Dir: root}, patterns...)
+	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedTypes, Dir: root}, patterns...)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func Compiling(root string, dirs []string, keep func(Break) bool) (c *Checker, b
 			return nil, nil, 0, fmt.Errorf("list the files of %s: %w", dir, err)
 		}
 		for _, name := range p.GoFiles {
-			all, err := Of(root, path.Join(path.Clean(dir), name))
+			all, err := Of(root, path.Join(dir, name))
 			if err != nil {
 				return nil, nil, 0, err
 			}
@@ -114,9 +114,6 @@ func (c *Checker) check(dir string, files map[string][]byte, withTypes bool) (ma
 	}
 	var errs []error
 	conf := types.Config{Error: func(err error) { errs = append(errs, err) }, Importer: c}
-	if p.Module != nil && p.Module.GoVersion != "" {
-		conf.GoVersion = "go" + p.Module.GoVersion
-	}
 	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
 	_, _ = conf.Check(p.PkgPath, fset, parsed, info)
 	if !withTypes {

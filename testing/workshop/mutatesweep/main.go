@@ -96,16 +96,30 @@ type verdict struct {
 // changed since it.
 type selection struct{ Break, Since string }
 
-// keeper is the selection's choice of a break, with the lines changed since Since read from git.
+// keeper is the selection's choice of a break of dirs under root. The lines changed since Since
+// are git's: the work tree's edits count, and a file that git does not track yet counts whole.
 func (sel selection) keeper(root string, dirs []string) (func(sweep.Break) bool, error) {
-	changed, err := map[string][]lineRange(nil), error(nil)
-	if sel.Since != "" {
-		changed, err = changedSince(root, sel.Since, dirs...)
+	named := func(b sweep.Break) bool { return strings.Contains(b.ID(), sel.Break) }
+	if sel.Since == "" {
+		return named, nil
+	}
+	paths := append([]string{"--"}, dirs...)
+	// Whatever git's configuration says: plain text from git itself, paths from root, unprefixed.
+	diff, err := repo.Git(root, slices.Concat([]string{"diff", "--no-color", "--no-ext-diff", "--relative", "--no-prefix", "-U0", sel.Since}, paths)...)
+	if err != nil {
+		return nil, err
+	}
+	untracked, err := repo.Git(root, slices.Concat([]string{"ls-files", "--others", "--exclude-standard"}, paths)...)
+	if err != nil {
+		return nil, err
+	}
+	changed := changedLines(diff)
+	for _, file := range strings.Fields(untracked) {
+		changed[file] = []lineRange{{1, math.MaxInt}}
 	}
 	return func(b sweep.Break) bool {
-		onChange := slices.ContainsFunc(changed[b.File], func(r lineRange) bool { return r.first <= b.Last && b.Line <= r.last })
-		return strings.Contains(b.ID(), sel.Break) && (sel.Since == "" || onChange)
-	}, err
+		return named(b) && slices.ContainsFunc(changed[b.File], func(r lineRange) bool { return r.first <= b.Last && b.Line <= r.last })
+	}, nil
 }
 
 // sweepReport is what a sweep found.
@@ -472,26 +486,6 @@ func choose(all []mutants.Mutant, scenario, text string) ([]mutants.Mutant, erro
 
 // lineRange is the lines first to last of a file, numbered from 1.
 type lineRange struct{ first, last int }
-
-// changedSince are the lines of dirs under root changed since the revision since: the work tree's
-// edits count, and a file that git does not track yet counts whole.
-func changedSince(root, since string, dirs ...string) (map[string][]lineRange, error) {
-	paths := append([]string{"--"}, dirs...)
-	// Whatever git's configuration says: plain text from git itself, paths from root, unprefixed.
-	diff, err := repo.Git(root, slices.Concat([]string{"diff", "--no-color", "--no-ext-diff", "--relative", "--no-prefix", "-U0", since}, paths)...)
-	if err != nil {
-		return nil, err
-	}
-	untracked, err := repo.Git(root, slices.Concat([]string{"ls-files", "--others", "--exclude-standard"}, paths)...)
-	if err != nil {
-		return nil, err
-	}
-	changed := changedLines(diff)
-	for _, file := range strings.Fields(untracked) {
-		changed[file] = []lineRange{{1, math.MaxInt}}
-	}
-	return changed, nil
-}
 
 // hunk is a unified diff's hunk header: its new side starts at line 1 and runs 2 lines.
 var hunk = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@`)

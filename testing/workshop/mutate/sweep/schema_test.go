@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -169,16 +170,8 @@ func write(t *testing.T, root string, files map[string]string) {
 // build builds the program under root/p with the overlay's files, and returns the binary.
 func build(t *testing.T, root string, overlay map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	replace := map[string]string{}
-	for path, content := range overlay {
-		replace[path] = filepath.Join(dir, fmt.Sprint(len(replace), ".go"))
-		write(t, dir, map[string]string{filepath.Base(replace[path]): content})
-	}
-	overlayFile := filepath.Join(dir, "overlay.json")
-	write(t, dir, map[string]string{"overlay.json": fmt.Sprintf(`{"Replace": %s}`, jsonOf(replace))})
-	binary := filepath.Join(dir, "p")
-	cmd := exec.Command("go", "build", "-overlay", overlayFile, "-o", binary, "./p")
+	binary := filepath.Join(t.TempDir(), "p")
+	cmd := exec.Command("go", "build", "-overlay", overlayFile(t, overlay), "-o", binary, "./p")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -186,12 +179,20 @@ func build(t *testing.T, root string, overlay map[string]string) string {
 	return binary
 }
 
-func jsonOf(m map[string]string) string {
-	parts := make([]string, 0, len(m))
-	for k, v := range m {
-		parts = append(parts, fmt.Sprintf("%q: %q", k, v))
+// overlayFile is go build's -overlay file for overlay (a file's absolute path → its content).
+func overlayFile(t *testing.T, overlay map[string]string) string {
+	t.Helper()
+	dir, replace := t.TempDir(), map[string]string{}
+	for path, content := range overlay {
+		replace[path] = filepath.Join(dir, fmt.Sprint(len(replace), ".go"))
+		write(t, dir, map[string]string{filepath.Base(replace[path]): content})
 	}
-	return "{" + strings.Join(parts, ", ") + "}"
+	spec, err := json.Marshal(map[string]any{"Replace": replace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, map[string]string{"overlay.json": string(spec)})
+	return filepath.Join(dir, "overlay.json")
 }
 
 // run runs the binary with the break numbered id switched on ("" for none).
@@ -227,14 +228,7 @@ func TestAConstantAnotherPackageNeedsStaysConstant(t *testing.T) {
 	builds := 0
 	schema, err := Build(c, breaks, func(overlay map[string]string) ([]byte, error) {
 		builds++
-		dir := t.TempDir()
-		replace := map[string]string{}
-		for path, content := range overlay {
-			replace[path] = filepath.Join(dir, fmt.Sprint(len(replace), ".go"))
-			write(t, dir, map[string]string{filepath.Base(replace[path]): content})
-		}
-		write(t, dir, map[string]string{"overlay.json": fmt.Sprintf(`{"Replace": %s}`, jsonOf(replace))})
-		cmd := exec.Command("go", "build", "-overlay", filepath.Join(dir, "overlay.json"), "./...")
+		cmd := exec.Command("go", "build", "-overlay", overlayFile(t, overlay), "./...")
 		cmd.Dir = root
 		return cmd.CombinedOutput()
 	})

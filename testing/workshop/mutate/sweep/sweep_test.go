@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -38,9 +37,7 @@ func f(n int, ok bool) (T, error) {
 func breaksOfSource(t *testing.T) []Break {
 	t.Helper()
 	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "p.go"), []byte(source), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	write(t, root, map[string]string{"p.go": source})
 	breaks, err := Of(root, "p.go")
 	if err != nil {
 		t.Fatal(err)
@@ -106,10 +103,7 @@ func TestABreakSpansTheLinesItReplaces(t *testing.T) {
 // line leaves no comma behind, so the break still parses.
 func TestTheLastFieldGoesWithItsComma(t *testing.T) {
 	root := t.TempDir()
-	src := "package p\n\nvar v = map[string]int{\n\t\"a\": 1,\n\t\"b\": 2,\n}\n"
-	if err := os.WriteFile(filepath.Join(root, "p.go"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	write(t, root, map[string]string{"p.go": "package p\n\nvar v = map[string]int{\n\t\"a\": 1,\n\t\"b\": 2,\n}\n"})
 	breaks, err := Of(root, "p.go")
 	if err != nil {
 		t.Fatal(err)
@@ -127,20 +121,12 @@ func TestTheLastFieldGoesWithItsComma(t *testing.T) {
 // a value left unused does not compile, a replaced constant does.
 func TestABreakThatDoesNotCompileIsToldApart(t *testing.T) {
 	root := t.TempDir()
-	for name, content := range map[string]string{
+	write(t, root, map[string]string{
 		"go.mod":  "module example.com/p\n\ngo 1.26\n",
 		"p/p.go":  source,
 		"p/q.go":  "package p\n\nfunc g() int { return limit }\n",
 		"p/p2.go": "package p\n",
-	} {
-		path := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	c, err := NewChecker(root, "p")
 	if err != nil {
 		t.Fatal(err)

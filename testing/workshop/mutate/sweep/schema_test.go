@@ -210,21 +210,11 @@ func run(t *testing.T, binary, id string) string {
 // TestAConstantAnotherPackageNeedsStaysConstant: a constant made a variable that another package
 // needs constant fails the build; Build builds again with it constant, and its break on its own.
 func TestAConstantAnotherPackageNeedsStaysConstant(t *testing.T) {
-	root := t.TempDir()
-	write(t, root, map[string]string{
-		"go.mod":  "module example.com/p\n\ngo 1.26\n",
+	root, c, breaks := checked(t, map[string]string{
 		"p/p.go":  "package p\n\n// Limit is needed constant by q.\nconst Limit = 3\n\n// Wait is not.\nconst Wait = 2\n",
 		"q/q.go":  "package q\n\nimport \"example.com/p/p\"\n\nconst twice = p.Limit * 2\n\nvar _ = [twice]int{}\n\nvar _ = p.Wait\n",
 		"q/q2.go": "package q\n",
 	})
-	c, err := NewChecker(root, "p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	breaks, err := Of(root, "p/p.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	builds := 0
 	schema, err := Build(c, breaks, func(overlay map[string]string) ([]byte, error) {
 		builds++

@@ -120,21 +120,11 @@ func TestTheLastFieldGoesWithItsComma(t *testing.T) {
 // TestABreakThatDoesNotCompileIsToldApart: the checker type-checks a break's package in memory:
 // a value left unused does not compile, a replaced constant does.
 func TestABreakThatDoesNotCompileIsToldApart(t *testing.T) {
-	root := t.TempDir()
-	write(t, root, map[string]string{
-		"go.mod":  "module example.com/p\n\ngo 1.26\n",
+	_, c, breaks := checked(t, map[string]string{
 		"p/p.go":  source,
 		"p/q.go":  "package p\n\nfunc g() int { return limit }\n",
 		"p/p2.go": "package p\n",
 	})
-	c, err := NewChecker(root, "p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	breaks, err := Of(root, "p/p.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	verdicts := map[string]bool{}
 	for _, b := range breaks {
 		verdicts[b.Operator+": "+b.Was] = c.Compiles(b)
@@ -145,6 +135,24 @@ func TestABreakThatDoesNotCompileIsToldApart(t *testing.T) {
 	if verdicts["delete: _ = check"] {
 		t.Error("deleting the one use of check compiles, by the checker")
 	}
+}
+
+// checked is a module of files (its go.mod added, under the root it returns), the checker of its
+// package p, and the breaks of p/p.go.
+func checked(t *testing.T, files map[string]string) (string, *Checker, []Break) {
+	t.Helper()
+	root := t.TempDir()
+	write(t, root, files)
+	write(t, root, map[string]string{"go.mod": "module example.com/p\n\ngo 1.26\n"})
+	c, err := NewChecker(root, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	breaks, err := Of(root, "p/p.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, c, breaks
 }
 
 // TestNothingIsLoadedWhenNoBreakIsKept: the breaks are chosen from the parsed files before any

@@ -23,8 +23,8 @@ type Checker struct {
 	imports map[string]*types.Package
 }
 
-// NewChecker loads the packages of root's dirs.
-func NewChecker(root string, dirs ...string) (*Checker, error) {
+// newChecker loads the packages of root's dirs.
+func newChecker(root string, dirs ...string) (*Checker, error) {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
@@ -71,23 +71,17 @@ func Compiling(root string, dirs []string, keep func(Break) bool) (c *Checker, b
 	if len(kept) == 0 {
 		return nil, nil, 0, nil
 	}
-	if c, err = NewChecker(root, dirs...); err != nil {
+	if c, err = newChecker(root, dirs...); err != nil {
 		return nil, nil, 0, err
 	}
-	for _, b := range kept {
-		if c.Compiles(b) {
+	for _, b := range kept { // b's package, with b made, type-checks
+		if _, errs := c.check(path.Dir(b.File), map[string][]byte{b.File: b.Content}, false); len(errs) == 0 {
 			breaks = append(breaks, b)
 		} else {
 			notCompiled++
 		}
 	}
 	return c, breaks, notCompiled, nil
-}
-
-// Compiles says whether the package of b's file, with b made, type-checks.
-func (c *Checker) Compiles(b Break) bool {
-	_, errs := c.check(path.Dir(b.File), map[string][]byte{b.File: b.Content}, false)
-	return len(errs) == 0
 }
 
 // check type-checks dir's package with files (by path from the root) in place of its own files or

@@ -65,12 +65,7 @@ func main() {
 // each behind its switch; run with a break's switch on, that program prints what the break built
 // on its own prints, and with none on, what the program prints.
 func TestEverySwitchedBreakBehavesAsItsOwnBuild(t *testing.T) {
-	root := t.TempDir()
-	write(t, root, map[string]string{"go.mod": "module example.com/p\n\ngo 1.26\n", "p/main.go": program})
-	c, breaks, _, err := Compiling(root, []string{"p"}, func(Break) bool { return true })
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, c, breaks, _ := compiling(t, map[string]string{"p/main.go": program})
 	var schemata string
 	schema, err := Build(c, breaks, func(overlay map[string]string) ([]byte, error) {
 		schemata = build(t, root, overlay)
@@ -128,16 +123,10 @@ func schemataOf(t *testing.T, src string) ([]Break, Schema) {
 }
 
 // schemataOfFiles is every break of package p's files (by path under the module's root, which it
-// returns) and their schemata, built by no build.
+// returns) that compiles, and their schemata, built by no build.
 func schemataOfFiles(t *testing.T, files map[string]string) (string, []Break, Schema) {
 	t.Helper()
-	root := t.TempDir()
-	write(t, root, files)
-	write(t, root, map[string]string{"go.mod": "module example.com/p\n\ngo 1.26\n"})
-	c, breaks, _, err := Compiling(root, []string{"p"}, func(Break) bool { return true })
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, c, breaks, _ := compiling(t, files)
 	schema, err := Build(c, breaks, func(map[string]string) ([]byte, error) { return nil, nil })
 	if err != nil {
 		t.Fatalf("the schemata: %v", err)
@@ -210,7 +199,7 @@ func run(t *testing.T, binary, id string) string {
 // TestAConstantAnotherPackageNeedsStaysConstant: a constant made a variable that another package
 // needs constant fails the build; Build builds again with it constant, and its break on its own.
 func TestAConstantAnotherPackageNeedsStaysConstant(t *testing.T) {
-	root, c, breaks := checked(t, map[string]string{
+	root, c, breaks, _ := compiling(t, map[string]string{
 		"p/p.go":  "package p\n\n// Limit is needed constant by q.\nconst Limit = 3\n\n// Wait is not.\nconst Wait = 2\n",
 		"q/q.go":  "package q\n\nimport \"example.com/p/p\"\n\nconst twice = p.Limit * 2\n\nvar _ = [twice]int{}\n\nvar _ = p.Wait\n",
 		"q/q2.go": "package q\n",

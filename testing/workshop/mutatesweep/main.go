@@ -62,21 +62,20 @@ func main() {
 	harness := flag.Bool("harness", false, "break the harness a team copies, judged by its own tests, instead of the operator")
 	since := flag.String("changed-since", "", "try only the breaks on the lines changed since this revision (the work tree counts)")
 	flag.Parse()
-	tool, r, err := "mutate-sweep", sweepReport{}, error(nil)
-	switch {
-	case *hand:
-		tool = "mutate"
-		err = withSweeper(false, func(s *sweeper) error { return s.mutate(*scenario, *mutant) })
-	default:
-		err = withSweeper(*harness, func(s *sweeper) error { return s.run(&r, selection{Break: *breakText, Since: *since}) })
-	}
-	if err == nil && !*hand {
+	tool, do := "mutate-sweep", func(s *sweeper) error {
+		var r sweepReport
+		if err := s.run(&r, selection{Break: *breakText, Since: *since}); err != nil {
+			return err
+		}
 		var md strings.Builder
-		err = r.write(&md)
+		err := r.write(&md)
 		fmt.Print(md.String())
-		err = errors.Join(err, specreport.Publish(md.String()))
+		return errors.Join(err, specreport.Publish(md.String()))
 	}
-	if err != nil {
+	if *hand {
+		tool, do = "mutate", func(s *sweeper) error { return s.mutate(*scenario, *mutant) }
+	}
+	if err := withSweeper(*harness && !*hand, do); err != nil {
 		fmt.Fprintln(os.Stderr, tool+":", err)
 		os.Exit(1)
 	}

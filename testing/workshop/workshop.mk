@@ -66,16 +66,16 @@ mutate: setup-envtest ## Prove the scenarios can fail: build each break of testi
 		$(WORKSHOP)/mutatesweep -mutants $(if $(SCENARIO),-scenario '$(SCENARIO)') $(if $(MUTANT),-mutant '$(MUTANT)') | tee $(REPORTS)/mutate.md
 
 # BASE=<rev> sweeps only the lines changed since rev (git diff BASE: the work tree and new files
-# count), as a pull request does; without it, every line. FILE=<text> sweeps only the files whose
-# path contains text, BREAK=<text> only the breaks whose ID contains it (the report's "file
-# function operator: was → now"). The scenarios attach to make envtest-up's control plane, which
+# count), as a pull request does; without it, every line. BREAK=<text> sweeps only the breaks whose
+# ID contains text (the report's "file function operator: was → now": a path picks its files).
+# The scenarios attach to make envtest-up's control plane, which
 # stays up afterwards (make envtest-down).
 .PHONY: mutate-sweep
 mutate-sweep: envtest-up ## Make every generic break of controllers/ and api/ (delete a statement, negate a condition, drop a returned error, replace a constant), or with BASE=<rev> those of the lines changed since rev, or with HARNESS=1 those of the harness a team copies (judged by its own tests); run the tests that reach each against it; report the score and fail on every survivor.
 	@mkdir -p $(REPORTS)
 	@$(call workshop-tool,mutatesweep)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
-		$(WORKSHOP)/mutatesweep $(if $(HARNESS),-harness) $(if $(BASE),-changed-since '$(BASE)') $(if $(FILE),-file '$(FILE)') $(if $(BREAK),-break '$(BREAK)') | tee $(REPORTS)/mutate-sweep.md
+		$(WORKSHOP)/mutatesweep $(if $(HARNESS),-harness) $(if $(BASE),-changed-since '$(BASE)') $(if $(BREAK),-break '$(BREAK)') | tee $(REPORTS)/mutate-sweep.md
 
 # BASE: the revision a change starts from. A changed spec that only rewrites the test states so in
 # a commit trailer `Spec-Rewrite: <name>`.

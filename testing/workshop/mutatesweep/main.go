@@ -55,29 +55,27 @@ func theHarness(root string) (group, error) {
 }
 
 func main() {
-	only := flag.String("file", "", "break only the files whose path contains this text")
-	breakText := flag.String("break", "", "try only the breaks whose ID (file function operator: was → now) contains this text")
+	breakText := flag.String("break", "", "try only the breaks whose ID (file function operator: was → now) contains this text: a path, say")
 	hand := flag.Bool("mutants", false, "make mutate: try the breaks of package mutants, each against the scenario it names")
 	scenario := flag.String("scenario", "", "with -mutants: try only the breaks that this scenario (its label) exists to catch")
 	mutant := flag.String("mutant", "", "with -mutants: try only the breaks whose description contains this text")
 	harness := flag.Bool("harness", false, "break the harness a team copies, judged by its own tests, instead of the operator")
 	since := flag.String("changed-since", "", "try only the breaks on the lines changed since this revision (the work tree counts)")
 	flag.Parse()
-	tool, r, err := "mutate-sweep", sweepReport{}, error(nil)
-	switch {
-	case *hand:
-		tool = "mutate"
-		err = withSweeper(false, func(s *sweeper) error { return s.mutate(*scenario, *mutant) })
-	default:
-		err = withSweeper(*harness, func(s *sweeper) error { return s.run(&r, selection{File: *only, Break: *breakText, Since: *since}) })
-	}
-	if err == nil && !*hand {
+	tool, do := "mutate-sweep", func(s *sweeper) error {
+		var r sweepReport
+		if err := s.run(&r, selection{Break: *breakText, Since: *since}); err != nil {
+			return err
+		}
 		var md strings.Builder
-		err = r.write(&md)
+		err := r.write(&md)
 		fmt.Print(md.String())
-		err = errors.Join(err, specreport.Publish(md.String()))
+		return errors.Join(err, specreport.Publish(md.String()))
 	}
-	if err != nil {
+	if *hand {
+		tool, do = "mutate", func(s *sweeper) error { return s.mutate(*scenario, *mutant) }
+	}
+	if err := withSweeper(*harness && !*hand, do); err != nil {
 		fmt.Fprintln(os.Stderr, tool+":", err)
 		os.Exit(1)
 	}
@@ -92,21 +90,35 @@ type verdict struct {
 	Err          string   // why the tiers could not say
 }
 
-// selection is which breaks a sweep tries, as make mutate-sweep's variables choose them: those of
-// the files whose path contains File, with an ID that contains Break and, if Since is a revision,
-// on the lines changed since it.
-type selection struct{ File, Break, Since string }
+// selection is which breaks a sweep tries, as make mutate-sweep's variables choose them: those with
+// an ID that contains Break (its file's path among it) and, if Since is a revision, on the lines
+// changed since it.
+type selection struct{ Break, Since string }
 
-// keeper is the selection's choice of a break, with the lines changed since Since read from git.
+// keeper is the selection's choice of a break of dirs under root. The lines changed since Since
+// are git's: the work tree's edits count, and a file that git does not track yet counts whole.
 func (sel selection) keeper(root string, dirs []string) (func(sweep.Break) bool, error) {
-	changed, err := map[string][]lineRange(nil), error(nil)
-	if sel.Since != "" {
-		changed, err = changedSince(root, sel.Since, dirs...)
+	named := func(b sweep.Break) bool { return strings.Contains(b.ID(), sel.Break) }
+	if sel.Since == "" {
+		return named, nil
+	}
+	paths := append([]string{"--"}, dirs...)
+	// Whatever git's configuration says: plain text from git itself, paths from root, unprefixed.
+	diff, err := repo.Git(root, slices.Concat([]string{"diff", "--no-color", "--no-ext-diff", "--relative", "--no-prefix", "-U0", sel.Since}, paths)...)
+	if err != nil {
+		return nil, err
+	}
+	untracked, err := repo.Git(root, slices.Concat([]string{"ls-files", "--others", "--exclude-standard"}, paths)...)
+	if err != nil {
+		return nil, err
+	}
+	changed := changedLines(diff)
+	for _, file := range strings.Fields(untracked) {
+		changed[file] = []lineRange{{1, math.MaxInt}}
 	}
 	return func(b sweep.Break) bool {
-		onChange := slices.ContainsFunc(changed[b.File], func(r lineRange) bool { return r.first <= b.Last && b.Line <= r.last })
-		return strings.Contains(b.File, sel.File) && strings.Contains(b.ID(), sel.Break) && (sel.Since == "" || onChange)
-	}, err
+		return named(b) && slices.ContainsFunc(changed[b.File], func(r lineRange) bool { return r.first <= b.Last && b.Line <= r.last })
+	}, nil
 }
 
 // sweepReport is what a sweep found.
@@ -168,7 +180,7 @@ func (s *sweeper) run(r *sweepReport, sel selection) error {
 	case len(breaks) == 0 && sel.Since != "":
 		return nil // the report says that the change made none
 	case len(breaks) == 0:
-		return fmt.Errorf("no break of a file matching %q, with an ID matching %q, compiles", sel.File, sel.Break)
+		return fmt.Errorf("no break with an ID matching %q compiles", sel.Break)
 	}
 	progress(start, "%d breaks compile (%d do not); building them in, each behind a switch", len(breaks), r.NotCompiled)
 	schema, err := sweep.Build(checker, breaks, func(overlay map[string]string) ([]byte, error) {
@@ -183,13 +195,12 @@ func (s *sweeper) run(r *sweepReport, sel selection) error {
 	if err != nil {
 		return fmt.Errorf("without any break: %w", err)
 	}
-	for _, b := range breaks {
-		r.Verdicts = append(r.Verdicts, verdict{Break: b})
-	}
+	r.Verdicts = make([]verdict, len(breaks))
 	var g errgroup.Group
 	g.SetLimit(workers)
 	var finished atomic.Int32
-	for i := range r.Verdicts {
+	for i, b := range breaks {
+		r.Verdicts[i].Break = b
 		g.Go(func() error {
 			v := &r.Verdicts[i]
 			s.try(v, i, schema, all)
@@ -324,20 +335,15 @@ func (v verdict) String() string {
 	return "SURVIVED"
 }
 
-// title is the report's heading: what was swept.
-func (r sweepReport) title() string {
+// write prints the report; it fails on survivors and on breaks without a verdict.
+func (r sweepReport) write(w io.Writer) error {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	title := "# Mutation sweep of " + strings.Join(r.Dirs, ", ")
 	if r.Since != "" {
 		title += ", the lines changed since " + r.Since
 	}
-	return title
-}
-
-// write prints the report; it fails on survivors and on breaks without a verdict.
-func (r sweepReport) write(w io.Writer) error {
-	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	if len(r.Verdicts) == 0 && r.Since != "" {
-		p("%s\n\nNo generic break that compiles on the lines changed since %s: nothing to sweep.\n", r.title(), r.Since)
+		p("%s\n\nNo generic break that compiles on the lines changed since %s: nothing to sweep.\n", title, r.Since)
 		return nil
 	}
 	var survivors, unanswered, equivalent, hung []verdict
@@ -364,7 +370,7 @@ func (r sweepReport) write(w io.Writer) error {
 	scored := len(r.Verdicts) - len(equivalent)
 	killed := scored - len(unanswered) - len(survivors)
 	p("%s\n\n**Score: %d of %d breaks killed (%.0f%%)**, not counting %d equivalent ones: %d by the unit tier, %d by the envtest tier; %d of the kills by timeout. %d breaks without a verdict. %d further breaks do not compile and were not tried.\n",
-		r.title(), killed, scored, 100*float64(killed)/float64(max(scored, 1)), len(equivalent), byUnit, killed-byUnit, len(hung), len(unanswered), r.NotCompiled)
+		title, killed, scored, 100*float64(killed)/float64(max(scored, 1)), len(equivalent), byUnit, killed-byUnit, len(hung), len(unanswered), r.NotCompiled)
 	p("\nSweep time: %s.\n", r.Took.Round(time.Second))
 	table(w, "Survivors: no test that runs their code fails", "Reached by", survivors, reachedBy)
 	table(w, "No verdict: a run that proved nothing", "Why", unanswered, func(v verdict) string { return v.Err })
@@ -463,45 +469,22 @@ func (s *sweeper) tryMutant(dir string, m mutants.Mutant) (caught, unit trial.Ve
 
 // choose is the mutants of all of scenario ("": all) whose break mentions text.
 func choose(all []mutants.Mutant, scenario, text string) ([]mutants.Mutant, error) {
-	var out []mutants.Mutant
-	var scenarios []string
+	chosen := slices.DeleteFunc(slices.Clone(all), func(m mutants.Mutant) bool {
+		return scenario != "" && m.Scenario != scenario || !strings.Contains(m.Break, text)
+	})
+	if len(chosen) > 0 {
+		return chosen, nil
+	}
+	scenarios := make([]string, 0, len(all))
 	for _, m := range all {
-		if !slices.Contains(scenarios, m.Scenario) {
-			scenarios = append(scenarios, m.Scenario)
-		}
-		if (scenario == "" || m.Scenario == scenario) && strings.Contains(m.Break, text) {
-			out = append(out, m)
-		}
+		scenarios = append(scenarios, m.Scenario)
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no break of scenario %q mentions %q; scenarios with breaks: %s", scenario, text, strings.Join(scenarios, ", "))
-	}
-	return out, nil
+	slices.Sort(scenarios)
+	return nil, fmt.Errorf("no break of scenario %q mentions %q; scenarios with breaks: %s", scenario, text, strings.Join(slices.Compact(scenarios), ", "))
 }
 
 // lineRange is the lines first to last of a file, numbered from 1.
 type lineRange struct{ first, last int }
-
-// changedSince are the lines of dirs under root changed since the revision since: the work tree's
-// edits count, and a file that git does not track yet counts whole.
-func changedSince(root, since string, dirs ...string) (map[string][]lineRange, error) {
-	paths := append([]string{"--"}, dirs...)
-	// Whatever git's configuration says: plain text from git itself, paths from root, with the
-	// prefixes that changedLines reads.
-	diff, err := repo.Git(root, slices.Concat([]string{"diff", "--no-color", "--no-ext-diff", "--relative", "--src-prefix=a/", "--dst-prefix=b/", "-U0", since}, paths)...)
-	if err != nil {
-		return nil, err
-	}
-	untracked, err := repo.Git(root, slices.Concat([]string{"ls-files", "--others", "--exclude-standard"}, paths)...)
-	if err != nil {
-		return nil, err
-	}
-	changed := changedLines(diff)
-	for _, file := range strings.Fields(untracked) {
-		changed[file] = []lineRange{{1, math.MaxInt}}
-	}
-	return changed, nil
-}
 
 // hunk is a unified diff's hunk header: its new side starts at line 1 and runs 2 lines.
 var hunk = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@`)
@@ -512,11 +495,8 @@ func changedLines(diff string) map[string][]lineRange {
 	var file string
 	for line := range strings.SplitSeq(diff, "\n") {
 		if name, ok := strings.CutPrefix(line, "+++ "); ok {
-			file = "" // a deleted file's "+++ /dev/null": its hunk holds no file's lines
-			if path, kept := strings.CutPrefix(name, "b/"); kept {
-				file = path
-			}
-		} else if m := hunk.FindStringSubmatch(line); m != nil && file != "" {
+			file = name // a deleted file's "/dev/null": its hunk holds no file's lines, nor any break
+		} else if m := hunk.FindStringSubmatch(line); m != nil {
 			start, _ := strconv.Atoi(m[1])
 			count, _ := strconv.Atoi(cmp.Or(m[2], "1")) // no count: one line
 			count = cmp.Or(count, 2)                    // 0: a deletion touches the lines either side

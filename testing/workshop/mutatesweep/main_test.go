@@ -185,7 +185,7 @@ func TestAGroupWithoutTheScenariosReachesWithoutADryRun(t *testing.T) {
 // TestReachRunsEachTestAndSpecAlone: the sweep lists the unit tests (not the benchmarks and
 // examples) and the specs that run (not the pending ones), and runs each alone, unbroken.
 func TestReachRunsEachTestAndSpecAlone(t *testing.T) {
-	s := &sweeper{root: filepath.Join("testdata", "reach"), work: t.TempDir(), group: group{tests: []string{"./unit", scenarios}}}
+	s := &sweeper{root: filepath.Join("..", "testdata", "toy"), work: t.TempDir(), group: group{tests: []string{"./unit", scenarios}}}
 	if out, err := trial.Build(s.root, s.work, nil, s.group.tests...); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
@@ -197,10 +197,10 @@ func TestReachRunsEachTestAndSpecAlone(t *testing.T) {
 	for _, test := range all {
 		got = append(got, test.Pkg+" "+test.Name)
 	}
-	if want := []string{"./unit TestOne", "./unit TestTwo", "./scenarios A spec runs"}; !slices.Equal(got, want) {
+	if want := []string{"./unit TestFinishes", "./unit TestHangs", "./scenarios A spec finishes", "./scenarios A spec hangs"}; !slices.Equal(got, want) {
 		t.Errorf("reach lists %q, want %q", got, want)
 	}
-	if s.description != "Reach" {
-		t.Errorf("the suite's description: %q, want Reach", s.description)
+	if s.description != "Toy" {
+		t.Errorf("the suite's description: %q, want Toy", s.description)
 	}
 }

@@ -9,23 +9,24 @@ import (
 )
 
 func TestChangedLinesAreTheNewSideOfEachHunk(t *testing.T) {
-	diff := `diff --git a/controllers/a.go b/controllers/a.go
---- a/controllers/a.go
-+++ b/controllers/a.go
+	diff := `diff --git controllers/a.go controllers/a.go
+--- controllers/a.go
++++ controllers/a.go
 @@ -10,2 +10,3 @@ func f() {
 @@ -40 +41 @@ func g() {
 @@ -60,3 +61,0 @@ func h() { (deleted after new line 61)
-diff --git a/controllers/b.go b/controllers/b.go
---- a/controllers/b.go
-+++ b/controllers/b.go
+diff --git controllers/b.go controllers/b.go
+--- controllers/b.go
++++ controllers/b.go
 @@ -1 +1 @@
-diff --git a/controllers/c.go b/controllers/c.go
+diff --git controllers/c.go controllers/c.go
 deleted file mode 100644
---- a/controllers/c.go
+--- controllers/c.go
 +++ /dev/null
 @@ -1,9 +0,0 @@ (a deleted file: none of b.go's lines)
 `
 	got := changedLines(diff)
+	delete(got, "/dev/null") // a deleted file's hunk: the file of no break
 	want := map[string][]lineRange{
 		"controllers/a.go": {{10, 12}, {41, 41}, {61, 62}},
 		"controllers/b.go": {{1, 1}},

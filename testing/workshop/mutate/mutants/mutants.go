@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
+	"regexp"
 )
 
-// Edit replaces File's whole lines that read From (indentation aside) with To, indented as the first.
+// Edit replaces the one line of File that reads From, indentation aside, with To, indented as it was.
 type Edit struct{ File, From, To string }
 
 // Mutant is a break (what it does wrong), the Scenario that must fail against it, and its Edits.
@@ -19,7 +18,8 @@ type Mutant struct {
 }
 
 // Apply makes m's edits to the files under root in memory: each file changed, by its path under
-// root. Each edit must find its lines once, in the file as the edits before it left it.
+// root. Each edit must find its line once, in the file as the edits before it left it: a line
+// that only begins with From is not it.
 func (m Mutant) Apply(root string) (map[string]string, error) {
 	mutated := map[string]string{}
 	for _, e := range m.Edits {
@@ -32,22 +32,12 @@ func (m Mutant) Apply(root string) (map[string]string, error) {
 			}
 			content = string(b)
 		}
-		lines, want := strings.SplitAfter(content, "\n"), strings.Split(e.From, "\n")
-		var at []int
-		for i := 0; i+len(want) <= len(lines); i++ {
-			if slices.EqualFunc(lines[i:i+len(want)], want, func(line, w string) bool { return strings.TrimSpace(line) == strings.TrimSpace(w) }) {
-				at = append(at, i)
-			}
-		}
+		line := regexp.MustCompile(`(?m)^[ \t]*(` + regexp.QuoteMeta(e.From) + `)$`)
+		at := line.FindAllStringSubmatchIndex(content, -1)
 		if len(at) != 1 {
-			return nil, fmt.Errorf("%s holds the lines %q %d times, not once: update the mutant to follow the code", e.File, e.From, len(at))
+			return nil, fmt.Errorf("%s holds the line %q %d times, not once: update the mutant to follow the code", e.File, e.From, len(at))
 		}
-		first, last := at[0], at[0]+len(want)-1
-		if strings.HasSuffix(lines[last], "\n") {
-			e.To += "\n"
-		}
-		indent := lines[first][:len(lines[first])-len(strings.TrimLeft(lines[first], " \t"))]
-		mutated[file] = strings.Join(lines[:first], "") + indent + e.To + strings.Join(lines[last+1:], "")
+		mutated[file] = content[:at[0][2]] + e.To + content[at[0][3]:] // the line's text, after its indentation
 	}
 	return mutated, nil
 }

@@ -24,7 +24,8 @@ func TestEveryMutantStillApplies(t *testing.T) {
 }
 
 // TestAnEditMatchesWholeLinesOnly: a new line that begins with an edit's text does not capture
-// the edit, which would leave the break breaking nothing; indentation and line ends do not count.
+// the edit, which would leave the break breaking nothing; indentation does not count, and a line
+// there twice is an error.
 func TestAnEditMatchesWholeLinesOnly(t *testing.T) {
 	root := t.TempDir()
 	write := func(content string) {
@@ -49,12 +50,8 @@ func TestAnEditMatchesWholeLinesOnly(t *testing.T) {
 		t.Errorf("mutated:\n%s\nwant:\n%s", mutated[file], want)
 	}
 
-	multi := Mutant{Break: "b", Edits: []Edit{{"c.go", "if x {\n\treturn y\n}", "return y"}}}
-	write("func f() {\n\tif x {\n\t\treturn y\n\t}\n}\n")
-	if mutated, err = multi.Apply(root); err != nil {
-		t.Fatal(err)
-	}
-	if want := "func f() {\n\treturn y\n}\n"; mutated[file] != want {
-		t.Errorf("a multi-line edit:\n%s\nwant:\n%s", mutated[file], want)
+	write("func f() {\n\treturn merged, changed\n\tif x {\n\t\treturn merged, changed\n\t}\n}\n")
+	if _, err := m.Apply(root); err == nil || !strings.Contains(err.Error(), "2 times") {
+		t.Errorf("an edit whose line is there twice: err = %v, want it found 2 times", err)
 	}
 }

@@ -23,8 +23,8 @@ type Checker struct {
 	imports map[string]*types.Package
 }
 
-// NewChecker loads the packages of root's dirs.
-func NewChecker(root string, dirs ...string) (*Checker, error) {
+// newChecker loads the packages of root's dirs.
+func newChecker(root string, dirs ...string) (*Checker, error) {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
@@ -33,7 +33,7 @@ func NewChecker(root string, dirs ...string) (*Checker, error) {
 	for _, d := range dirs {
 		patterns = append(patterns, "./"+d)
 	}
-	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedTypes | packages.NeedModule, Dir: root}, patterns...)
+	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedTypes, Dir: root}, patterns...)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func Compiling(root string, dirs []string, keep func(Break) bool) (c *Checker, b
 			return nil, nil, 0, fmt.Errorf("list the files of %s: %w", dir, err)
 		}
 		for _, name := range p.GoFiles {
-			all, err := Of(root, path.Join(path.Clean(dir), name))
+			all, err := Of(root, path.Join(dir, name))
 			if err != nil {
 				return nil, nil, 0, err
 			}
@@ -71,23 +71,17 @@ func Compiling(root string, dirs []string, keep func(Break) bool) (c *Checker, b
 	if len(kept) == 0 {
 		return nil, nil, 0, nil
 	}
-	if c, err = NewChecker(root, dirs...); err != nil {
+	if c, err = newChecker(root, dirs...); err != nil {
 		return nil, nil, 0, err
 	}
-	for _, b := range kept {
-		if c.Compiles(b) {
+	for _, b := range kept { // b's package, with b made, type-checks
+		if _, errs := c.check(path.Dir(b.File), map[string][]byte{b.File: b.Content}, false); len(errs) == 0 {
 			breaks = append(breaks, b)
 		} else {
 			notCompiled++
 		}
 	}
 	return c, breaks, notCompiled, nil
-}
-
-// Compiles says whether the package of b's file, with b made, type-checks.
-func (c *Checker) Compiles(b Break) bool {
-	_, errs := c.check(path.Dir(b.File), map[string][]byte{b.File: b.Content}, false)
-	return len(errs) == 0
 }
 
 // check type-checks dir's package with files (by path from the root) in place of its own files or
@@ -114,9 +108,6 @@ func (c *Checker) check(dir string, files map[string][]byte, withTypes bool) (ma
 	}
 	var errs []error
 	conf := types.Config{Error: func(err error) { errs = append(errs, err) }, Importer: c}
-	if p.Module != nil && p.Module.GoVersion != "" {
-		conf.GoVersion = "go" + p.Module.GoVersion
-	}
 	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
 	_, _ = conf.Check(p.PkgPath, fset, parsed, info)
 	if !withTypes {

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -64,12 +65,7 @@ func main() {
 // each behind its switch; run with a break's switch on, that program prints what the break built
 // on its own prints, and with none on, what the program prints.
 func TestEverySwitchedBreakBehavesAsItsOwnBuild(t *testing.T) {
-	root := t.TempDir()
-	write(t, root, map[string]string{"go.mod": "module example.com/p\n\ngo 1.26\n", "p/main.go": program})
-	c, breaks, _, err := Compiling(root, []string{"p"}, func(Break) bool { return true })
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, c, breaks, _ := compiling(t, map[string]string{"p/main.go": program})
 	var schemata string
 	schema, err := Build(c, breaks, func(overlay map[string]string) ([]byte, error) {
 		schemata = build(t, root, overlay)
@@ -127,16 +123,10 @@ func schemataOf(t *testing.T, src string) ([]Break, Schema) {
 }
 
 // schemataOfFiles is every break of package p's files (by path under the module's root, which it
-// returns) and their schemata, built by no build.
+// returns) that compiles, and their schemata, built by no build.
 func schemataOfFiles(t *testing.T, files map[string]string) (string, []Break, Schema) {
 	t.Helper()
-	root := t.TempDir()
-	write(t, root, files)
-	write(t, root, map[string]string{"go.mod": "module example.com/p\n\ngo 1.26\n"})
-	c, breaks, _, err := Compiling(root, []string{"p"}, func(Break) bool { return true })
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, c, breaks, _ := compiling(t, files)
 	schema, err := Build(c, breaks, func(map[string]string) ([]byte, error) { return nil, nil })
 	if err != nil {
 		t.Fatalf("the schemata: %v", err)
@@ -169,16 +159,8 @@ func write(t *testing.T, root string, files map[string]string) {
 // build builds the program under root/p with the overlay's files, and returns the binary.
 func build(t *testing.T, root string, overlay map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	replace := map[string]string{}
-	for path, content := range overlay {
-		replace[path] = filepath.Join(dir, fmt.Sprint(len(replace), ".go"))
-		write(t, dir, map[string]string{filepath.Base(replace[path]): content})
-	}
-	overlayFile := filepath.Join(dir, "overlay.json")
-	write(t, dir, map[string]string{"overlay.json": fmt.Sprintf(`{"Replace": %s}`, jsonOf(replace))})
-	binary := filepath.Join(dir, "p")
-	cmd := exec.Command("go", "build", "-overlay", overlayFile, "-o", binary, "./p")
+	binary := filepath.Join(t.TempDir(), "p")
+	cmd := exec.Command("go", "build", "-overlay", overlayFile(t, overlay), "-o", binary, "./p")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -186,12 +168,20 @@ func build(t *testing.T, root string, overlay map[string]string) string {
 	return binary
 }
 
-func jsonOf(m map[string]string) string {
-	parts := make([]string, 0, len(m))
-	for k, v := range m {
-		parts = append(parts, fmt.Sprintf("%q: %q", k, v))
+// overlayFile is go build's -overlay file for overlay (a file's absolute path → its content).
+func overlayFile(t *testing.T, overlay map[string]string) string {
+	t.Helper()
+	dir, replace := t.TempDir(), map[string]string{}
+	for path, content := range overlay {
+		replace[path] = filepath.Join(dir, fmt.Sprint(len(replace), ".go"))
+		write(t, dir, map[string]string{filepath.Base(replace[path]): content})
 	}
-	return "{" + strings.Join(parts, ", ") + "}"
+	spec, err := json.Marshal(map[string]any{"Replace": replace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, map[string]string{"overlay.json": string(spec)})
+	return filepath.Join(dir, "overlay.json")
 }
 
 // run runs the binary with the break numbered id switched on ("" for none).
@@ -209,32 +199,15 @@ func run(t *testing.T, binary, id string) string {
 // TestAConstantAnotherPackageNeedsStaysConstant: a constant made a variable that another package
 // needs constant fails the build; Build builds again with it constant, and its break on its own.
 func TestAConstantAnotherPackageNeedsStaysConstant(t *testing.T) {
-	root := t.TempDir()
-	write(t, root, map[string]string{
-		"go.mod":  "module example.com/p\n\ngo 1.26\n",
+	root, c, breaks, _ := compiling(t, map[string]string{
 		"p/p.go":  "package p\n\n// Limit is needed constant by q.\nconst Limit = 3\n\n// Wait is not.\nconst Wait = 2\n",
 		"q/q.go":  "package q\n\nimport \"example.com/p/p\"\n\nconst twice = p.Limit * 2\n\nvar _ = [twice]int{}\n\nvar _ = p.Wait\n",
 		"q/q2.go": "package q\n",
 	})
-	c, err := NewChecker(root, "p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	breaks, err := Of(root, "p/p.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	builds := 0
 	schema, err := Build(c, breaks, func(overlay map[string]string) ([]byte, error) {
 		builds++
-		dir := t.TempDir()
-		replace := map[string]string{}
-		for path, content := range overlay {
-			replace[path] = filepath.Join(dir, fmt.Sprint(len(replace), ".go"))
-			write(t, dir, map[string]string{filepath.Base(replace[path]): content})
-		}
-		write(t, dir, map[string]string{"overlay.json": fmt.Sprintf(`{"Replace": %s}`, jsonOf(replace))})
-		cmd := exec.Command("go", "build", "-overlay", filepath.Join(dir, "overlay.json"), "./...")
+		cmd := exec.Command("go", "build", "-overlay", overlayFile(t, overlay), "./...")
 		cmd.Dir = root
 		return cmd.CombinedOutput()
 	})

@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -38,9 +37,7 @@ func f(n int, ok bool) (T, error) {
 func breaksOfSource(t *testing.T) []Break {
 	t.Helper()
 	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "p.go"), []byte(source), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	write(t, root, map[string]string{"p.go": source})
 	breaks, err := Of(root, "p.go")
 	if err != nil {
 		t.Fatal(err)
@@ -106,10 +103,7 @@ func TestABreakSpansTheLinesItReplaces(t *testing.T) {
 // line leaves no comma behind, so the break still parses.
 func TestTheLastFieldGoesWithItsComma(t *testing.T) {
 	root := t.TempDir()
-	src := "package p\n\nvar v = map[string]int{\n\t\"a\": 1,\n\t\"b\": 2,\n}\n"
-	if err := os.WriteFile(filepath.Join(root, "p.go"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	write(t, root, map[string]string{"p.go": "package p\n\nvar v = map[string]int{\n\t\"a\": 1,\n\t\"b\": 2,\n}\n"})
 	breaks, err := Of(root, "p.go")
 	if err != nil {
 		t.Fatal(err)
@@ -126,39 +120,35 @@ func TestTheLastFieldGoesWithItsComma(t *testing.T) {
 // TestABreakThatDoesNotCompileIsToldApart: the checker type-checks a break's package in memory:
 // a value left unused does not compile, a replaced constant does.
 func TestABreakThatDoesNotCompileIsToldApart(t *testing.T) {
-	root := t.TempDir()
-	for name, content := range map[string]string{
-		"go.mod":  "module example.com/p\n\ngo 1.26\n",
+	_, _, breaks, notCompiled := compiling(t, map[string]string{
 		"p/p.go":  source,
 		"p/q.go":  "package p\n\nfunc g() int { return limit }\n",
 		"p/p2.go": "package p\n",
-	} {
-		path := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c, err := NewChecker(root, "p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	breaks, err := Of(root, "p/p.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	verdicts := map[string]bool{}
+	})
+	compiles := map[string]bool{}
 	for _, b := range breaks {
-		verdicts[b.Operator+": "+b.Was] = c.Compiles(b)
+		compiles[b.File+" "+b.Operator+": "+b.Was] = true
 	}
-	if !verdicts["constant: 3"] {
+	if !compiles["p/p.go constant: 3"] {
 		t.Error("replacing a constant does not compile, by the checker")
 	}
-	if verdicts["delete: _ = check"] {
-		t.Error("deleting the one use of check compiles, by the checker")
+	if compiles["p/p.go delete: _ = check"] || notCompiled == 0 {
+		t.Errorf("deleting the one use of check compiles, by the checker; %d breaks do not compile", notCompiled)
 	}
+}
+
+// compiling is a module of files (its go.mod added, under the root it returns), the checker of
+// its package p, the breaks of p that compile, and how many do not.
+func compiling(t *testing.T, files map[string]string) (string, *Checker, []Break, int) {
+	t.Helper()
+	root := t.TempDir()
+	write(t, root, files)
+	write(t, root, map[string]string{"go.mod": "module example.com/p\n\ngo 1.26\n"})
+	c, breaks, notCompiled, err := Compiling(root, []string{"p"}, func(Break) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, c, breaks, notCompiled
 }
 
 // TestNothingIsLoadedWhenNoBreakIsKept: the breaks are chosen from the parsed files before any

@@ -3,7 +3,6 @@ package trial
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -84,10 +83,7 @@ func Unit(root, dir, pkg string, env, tests []string, outside Outside, timeout t
 	cmd.Dir, cmd.Env = filepath.Join(root, pkg), append(os.Environ(), env...)
 	out, err := cmd.Output()
 	suite, _, readErr := specreport.GoTest(out)
-	if err != nil && readErr != nil {
-		return Verdict{}, errors.Join(err, readErr)
-	}
-	return judge(suite, err, out, outside, "the unit test binary")
+	return judge(suite, err, readErr, out, outside, "the unit test binary")
 }
 
 // Scenarios runs the scenario binary in dir with env and flags, judged by its report dir/name.json,
@@ -98,16 +94,16 @@ func Scenarios(root, dir, name string, env []string, outside Outside, timeout ti
 	cmd := exec.Command(Binary(dir, "scenarios"), append([]string{"-ginkgo.timeout=" + timeout.String(), "-ginkgo.fail-fast"}, flags...)...)
 	cmd.Dir, cmd.Env = filepath.Join(root, "scenarios"), append(os.Environ(), env...)
 	suite, out, err, readErr := specreport.Run(cmd, filepath.Join(dir, name+".json"), root)
-	if err != nil && readErr != nil {
-		err = fmt.Errorf("%w, and no Ginkgo report (%w)", err, readErr)
-	}
-	return judge(suite, err, out, outside, "the scenario binary")
+	return judge(suite, err, readErr, out, outside, "the scenario binary")
 }
 
-// judge is the verdict on a run (that failed if runErr, with its output out) as its report says.
-func judge(report specreport.Suite, runErr error, out []byte, outside Outside, binary string) (Verdict, error) {
+// judge is the verdict on a run (that failed if runErr, with its output out) as its report says,
+// if it could be read (readErr).
+func judge(report specreport.Suite, runErr, readErr error, out []byte, outside Outside, binary string) (Verdict, error) {
 	if runErr == nil {
 		return Verdict{}, nil
+	} else if readErr != nil {
+		runErr = fmt.Errorf("%w, and no report (%w)", runErr, readErr)
 	}
 	f, found := report.FirstFailure()
 	if found && (f.InSpec || outside == Notices) {

@@ -34,7 +34,7 @@ func TestWhatFailedOutsideEverySpecIsTheCallersCall(t *testing.T) {
 		"a panic, asking whether anything noticed":          {specreport.Suite{}, panicked, Notices, "the binary"},
 		"nothing in the report, and no panic in the output": {specreport.Suite{}, []byte("exit 1"), Notices, ""},
 	} {
-		v, err := judge(tt.report, exit, tt.out, tt.outside, "the binary")
+		v, err := judge(tt.report, exit, nil, tt.out, tt.outside, "the binary")
 		switch {
 		case tt.want == "" && err == nil:
 			t.Errorf("%s: %v, want an error", name, v)
@@ -42,22 +42,25 @@ func TestWhatFailedOutsideEverySpecIsTheCallersCall(t *testing.T) {
 			t.Errorf("%s: %v, %v; want a kill by %q", name, v, err, tt.want)
 		}
 	}
-	if v, _ := judge(specreport.Suite{}, exit, panicked, Notices, "the binary"); !strings.Contains(v.Where, "assignment to entry in nil map") {
+	if v, _ := judge(specreport.Suite{}, exit, nil, panicked, Notices, "the binary"); !strings.Contains(v.Where, "assignment to entry in nil map") {
 		t.Errorf("a panic is told as %q, without its message", v.Where)
 	}
 }
 
+// toy holds the toy tests and specs that the workshop's tests run.
+var toy = filepath.Join("..", "..", "testdata", "toy")
+
 // TestAHangIsAKillByTimeout: a unit test or a spec that a break makes hang is ended at the run's
 // timeout, and the break counts as noticed, by that test, as a timeout.
 func TestAHangIsAKillByTimeout(t *testing.T) {
-	root, dir := filepath.Join("testdata", "hang"), t.TempDir()
-	if out, err := Build(root, dir, nil, "./unit", "./scenarios"); err != nil {
+	dir, hang := t.TempDir(), []string{"TOY_HANG=1"}
+	if out, err := Build(toy, dir, nil, "./unit", "./scenarios"); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	const timeout = 2 * time.Second
 	for name, run := range map[string]func() (Verdict, error){
-		"TestHangs":    func() (Verdict, error) { return Unit(root, dir, "./unit", nil, nil, Notices, timeout) },
-		"A spec hangs": func() (Verdict, error) { return Scenarios(root, dir, "hang", nil, Notices, timeout) },
+		"TestHangs":    func() (Verdict, error) { return Unit(toy, dir, "./unit", hang, nil, Notices, timeout) },
+		"A spec hangs": func() (Verdict, error) { return Scenarios(toy, dir, "hang", hang, Notices, timeout) },
 	} {
 		start := time.Now()
 		v, err := run()
@@ -73,8 +76,8 @@ func TestAHangIsAKillByTimeout(t *testing.T) {
 // TestABuildReplacesFilesWithoutTouchingThem: a build with a file overlaid runs the new content;
 // the file itself is as it was.
 func TestABuildReplacesFilesWithoutTouchingThem(t *testing.T) {
-	root, dir := filepath.Join("testdata", "hang"), t.TempDir()
-	file, err := filepath.Abs(filepath.Join(root, "unit", "hang_test.go"))
+	dir := t.TempDir()
+	file, err := filepath.Abs(filepath.Join(toy, "unit", "unit_test.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,12 +85,12 @@ func TestABuildReplacesFilesWithoutTouchingThem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fixed := strings.Replace(string(before), "{ select {} }", "{}", 1)
-	if out, err := Build(root, dir, map[string]string{file: fixed}, "./unit"); err != nil {
+	broken := strings.Replace(string(before), "TestFinishes(t *testing.T) {}", `TestFinishes(t *testing.T) { t.Fatal("overlaid") }`, 1)
+	if out, err := Build(toy, dir, map[string]string{file: broken}, "./unit"); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	if v, err := Unit(root, dir, "./unit", nil, nil, Notices, 30*time.Second); err != nil || v.Failed {
-		t.Errorf("the overlaid tests: %v, %v; want them to pass", v, err)
+	if v, err := Unit(toy, dir, "./unit", nil, nil, Notices, 30*time.Second); err != nil || v.Test != "TestFinishes" || !strings.Contains(v.Where, "overlaid") {
+		t.Errorf("the overlaid tests: %v, %v; want TestFinishes to fail as overlaid", v, err)
 	}
 	if after, err := os.ReadFile(file); err != nil || string(after) != string(before) {
 		t.Errorf("the overlaid file changed on disk (%v):\n%s", err, after)

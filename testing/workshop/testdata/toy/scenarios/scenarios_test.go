@@ -1,0 +1,27 @@
+// Package scenarios holds the toy specs of the sweep's tests: one that hangs with TOY_HANG set, as
+// a break might make it (TestAHangIsAKillByTimeout), and one pending, which the sweep leaves out
+// (TestReachRunsEachTestAndSpecAlone).
+package scenarios
+
+import (
+	"os"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+func TestScenarios(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Toy")
+}
+
+var _ = Describe("A spec", func() {
+	It("finishes", func() {})
+	It("hangs", func() {
+		if os.Getenv("TOY_HANG") != "" {
+			select {}
+		}
+	})
+	PIt("is pending", func() {})
+})

@@ -11,6 +11,9 @@ SCAFFOLD ?= $(LOCALBIN)/scaffold-$(KUBEBUILDER_VERSION)
 # workshop-tool builds the tool $(1) into bin/workshop/; every tool runs from the repository root.
 WORKSHOP = $(LOCALBIN)/workshop
 workshop-tool = go build -C testing/workshop -o $(WORKSHOP)/$(1) ./$(1)
+# On GitHub Actions, tee writes the reports of test-first and mutate-sweep to the step's summary
+# ($GITHUB_STEP_SUMMARY, a file of each step's own) too.
+
 # Where a change (to HEAD, else the checked-out commit) starts when BASE is not given: the
 # merge-base with origin/main, else main.
 DEFAULT_BASE = $(shell git merge-base origin/main $(or $(HEAD),HEAD) 2>/dev/null || git merge-base main $(or $(HEAD),HEAD) 2>/dev/null)
@@ -75,7 +78,7 @@ mutate-sweep: envtest-up ## Make every generic break of controllers/ and api/ (d
 	@mkdir -p $(REPORTS)
 	@$(call workshop-tool,mutatesweep)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
-		$(WORKSHOP)/mutatesweep $(if $(HARNESS),-harness) $(if $(BASE),-changed-since '$(BASE)') $(if $(FILE),-file '$(FILE)') $(if $(BREAK),-break '$(BREAK)') | tee $(REPORTS)/mutate-sweep.md
+		$(WORKSHOP)/mutatesweep $(if $(HARNESS),-harness) $(if $(BASE),-changed-since '$(BASE)') $(if $(FILE),-file '$(FILE)') $(if $(BREAK),-break '$(BREAK)') | tee $(REPORTS)/mutate-sweep.md $(GITHUB_STEP_SUMMARY)
 
 # BASE: the revision a change starts from. A changed spec that only rewrites the test states so in
 # a commit trailer `Spec-Rewrite: <name>`.
@@ -84,7 +87,7 @@ test-first: setup-controlplane ## Prove the change BASE..HEAD test-first: each n
 	@mkdir -p $(REPORTS)
 	@$(call workshop-tool,testfirst)
 	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" \
-		$(WORKSHOP)/testfirst -base "$(or $(BASE),$(DEFAULT_BASE))" $(if $(HEAD),-head $(HEAD)) | tee $(REPORTS)/test-first.md
+		$(WORKSHOP)/testfirst -base "$(or $(BASE),$(DEFAULT_BASE))" $(if $(HEAD),-head $(HEAD)) | tee $(REPORTS)/test-first.md $(GITHUB_STEP_SUMMARY)
 
 ##@ The workshop's own tests (docs/workshop.md)
 

@@ -3,7 +3,6 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -75,7 +74,6 @@ func main() {
 		var md strings.Builder
 		err = r.write(&md)
 		fmt.Print(md.String())
-		err = errors.Join(err, specreport.Publish(md.String()))
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, tool+":", err)

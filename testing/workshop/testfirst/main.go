@@ -40,7 +40,7 @@ func revisions(baseRev, headRev string) (c check, rp report, err error) {
 	if baseRev == "" {
 		return c, rp, errors.New("no base revision: give BASE=<revision> (make test-first's default, the merge-base with origin/main or main, found none)")
 	}
-	if c.repo, err = repo.Git("", "rev-parse", "--show-toplevel"); err != nil {
+	if c.repo, err = repo.Root(); err != nil {
 		return c, rp, err
 	}
 	revs, err := repo.Git(c.repo, "rev-parse", baseRev+"^{commit}", headRev+"^{commit}")

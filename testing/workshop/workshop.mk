@@ -68,23 +68,24 @@ mutate: setup-envtest ## Prove the scenarios can fail: build each break of testi
 # BASE=<rev> sweeps only the lines changed since rev (git diff BASE: the work tree and new files
 # count), as a pull request does; without it, every line. BREAK=<text> sweeps only the breaks whose
 # ID contains text (the report's "file function operator: was → now": a path picks its files).
-# The scenarios attach to make envtest-up's control plane, which
-# stays up afterwards (make envtest-down).
+# The scenarios attach to make envtest-up's control plane, which stays up afterwards (make
+# envtest-down). On GitHub Actions, tee writes the report to the step's summary too.
 .PHONY: mutate-sweep
 mutate-sweep: envtest-up ## Make every generic break of controllers/ and api/ (delete a statement, negate a condition, drop a returned error, replace a constant), or with BASE=<rev> those of the lines changed since rev, or with HARNESS=1 those of the harness a team copies (judged by its own tests); run the tests that reach each against it; report the score and fail on every survivor.
 	@mkdir -p $(REPORTS)
 	@$(call workshop-tool,mutatesweep)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
-		$(WORKSHOP)/mutatesweep $(if $(HARNESS),-harness) $(if $(BASE),-changed-since '$(BASE)') $(if $(BREAK),-break '$(BREAK)') | tee $(REPORTS)/mutate-sweep.md
+		$(WORKSHOP)/mutatesweep $(if $(HARNESS),-harness) $(if $(BASE),-changed-since '$(BASE)') $(if $(BREAK),-break '$(BREAK)') | tee $(REPORTS)/mutate-sweep.md $(GITHUB_STEP_SUMMARY)
 
 # BASE: the revision a change starts from. A changed spec that only rewrites the test states so in
-# a commit trailer `Spec-Rewrite: <name>`.
+# a commit trailer `Spec-Rewrite: <name>`. On GitHub Actions, tee writes the table to the step's
+# summary too.
 .PHONY: test-first
 test-first: setup-controlplane ## Prove the change BASE..HEAD test-first: each new or changed spec fails against BASE's behaviour and passes at HEAD.
 	@mkdir -p $(REPORTS)
 	@$(call workshop-tool,testfirst)
 	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" \
-		$(WORKSHOP)/testfirst -base "$(or $(BASE),$(DEFAULT_BASE))" $(if $(HEAD),-head $(HEAD)) | tee $(REPORTS)/test-first.md
+		$(WORKSHOP)/testfirst -base "$(or $(BASE),$(DEFAULT_BASE))" $(if $(HEAD),-head $(HEAD)) | tee $(REPORTS)/test-first.md $(GITHUB_STEP_SUMMARY)
 
 ##@ The workshop's own tests (docs/workshop.md)
 

@@ -81,19 +81,15 @@ func firstLabel(s *scenario) string { return cmp.Or(s.labels...) } // Ginkgo ref
 // with the doc comment just above it, added to all when first met. A table's entries read
 // "table: entry".
 func (r *reader) place(dir string, specs []types.SpecReport, all []*scenario) ([]*scenario, error) {
-	files := map[string]*specsource.File{}
 	for _, s := range specs {
 		file, line := filepath.Base(s.LeafNodeLocation.FileName), s.LeafNodeLocation.LineNumber
 		if len(s.ContainerHierarchyLocations) == 0 {
 			r.problem("%s:%d: spec %q is outside every Describe", file, line, s.FullText())
 			continue
 		}
-		src, err := files[file], error(nil)
-		if src == nil {
-			if src, err = specsource.Parse(filepath.Join(dir, file)); err != nil {
-				return nil, err
-			}
-			files[file] = src
+		src, err := specsource.Parse(filepath.Join(dir, file))
+		if err != nil {
+			return nil, err
 		}
 		describe := s.ContainerHierarchyLocations[0].LineNumber
 		i := slices.IndexFunc(all, func(sc *scenario) bool { return sc.File == file && sc.Line == describe })

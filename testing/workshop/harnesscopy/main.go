@@ -140,7 +140,7 @@ func take(root, scaffold, kubebuilder, project string, copies, renames []string)
 	// into main.go at the markers the patch kept.
 	if err := steps(project, copyTree(filepath.Join(root, "testing", "workshop", "harnesscopy", "testdata")),
 		[]string{"patch", "-p1", "-i", "scaffold.patch"}, []string{"rm", "scaffold.patch"}, []string{"make", "generate", "manifests"},
-		[]string{"go", "get", "sigs.k8s.io/controller-runtime@v0.25.2"}, []string{"go", "mod", "tidy"},
+		[]string{"go", "get", "sigs.k8s.io/controller-runtime@v0.25.3"}, []string{"go", "mod", "tidy"},
 		[]string{"go", "get", "-tool", "github.com/onsi/ginkgo/v2/ginkgo"}, []string{"go", "vet", "./..."},
 		[]string{kubebuilder, "create", "api", "--group", "shop", "--version", "v1", "--kind", "Gadget", "--resource", "--controller"},
 		[]string{"make", "generate", "manifests"}, []string{"go", "vet", "./..."},

@@ -3,7 +3,6 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -67,10 +66,7 @@ func main() {
 		if err := s.run(&r, selection{Break: *breakText, Since: *since}); err != nil {
 			return err
 		}
-		var md strings.Builder
-		err := r.write(&md)
-		fmt.Print(md.String())
-		return errors.Join(err, specreport.Publish(md.String()))
+		return r.write(os.Stdout)
 	}
 	if *hand {
 		tool, do = "mutate", func(s *sweeper) error { return s.mutate(*scenario, *mutant) }

@@ -8,16 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-
-	"example.com/operator-demo/testing/harness/controlplane"
 )
 
 // Root is the repository root, whether a tool runs there or a test runs in its package
-// directory: the nearest directory above the working directory that holds the operator's API
-// (api/), which the workshop's own module does not.
+// directory: the top of git's work tree around the working directory.
 func Root() (string, error) {
-	dir, err := controlplane.Find("api")
-	return filepath.Dir(dir), err
+	return Git("", "rev-parse", "--show-toplevel")
 }
 
 // Block is what the first fenced block of kind (```kind) of the Markdown file at path lists:

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -51,11 +50,24 @@ type Suite struct {
 	Setup       *Result
 }
 
-// Run runs cmd, a suite's test binary or go test, and reads its JSON report; ran is cmd's own error.
+// Run runs cmd, a suite's test binary or go test, and reads the JSON report it writes at report,
+// its files named relative to root, the tree the suite was built in; ran is cmd's own error.
 func Run(cmd *exec.Cmd, report, root string) (suite Suite, out []byte, ran, err error) {
 	cmd.Args = append(cmd.Args, "-ginkgo.no-color", "-ginkgo.json-report="+report)
 	out, ran = cmd.CombinedOutput()
-	suite, err = Ginkgo(report, root)
+	reports, err := Reports(report)
+	for _, report := range reports {
+		suite.Description = report.SuiteDescription
+		for _, spec := range report.SpecReports {
+			r := ginkgoResult(spec, root)
+			if spec.LeafNodeType.Is(types.NodeTypeIt) {
+				suite.Specs = append(suite.Specs, r)
+			} else if r.Failed() && suite.Setup == nil {
+				r.Name = spec.LeafNodeType.String()
+				suite.Setup = &r
+			}
+		}
+	}
 	return suite, out, ran, err
 }
 
@@ -70,25 +82,6 @@ func Reports(path string) ([]types.Report, error) {
 		return nil, fmt.Errorf("read Ginkgo report %s: %w", path, err)
 	}
 	return reports, nil
-}
-
-// Ginkgo reads the JSON report at path, written by a suite run in the tree at root.
-func Ginkgo(path, root string) (Suite, error) {
-	var suite Suite
-	reports, err := Reports(path)
-	for _, report := range reports {
-		suite.Description = report.SuiteDescription
-		for _, spec := range report.SpecReports {
-			r := ginkgoResult(spec, root)
-			if spec.LeafNodeType.Is(types.NodeTypeIt) {
-				suite.Specs = append(suite.Specs, r)
-			} else if r.Failed() && suite.Setup == nil {
-				r.Name = spec.LeafNodeType.String()
-				suite.Setup = &r
-			}
-		}
-	}
-	return suite, err
 }
 
 // FirstFailure is the failed setup, else the first failed spec or test, if any.
@@ -126,8 +119,8 @@ func ginkgoResult(spec types.SpecReport, root string) Result {
 	return r
 }
 
-// GoTest reads go test -json's events: a Result per top-level test, and the compiler's errors if
-// a package did not build ("does not build" if it said none).
+// GoTest reads go test -json's events: a Result per top-level test, and what the build said if a
+// package did not build ("does not build" if it said nothing).
 func GoTest(events []byte) (tests Suite, buildErrors string, err error) {
 	index, failedBuild := map[string]int{}, false
 	for dec := json.NewDecoder(bytes.NewReader(events)); dec.More(); {
@@ -152,7 +145,7 @@ func GoTest(events []byte) (tests Suite, buildErrors string, err error) {
 	if !failedBuild {
 		return tests, "", nil
 	}
-	return tests, cmp.Or(CompilerErrors(buildErrors), "does not build"), nil
+	return tests, cmp.Or(buildErrors, "does not build"), nil
 }
 
 // testLogLine is a line that t.Error or t.Fatal printed: "    file_test.go:42: message".
@@ -177,20 +170,15 @@ func (r *Result) record(action, output string, subtest bool) {
 	}
 }
 
-// CompilerErrors are the error lines of a failed build's output, without those naming a package.
-func CompilerErrors(output string) string {
-	var lines []string
+// CompilerCause says, from a failed build's output, why file does not build: its first undefined
+// name, else any, else its first error, else the first.
+func CompilerCause(output, file string) string {
+	var lines []string // the errors, without the lines naming a package
 	for line := range strings.SplitSeq(output, "\n") {
 		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
 			lines = append(lines, line)
 		}
 	}
-	return strings.Join(lines, "\n")
-}
-
-// CompilerCause says why file does not build: its first undefined name, else any, else its first error, else the first.
-func CompilerCause(output, file string) string {
-	lines := strings.Split(CompilerErrors(output), "\n")
 	inFile := func(l string) bool {
 		name, _, _ := strings.Cut(l, ":")
 		name = filepath.ToSlash(strings.TrimPrefix(name, "./"))
@@ -198,7 +186,7 @@ func CompilerCause(output, file string) string {
 	}
 	undefined := func(l string) bool { return strings.Contains(l, ": undefined: ") }
 	for _, choose := range []func(string) bool{
-		func(l string) bool { return inFile(l) && undefined(l) }, undefined, inFile, func(l string) bool { return l != "" },
+		func(l string) bool { return inFile(l) && undefined(l) }, undefined, inFile, func(string) bool { return true },
 	} {
 		if i := slices.IndexFunc(lines, choose); i >= 0 {
 			return lines[i]
@@ -267,18 +255,4 @@ func relativeFile(root, file string) string {
 		return rel
 	}
 	return file
-}
-
-// Publish writes a Markdown report, on GitHub Actions, to the job summary.
-func Publish(md string) error {
-	summary := os.Getenv("GITHUB_STEP_SUMMARY")
-	if summary == "" {
-		return nil
-	}
-	f, err := os.OpenFile(summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(md)
-	return errors.Join(err, f.Close())
 }

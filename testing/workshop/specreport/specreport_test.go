@@ -3,6 +3,7 @@ package specreport
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -57,22 +58,26 @@ func TestGoTestReadsOneResultPerTopLevelTest(t *testing.T) {
 
 }
 
-// TestAPackageThatDoesNotBuildIsItsCompilerErrors: a build that failed is its compiler's errors,
-// without the lines naming the package; one that said nothing "does not build"; none, nothing.
-func TestAPackageThatDoesNotBuildIsItsCompilerErrors(t *testing.T) {
+// TestAPackageThatDoesNotBuildIsWhatItsBuildSaid: a build that failed is what it said, whose cause
+// is its compiler's error; one that said nothing "does not build"; none, nothing.
+func TestAPackageThatDoesNotBuildIsWhatItsBuildSaid(t *testing.T) {
 	const output = `{"ImportPath":"example.com/x/controllers [example.com/x/controllers.test]","Action":"build-output","Output":"# example.com/x/controllers\n"}
 {"ImportPath":"example.com/x/controllers [example.com/x/controllers.test]","Action":"build-output","Output":"controllers/a_test.go:3:2: undefined: desiredConfigMap\n"}
 `
 	const failed = `{"Action":"fail","Package":"example.com/x/controllers","FailedBuild":"example.com/x/controllers [example.com/x/controllers.test]"}
 `
 	for events, want := range map[string]string{
-		output + failed:                    "controllers/a_test.go:3:2: undefined: desiredConfigMap",
+		output + failed:                    "# example.com/x/controllers\ncontrollers/a_test.go:3:2: undefined: desiredConfigMap\n",
 		failed:                             "does not build",
 		`{"Action":"pass","Test":"TestA"}`: "",
 	} {
 		if _, buildErrors, err := GoTest([]byte(events)); err != nil || buildErrors != want {
 			t.Errorf("GoTest(%s): build errors %q, %v; want %q", events, buildErrors, err, want)
 		}
+	}
+	_, buildErrors, _ := GoTest([]byte(output + failed))
+	if got := CompilerCause(buildErrors, "controllers/a_test.go"); got != "controllers/a_test.go:3:2: undefined: desiredConfigMap" {
+		t.Errorf("the cause of the failed build: %q", got)
 	}
 }
 
@@ -187,7 +192,8 @@ func TestGinkgoTellsAFailureInTheSpecFromOneOutside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	suite, err := Ginkgo(path, root)
+	// A command that writes no report of its own: the one written above is read.
+	suite, _, _, err := Run(exec.Command("true"), path, root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func productionSpec(paths ...string) []string {
 // checkout is one tree that specs run in, written out of git, with its scenarios compiled.
 type checkout struct {
 	dir, warm             string // the tree, beside which its binaries and reports go; check.warm
-	scenarios, uncompiled string // the compiled suite, or "" and the compiler's errors
+	scenarios, uncompiled string // the compiled suite, or "" and what the compiler said
 }
 
 // checkOut writes rev into a tree, its production under paths from productionOf if given, and compiles its scenarios.
@@ -41,7 +41,7 @@ func (c check) checkOut(name, rev, productionOf string, paths ...string) (*check
 	t.scenarios = t.dir + ".scenarios.test"
 	// -e: every error, not the first ten, which may not hold the cause.
 	if out, err := t.goCmd("test", "-c", "-gcflags=-e", "-o", t.scenarios, "./scenarios"); err != nil {
-		t.scenarios, t.uncompiled = "", specreport.CompilerErrors(string(out))
+		t.scenarios, t.uncompiled = "", string(out)
 	}
 	return t, nil
 }
@@ -136,7 +136,7 @@ func (t *checkout) runScenarios(s spec, description string, names []string) ([]s
 			return nil, string(b), nil
 		}
 		env = append(env, "E2E_OPERATOR_BINARY="+manager)
-	} else if t.warm != "" {
+	} else { // attached to make envtest-up's control plane if it is up, else starting their own
 		env = append(env, warm.Env+"="+t.warm)
 	}
 	suite, err := t.runSuite(env, "run-"+s.tier, "-ginkgo.focus="+specreport.Focus(description, names))

@@ -14,7 +14,6 @@ import (
 
 	"example.com/operator-demo/testing/harness/warm"
 	"example.com/operator-demo/testing/workshop/repo"
-	"example.com/operator-demo/testing/workshop/specreport"
 )
 
 func main() {
@@ -22,15 +21,11 @@ func main() {
 	head := flag.String("head", "HEAD", "the revision the change ends at")
 	flag.Parse()
 	rp, err := run(*base, *head)
-	if err == nil {
-		md := rp.markdown()
-		fmt.Print(md)
-		err = specreport.Publish(md)
-	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "test-first:", err)
 		os.Exit(2)
 	}
+	fmt.Print(rp.markdown())
 	if failures := rp.failures(); len(failures) > 0 {
 		fmt.Fprintf(os.Stderr, "\ntest-first: %d spec(s) do not show test-first:\n  %s\n", len(failures), strings.Join(failures, "\n  "))
 		os.Exit(1)
@@ -45,7 +40,7 @@ func revisions(baseRev, headRev string) (c check, rp report, err error) {
 	if baseRev == "" {
 		return c, rp, errors.New("no base revision: give BASE=<revision> (make test-first's default, the merge-base with origin/main or main, found none)")
 	}
-	if c.repo, err = repo.Git("", "rev-parse", "--show-toplevel"); err != nil {
+	if c.repo, err = repo.Root(); err != nil {
 		return c, rp, err
 	}
 	revs, err := repo.Git(c.repo, "rev-parse", baseRev+"^{commit}", headRev+"^{commit}")
@@ -68,10 +63,7 @@ func run(baseRev, headRev string) (rp report, err error) {
 		return rp, err
 	}
 	defer func() { _ = os.RemoveAll(c.work) }()
-	if _, err := os.Stat(filepath.Join(c.repo, warm.File)); err == nil {
-		c.warm = filepath.Join(c.repo, warm.File)
-		progress("the envtest runs attach to make envtest-up's control plane")
-	}
+	c.warm = filepath.Join(c.repo, warm.File) // make envtest-up's attachment: the envtest runs attach to it when it is up
 	progress("checking out %s (base), %s (head), and the head's specs on the base's production code; compiling their scenarios", rp.base, rp.head)
 	base, baseErr := c.checkOut("base", c.base, "")
 	head, headErr := c.checkOut("head", c.head, "")

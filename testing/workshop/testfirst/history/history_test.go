@@ -439,7 +439,6 @@ func (r *repo) testFirstFrom(t *testing.T, base string) (code int, table, stderr
 	t.Helper()
 	cmd := exec.Command(testFirst, "-base", base)
 	cmd.Dir = r.dir
-	cmd.Env = append(os.Environ(), "GITHUB_STEP_SUMMARY=")
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

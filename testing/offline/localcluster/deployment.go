@@ -78,7 +78,7 @@ func (d *LocalDeployment) deploy(ctx context.Context, binary string, subject ope
 	if err != nil {
 		return err
 	}
-	rendered, err := e2e.Run(ctx, nil, d.Kubectl(), "kustomize", kustomizeDir)
+	rendered, err := e2e.Run(ctx, nil, d.ControlPlane.KubectlPath, "kustomize", kustomizeDir)
 	if err != nil {
 		return err
 	}

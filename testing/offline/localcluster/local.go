@@ -139,8 +139,3 @@ func Root() (string, error) {
 	dir, err := controlplane.Find(filepath.Join("config", "default"))
 	return filepath.Dir(filepath.Dir(dir)), err
 }
-
-// Kubectl is the path of the kubectl that came with the control plane's binaries.
-func (lc *LocalCluster) Kubectl() string {
-	return filepath.Join(lc.BinaryAssetsDirectory, "kubectl")
-}

@@ -60,7 +60,7 @@ func run(ctx context.Context, dir, binary string, keep bool) (err error) {
 	// kubectl runs a step's command as a shell would, with the cluster's kubectl and kubeconfig.
 	kubectl := func(command string) error {
 		cmd := exec.CommandContext(ctx, "sh", "-c", command)
-		cmd.Env = append(os.Environ(), "KUBECONFIG="+d.AdminKubeconfig, "PATH="+filepath.Dir(d.Kubectl())+string(os.PathListSeparator)+os.Getenv("PATH"))
+		cmd.Env = append(os.Environ(), "KUBECONFIG="+d.AdminKubeconfig, "PATH="+filepath.Dir(d.ControlPlane.KubectlPath)+string(os.PathListSeparator)+os.Getenv("PATH"))
 		out, err := cmd.CombinedOutput()
 		fmt.Printf("   %s", out)
 		return err
@@ -88,7 +88,7 @@ func run(ctx context.Context, dir, binary string, keep bool) (err error) {
 		return err
 	}
 	fmt.Print("\nThe cluster is yours, with sample-sample applied again. In another shell:\n\n")
-	fmt.Printf("   export KUBECONFIG=%s\n   export PATH=%s:$PATH   # kubectl of the cluster's version\n", d.AdminKubeconfig, filepath.Dir(d.Kubectl()))
+	fmt.Printf("   export KUBECONFIG=%s\n   export PATH=%s:$PATH   # kubectl of the cluster's version\n", d.AdminKubeconfig, filepath.Dir(d.ControlPlane.KubectlPath))
 	fmt.Printf("   kubectl get samples,configmaps\n   kubectl edit configmap sample-sample-config   # and watch it revert\n")
 	fmt.Printf("   METRICS=%s TOKEN=%s   # the operator's metrics, as a metrics-reader\n\n", d.MetricsURL, d.MetricsToken)
 	fmt.Printf("Operator log: %s. Ctrl-C stops everything.\n", d.OperatorLog)

@@ -208,25 +208,28 @@ func TestTheEnvtestTier(t *testing.T) { //nolint:gocyclo // one t.Run a behaviou
 }
 
 // TestAClusterThatCannotBeReachedIsAnError: a kubeconfig or a configuration no client can be built
-// from, none at all, missing directories: each an error that says so (StartControlPlane finds
-// its webhook manifests before it starts anything).
+// from, none at all, missing directories, webhooks that cannot be served: each an error that says
+// so (StartControlPlane finds its webhook manifests before it starts anything).
 func TestAClusterThatCannotBeReachedIsAnError(t *testing.T) {
 	badCA := &rest.Config{Host: "https://127.0.0.1:1", TLSClientConfig: rest.TLSClientConfig{CAData: []byte("not a certificate")}}
 	noCRDs := marker
 	noCRDs.CRDs = []string{"config/crd/missing"}
 	noManifests := marker
 	noManifests.WebhookManifests = []string{"config/webhook/missing"}
+	unservable := marker
+	unservable.Webhooks = func(ctrl.Manager) error { return errors.New("no webhooks today") }
 	for name, tt := range map[string]struct {
 		err  error
 		want string
 	}{
-		"no kubeconfig":                {second(Attach(nil, marker)), "this cluster serves one test process"},
-		"a kubeconfig that is not one": {second(Attach([]byte("not: [a kubeconfig"), marker)), "read the control plane's kubeconfig"},
-		"no client":                    {second(OnControlPlane(badCA, marker, nil)), "client for https://127.0.0.1:1"},
-		"no CRDs":                      {third(StartControlPlane(context.Background(), noCRDs)), "no config/crd/missing in"},
-		"no webhook manifests":         {second(ServeWebhooks(badCA, noManifests)), "no config/webhook/missing in"},
-		"webhooks with no client":      {second(ServeWebhooks(badCA, marker)), "client for https://127.0.0.1:1"},
-		"no webhooks to serve":         {third(StartControlPlane(context.Background(), noManifests)), "no config/webhook/missing in"},
+		"no kubeconfig":                  {second(Attach(nil, marker)), "this cluster serves one test process"},
+		"a kubeconfig that is not one":   {second(Attach([]byte("not: [a kubeconfig"), marker)), "read the control plane's kubeconfig"},
+		"no client":                      {second(OnControlPlane(badCA, marker, nil)), "client for https://127.0.0.1:1"},
+		"no CRDs":                        {third(StartControlPlane(context.Background(), noCRDs)), "no config/crd/missing in"},
+		"no webhook manifests":           {second(ServeWebhooks(badCA, noManifests)), "no config/webhook/missing in"},
+		"webhooks with no client":        {second(ServeWebhooks(badCA, marker)), "client for https://127.0.0.1:1"},
+		"no webhooks to serve":           {third(StartControlPlane(context.Background(), noManifests)), "no config/webhook/missing in"},
+		"webhooks that cannot be set up": {third(StartControlPlane(context.Background(), unservable)), "set up its manager: no webhooks today"},
 	} {
 		if tt.err == nil || !strings.Contains(tt.err.Error(), tt.want) {
 			t.Errorf("%s: %v, want an error saying %q", name, tt.err, tt.want)

@@ -81,6 +81,7 @@ func Unit(root, dir, pkg string, env, tests []string, outside Outside, timeout t
 	}
 	cmd := exec.Command("go", args...)
 	cmd.Dir, cmd.Env = filepath.Join(root, pkg), append(os.Environ(), env...)
+	defer ownSession(cmd)()
 	out, err := cmd.Output()
 	suite, _, readErr := specreport.GoTest(out)
 	return judge(suite, err, readErr, out, outside, "the unit test binary")
@@ -93,6 +94,7 @@ func Scenarios(root, dir, name string, env []string, outside Outside, timeout ti
 	// writes the report.
 	cmd := exec.Command(Binary(dir, "scenarios"), append([]string{"-ginkgo.timeout=" + timeout.String(), "-ginkgo.fail-fast"}, flags...)...)
 	cmd.Dir, cmd.Env = filepath.Join(root, "scenarios"), append(os.Environ(), env...)
+	defer ownSession(cmd)()
 	suite, out, err, readErr := specreport.Run(cmd, filepath.Join(dir, name+".json"), root)
 	return judge(suite, err, readErr, out, outside, "the scenario binary")
 }

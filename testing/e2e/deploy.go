@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -89,7 +90,7 @@ func Deploy(ctx context.Context, subject operator.Subject) (*Deployment, error) 
 				return Scrape(ctx, url, d.MetricsToken)
 			})
 		},
-		Writes: AuditWrites(env["E2E_AUDIT_LOG"], d.Username()),
+		Writes: AuditWrites(env["E2E_AUDIT_LOG"], serviceaccount.MakeUsername(d.Namespace, d.ServiceAccount)),
 		// Not until Ready: the operator works from its start, and the readiness probe's initial
 		// delay would let it work unseen; Up waits for its metrics.
 		Start: func() error { return d.setReplicas(context.Background(), ptr.Deref(d.Deployment.Spec.Replicas, 1)) },

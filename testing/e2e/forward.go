@@ -12,10 +12,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 )
 
-// forwardTimeout bounds a read of the metrics through forwards (onMetrics): twice the scrape's own
-// timeout and the forwards' setup.
-const forwardTimeout = 15 * time.Second
-
 // MetricsStatus is the HTTP status of the operator's metrics endpoint to token as bearer (none
 // when empty), through a forward of its metrics port (onMetrics).
 func (d *Deployment) MetricsStatus(ctx context.Context, token string) (int, error) {
@@ -33,9 +29,9 @@ func (d *Deployment) MetricsStatus(ctx context.Context, token string) (int, erro
 // d's Pod that serves them now (forwardMetrics) for that call alone: a scrape reaches the Pod of
 // that moment, whatever was rolled out, scaled or killed since the last. When the forward or get
 // fails (that Pod went away meanwhile), it tries once more, with the Pod chosen again; both within
-// forwardTimeout.
+// 15 s: twice the scrape's own timeout, and the forwards' setup.
 func onMetrics[T any](ctx context.Context, d *Deployment, get func(ctx context.Context, url string) (T, error)) (got T, err error) {
-	ctx, cancel := context.WithTimeout(ctx, forwardTimeout)
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	err = retry.OnError(wait.Backoff{Steps: 2}, func(error) bool { return true }, func() error {
 		url, stop, err := d.forwardMetrics(ctx)

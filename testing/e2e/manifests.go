@@ -80,11 +80,6 @@ func ReadManifests(rendered []byte) (Manifests, error) {
 	return m, nil
 }
 
-// Username is the name the API server knows the operator by: its ServiceAccount's.
-func (m Manifests) Username() string {
-	return "system:serviceaccount:" + m.Namespace + ":" + m.ServiceAccount
-}
-
 func readsMetrics(role *rbacv1.ClusterRole) bool {
 	return slices.ContainsFunc(role.Rules, func(r rbacv1.PolicyRule) bool {
 		return slices.Contains(r.NonResourceURLs, "/metrics") && slices.Contains(r.Verbs, "get")

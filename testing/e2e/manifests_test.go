@@ -57,9 +57,9 @@ func TestReadManifestsFindsTheMetricsPortBehindTheService(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(m.Objects) != 3 || m.Deployment.Name != "demo-controller-manager" || m.Namespace != "demo-system" ||
-		m.Username() != "system:serviceaccount:demo-system:demo-controller-manager" || m.MetricsReaderRole != "demo-metrics-reader" {
-		t.Errorf("ReadManifests = %d objects, Deployment %s/%s, user %s, metrics reader %q",
-			len(m.Objects), m.Namespace, m.Deployment.Name, m.Username(), m.MetricsReaderRole)
+		m.ServiceAccount != "demo-controller-manager" || m.MetricsReaderRole != "demo-metrics-reader" {
+		t.Errorf("ReadManifests = %d objects, Deployment %s/%s, ServiceAccount %s, metrics reader %q",
+			len(m.Objects), m.Namespace, m.Deployment.Name, m.ServiceAccount, m.MetricsReaderRole)
 	}
 	if m.MetricsPort != 8443 {
 		t.Errorf("MetricsPort = %d, want 8443: the container port the Service's targetPort names", m.MetricsPort)

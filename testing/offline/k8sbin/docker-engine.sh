@@ -103,9 +103,7 @@ down() {
   nft delete table ip "$table" 2>/dev/null || true
 
   sysctl -q -p "$state/sysctls" >/dev/null 2>&1 || true
-  for l in $(links | sort | comm -13 "$state/links" -); do
-    ip link delete "$l" 2>/dev/null || true
-  done
+  links | sort | comm -13 "$state/links" - | xargs -r -n1 ip link delete 2>/dev/null || true
   for d in $(cgroup_dirs | sort | comm -13 "$state/cgroups" -); do
     find "$d" -depth -type d -exec rmdir {} + 2>/dev/null || true
   done

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/operator-demo/testing/e2e"
@@ -120,7 +121,7 @@ func (d *LocalDeployment) deploy(ctx context.Context, binary string, subject ope
 			}
 			return e2e.Scrape(context.Background(), d.MetricsURL, d.MetricsToken)
 		},
-		Writes: e2e.AuditWrites(d.AuditLog, m.Username()),
+		Writes: e2e.AuditWrites(d.AuditLog, serviceaccount.MakeUsername(m.Namespace, m.ServiceAccount)),
 		Start: func() (err error) {
 			proc, err = startProcess("operator", d.OperatorLog, 30*time.Second, binary, args...)
 			return err

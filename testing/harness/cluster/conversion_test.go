@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,7 +15,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/conversion"
 
+	"example.com/operator-demo/testing/harness/controlplane"
 	"example.com/operator-demo/testing/harness/operator"
+	"example.com/operator-demo/testing/harness/poll"
 )
 
 // widgetV1 is a Widget as v1 has it: spec.replicas, which v2 keeps as spec.scale.replicas.
@@ -142,5 +145,48 @@ func TestStartControlPlaneServesConversion(t *testing.T) {
 	}
 	if asV2.Spec.Scale.Replicas != 5 {
 		t.Errorf("the v1 Widget read in v2 has spec.scale.replicas %d, want its spec.replicas, 5", asV2.Spec.Scale.Replicas)
+	}
+}
+
+// TestServeWebhooksPointsConversionAtThem: on a control plane that runs already (make
+// envtest-up's, a local cluster's), with the CRD installed converting nothing, ServeWebhooks
+// points its conversion at the webhooks it serves: once the API server has seen the CRD updated, a
+// Widget written in v2 reads back converted in v1.
+func TestServeWebhooksPointsConversionAtThem(t *testing.T) {
+	ctx := context.Background()
+	env, err := controlplane.Start(converting.CRDs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	stop, err := ServeWebhooks(env.Config, converting)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := stop(); err != nil {
+			t.Errorf("stop the webhooks: %v", err)
+		}
+	})
+	c, err := client.New(env.Config, client.Options{Scheme: converting.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inV2 := &widgetV2{ObjectMeta: metav1.ObjectMeta{Name: "written-in-v2", Namespace: "default"}}
+	inV2.Spec.Scale.Replicas = 3
+	if err := c.Create(ctx, inV2); err != nil {
+		t.Fatalf("create a v2 Widget: %v", err)
+	}
+	if err := poll.Until(ctx, 50*time.Millisecond, 10*time.Second, func(ctx context.Context) error {
+		asV1 := &widgetV1{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(inV2), asV1); err != nil {
+			return fmt.Errorf("read the v2 Widget in v1: %w", err)
+		}
+		if asV1.Spec.Replicas != 3 {
+			return fmt.Errorf("the v2 Widget read in v1 has spec.replicas %d, want its spec.scale.replicas, 3", asV1.Spec.Replicas)
+		}
+		return nil
+	}); err != nil {
+		t.Error(err)
 	}
 }

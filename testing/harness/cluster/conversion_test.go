@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -15,7 +16,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/conversion"
 
-	"example.com/operator-demo/testing/harness/controlplane"
 	"example.com/operator-demo/testing/harness/operator"
 	"example.com/operator-demo/testing/harness/poll"
 )
@@ -110,11 +110,7 @@ func TestStartControlPlaneServesConversion(t *testing.T) {
 		}
 	})
 
-	inV2 := &widgetV2{ObjectMeta: metav1.ObjectMeta{Name: "written-in-v2", Namespace: "default"}}
-	inV2.Spec.Scale.Replicas = 3
-	if err := c.Client.Create(ctx, inV2); err != nil {
-		t.Fatalf("create a v2 Widget through the Cluster's Client: %v", err)
-	}
+	inV2 := createV2(ctx, t, c.Client)
 	crd := &apiextensionsv1.CustomResourceDefinition{}
 	if err := c.Client.Get(ctx, client.ObjectKey{Name: "widgets.conversion.example.org"}, crd); err != nil {
 		t.Fatal(err)
@@ -126,12 +122,8 @@ func TestStartControlPlaneServesConversion(t *testing.T) {
 		t.Fatalf("the Widgets' CRD is at generation %d: installed, then changed; want it installed once, converting from the start", crd.Generation)
 	}
 
-	asV1 := &widgetV1{}
-	if err := c.Client.Get(ctx, client.ObjectKeyFromObject(inV2), asV1); err != nil {
-		t.Fatalf("read the v2 Widget in v1: %v", err)
-	}
-	if asV1.Spec.Replicas != 3 {
-		t.Errorf("the v2 Widget read in v1 has spec.replicas %d, want its spec.scale.replicas, 3", asV1.Spec.Replicas)
+	if err := readsInV1(ctx, c.Client, inV2); err != nil {
+		t.Error(err)
 	}
 
 	inV1 := &widgetV1{ObjectMeta: metav1.ObjectMeta{Name: "written-in-v1", Namespace: "default"}}
@@ -148,18 +140,37 @@ func TestStartControlPlaneServesConversion(t *testing.T) {
 	}
 }
 
-// TestServeWebhooksPointsConversionAtThem: on a control plane that runs already (make
-// envtest-up's, a local cluster's), with the CRD installed converting nothing, ServeWebhooks
-// points its conversion at the webhooks it serves: once the API server has seen the CRD updated, a
-// Widget written in v2 reads back converted in v1.
-func TestServeWebhooksPointsConversionAtThem(t *testing.T) {
+// TestWebhooksServedOnAControlPlaneStartedWithoutThem: a subject with no webhooks (a scaffold's,
+// before `kubebuilder create webhook`) gets its control plane with its CRDs, converting nothing
+// even where its scheme could, and no webhook configuration. ServeWebhooks then points a CRD's
+// conversion at the webhooks it serves, as on a control plane that runs already (make
+// envtest-up's, a local cluster's): once the API server has seen the CRD updated, a Widget written
+// in v2 reads back converted in v1.
+func TestWebhooksServedOnAControlPlaneStartedWithoutThem(t *testing.T) {
 	ctx := context.Background()
-	env, err := controlplane.Start(converting.CRDs)
+	c, _, err := StartControlPlane(ctx, operator.Subject{Scheme: converting.Scheme, CRDs: converting.CRDs})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = env.Stop() })
-	stop, err := ServeWebhooks(env.Config, converting)
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Errorf("Stop: %v", err)
+		}
+	})
+	configurations := &metav1.PartialObjectMetadataList{} // the subject's scheme knows only Widgets
+	configurations.SetGroupVersionKind(admissionregistrationv1.SchemeGroupVersion.WithKind("MutatingWebhookConfigurationList"))
+	if err := c.Client.List(ctx, configurations); err != nil || len(configurations.Items) != 0 {
+		t.Errorf("mutating webhook configurations: %d (%v), want none", len(configurations.Items), err)
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := c.Client.Get(ctx, client.ObjectKey{Name: "widgets.conversion.example.org"}, crd); err != nil {
+		t.Fatal(err)
+	}
+	if strategy := crd.Spec.Conversion.Strategy; strategy != apiextensionsv1.NoneConverter {
+		t.Errorf("the Widgets' CRD of a subject without webhooks converts by %s, want None: no webhook serves it", strategy)
+	}
+
+	stop, err := ServeWebhooks(c.Config, converting)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,25 +179,33 @@ func TestServeWebhooksPointsConversionAtThem(t *testing.T) {
 			t.Errorf("stop the webhooks: %v", err)
 		}
 	})
-	c, err := client.New(env.Config, client.Options{Scheme: converting.Scheme})
-	if err != nil {
-		t.Fatal(err)
+	inV2 := createV2(ctx, t, c.Client)
+	if err := poll.Until(ctx, 50*time.Millisecond, 10*time.Second, func(ctx context.Context) error {
+		return readsInV1(ctx, c.Client, inV2)
+	}); err != nil {
+		t.Error(err)
 	}
+}
+
+// createV2 creates a v2 Widget whose spec.scale.replicas is 3.
+func createV2(ctx context.Context, t *testing.T, c client.Client) *widgetV2 {
+	t.Helper()
 	inV2 := &widgetV2{ObjectMeta: metav1.ObjectMeta{Name: "written-in-v2", Namespace: "default"}}
 	inV2.Spec.Scale.Replicas = 3
 	if err := c.Create(ctx, inV2); err != nil {
 		t.Fatalf("create a v2 Widget: %v", err)
 	}
-	if err := poll.Until(ctx, 50*time.Millisecond, 10*time.Second, func(ctx context.Context) error {
-		asV1 := &widgetV1{}
-		if err := c.Get(ctx, client.ObjectKeyFromObject(inV2), asV1); err != nil {
-			return fmt.Errorf("read the v2 Widget in v1: %w", err)
-		}
-		if asV1.Spec.Replicas != 3 {
-			return fmt.Errorf("the v2 Widget read in v1 has spec.replicas %d, want its spec.scale.replicas, 3", asV1.Spec.Replicas)
-		}
-		return nil
-	}); err != nil {
-		t.Error(err)
+	return inV2
+}
+
+// readsInV1 says whether inV2 reads back in v1 converted: spec.replicas its spec.scale.replicas, 3.
+func readsInV1(ctx context.Context, c client.Client, inV2 *widgetV2) error {
+	asV1 := &widgetV1{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(inV2), asV1); err != nil {
+		return fmt.Errorf("read the v2 Widget in v1: %w", err)
 	}
+	if asV1.Spec.Replicas != 3 {
+		return fmt.Errorf("the v2 Widget read in v1 has spec.replicas %d, want its spec.scale.replicas, 3", asV1.Spec.Replicas)
+	}
+	return nil
 }

@@ -11,7 +11,6 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -244,28 +243,3 @@ func TestAClusterThatCannotBeReachedIsAnError(t *testing.T) {
 func second[T any](_ T, err error) error { return err }
 
 func third[T, U any](_ T, _ U, err error) error { return err }
-
-// TestTheEnvtestTierOfAnOperatorWithoutWebhooks: a subject with no webhooks (a scaffold's, before
-// `kubebuilder create webhook`) gets its control plane, with its CRDs and no webhook
-// configuration, and a Stop that stops it.
-func TestTheEnvtestTierOfAnOperatorWithoutWebhooks(t *testing.T) {
-	ctx := context.Background()
-	c, _, err := StartControlPlane(ctx, operator.Subject{Scheme: clientgoscheme.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := c.Stop(); err != nil {
-			t.Errorf("Stop: %v", err)
-		}
-	}()
-	configurations := &admissionregistrationv1.MutatingWebhookConfigurationList{}
-	if err := c.Client.List(ctx, configurations); err != nil || len(configurations.Items) != 0 {
-		t.Errorf("mutating webhook configurations: %d (%v), want none", len(configurations.Items), err)
-	}
-	crds := &metav1.PartialObjectMetadataList{}
-	crds.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinitionList"))
-	if err := c.Client.List(ctx, crds); err != nil || len(crds.Items) == 0 {
-		t.Errorf("CRDs installed: %d (%v), want config/crd/bases'", len(crds.Items), err)
-	}
-}

@@ -231,8 +231,8 @@ KIND_VERSION ?= v0.33.0
 # runs: ENVTEST_ASSETS, etcd + kube-apiserver + kubectl; CONTROLPLANE_ASSETS, + kube-controller-manager.
 K8SBIN = K8S_VERSION=$(K8S_VERSION) ENVTEST_K8S_VERSION=$(ENVTEST_K8S_VERSION) \
 	SETUP_ENVTEST=$(SETUP_ENVTEST) BIN_DIR=$(LOCALBIN) testing/offline/k8sbin/install.sh
-ENVTEST_ASSETS = $$($(K8SBIN) envtest 2>/dev/null)
-CONTROLPLANE_ASSETS = $$($(K8SBIN) controlplane 2>/dev/null)
+ENVTEST_ASSETS = $$($(K8SBIN) envtest)
+CONTROLPLANE_ASSETS = $$($(K8SBIN) controlplane)
 
 .PHONY: setup-envtest
 setup-envtest: $(SETUP_ENVTEST) ## Provide etcd, kube-apiserver, kubectl in bin/k8s/ and print their directory.

@@ -2,6 +2,8 @@ module example.com/operator-demo/testing/workshop
 
 go 1.26.0
 
+toolchain go1.26.8
+
 require (
 	example.com/operator-demo v0.0.0
 	github.com/google/go-cmp v0.7.0

@@ -9,14 +9,21 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 paths=(api config go.mod go.sum testing/workshop/go.mod testing/workshop/go.sum testing/offline/k8sbin scenarios)
 
-make --no-print-directory -s manifests generate catalogue >/dev/null
-go mod tidy
-go mod tidy -C testing/workshop
-make --no-print-directory -s k8sbin-sync >/dev/null
-if ! links=$(go test -C testing/workshop -count=1 ./links/ 2>&1); then
-  printf 'verify: links that do not resolve:\n%s\n' "$links" >&2
-  exit 1
-fi
+# quietly WHAT COMMAND...: run COMMAND, its output kept back unless it fails: then it is printed
+# whole, under WHAT, and verify fails.
+quietly() {
+  local what=$1 out
+  shift
+  if ! out=$("$@" 2>&1); then
+    printf 'verify: %s failed:\n%s\n' "$what" "$out" >&2
+    exit 1
+  fi
+}
+quietly "regenerating the manifests, the deepcopy code and the catalogue" make --no-print-directory -s manifests generate catalogue
+quietly "go mod tidy" go mod tidy
+quietly "go mod tidy of testing/workshop" go mod tidy -C testing/workshop
+quietly "re-pinning testing/offline/k8sbin" make --no-print-directory -s k8sbin-sync
+quietly "the Markdown links check (links that do not resolve)" go test -C testing/workshop -count=1 ./links/
 differ=$(git status --porcelain --untracked-files=all -- "${paths[@]}")
 [ -z "$differ" ] && exit 0
 printf 'verify: these files differ from what is committed, regenerated now or work in progress (git diff shows how): review and commit them\n%s\n' "$differ" >&2

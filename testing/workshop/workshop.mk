@@ -34,7 +34,8 @@ CATALOGUE_DRY_RUN = $(CURDIR)/bin/catalogue-dry-run.json
 catalogue: ## Generate scenarios/README.md, the scenario catalogue, from the specs and the mutants.
 	$(build-scenarios)
 	@$(call workshop-tool,catalogue)
-	@cd bin && $(SCENARIOS_TEST) -ginkgo.dry-run -ginkgo.no-color -ginkgo.json-report=$(CATALOGUE_DRY_RUN) >/dev/null
+	@cd bin && out=$$($(SCENARIOS_TEST) -ginkgo.dry-run -ginkgo.no-color -ginkgo.json-report=$(CATALOGUE_DRY_RUN) 2>&1) || \
+		{ printf 'catalogue: the dry run of the scenarios failed:\n%s\n' "$$out" >&2; exit 1; }
 	$(WORKSHOP)/catalogue scenarios $(CATALOGUE_DRY_RUN) scenarios/README.md
 
 .PHONY: envtest-up

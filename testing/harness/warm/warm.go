@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"example.com/operator-demo/testing/harness/assets"
 	"example.com/operator-demo/testing/harness/cluster"
 	"example.com/operator-demo/testing/harness/controlplane"
 	"example.com/operator-demo/testing/harness/operator"
@@ -35,7 +36,8 @@ const answerWithin = 2 * time.Second
 
 // Start attaches to the warm control plane, with the operator's CRDs applied again (they may
 // have changed since it started) and its webhooks served (cluster.ServeWebhooks), when one is up;
-// else it starts a control plane of this run's own (cluster.StartControlPlane). One that does
+// else it starts a control plane of this run's own (cluster.StartControlPlane), from the binaries
+// in $KUBEBUILDER_ASSETS, or where make installed them (assets.Export). One that does
 // not answer within answerWithin is passed over, with a line on stderr: the run never waits on a
 // dead one.
 func Start(ctx context.Context, subject operator.Subject) (*cluster.Cluster, []byte, error) {
@@ -47,6 +49,10 @@ func Start(ctx context.Context, subject operator.Subject) (*cluster.Cluster, []b
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			fmt.Fprintf(os.Stderr, "warm control plane (%s): %v; starting one of this run's own\n", path, err)
+		}
+		// make sets KUBEBUILDER_ASSETS; a run without it (go test, an IDE) finds what make installed.
+		if err := assets.Export(); err != nil {
+			return nil, nil, err
 		}
 		return cluster.StartControlPlane(ctx, subject)
 	}

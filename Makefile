@@ -217,6 +217,7 @@ SETUP_ENVTEST ?= $(LOCALBIN)/setup-envtest-$(SETUP_ENVTEST_VERSION)
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 ACTIONLINT ?= $(LOCALBIN)/actionlint-$(ACTIONLINT_VERSION)
 KIND ?= $(LOCALBIN)/kind-$(KIND_VERSION)
+ACT ?= $(LOCALBIN)/act-$(ACT_VERSION)
 
 ## Tool Versions, pinned here alone; `go install`ed, not go.mod tools, which would bring their
 ## dependencies into the operator's go.mod. ginkgo, a test dependency anyway, is `go tool ginkgo`.
@@ -226,6 +227,7 @@ SETUP_ENVTEST_VERSION ?= v0.25.1
 GOLANGCI_LINT_VERSION ?= v2.15.0
 ACTIONLINT_VERSION ?= v1.7.12
 KIND_VERSION ?= v0.33.0
+ACT_VERSION ?= v0.2.89
 
 # The control plane's installer (downloads, else builds from Go module sources), asked as a recipe
 # runs: ENVTEST_ASSETS, etcd + kube-apiserver + kubectl; CONTROLPLANE_ASSETS, + kube-controller-manager.
@@ -283,6 +285,12 @@ $(ACTIONLINT): | $(LOCALBIN)
 kind: $(KIND) ## Download kind locally if necessary.
 $(KIND): | $(LOCALBIN)
 	$(call go-install-tool,$(KIND),sigs.k8s.io/kind,$(KIND_VERSION))
+
+.PHONY: act
+act: $(ACT) ## Download act, the GitHub Actions runner .ci/run runs the workflow with, locally if necessary; print its path.
+	@echo $(ACT)
+$(ACT): | $(LOCALBIN)
+	$(call go-install-tool,$(ACT),github.com/nektos/act,$(ACT_VERSION))
 
 # go-install-tool installs package $(2) at version $(3) as the versioned file $(1).
 define go-install-tool

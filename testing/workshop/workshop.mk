@@ -94,7 +94,7 @@ test-first: setup-controlplane ## Prove the change BASE..HEAD test-first: each n
 WORKSHOP_UNIT_PACKAGES = $(shell go list -C testing/workshop ./... | grep -v -e /testfirst/history -e /freshclone)
 
 .PHONY: test-workshop
-test-workshop: ## The tools' own tests, the workflow's parity with .ci/run and the Markdown links among them. No control plane.
+test-workshop: ## The tools' own tests and the Markdown links among them. No control plane.
 	go test -C testing/workshop $(GO_TEST_FLAGS) $(WORKSHOP_UNIT_PACKAGES)
 
 .PHONY: test-fresh-clone

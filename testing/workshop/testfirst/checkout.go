@@ -218,6 +218,11 @@ func changedSpecs(base, head *checkout) (specs []spec, description string, err e
 		if err != nil {
 			return nil, "", fmt.Errorf("the %s's scenarios: %w", filepath.Base(t.dir), err)
 		}
+		if t == head { // the base's pending specs are the change's to write or remove
+			if err := refusePending(suite.Specs); err != nil {
+				return nil, "", err
+			}
+		}
 		scenarios, err := scenarioSpecs(t.dir, suite.Specs)
 		units, unitsErr := unitTests(t.dir, "api", "controllers")
 		if err := errors.Join(err, unitsErr); err != nil {
@@ -335,4 +340,18 @@ func applyRewrites(specs []spec, log string) (stale []string) {
 		}
 	}
 	return stale
+}
+
+// refusePending refuses the specs that a dry run lists as pending, each by its file:line.
+func refusePending(listed []specreport.Result) error {
+	var named []string
+	for _, r := range listed {
+		if r.Pending {
+			named = append(named, fmt.Sprintf("%s:%d: %q", r.File, r.Line, r.Name))
+		}
+	}
+	if len(named) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the head has %d pending spec(s): %s; %s", len(named), strings.Join(named, "; "), specreport.PendingGap)
 }

@@ -409,3 +409,34 @@ func TestHowASpecEnded(t *testing.T) {
 		}
 	}
 }
+
+// TestAPendingSpecAtTheHeadIsRefusedByItsLine: a spec the head's dry run lists as pending is a
+// gap hidden from the run, refused by its file:line; a pending spec's body is read all the same
+// (the base may hold one that the head writes), and a head without one is no error.
+func TestAPendingSpecAtTheHeadIsRefusedByItsLine(t *testing.T) {
+	listed := []specreport.Result{
+		{Name: "Sample creates", File: "scenarios/x_test.go", Line: 4, Passed: true},
+		{Name: "Sample is pending", File: "scenarios/x_test.go", Line: 5, Skipped: true, Pending: true},
+	}
+	err := refusePending(listed)
+	if err == nil || !strings.Contains(err.Error(), `scenarios/x_test.go:5: "Sample is pending"`) || !strings.Contains(err.Error(), "a gap hidden from the run") ||
+		strings.Contains(err.Error(), "x_test.go:4") {
+		t.Errorf("refusePending = %v, want an error naming x_test.go:5 alone, as a gap hidden from the run", err)
+	}
+	if err := refusePending(listed[:1]); err != nil {
+		t.Errorf("refusePending of no pending spec = %v", err)
+	}
+
+	tree := t.TempDir()
+	const source = "package scenarios\n\nvar _ = Describe(\"Sample\", func() {\n\tIt(\"creates\", func() { create() })\n\tPIt(\"is pending\", func() { wait() })\n})\n"
+	if err := os.MkdirAll(filepath.Join(tree, "scenarios"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tree, "scenarios", "x_test.go"), []byte(source), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	specs, err := scenarioSpecs(tree, listed)
+	if err != nil || len(specs) != 2 || specs[1].body != `PIt ( "is pending" , func ( ) { wait ( ) } )` {
+		t.Errorf("scenario specs of a tree with a pending spec: %+v, %v", specs, err)
+	}
+}

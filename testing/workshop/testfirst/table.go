@@ -75,6 +75,17 @@ func (r *row) unproven(why string, green bool) {
 	}
 }
 
+// judgeRemoval says what a spec that the base has and the head lacks makes it: allowed where a
+// commit of the change states its removal, which the table shows (⚠️), the commit's subject its reason.
+func judgeRemoval(s spec) row {
+	r := row{spec: s, tick: "❌", verdict: "removed, and no commit of the change states it: a spec removed, or renamed (by its old name), is stated in a commit " +
+		"of the change, whose subject says why, by a trailer `" + RemovedTrailer + ": <the spec's name>`"}
+	if s.removal != "" {
+		r.verdict, r.tick = "removed: "+s.removal+" states it", "⚠️"
+	}
+	return r
+}
+
 type report struct {
 	base, head        string // the revisions, as given, and their commits
 	rows              []row
@@ -100,7 +111,9 @@ func (rp report) markdown() string {
 	p("## Test first: %s..%s\n\n", rp.base, rp.head)
 	p("Each spec this change adds or changes runs, as the head has it, against the base's behaviour (its\n")
 	p("`api/`, `controllers/`, `cmd/`, `config/crd/`; with the head's `api/` where the spec needs its new\n")
-	p("names to compile), where it must fail inside the spec, and at the head, where it must pass.\n\n")
+	p("names to compile), where it must fail inside the spec, and at the head, where it must pass. Each\n")
+	p("spec the base has and the head lacks (removed, or renamed) is listed with the commit that states\n")
+	p("its removal and why.\n\n")
 	p("| Spec | Change | Tier | Against the base | At the head | Verdict |\n|---|---|---|---|---|---|\n")
 	count := map[string]int{} // the ✅ and ⚠️ rows, by their verdict's first words
 	for _, r := range rp.rows {
@@ -126,8 +139,8 @@ func (rp report) markdown() string {
 	for _, st := range rp.stale {
 		p("\n❌ %s\n", st)
 	}
-	p("\n%d spec(s): ✅ %d written first, ✅ %d characterization, ⚠️ %d rewrites stated, ❌ %d not shown test-first. Took %s.\n",
-		len(rp.rows), count["written first"], count["characterization"], count["rewritten"], len(rp.failures()), rp.took.Round(time.Second))
+	p("\n%d spec(s): ✅ %d written first, ✅ %d characterization, ⚠️ %d rewrites stated, ⚠️ %d removals stated, ❌ %d not shown test-first. Took %s.\n",
+		len(rp.rows), count["written first"], count["characterization"], count["rewritten"], count["removed"], len(rp.failures()), rp.took.Round(time.Second))
 	return b.String()
 }
 

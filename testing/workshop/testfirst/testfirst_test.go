@@ -315,7 +315,7 @@ func TestMarkdownShowsEveryVerdictAndAChangeWithoutSpecs(t *testing.T) {
 		"does not compile: undefined: R; with the head's api/: failed: want R (z_test.go:9)",
 		"does not compile: undefined: P; with the head's api/: passed",
 		"| passed | ✅ written first |", "| unit | passed | passed | ❌ passed at the base",
-		"4 spec(s): ✅ 2 written first, ✅ 0 characterization, ⚠️ 0 rewrites stated, ❌ 2 not shown test-first",
+		"4 spec(s): ✅ 2 written first, ✅ 0 characterization, ⚠️ 0 rewrites stated, ⚠️ 0 removals stated, ❌ 2 not shown test-first",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the table lacks %q:\n%s", want, md)
@@ -438,5 +438,87 @@ func TestAPendingSpecAtTheHeadIsRefusedByItsLine(t *testing.T) {
 	specs, err := scenarioSpecs(tree, listed)
 	if err != nil || len(specs) != 2 || specs[1].body != `PIt ( "is pending" , func ( ) { wait ( ) } )` {
 		t.Errorf("scenario specs of a tree with a pending spec: %+v, %v", specs, err)
+	}
+}
+
+// TestRemovedSpecsAreTheBasesThatTheHeadLacks: a spec of the base whose name the head lacks in
+// its package is removed (a rename too: its old name); so is one of two that share a name where
+// the head keeps one.
+func TestRemovedSpecsAreTheBasesThatTheHeadLacks(t *testing.T) {
+	base := []spec{
+		{kind: scenario, pkg: "./scenarios", name: "Sample when equal sends no write", body: "a", tier: "envtest"},
+		{kind: scenario, pkg: "./scenarios", name: "Sample when edited it restores", body: "b"},
+		{kind: scenario, pkg: "./scenarios", name: "Sample twice", body: "c"},
+		{kind: scenario, pkg: "./scenarios", name: "Sample twice", body: "d"},
+		{kind: unit, pkg: "./controllers", name: "TestDesired", body: "e"},
+	}
+	head := []spec{
+		{kind: scenario, pkg: "./scenarios", name: "Sample when edited it restores", body: "b2"},
+		{kind: scenario, pkg: "./scenarios", name: "Sample twice", body: "c"},
+		{kind: unit, pkg: "./api/v1alpha1", name: "TestDesired", body: "e"},
+	}
+	want := []spec{
+		{kind: scenario, pkg: "./scenarios", name: "Sample when equal sends no write", body: "a", tier: "envtest", change: removed},
+		{kind: scenario, pkg: "./scenarios", name: "Sample twice", body: "d", change: removed},
+		{kind: unit, pkg: "./controllers", name: "TestDesired", body: "e", change: removed},
+	}
+	if got := removedSpecs(base, head); !slices.Equal(got, want) {
+		t.Errorf("removed:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestARemovalIsStatedByATrailerNamingTheSpec: a commit of the change whose trailer
+// Spec-Removed names a removed spec states its removal (⚠️, quoting the commit, whose subject is
+// its reason); a removed spec no commit names is refused, and so is a trailer that names no
+// removed spec. The trailers are read from git, each key apart.
+func TestARemovalIsStatedByATrailerNamingTheSpec(t *testing.T) {
+	root := t.TempDir()
+	mustGit := func(args ...string) string {
+		t.Helper()
+		out, err := repo.Git(root, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	mustGit("init", "-q")
+	mustGit("commit", "-q", "--allow-empty", "-m", "the base")
+	base := mustGit("rev-parse", "HEAD")
+	mustGit("commit", "-q", "--allow-empty", "-m", "skip-when-equal: the scenario is the unit test's now", "--trailer", RemovedTrailer+": Sample when equal sends no write",
+		"--trailer", RewriteTrailer+": Sample when edited it restores", "--trailer", RemovedTrailer+": Sample never was")
+	head := mustGit("rev-parse", "HEAD")
+
+	c := check{repo: root, base: base, head: head}
+	removals, err := c.trailers(RemovedTrailer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := []spec{
+		{kind: scenario, name: "Sample when equal sends no write", change: removed, tier: "envtest"},
+		{kind: scenario, name: "Sample when edited it restores", change: removed, tier: "envtest"},
+	}
+	stale := applyRemovals(specs, removals)
+	statement := head[:7] + ` "skip-when-equal: the scenario is the unit test's now"`
+	if specs[0].removal != statement || specs[1].removal != "" {
+		t.Errorf("removals = %q, %q; want the first stated by %s alone (a rewrite's trailer states no removal)", specs[0].removal, specs[1].removal, statement)
+	}
+	if len(stale) != 1 || !strings.Contains(stale[0], "Sample never was") || !strings.Contains(stale[0], head[:7]) {
+		t.Errorf("stale statements = %q, want the one naming no removed spec", stale)
+	}
+
+	rp := report{base: "abc", head: "def", rows: []row{judgeRemoval(specs[0]), judgeRemoval(specs[1])}, stale: stale}
+	md := rp.markdown()
+	for _, want := range []string{
+		"| scenario: Sample when equal sends no write | removed | envtest | — | — | ⚠️ removed: " + statement + " states it |",
+		"| scenario: Sample when edited it restores | removed | envtest | — | — | ❌ removed, and no commit of the change states it",
+		"`Spec-Removed: <the spec's name>`",
+		"⚠️ 1 removals stated",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the table lacks %q:\n%s", want, md)
+		}
+	}
+	if got := rp.failures(); len(got) != 2 || !strings.Contains(got[0], "Sample when edited it restores") || !strings.Contains(got[1], "Sample never was") {
+		t.Errorf("failures = %q, want the unstated removal and the stale statement", got)
 	}
 }

@@ -358,7 +358,7 @@ func apply(specs []spec, log string, mark func(*spec, string), unnamed string) (
 	for statement, name := range statements(log) {
 		found := false
 		for i := range specs {
-			if specs[i].name == name {
+			if strings.TrimSpace(specs[i].name) == name { // git trims a trailer's value
 				mark(&specs[i], statement)
 				found = true
 			}

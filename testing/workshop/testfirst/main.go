@@ -81,12 +81,16 @@ func run(baseRev, headRev string) (rp report, err error) {
 	if err != nil {
 		return rp, err
 	}
+	listedAtBase, baseErr := equivalents(base.dir)
+	listedAtHead, headErr := equivalents(head.dir)
 	rewrites, rewritesErr := c.trailers(RewriteTrailer)
-	removals, err := c.trailers(RemovedTrailer)
-	if err := errors.Join(rewritesErr, err); err != nil {
+	removals, removalsErr := c.trailers(RemovedTrailer)
+	equivalences, err := c.trailers(EquivalentTrailer)
+	if err := errors.Join(baseErr, headErr, rewritesErr, removalsErr, err); err != nil {
 		return rp, err
 	}
-	rp.stale = append(applyRewrites(specs, rewrites), applyRemovals(gone, removals)...)
+	rp.equivalents = newEquivalents(listedAtBase, listedAtHead)
+	rp.stale = slices.Concat(applyRewrites(specs, rewrites), applyRemovals(gone, removals), applyEquivalents(rp.equivalents, equivalences))
 	progress("%d spec(s) new or changed, %d removed; running the new and changed against the base's production code", len(specs), len(gone))
 	atBase, err := againstBase.runAll(description, specs)
 	if err != nil {

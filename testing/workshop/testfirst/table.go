@@ -89,7 +89,8 @@ func judgeRemoval(s spec) row {
 type report struct {
 	base, head        string // the revisions, as given, and their commits
 	rows              []row
-	stale, production []string // rewrite statements naming no changed spec; production files changed
+	equivalents       []equivalent // the entries the change adds to the sweep's equivalence list
+	stale, production []string     // statements naming no spec or entry of the change; production files changed
 	took              time.Duration
 }
 
@@ -99,6 +100,11 @@ func (rp report) failures() []string {
 	for _, r := range rp.rows {
 		if !r.ok() {
 			out = append(out, fmt.Sprintf("%s %q: %s", r.spec.kind, r.spec.name, r.verdict))
+		}
+	}
+	for _, e := range rp.equivalents {
+		if e.statement == "" {
+			out = append(out, fmt.Sprintf("equivalent break %q: %s", e.id, unstatedEquivalent))
 		}
 	}
 	return append(out, rp.stale...)
@@ -136,6 +142,17 @@ func (rp report) markdown() string {
 		p("| *no new or changed spec* | — | — | — | — | %s |\n", verdict)
 	}
 	p("%s", production)
+	if len(rp.equivalents) > 0 {
+		p("\nBreaks this change adds to the sweep's equivalence list (`%s`), which the sweep then leaves\n", equivalentFile)
+		p("unscored, each with the reason it gives:\n\n| Break | Why no behaviour can observe it | Verdict |\n|---|---|---|\n")
+	}
+	for _, e := range rp.equivalents {
+		verdict := "❌ " + unstatedEquivalent
+		if e.statement != "" {
+			verdict = "⚠️ " + e.statement + " states it"
+		}
+		p("| %s | %s | %s |\n", specreport.Cell(e.id), specreport.Cell(e.reason), specreport.Cell(verdict))
+	}
 	for _, st := range rp.stale {
 		p("\n❌ %s\n", st)
 	}
@@ -143,6 +160,9 @@ func (rp report) markdown() string {
 		len(rp.rows), count["written first"], count["characterization"], count["rewritten"], count["removed"], len(rp.failures()), rp.took.Round(time.Second))
 	return b.String()
 }
+
+// unstatedEquivalent is the verdict on a new entry of the equivalence list that no commit states.
+const unstatedEquivalent = "no commit of the change states it: a trailer `" + EquivalentTrailer + ": <the break's ID>`, in a commit whose subject says why"
 
 // mark is an outcome as a cell of the table.
 func mark(o outcome) string {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"example.com/operator-demo/testing/e2e/tiers"
+	"example.com/operator-demo/testing/workshop/mutate/sweep"
 	"example.com/operator-demo/testing/workshop/repo"
 	"example.com/operator-demo/testing/workshop/specreport"
 	"example.com/operator-demo/testing/workshop/specsource"
@@ -520,5 +521,94 @@ func TestARemovalIsStatedByATrailerNamingTheSpec(t *testing.T) {
 	}
 	if got := rp.failures(); len(got) != 2 || !strings.Contains(got[0], "Sample when edited it restores") || !strings.Contains(got[1], "Sample never was") {
 		t.Errorf("failures = %q, want the unstated removal and the stale statement", got)
+	}
+}
+
+// equivalentsOf writes entries (Go source, one "key: value," a line) as the sweep's equivalence
+// list into a tree of its own, and reads it back as test-first does.
+func equivalentsOf(t *testing.T, entries string) (map[string]string, error) {
+	t.Helper()
+	tree := t.TempDir()
+	path := filepath.Join(tree, filepath.FromSlash(equivalentFile))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("package sweep\n\n// Equivalent are …\nvar Equivalent = map[string]string{\n"+entries+"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return equivalents(tree)
+}
+
+// TestNewEquivalentsAreTheHeadsEntriesTheBaseLacks: an entry of the sweep's equivalence list is
+// new when the base lists no break of its ID (a tree without the list lists none); a reason
+// changed is no new entry. An ID that is not a string literal cannot be told new or not: an error
+// naming its line.
+func TestNewEquivalentsAreTheHeadsEntriesTheBaseLacks(t *testing.T) {
+	base, err := equivalentsOf(t, "\t`a.go f constant: 8 → 0`: \"a tuning constant\",\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := equivalentsOf(t, "\t`a.go f constant: 8 → 0`: \"a tuning constant, \" +\n\t\t\"measured\",\n\t`b.go g delete: x() → `: `x is idle`,\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"a.go f constant: 8 → 0": "a tuning constant, measured", "b.go g delete: x() → ": "x is idle"}; !maps.Equal(head, want) {
+		t.Errorf("read %q, want %q", head, want)
+	}
+	if got, want := newEquivalents(base, head), []equivalent{{id: "b.go g delete: x() → ", reason: "x is idle"}}; !slices.Equal(got, want) {
+		t.Errorf("new equivalents: %+v, want %+v", got, want)
+	}
+	none, err := equivalents(t.TempDir())
+	if err != nil || len(none) != 0 {
+		t.Errorf("a tree without the list: %q, %v; want no entry, no error", none, err)
+	}
+	if _, err := equivalentsOf(t, "\t`a`: \"x\",\n\tid(): \"y\",\n"); err == nil || !strings.Contains(err.Error(), "equivalent.go:6") {
+		t.Errorf("an ID that is no string literal: %v, want an error naming equivalent.go:6", err)
+	}
+}
+
+// TestEquivalentsAreReadAsTheSweepReadsThem: test-first reads this repository's equivalence list
+// as the sweep compiles it, entry for entry: an entry the source adds otherwise (an init, another
+// file) would pass test-first unseen.
+func TestEquivalentsAreReadAsTheSweepReadsThem(t *testing.T) {
+	got, err := equivalents(filepath.Join("..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(got, sweep.Equivalent) {
+		t.Errorf("test-first reads %d entries, the sweep compiles %d: %q", len(got), len(sweep.Equivalent), got)
+	}
+}
+
+// TestANewEquivalentIsStatedByATrailerNamingIt: a new entry of the equivalence list is allowed
+// where a commit of the change names its break in a trailer Equivalent (⚠️, quoting the commit),
+// refused where none does; a trailer that names no new entry fails. The report lists each new
+// entry with its reason.
+func TestANewEquivalentIsStatedByATrailerNamingIt(t *testing.T) {
+	const stated, unstated = `controllers/a.go f constant: "x" → ""`, "controllers/b.go g delete: y() → "
+	// A deletion's ID ends in a space, which git trims from a trailer's value.
+	const deletion = "controllers/d.go k delete: w() → "
+	log := "\x1eabc1234\x00metrics: the help text is no behaviour\x00" + stated + "\ncontrollers/c.go h negate: z → !z\n" + strings.TrimSpace(deletion) + "\n"
+	entries := []equivalent{{id: stated, reason: "a metric's help text"}, {id: unstated, reason: "y is idle"}, {id: deletion, reason: "w is idle"}}
+	stale := applyEquivalents(entries, log)
+	if entries[0].statement != `abc1234 "metrics: the help text is no behaviour"` || entries[1].statement != "" || entries[2].statement != entries[0].statement {
+		t.Errorf("statements %q, %q, %q; want the first and the last stated", entries[0].statement, entries[1].statement, entries[2].statement)
+	}
+	if len(stale) != 1 || !strings.Contains(stale[0], "controllers/c.go h negate") {
+		t.Errorf("stale statements = %q, want the one naming no new entry", stale)
+	}
+	rp := report{base: "abc", head: "def", equivalents: entries, stale: stale}
+	md := rp.markdown()
+	for _, want := range []string{
+		equivalentFile,
+		`| controllers/a.go f constant: "x" → "" | a metric's help text | ⚠️ abc1234 "metrics: the help text is no behaviour" states it |`,
+		"| controllers/b.go g delete: y() → | y is idle | ❌ no commit of the change states it: a trailer `Equivalent: <the break's ID>`",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q:\n%s", want, md)
+		}
+	}
+	if got := rp.failures(); len(got) != 2 || !strings.Contains(got[0], unstated) || !strings.Contains(got[1], "controllers/c.go h negate") {
+		t.Errorf("failures = %q, want the unstated entry and the stale statement", got)
 	}
 }

@@ -79,8 +79,9 @@ mutate-sweep: envtest-up ## Make every generic break of controllers/ and api/ (d
 		$(WORKSHOP)/mutatesweep $(if $(HARNESS),-harness) $(if $(BASE),-changed-since '$(BASE)') $(if $(BREAK),-break '$(BREAK)') | tee $(REPORTS)/mutate-sweep.md $(GITHUB_STEP_SUMMARY)
 
 # BASE: the revision a change starts from. A changed spec that only rewrites the test states so in
-# a commit trailer `Spec-Rewrite: <name>`. On GitHub Actions, tee writes the table to the step's
-# summary too.
+# a commit trailer `Spec-Rewrite: <name>`; a spec removed or renamed, `Spec-Removed: <name>`; a
+# break added to the sweep's equivalence list, `Equivalent: <ID>`. On GitHub Actions, tee writes
+# the table to the step's summary too.
 .PHONY: test-first
 test-first: setup-controlplane ## Prove the change BASE..HEAD test-first: each new or changed spec fails against BASE's behaviour and passes at HEAD.
 	@mkdir -p $(REPORTS)

@@ -83,6 +83,10 @@ func firstLabel(s *scenario) string { return cmp.Or(s.labels...) } // Ginkgo ref
 func (r *reader) place(dir string, specs []types.SpecReport, all []*scenario) ([]*scenario, error) {
 	for _, s := range specs {
 		file, line := filepath.Base(s.LeafNodeLocation.FileName), s.LeafNodeLocation.LineNumber
+		if s.State.Is(types.SpecStatePending) {
+			r.problem("%s:%d: spec %q is pending: %s", file, line, s.FullText(), specreport.PendingGap)
+			continue
+		}
 		if len(s.ContainerHierarchyLocations) == 0 {
 			r.problem("%s:%d: spec %q is outside every Describe", file, line, s.FullText())
 			continue
@@ -106,7 +110,11 @@ func (r *reader) place(dir string, specs []types.SpecReport, all []*scenario) ([
 			sc.File, sc.Line, sc.labels = file, describe, s.ContainerHierarchyLabels[0]
 			i, all = len(all), append(all, &sc)
 		}
-		source := src.Specs[line]
+		source, found := src.Specs[line]
+		if !found {
+			r.problem("%s:%d: spec %q: no It or Entry there", file, line, s.FullText())
+			continue
+		}
 		sp := spec{Path: slices.Clone(s.ContainerHierarchyTexts[1:]), Text: s.LeafNodeText, Line: line,
 			Steps: source.Steps(), labels: s.Labels()}
 		if slices.Contains(sp.Steps, "") {

@@ -438,21 +438,24 @@ func (s *sweeper) mutate(scenario, text string) error {
 	return nil
 }
 
-// tryMutant builds m into dir and runs the scenarios its label filter selects, then the unit tests.
+// tryMutant builds m into dir and runs the scenarios its label filter selects, then the unit tests
+// (make mutate's sweeper's: the operator's).
 func (s *sweeper) tryMutant(dir string, m mutants.Mutant) (caught, unit trial.Verdict, took time.Duration, err error) {
 	mutated, err := m.Apply(s.root)
 	if err != nil {
 		return caught, unit, took, err
 	}
-	if out, err := trial.Build(s.root, dir, mutated, theOperator.tests...); err != nil {
+	if out, err := trial.Build(s.root, dir, mutated, s.group.tests...); err != nil {
 		return caught, unit, took, fmt.Errorf("does not build: %w\n%s", err, out)
 	}
 	start := time.Now()
 	if caught, err = trial.Scenarios(s.root, dir, "scenarios", nil, trial.ProvesNothing, trial.Timeout, "-ginkgo.label-filter="+m.Scenario); err != nil {
 		return caught, unit, took, fmt.Errorf("scenario %s: %w", m.Scenario, err)
+	} else if caught.Ran == 0 { // no spec failed, for none ran: it says nothing of the break
+		return caught, unit, took, fmt.Errorf("scenario %q: nothing matched: no spec that runs is labelled so", m.Scenario)
 	}
 	took = time.Since(start)
-	for _, pkg := range theOperator.tests {
+	for _, pkg := range s.group.tests {
 		if pkg == scenarios {
 			continue
 		}
@@ -476,7 +479,7 @@ func choose(all []mutants.Mutant, scenario, text string) ([]mutants.Mutant, erro
 		scenarios = append(scenarios, m.Scenario)
 	}
 	slices.Sort(scenarios)
-	return nil, fmt.Errorf("no break of scenario %q mentions %q; scenarios with breaks: %s", scenario, text, strings.Join(slices.Compact(scenarios), ", "))
+	return nil, fmt.Errorf("nothing matched: no break of scenario %q mentions %q; scenarios with breaks: %s", scenario, text, strings.Join(slices.Compact(scenarios), ", "))
 }
 
 // lineRange is the lines first to last of a file, numbered from 1.

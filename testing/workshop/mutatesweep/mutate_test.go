@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -65,7 +66,22 @@ func TestChooseTakesAScenariosBreaksThatMentionTheText(t *testing.T) {
 			t.Errorf("scenario %q, text %q: chosen %v, want %v", tt.scenario, tt.text, names, tt.want)
 		}
 	}
-	if _, err := choose(all, "gc", "watch"); err == nil || !strings.Contains(err.Error(), "create, gc") {
-		t.Errorf("no mutant chosen: %v, want an error listing the scenarios", err)
+	if _, err := choose(all, "gc", "watch"); err == nil || !strings.Contains(err.Error(), "nothing matched") || !strings.Contains(err.Error(), "create, gc") {
+		t.Errorf("no mutant chosen: %v, want an error saying nothing matched, listing the scenarios", err)
+	}
+}
+
+// TestAMutantWhoseScenarioNoSpecCarriesIsAnError: a mutant whose label selects no spec is an
+// error saying that nothing matched, not a pass of no spec and a break that "survived"; one whose
+// label selects specs runs them.
+func TestAMutantWhoseScenarioNoSpecCarriesIsAnError(t *testing.T) {
+	s := &sweeper{root: filepath.Join("..", "testdata", "toy"), work: t.TempDir(), group: group{tests: []string{"./unit", scenarios}}}
+	_, _, _, err := s.tryMutant(filepath.Join(s.work, "none"), mutants.Mutant{Break: "b", Scenario: "no-such-label"})
+	if err == nil || !strings.Contains(err.Error(), "nothing matched") || !strings.Contains(err.Error(), "no-such-label") {
+		t.Errorf("a mutant of a label no spec carries: %v, want an error naming the label, saying nothing matched", err)
+	}
+	caught, _, _, err := s.tryMutant(filepath.Join(s.work, "all"), mutants.Mutant{Break: "b", Scenario: "!no-such-label"})
+	if err != nil || caught.Failed || caught.Ran != 2 {
+		t.Errorf("a mutant of a label filter every spec passes: %+v, %v; want 2 specs run, passed", caught, err)
 	}
 }

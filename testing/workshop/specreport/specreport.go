@@ -24,9 +24,14 @@ type Result struct {
 	Name, File                        string
 	Line                              int
 	Labels                            []string
-	Passed, Skipped, InSpec, TimedOut bool // Skipped: it did not run (a label filter left it out)
+	Passed, Skipped, InSpec, TimedOut bool // Skipped: it did not run (a label filter left it out, or it is Pending)
+	Pending                           bool // marked pending: see PendingGap
 	Message, Step, Location           string
 }
+
+// PendingGap says why the tools refuse a spec that Ginkgo reports pending.
+const PendingGap = "a pending spec is a gap hidden from the run: Ginkgo never runs it, and the suite passes all the same; " +
+	"write its body or delete it (PIt, XIt, PDescribe, PContext, PEntry, XEntry and the Pending decorator mark a spec pending)"
 
 // GoTimeout starts what a test binary says when its -test.timeout ends it.
 const GoTimeout = "panic: test timed out after "
@@ -98,7 +103,8 @@ func (s Suite) FirstFailure() (r Result, ok bool) {
 func ginkgoResult(spec types.SpecReport, root string) Result {
 	r := Result{Name: spec.FullText(), File: relativeFile(root, spec.LeafNodeLocation.FileName), Line: spec.LeafNodeLocation.LineNumber,
 		Labels: spec.Labels(), Passed: spec.State.Is(types.SpecStatePassed),
-		Skipped: spec.State.Is(types.SpecStateSkipped | types.SpecStatePending), TimedOut: spec.State.Is(types.SpecStateTimedout)}
+		Skipped: spec.State.Is(types.SpecStateSkipped | types.SpecStatePending), Pending: spec.State.Is(types.SpecStatePending),
+		TimedOut: spec.State.Is(types.SpecStateTimedout)}
 	if !r.Failed() {
 		return r
 	}

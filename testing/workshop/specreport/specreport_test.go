@@ -206,3 +206,27 @@ func TestGinkgoTellsAFailureInTheSpecFromOneOutside(t *testing.T) {
 		}
 	}
 }
+
+// TestAPendingSpecIsToldApart: a spec that Ginkgo reports pending (PIt, XIt, a PDescribe's, the
+// Pending decorator's) did not run, and says it is pending; a spec skipped by a filter is not.
+func TestAPendingSpecIsToldApart(t *testing.T) {
+	root := t.TempDir()
+	report, err := json.Marshal([]types.Report{{SpecReports: types.SpecReports{
+		{LeafNodeType: types.NodeTypeIt, LeafNodeText: "is pending", State: types.SpecStatePending},
+		{LeafNodeType: types.NodeTypeIt, LeafNodeText: "is filtered out", State: types.SpecStateSkipped},
+	}}})
+	path := filepath.Join(root, "report.json")
+	if err == nil {
+		err = os.WriteFile(path, report, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite, _, _, err := Run(exec.Command("true"), path, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(suite.Specs) != 2 || !suite.Specs[0].Pending || !suite.Specs[0].Skipped || suite.Specs[1].Pending || !suite.Specs[1].Skipped {
+		t.Errorf("read %+v, want the first pending, both not run", suite.Specs)
+	}
+}

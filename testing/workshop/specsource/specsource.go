@@ -9,6 +9,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -21,7 +22,8 @@ type File struct {
 	Specs map[int]Spec
 }
 
-// Spec is an It or Specify, or an Entry with its DescribeTable.
+// Spec is an It or Specify, or an Entry with its DescribeTable; pending (PIt, XEntry, …) or focused
+// (FIt, …) alike.
 type Spec struct{ Call, Table *ast.CallExpr }
 
 // Parse reads the Go file at path and finds its specs.
@@ -36,12 +38,15 @@ func Parse(path string) (*File, error) {
 	}
 	ast.Inspect(f.File, func(n ast.Node) bool {
 		c, ok := n.(*ast.CallExpr)
-		switch {
-		case ok && (Name(c) == "It" || Name(c) == "Specify"):
+		if !ok {
+			return true
+		}
+		switch Unmarked(Name(c)) {
+		case "It", "Specify":
 			f.Specs[f.Fset.Position(c.Pos()).Line] = Spec{Call: c}
-		case ok && (Name(c) == "DescribeTable" || Name(c) == "DescribeTableSubtree"):
+		case "DescribeTable", "DescribeTableSubtree":
 			for _, arg := range c.Args {
-				if e, isCall := arg.(*ast.CallExpr); isCall && Name(e) == "Entry" {
+				if e, isCall := arg.(*ast.CallExpr); isCall && Unmarked(Name(e)) == "Entry" {
 					f.Specs[f.Fset.Position(e.Pos()).Line] = Spec{Call: e, Table: c}
 				}
 			}
@@ -60,7 +65,7 @@ func (f *File) Body(line int) (string, error) {
 	body := f.Tokens(s.Call)
 	if s.Table != nil {
 		for _, arg := range s.Table.Args {
-			if e, ok := arg.(*ast.CallExpr); !ok || Name(e) != "Entry" {
+			if e, ok := arg.(*ast.CallExpr); !ok || Unmarked(Name(e)) != "Entry" {
 				body += " , " + f.Tokens(arg)
 			}
 		}
@@ -118,4 +123,17 @@ func Name(c *ast.CallExpr) string {
 		return fn.Sel.Name
 	}
 	return ""
+}
+
+// marked are the nodes that Ginkgo marks pending by a P or an X before their name, focused by an F.
+var marked = []string{"It", "Specify", "Entry", "DescribeTable", "DescribeTableSubtree", "Describe", "Context", "When"}
+
+// Unmarked is a node's name without the mark that makes it pending or focused: "It" for PIt, XIt and FIt.
+func Unmarked(name string) string {
+	for _, mark := range []string{"P", "X", "F"} {
+		if node, ok := strings.CutPrefix(name, mark); ok && slices.Contains(marked, node) {
+			return node
+		}
+	}
+	return name
 }

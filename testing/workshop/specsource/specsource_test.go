@@ -97,3 +97,42 @@ func TestStepsAreTheBodysByTexts(t *testing.T) {
 		t.Errorf("the Entry's steps: %q, its table %v", got, f.Specs[11].Table)
 	}
 }
+
+// TestPendingAndFocusedSpecsAreSpecs: a spec marked pending (PIt, XIt, PSpecify, PEntry, XEntry,
+// a PDescribeTable's entries) or focused (FIt, FEntry) is read like any other, body and all, so
+// that the tools can name it and refuse it rather than lose it.
+func TestPendingAndFocusedSpecsAreSpecs(t *testing.T) {
+	f := parse(t, `package scenarios
+
+var _ = Describe("Sample", func() {
+	PIt("is pending", func() { By("waiting") })
+	XIt("is pending too", func() {})
+	PSpecify("is pending as well", func() {})
+	FIt("is focused", func() {})
+	XDescribeTable("rejects",
+		func(in string) { By("applying it") },
+		Entry("a long one", "x"),
+		PEntry("a short one", "y"),
+	)
+	DescribeTable("accepts",
+		func(in string) {},
+		XEntry("an empty one", ""),
+		FEntry("a full one", "z"),
+	)
+})
+`)
+	for _, line := range []int{4, 5, 6, 7, 10, 11, 15, 16} {
+		if _, err := f.Body(line); err != nil {
+			t.Errorf("line %d: %v", line, err)
+		}
+	}
+	if got := f.Specs[11].Steps(); !slices.Equal(got, []string{"applying it"}) {
+		t.Errorf("the PEntry's steps, its pending table's: %q", got)
+	}
+	if got := Unmarked("XDescribeTable"); got != "DescribeTable" {
+		t.Errorf(`Unmarked("XDescribeTable") = %q`, got)
+	}
+	if got := Unmarked("Pending"); got != "Pending" {
+		t.Errorf(`Unmarked("Pending") = %q, want it as it is: no node name follows its P`, got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/ast"
 	"io/fs"
+	"iter"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -190,9 +191,12 @@ const (
 	characterizationForm = "`// Characterization: written after <what it pins>, when|because <why it came after the code>.`"
 	// RewriteTrailer, in a commit of the change, names a spec it rewrites; the table quotes the commit's subject.
 	RewriteTrailer = "Spec-Rewrite"
+	// RemovedTrailer, in a commit of the change, names a spec it removes (or renames: its old name);
+	// the table quotes the commit's subject, the reason.
+	RemovedTrailer = "Spec-Removed"
 
-	added, changed = "new", "changed"   // what a change did to a spec
-	scenario, unit = "scenario", "unit" // a spec's kind: a Ginkgo spec of scenarios/, or a unit test
+	added, changed, removed = "new", "changed", "removed" // what a change did to a spec
+	scenario, unit          = "scenario", "unit"          // a spec's kind: a Ginkgo spec of scenarios/, or a unit test
 )
 
 // spec is a spec or test function as a tree holds it, and what the change does to it.
@@ -201,31 +205,38 @@ type spec struct {
 	file, body              string // file: relative to the tree; body: as tokens, blind to comments and layout
 	tier                    string // "unit", the first tier of runnable that runs the scenario's labels, or ""
 	characterization        bool
-	reason, change, rewrite string // its "Characterization:" paragraph; added or changed; the commit stating its rewrite
+	reason, change, rewrite string // its "Characterization:" paragraph; added, changed or removed; the commit stating its rewrite
+	removal                 string // the commit stating its removal
 }
 
 // key names a spec uniquely across kinds and packages.
 func key(s spec) string { return s.pkg + " " + s.name }
 
-// changedSpecs are the specs that head adds or changes, and the scenario suite's description, as a dry run lists it.
-func changedSpecs(base, head *checkout) (specs []spec, description string, err error) {
+// changedSpecs are the specs that head adds or changes, those it removes, and the scenario suite's
+// description, as a dry run lists it.
+func changedSpecs(base, head *checkout) (specs, gone []spec, description string, err error) {
 	var trees [2][]spec
 	for i, t := range []*checkout{base, head} {
 		if t.uncompiled != "" {
-			return nil, "", fmt.Errorf("the %s's scenarios do not compile in %s: %s", filepath.Base(t.dir), t.dir, specreport.CompilerCause(t.uncompiled, ""))
+			return nil, nil, "", fmt.Errorf("the %s's scenarios do not compile in %s: %s", filepath.Base(t.dir), t.dir, specreport.CompilerCause(t.uncompiled, ""))
 		}
 		suite, err := t.runSuite(environment(runnable[0]), "dry-run", "-ginkgo.dry-run")
 		if err != nil {
-			return nil, "", fmt.Errorf("the %s's scenarios: %w", filepath.Base(t.dir), err)
+			return nil, nil, "", fmt.Errorf("the %s's scenarios: %w", filepath.Base(t.dir), err)
+		}
+		if t == head { // the base's pending specs are the change's to write or remove
+			if err := refusePending(suite.Specs); err != nil {
+				return nil, nil, "", err
+			}
 		}
 		scenarios, err := scenarioSpecs(t.dir, suite.Specs)
 		units, unitsErr := unitTests(t.dir, "api", "controllers")
 		if err := errors.Join(err, unitsErr); err != nil {
-			return nil, "", err
+			return nil, nil, "", err
 		}
 		trees[i], description = append(scenarios, units...), suite.Description
 	}
-	return newOrChanged(trees[0], trees[1]), description, nil
+	return newOrChanged(trees[0], trees[1]), removedSpecs(trees[0], trees[1]), description, nil
 }
 
 // newOrChanged are the specs of head that base lacks, by key, or has with another body.
@@ -243,6 +254,25 @@ func newOrChanged(base, head []spec) []spec {
 		if !existed || body != s.body {
 			out = append(out, s)
 		}
+	}
+	return out
+}
+
+// removedSpecs are the specs of base that head lacks, by key: removed, or renamed (by the old
+// name); of specs that share a key, those past the number head keeps.
+func removedSpecs(base, head []spec) []spec {
+	kept := map[string]int{}
+	for _, s := range head {
+		kept[key(s)]++
+	}
+	var out []spec
+	for _, s := range base {
+		if kept[key(s)] > 0 {
+			kept[key(s)]--
+			continue
+		}
+		s.change = removed
+		out = append(out, s)
 	}
 	return out
 }
@@ -310,29 +340,65 @@ func statesWhy(reason string) bool {
 	return ok && (strings.Contains(after, " when ") || strings.Contains(after, " because "))
 }
 
-// applyRewrites marks each spec a trailer of log (as run formats it) names; the trailers naming none mislead, so fail.
+// applyRewrites marks each spec a trailer of log (as check.trailers formats it) names; the trailers naming none mislead, so fail.
 func applyRewrites(specs []spec, log string) (stale []string) {
-	for record := range strings.SplitSeq(log, "\x1e") {
-		fields := strings.SplitN(record, "\x00", 3)
-		if len(fields) != 3 {
-			continue
+	return apply(specs, log, func(s *spec, statement string) { s.rewrite = statement },
+		"%s states a rewrite of %q, which this change does not add or change ("+RewriteTrailer+": takes the spec's name as the table shows it)")
+}
+
+// applyRemovals marks each removed spec a trailer of log names; the trailers naming none mislead, so fail.
+func applyRemovals(gone []spec, log string) (stale []string) {
+	return apply(gone, log, func(s *spec, statement string) { s.removal = statement },
+		"%s states the removal of %q, which this change does not remove ("+RemovedTrailer+": takes the spec's name as the table shows it)")
+}
+
+// apply marks each spec that a trailer of log names with the statement naming it; a statement that
+// names none is stale, as the format unnamed says of its statement and name.
+func apply(specs []spec, log string, mark func(*spec, string), unnamed string) (stale []string) {
+	for statement, name := range statements(log) {
+		found := false
+		for i := range specs {
+			if strings.TrimSpace(specs[i].name) == name { // git trims a trailer's value
+				mark(&specs[i], statement)
+				found = true
+			}
 		}
-		statement := fmt.Sprintf("%s %q", fields[0], fields[1])
-		for name := range strings.SplitSeq(fields[2], "\n") {
-			if name = strings.TrimSpace(name); name == "" {
-				continue
-			}
-			found := false
-			for i := range specs {
-				if specs[i].name == name {
-					specs[i].rewrite, found = statement, true
-				}
-			}
-			if !found {
-				stale = append(stale, fmt.Sprintf("%s states a rewrite of %q, which this change does not add or change (%s: takes the spec's name as the table shows it)",
-					statement, name, RewriteTrailer))
-			}
+		if !found {
+			stale = append(stale, fmt.Sprintf(unnamed, statement, name))
 		}
 	}
 	return stale
+}
+
+// statements are the values of the trailers of log (as check.trailers formats it), each with its
+// statement: the commit that carries it, and the commit's subject.
+func statements(log string) iter.Seq2[string, string] {
+	return func(yield func(string, string) bool) {
+		for record := range strings.SplitSeq(log, "\x1e") {
+			fields := strings.SplitN(record, "\x00", 3)
+			if len(fields) != 3 {
+				continue
+			}
+			statement := fmt.Sprintf("%s %q", fields[0], fields[1])
+			for value := range strings.SplitSeq(fields[2], "\n") {
+				if value = strings.TrimSpace(value); value != "" && !yield(statement, value) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// refusePending refuses the specs that a dry run lists as pending, each by its file:line.
+func refusePending(listed []specreport.Result) error {
+	var named []string
+	for _, r := range listed {
+		if r.Pending {
+			named = append(named, fmt.Sprintf("%s:%d: %q", r.File, r.Line, r.Name))
+		}
+	}
+	if len(named) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the head has %d pending spec(s): %s; %s", len(named), strings.Join(named, "; "), specreport.PendingGap)
 }

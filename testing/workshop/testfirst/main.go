@@ -54,6 +54,12 @@ func revisions(baseRev, headRev string) (c check, rp report, err error) {
 	return c, rp, err
 }
 
+// trailers are the commits of the change, each with its subject and the values of its trailers key,
+// as statements reads them.
+func (c check) trailers(key string) (string, error) {
+	return repo.Git(c.repo, "log", "--format=%x1e%h%x00%s%x00%(trailers:key="+key+",valueonly,unfold)", c.base+".."+c.head)
+}
+
 func run(baseRev, headRev string) (rp report, err error) {
 	c, rp, err := revisions(baseRev, headRev)
 	if err != nil {
@@ -71,16 +77,21 @@ func run(baseRev, headRev string) (rp report, err error) {
 	if err := errors.Join(baseErr, headErr, err); err != nil {
 		return rp, err
 	}
-	specs, description, err := changedSpecs(base, head)
+	specs, gone, description, err := changedSpecs(base, head)
 	if err != nil {
 		return rp, err
 	}
-	log, err := repo.Git(c.repo, "log", "--format=%x1e%h%x00%s%x00%(trailers:key="+RewriteTrailer+",valueonly,unfold)", c.base+".."+c.head)
-	if err != nil {
+	listedAtBase, baseErr := equivalents(base.dir)
+	listedAtHead, headErr := equivalents(head.dir)
+	rewrites, rewritesErr := c.trailers(RewriteTrailer)
+	removals, removalsErr := c.trailers(RemovedTrailer)
+	equivalences, err := c.trailers(EquivalentTrailer)
+	if err := errors.Join(baseErr, headErr, rewritesErr, removalsErr, err); err != nil {
 		return rp, err
 	}
-	rp.stale = applyRewrites(specs, log)
-	progress("%d spec(s) new or changed; running them against the base's production code", len(specs))
+	rp.equivalents = newEquivalents(listedAtBase, listedAtHead)
+	rp.stale = slices.Concat(applyRewrites(specs, rewrites), applyRemovals(gone, removals), applyEquivalents(rp.equivalents, equivalences))
+	progress("%d spec(s) new or changed, %d removed; running the new and changed against the base's production code", len(specs), len(gone))
 	atBase, err := againstBase.runAll(description, specs)
 	if err != nil {
 		return rp, fmt.Errorf("against the base: %w", err)
@@ -104,6 +115,9 @@ func run(baseRev, headRev string) (rp report, err error) {
 	}
 	for _, s := range specs {
 		rp.rows = append(rp.rows, judge(s, atBase[key(s)], withAPI[key(s)], atHead[key(s)]))
+	}
+	for _, s := range gone {
+		rp.rows = append(rp.rows, judgeRemoval(s))
 	}
 	rp.took = time.Since(started)
 	return rp, nil

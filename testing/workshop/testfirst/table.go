@@ -75,10 +75,22 @@ func (r *row) unproven(why string, green bool) {
 	}
 }
 
+// judgeRemoval says what a spec that the base has and the head lacks makes it: allowed where a
+// commit of the change states its removal, which the table shows (⚠️), the commit's subject its reason.
+func judgeRemoval(s spec) row {
+	r := row{spec: s, tick: "❌", verdict: "removed, and no commit of the change states it: a spec removed, or renamed (by its old name), is stated in a commit " +
+		"of the change, whose subject says why, by a trailer `" + RemovedTrailer + ": <the spec's name>`"}
+	if s.removal != "" {
+		r.verdict, r.tick = "removed: "+s.removal+" states it", "⚠️"
+	}
+	return r
+}
+
 type report struct {
 	base, head        string // the revisions, as given, and their commits
 	rows              []row
-	stale, production []string // rewrite statements naming no changed spec; production files changed
+	equivalents       []equivalent // the entries the change adds to the sweep's equivalence list
+	stale, production []string     // statements naming no spec or entry of the change; production files changed
 	took              time.Duration
 }
 
@@ -88,6 +100,11 @@ func (rp report) failures() []string {
 	for _, r := range rp.rows {
 		if !r.ok() {
 			out = append(out, fmt.Sprintf("%s %q: %s", r.spec.kind, r.spec.name, r.verdict))
+		}
+	}
+	for _, e := range rp.equivalents {
+		if e.statement == "" {
+			out = append(out, fmt.Sprintf("equivalent break %q: %s", e.id, unstatedEquivalent))
 		}
 	}
 	return append(out, rp.stale...)
@@ -100,7 +117,9 @@ func (rp report) markdown() string {
 	p("## Test first: %s..%s\n\n", rp.base, rp.head)
 	p("Each spec this change adds or changes runs, as the head has it, against the base's behaviour (its\n")
 	p("`api/`, `controllers/`, `cmd/`, `config/crd/`; with the head's `api/` where the spec needs its new\n")
-	p("names to compile), where it must fail inside the spec, and at the head, where it must pass.\n\n")
+	p("names to compile), where it must fail inside the spec, and at the head, where it must pass. Each\n")
+	p("spec the base has and the head lacks (removed, or renamed) is listed with the commit that states\n")
+	p("its removal and why.\n\n")
 	p("| Spec | Change | Tier | Against the base | At the head | Verdict |\n|---|---|---|---|---|---|\n")
 	count := map[string]int{} // the ✅ and ⚠️ rows, by their verdict's first words
 	for _, r := range rp.rows {
@@ -123,13 +142,27 @@ func (rp report) markdown() string {
 		p("| *no new or changed spec* | — | — | — | — | %s |\n", verdict)
 	}
 	p("%s", production)
+	if len(rp.equivalents) > 0 {
+		p("\nBreaks this change adds to the sweep's equivalence list (`%s`), which the sweep then leaves\n", equivalentFile)
+		p("unscored, each with the reason it gives:\n\n| Break | Why no behaviour can observe it | Verdict |\n|---|---|---|\n")
+	}
+	for _, e := range rp.equivalents {
+		verdict := "❌ " + unstatedEquivalent
+		if e.statement != "" {
+			verdict = "⚠️ " + e.statement + " states it"
+		}
+		p("| %s | %s | %s |\n", specreport.Cell(e.id), specreport.Cell(e.reason), specreport.Cell(verdict))
+	}
 	for _, st := range rp.stale {
 		p("\n❌ %s\n", st)
 	}
-	p("\n%d spec(s): ✅ %d written first, ✅ %d characterization, ⚠️ %d rewrites stated, ❌ %d not shown test-first. Took %s.\n",
-		len(rp.rows), count["written first"], count["characterization"], count["rewritten"], len(rp.failures()), rp.took.Round(time.Second))
+	p("\n%d spec(s): ✅ %d written first, ✅ %d characterization, ⚠️ %d rewrites stated, ⚠️ %d removals stated, ❌ %d not shown test-first. Took %s.\n",
+		len(rp.rows), count["written first"], count["characterization"], count["rewritten"], count["removed"], len(rp.failures()), rp.took.Round(time.Second))
 	return b.String()
 }
+
+// unstatedEquivalent is the verdict on a new entry of the equivalence list that no commit states.
+const unstatedEquivalent = "no commit of the change states it: a trailer `" + EquivalentTrailer + ": <the break's ID>`, in a commit whose subject says why"
 
 // mark is an outcome as a cell of the table.
 func mark(o outcome) string {

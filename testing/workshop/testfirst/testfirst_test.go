@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"example.com/operator-demo/testing/e2e/tiers"
+	"example.com/operator-demo/testing/workshop/mutate/sweep"
 	"example.com/operator-demo/testing/workshop/repo"
 	"example.com/operator-demo/testing/workshop/specreport"
 	"example.com/operator-demo/testing/workshop/specsource"
@@ -315,7 +316,7 @@ func TestMarkdownShowsEveryVerdictAndAChangeWithoutSpecs(t *testing.T) {
 		"does not compile: undefined: R; with the head's api/: failed: want R (z_test.go:9)",
 		"does not compile: undefined: P; with the head's api/: passed",
 		"| passed | ✅ written first |", "| unit | passed | passed | ❌ passed at the base",
-		"4 spec(s): ✅ 2 written first, ✅ 0 characterization, ⚠️ 0 rewrites stated, ❌ 2 not shown test-first",
+		"4 spec(s): ✅ 2 written first, ✅ 0 characterization, ⚠️ 0 rewrites stated, ⚠️ 0 removals stated, ❌ 2 not shown test-first",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the table lacks %q:\n%s", want, md)
@@ -407,5 +408,207 @@ func TestHowASpecEnded(t *testing.T) {
 		if got := ended(s, tt.results, tt.compiler); got != tt.want {
 			t.Errorf("ended(%+v, %q) = %+v, want %+v", tt.results, tt.compiler, got, tt.want)
 		}
+	}
+}
+
+// TestAPendingSpecAtTheHeadIsRefusedByItsLine: a spec the head's dry run lists as pending is a
+// gap hidden from the run, refused by its file:line; a pending spec's body is read all the same
+// (the base may hold one that the head writes), and a head without one is no error.
+func TestAPendingSpecAtTheHeadIsRefusedByItsLine(t *testing.T) {
+	listed := []specreport.Result{
+		{Name: "Sample creates", File: "scenarios/x_test.go", Line: 4, Passed: true},
+		{Name: "Sample is pending", File: "scenarios/x_test.go", Line: 5, Skipped: true, Pending: true},
+	}
+	err := refusePending(listed)
+	if err == nil || !strings.Contains(err.Error(), `scenarios/x_test.go:5: "Sample is pending"`) || !strings.Contains(err.Error(), "a gap hidden from the run") ||
+		strings.Contains(err.Error(), "x_test.go:4") {
+		t.Errorf("refusePending = %v, want an error naming x_test.go:5 alone, as a gap hidden from the run", err)
+	}
+	if err := refusePending(listed[:1]); err != nil {
+		t.Errorf("refusePending of no pending spec = %v", err)
+	}
+
+	tree := t.TempDir()
+	const source = "package scenarios\n\nvar _ = Describe(\"Sample\", func() {\n\tIt(\"creates\", func() { create() })\n\tPIt(\"is pending\", func() { wait() })\n})\n"
+	if err := os.MkdirAll(filepath.Join(tree, "scenarios"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tree, "scenarios", "x_test.go"), []byte(source), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	specs, err := scenarioSpecs(tree, listed)
+	if err != nil || len(specs) != 2 || specs[1].body != `PIt ( "is pending" , func ( ) { wait ( ) } )` {
+		t.Errorf("scenario specs of a tree with a pending spec: %+v, %v", specs, err)
+	}
+}
+
+// TestRemovedSpecsAreTheBasesThatTheHeadLacks: a spec of the base whose name the head lacks in
+// its package is removed (a rename too: its old name); so is one of two that share a name where
+// the head keeps one.
+func TestRemovedSpecsAreTheBasesThatTheHeadLacks(t *testing.T) {
+	base := []spec{
+		{kind: scenario, pkg: "./scenarios", name: "Sample when equal sends no write", body: "a", tier: "envtest"},
+		{kind: scenario, pkg: "./scenarios", name: "Sample when edited it restores", body: "b"},
+		{kind: scenario, pkg: "./scenarios", name: "Sample twice", body: "c"},
+		{kind: scenario, pkg: "./scenarios", name: "Sample twice", body: "d"},
+		{kind: unit, pkg: "./controllers", name: "TestDesired", body: "e"},
+	}
+	head := []spec{
+		{kind: scenario, pkg: "./scenarios", name: "Sample when edited it restores", body: "b2"},
+		{kind: scenario, pkg: "./scenarios", name: "Sample twice", body: "c"},
+		{kind: unit, pkg: "./api/v1alpha1", name: "TestDesired", body: "e"},
+	}
+	want := []spec{
+		{kind: scenario, pkg: "./scenarios", name: "Sample when equal sends no write", body: "a", tier: "envtest", change: removed},
+		{kind: scenario, pkg: "./scenarios", name: "Sample twice", body: "d", change: removed},
+		{kind: unit, pkg: "./controllers", name: "TestDesired", body: "e", change: removed},
+	}
+	if got := removedSpecs(base, head); !slices.Equal(got, want) {
+		t.Errorf("removed:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestARemovalIsStatedByATrailerNamingTheSpec: a commit of the change whose trailer
+// Spec-Removed names a removed spec states its removal (⚠️, quoting the commit, whose subject is
+// its reason); a removed spec no commit names is refused, and so is a trailer that names no
+// removed spec. The trailers are read from git, each key apart.
+func TestARemovalIsStatedByATrailerNamingTheSpec(t *testing.T) {
+	root := t.TempDir()
+	mustGit := func(args ...string) string {
+		t.Helper()
+		out, err := repo.Git(root, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	mustGit("init", "-q")
+	mustGit("commit", "-q", "--allow-empty", "-m", "the base")
+	base := mustGit("rev-parse", "HEAD")
+	mustGit("commit", "-q", "--allow-empty", "-m", "skip-when-equal: the scenario is the unit test's now", "--trailer", RemovedTrailer+": Sample when equal sends no write",
+		"--trailer", RewriteTrailer+": Sample when edited it restores", "--trailer", RemovedTrailer+": Sample never was")
+	head := mustGit("rev-parse", "HEAD")
+
+	c := check{repo: root, base: base, head: head}
+	removals, err := c.trailers(RemovedTrailer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := []spec{
+		{kind: scenario, name: "Sample when equal sends no write", change: removed, tier: "envtest"},
+		{kind: scenario, name: "Sample when edited it restores", change: removed, tier: "envtest"},
+	}
+	stale := applyRemovals(specs, removals)
+	statement := head[:7] + ` "skip-when-equal: the scenario is the unit test's now"`
+	if specs[0].removal != statement || specs[1].removal != "" {
+		t.Errorf("removals = %q, %q; want the first stated by %s alone (a rewrite's trailer states no removal)", specs[0].removal, specs[1].removal, statement)
+	}
+	if len(stale) != 1 || !strings.Contains(stale[0], "Sample never was") || !strings.Contains(stale[0], head[:7]) {
+		t.Errorf("stale statements = %q, want the one naming no removed spec", stale)
+	}
+
+	rp := report{base: "abc", head: "def", rows: []row{judgeRemoval(specs[0]), judgeRemoval(specs[1])}, stale: stale}
+	md := rp.markdown()
+	for _, want := range []string{
+		"| scenario: Sample when equal sends no write | removed | envtest | — | — | ⚠️ removed: " + statement + " states it |",
+		"| scenario: Sample when edited it restores | removed | envtest | — | — | ❌ removed, and no commit of the change states it",
+		"`Spec-Removed: <the spec's name>`",
+		"⚠️ 1 removals stated",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the table lacks %q:\n%s", want, md)
+		}
+	}
+	if got := rp.failures(); len(got) != 2 || !strings.Contains(got[0], "Sample when edited it restores") || !strings.Contains(got[1], "Sample never was") {
+		t.Errorf("failures = %q, want the unstated removal and the stale statement", got)
+	}
+}
+
+// equivalentsOf writes entries (Go source, one "key: value," a line) as the sweep's equivalence
+// list into a tree of its own, and reads it back as test-first does.
+func equivalentsOf(t *testing.T, entries string) (map[string]string, error) {
+	t.Helper()
+	tree := t.TempDir()
+	path := filepath.Join(tree, filepath.FromSlash(equivalentFile))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("package sweep\n\n// Equivalent are …\nvar Equivalent = map[string]string{\n"+entries+"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return equivalents(tree)
+}
+
+// TestNewEquivalentsAreTheHeadsEntriesTheBaseLacks: an entry of the sweep's equivalence list is
+// new when the base lists no break of its ID (a tree without the list lists none); a reason
+// changed is no new entry. An ID that is not a string literal cannot be told new or not: an error
+// naming its line.
+func TestNewEquivalentsAreTheHeadsEntriesTheBaseLacks(t *testing.T) {
+	base, err := equivalentsOf(t, "\t`a.go f constant: 8 → 0`: \"a tuning constant\",\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := equivalentsOf(t, "\t`a.go f constant: 8 → 0`: \"a tuning constant, \" +\n\t\t\"measured\",\n\t`b.go g delete: x() → `: `x is idle`,\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"a.go f constant: 8 → 0": "a tuning constant, measured", "b.go g delete: x() → ": "x is idle"}; !maps.Equal(head, want) {
+		t.Errorf("read %q, want %q", head, want)
+	}
+	if got, want := newEquivalents(base, head), []equivalent{{id: "b.go g delete: x() → ", reason: "x is idle"}}; !slices.Equal(got, want) {
+		t.Errorf("new equivalents: %+v, want %+v", got, want)
+	}
+	none, err := equivalents(t.TempDir())
+	if err != nil || len(none) != 0 {
+		t.Errorf("a tree without the list: %q, %v; want no entry, no error", none, err)
+	}
+	if _, err := equivalentsOf(t, "\t`a`: \"x\",\n\tid(): \"y\",\n"); err == nil || !strings.Contains(err.Error(), "equivalent.go:6") {
+		t.Errorf("an ID that is no string literal: %v, want an error naming equivalent.go:6", err)
+	}
+}
+
+// TestEquivalentsAreReadAsTheSweepReadsThem: test-first reads this repository's equivalence list
+// as the sweep compiles it, entry for entry: an entry the source adds otherwise (an init, another
+// file) would pass test-first unseen.
+func TestEquivalentsAreReadAsTheSweepReadsThem(t *testing.T) {
+	got, err := equivalents(filepath.Join("..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(got, sweep.Equivalent) {
+		t.Errorf("test-first reads %d entries, the sweep compiles %d: %q", len(got), len(sweep.Equivalent), got)
+	}
+}
+
+// TestANewEquivalentIsStatedByATrailerNamingIt: a new entry of the equivalence list is allowed
+// where a commit of the change names its break in a trailer Equivalent (⚠️, quoting the commit),
+// refused where none does; a trailer that names no new entry fails. The report lists each new
+// entry with its reason.
+func TestANewEquivalentIsStatedByATrailerNamingIt(t *testing.T) {
+	const stated, unstated = `controllers/a.go f constant: "x" → ""`, "controllers/b.go g delete: y() → "
+	// A deletion's ID ends in a space, which git trims from a trailer's value.
+	const deletion = "controllers/d.go k delete: w() → "
+	log := "\x1eabc1234\x00metrics: the help text is no behaviour\x00" + stated + "\ncontrollers/c.go h negate: z → !z\n" + strings.TrimSpace(deletion) + "\n"
+	entries := []equivalent{{id: stated, reason: "a metric's help text"}, {id: unstated, reason: "y is idle"}, {id: deletion, reason: "w is idle"}}
+	stale := applyEquivalents(entries, log)
+	if entries[0].statement != `abc1234 "metrics: the help text is no behaviour"` || entries[1].statement != "" || entries[2].statement != entries[0].statement {
+		t.Errorf("statements %q, %q, %q; want the first and the last stated", entries[0].statement, entries[1].statement, entries[2].statement)
+	}
+	if len(stale) != 1 || !strings.Contains(stale[0], "controllers/c.go h negate") {
+		t.Errorf("stale statements = %q, want the one naming no new entry", stale)
+	}
+	rp := report{base: "abc", head: "def", equivalents: entries, stale: stale}
+	md := rp.markdown()
+	for _, want := range []string{
+		equivalentFile,
+		`| controllers/a.go f constant: "x" → "" | a metric's help text | ⚠️ abc1234 "metrics: the help text is no behaviour" states it |`,
+		"| controllers/b.go g delete: y() → | y is idle | ❌ no commit of the change states it: a trailer `Equivalent: <the break's ID>`",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q:\n%s", want, md)
+		}
+	}
+	if got := rp.failures(); len(got) != 2 || !strings.Contains(got[0], unstated) || !strings.Contains(got[1], "controllers/c.go h negate") {
+		t.Errorf("failures = %q, want the unstated entry and the stale statement", got)
 	}
 }

@@ -3,7 +3,9 @@ package sweep
 // Equivalent are the breaks that no behaviour of the operator, or of the harness, can observe, by
 // ID, each with the reason. The sweep reports them apart from its score; a break that survives and
 // is not listed here fails the sweep. An entry that no break matches any more fails
-// TestEveryEquivalentBreakStillExists (make test-workshop).
+// TestEveryEquivalentBreakStillExists (make test-workshop). An entry a change adds is stated by a
+// commit of the change, in a trailer `Equivalent: <its ID>`, or make test-first refuses it; each
+// ID and reason is a string literal, which test-first reads from the source.
 var Equivalent = map[string]string{
 	`controllers/sample_controller.go (package) constant: "sample" → ""`:                                                          "controller-runtime names a controller that Named gives no name after the kind it is For, lowercased: \"sample\", ControllerName itself",
 	`controllers/sample_controller.go (package) constant: 8 → 0`:                                                                  "a tuning constant: 0 makes controller-runtime run one worker, and every Sample still converges; only the throughput differs, which BENCHMARKS.md measured. Only a spec that compares the workers with the constant itself, a change-detector, could kill it",

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,9 +32,11 @@ const (
 // is a failure, told apart as one (Verdict.TimedOut).
 const Timeout = 2 * time.Minute
 
-// Verdict is what a run said: the first test or spec that failed, and where (step and line);
-// TimedOut, that it failed by running past the run's timeout.
+// Verdict is what a run said: how many tests or specs ran (Ran: neither left out by a filter nor
+// pending), the first that failed, and where (step and line); TimedOut, that it failed by running
+// past the run's timeout.
 type Verdict struct {
+	Ran              int
 	Failed, TimedOut bool
 	Test, Where      string
 }
@@ -102,14 +105,18 @@ func Scenarios(root, dir, name string, env []string, outside Outside, timeout ti
 // judge is the verdict on a run (that failed if runErr, with its output out) as its report says,
 // if it could be read (readErr).
 func judge(report specreport.Suite, runErr, readErr error, out []byte, outside Outside, binary string) (Verdict, error) {
-	if runErr == nil {
-		return Verdict{}, nil
-	} else if readErr != nil {
+	ran := len(slices.DeleteFunc(slices.Clone(report.Specs), func(r specreport.Result) bool { return r.Skipped }))
+	switch {
+	case runErr == nil && readErr != nil:
+		return Verdict{}, fmt.Errorf("%s passed without a report of what ran: %w", binary, readErr)
+	case runErr == nil:
+		return Verdict{Ran: ran}, nil
+	case readErr != nil:
 		runErr = fmt.Errorf("%w, and no report (%w)", runErr, readErr)
 	}
 	f, found := report.FirstFailure()
 	if found && (f.InSpec || outside == Notices) {
-		return Verdict{Failed: true, TimedOut: f.TimedOut, Test: f.Name, Where: f.Where()}, nil
+		return Verdict{Ran: ran, Failed: true, TimedOut: f.TimedOut, Test: f.Name, Where: f.Where()}, nil
 	} else if found {
 		return Verdict{}, fmt.Errorf("%s failed outside any spec, which proves nothing: %s", f.Name, f.Where())
 	}

@@ -96,3 +96,36 @@ func TestABuildReplacesFilesWithoutTouchingThem(t *testing.T) {
 		t.Errorf("the overlaid file changed on disk (%v):\n%s", err, after)
 	}
 }
+
+// TestAVerdictCountsWhatRan: a run says how many tests or specs ran (not those a filter left out,
+// nor a pending one), so that a filter that matches nothing is told from a pass; a run whose
+// report cannot be read says nothing of what ran, and is an error.
+func TestAVerdictCountsWhatRan(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := Build(toy, dir, nil, "./unit", "./scenarios"); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	scenarios := func(flags ...string) (Verdict, error) {
+		return Scenarios(toy, dir, "run", nil, ProvesNothing, time.Minute, flags...)
+	}
+	unit := func(tests ...string) (Verdict, error) {
+		return Unit(toy, dir, "./unit", nil, tests, ProvesNothing, time.Minute)
+	}
+	for _, tt := range []struct {
+		name string
+		run  func() (Verdict, error)
+		want int
+	}{
+		{"every spec but the pending one", func() (Verdict, error) { return scenarios() }, 2},
+		{"a label no spec carries", func() (Verdict, error) { return scenarios("-ginkgo.label-filter=no-such-label") }, 0},
+		{"every unit test, and the example", func() (Verdict, error) { return unit() }, 3},
+		{"a test the package lacks", func() (Verdict, error) { return unit("TestNone") }, 0},
+	} {
+		if v, err := tt.run(); err != nil || v.Failed || v.Ran != tt.want {
+			t.Errorf("%s: %d run (%v), %v; want %d run, passed", tt.name, v.Ran, v, err, tt.want)
+		}
+	}
+	if v, err := judge(specreport.Suite{}, nil, errors.New("no report"), nil, ProvesNothing, "the binary"); err == nil {
+		t.Errorf("a passing run without a report: %+v, want an error", v)
+	}
+}

@@ -110,7 +110,7 @@ test-harness-copy: setup-envtest $(SCAFFOLD) ## Take the harness as testing/READ
 		$(WORKSHOP)/harnesscopy -scaffold $(SCAFFOLD) -kubebuilder $(KUBEBUILDER) -dir $(LOCALBIN)/harness-copy | tee $(REPORTS)/harness-copy.md
 
 .PHONY: test-first-selftest
-test-first-selftest: setup-controlplane ## Test make test-first on throwaway git histories: red then green, green at the base, characterization, red at the head.
+test-first-selftest: setup-controlplane ## Test make test-first on throwaway git histories: red then green, green at the base, characterization, red at the head, removals, equivalents, pending specs.
 	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" go test -C testing/workshop -count=1 -timeout=30m ./testfirst/history/
 
 ##@ Benchmarks (BENCHMARKS.md)

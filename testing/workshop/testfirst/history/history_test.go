@@ -7,9 +7,12 @@ package history
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,8 +20,12 @@ import (
 	workshoprepo "example.com/operator-demo/testing/workshop/repo"
 )
 
-// The scenario every case builds on, and the break in the mutants that it exists to catch.
-const label = "skip-when-equal"
+// The scenario every case builds on, and the break in the mutants that it exists to catch: its
+// label, and its spec's full name as the table shows it.
+const (
+	label        = "skip-when-equal"
+	scenarioName = "Sample when a reconcile finds nothing to change sends no API write and leaves the resourceVersions where they were"
+)
 
 var (
 	// testFirst is the tool, built once for every case.
@@ -87,7 +94,7 @@ func TestASpecForBehaviourTheBaseHasFails(t *testing.T) {
 	if row := scenarioRow(t, table); !strings.Contains(row, "❌ passed at the base") {
 		t.Errorf("the scenario's row does not say it passed at the base: %s", row)
 	}
-	if !strings.Contains(stderr, `"Sample when a reconcile finds nothing to change sends no API write and leaves the resourceVersions where they were": passed at the base`) {
+	if !strings.Contains(stderr, `"`+scenarioName+`": passed at the base`) {
 		t.Errorf("the error does not name the spec:\n%s", stderr)
 	}
 	if !strings.Contains(table, "Production code unchanged.") {
@@ -340,8 +347,7 @@ func TestARewriteIsStatedPerSpecByACommitTrailer(t *testing.T) {
 		t.Fatalf("a changed spec green at the base, no statement: exit %d, want 1 and the trailer named:\n%s\n%s", code, table, stderr)
 	}
 
-	const name = "Sample when a reconcile finds nothing to change sends no API write and leaves the resourceVersions where they were"
-	run(t, repo.dir, "git", "-c", "user.name=history", "-c", "user.email=history@example.com", "commit", "-q", "--amend", "--no-edit", "--trailer", "Spec-Rewrite: "+name)
+	repo.amend(t, "Spec-Rewrite: "+scenarioName)
 	code, table, stderr = repo.testFirst(t)
 	if code != 0 {
 		t.Fatalf("with the statement: exit %d, want 0:\n%s\n%s", code, table, stderr)
@@ -351,6 +357,126 @@ func TestARewriteIsStatedPerSpecByACommitTrailer(t *testing.T) {
 	}
 	if !strings.Contains(table, "⚠️ 1 rewrites stated") {
 		t.Errorf("the summary does not count the rewrite apart:\n%s", table)
+	}
+}
+
+// A scenario deleted whole (its spec, its mutants, its line in the reading order) and committed as
+// "cleanup", which passed when test-first looked only at the specs a change adds or changes, is
+// refused by name; a commit of the change that names the spec in a trailer Spec-Removed states its
+// removal, and the table quotes that commit.
+func TestARemovalIsStatedPerSpecByACommitTrailer(t *testing.T) {
+	repo := newRepo(t)
+	repo.commit(t, "main")
+	repo.commit(t, "cleanup", withoutScenario, withoutMutants, func(t *testing.T, dir string) {
+		t.Helper()
+		edit(t, filepath.Join(dir, "scenarios", "reading-order.txt"), "\n"+label+"\n", "\n")
+	})
+	code, table, stderr := repo.testFirst(t)
+	if code != 1 {
+		t.Fatalf("a spec removed, no statement: exit %d, want 1:\n%s\n%s", code, table, stderr)
+	}
+	if row := scenarioRow(t, table); !strings.Contains(row, "| removed |") || !strings.Contains(row, "❌ removed, and no commit of the change states it") || !strings.Contains(row, "Spec-Removed") {
+		t.Errorf("the scenario's row does not refuse its removal and name the trailer: %s", row)
+	}
+	if !strings.Contains(stderr, `"`+scenarioName+`": removed, and no commit of the change states it`) {
+		t.Errorf("the error does not name the spec:\n%s", stderr)
+	}
+	if !strings.Contains(table, "❌ 1 not shown test-first") {
+		t.Errorf("the summary does not count the removal apart:\n%s", table)
+	}
+
+	repo.amend(t, "Spec-Removed: "+scenarioName)
+	code, table, stderr = repo.testFirst(t)
+	if code != 0 {
+		t.Fatalf("with the statement: exit %d, want 0:\n%s\n%s", code, table, stderr)
+	}
+	if row := scenarioRow(t, table); !strings.Contains(row, "| removed |") || !strings.Contains(row, `⚠️ removed: `) || !strings.Contains(row, `"cleanup" states it`) {
+		t.Errorf("the row does not show the statement: %s", row)
+	}
+	if !strings.Contains(table, "⚠️ 1 removals stated") {
+		t.Errorf("the summary does not count the removal apart:\n%s", table)
+	}
+}
+
+// A break added to the sweep's equivalence list, which the sweep then leaves unscored, is refused
+// unless a commit of the change names it in a trailer Equivalent; either way the report lists it
+// with its reason. The break is a deletion, whose ID ends in a space that git trims from the
+// trailer.
+func TestANewEquivalentIsStatedByACommitTrailer(t *testing.T) {
+	const (
+		id     = "controllers/sample_status.go SampleReconciler.writeStatus delete: if equality.Semantic.DeepEqual(status, sample.Status) { return nil } → "
+		reason = "a status patched with the status it already has changes nothing a user reads"
+		why    = "mutate-sweep: the status's early return saves a request, nothing more"
+	)
+	repo := newRepo(t)
+	repo.commit(t, "main")
+	repo.commit(t, why, func(t *testing.T, dir string) {
+		t.Helper()
+		const list = "var Equivalent = map[string]string{\n"
+		edit(t, filepath.Join(dir, "testing", "workshop", "mutate", "sweep", "equivalent.go"), list, list+"\t`"+id+"`: \""+reason+"\",\n")
+	})
+	code, table, stderr := repo.testFirst(t)
+	if code != 1 {
+		t.Fatalf("a new equivalent, no statement: exit %d, want 1:\n%s\n%s", code, table, stderr)
+	}
+	if row := rowOf(t, table, strings.TrimSpace(id)); !strings.Contains(row, "| "+reason+" |") || !strings.Contains(row, "❌ no commit of the change states it: a trailer `Equivalent: <the break's ID>`") {
+		t.Errorf("the break's row does not refuse it with its reason: %s", row)
+	}
+	if !strings.Contains(stderr, "equivalent break "+strconv.Quote(id)+": no commit of the change states it") {
+		t.Errorf("the error does not name the break:\n%s", stderr)
+	}
+	if !strings.Contains(table, "❌ 1 not shown test-first") {
+		t.Errorf("the summary does not count the break apart:\n%s", table)
+	}
+
+	repo.amend(t, "Equivalent: "+id)
+	code, table, stderr = repo.testFirst(t)
+	if code != 0 {
+		t.Fatalf("with the statement: exit %d, want 0:\n%s\n%s", code, table, stderr)
+	}
+	if row := rowOf(t, table, strings.TrimSpace(id)); !strings.Contains(row, "| "+reason+" |") || !strings.Contains(row, "⚠️ ") || !strings.Contains(row, strconv.Quote(why)+" states it") {
+		t.Errorf("the break's row does not show the statement: %s", row)
+	}
+}
+
+// A pending spec at the head never runs and never fails: a new PIt left for later, and an existing
+// spec turned XIt, are each refused by file:line before anything runs, with a message; no crash.
+func TestAPendingSpecIsRefusedByItsLine(t *testing.T) {
+	const placeholder = `package scenarios
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+)
+
+var _ = Describe("Sample", Label("suspend"), func() {
+	Context("when suspended", func() {
+		PIt("leaves its ConfigMap alone")
+	})
+})
+`
+	repo := newRepo(t)
+	repo.commit(t, "main")
+	repo.commit(t, "suspend: the scenario to write, and skip-when-equal out of its way", func(t *testing.T, dir string) {
+		t.Helper()
+		writeFile(t, filepath.Join(dir, "scenarios", "suspend_test.go"), placeholder)
+		edit(t, filepath.Join(dir, scenarioFile), `It("sends no API write`, `XIt("sends no API write`)
+	})
+	code, stdout, stderr := repo.runTestFirst(t, "HEAD~1")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2, refused before anything runs:\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"the head has 2 pending spec(s)",
+		fmt.Sprintf("%s:%d: %q", filepath.ToSlash(scenarioFile), lineOf(t, filepath.Join(repo.dir, scenarioFile), `XIt("sends no API write`), scenarioName),
+		fmt.Sprintf("scenarios/suspend_test.go:%d: %q", lineOf(t, filepath.Join(repo.dir, "scenarios", "suspend_test.go"), "PIt("), "Sample when suspended leaves its ConfigMap alone"),
+		"a gap hidden from the run",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the refusal lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "panic:") {
+		t.Errorf("test-first crashed:\n%s", stderr)
 	}
 }
 
@@ -428,14 +554,32 @@ func (r *repo) commit(t *testing.T, message string, changes ...func(*testing.T, 
 	run(t, r.dir, "git", "-c", "user.name=history", "-c", "user.email=history@example.com", "commit", "-qm", message)
 }
 
+// amend adds a trailer ("Key: value") to the last commit, as a commit of the change states it.
+func (r *repo) amend(t *testing.T, trailer string) {
+	t.Helper()
+	run(t, r.dir, "git", "-c", "user.name=history", "-c", "user.email=history@example.com", "commit", "-q", "--amend", "--no-edit", "--trailer", trailer)
+}
+
 // testFirst runs the tool on the change from the commit before the last to the last.
 func (r *repo) testFirst(t *testing.T) (code int, table, stderr string) {
 	t.Helper()
 	return r.testFirstFrom(t, "HEAD~1")
 }
 
-// testFirstFrom runs the tool on the change from base to the last commit, as make test-first does.
+// testFirstFrom runs the tool on the change from base to the last commit, as make test-first
+// does: it must write its table.
 func (r *repo) testFirstFrom(t *testing.T, base string) (code int, table, stderr string) {
+	t.Helper()
+	code, table, stderr = r.runTestFirst(t, base)
+	if table == "" {
+		t.Fatalf("no table written (exit %d):\n%s", code, stderr)
+	}
+	return code, table, stderr
+}
+
+// runTestFirst runs the tool on the change from base to the last commit, as make test-first does:
+// its exit code, and what it wrote.
+func (r *repo) runTestFirst(t *testing.T, base string) (code int, stdout, stderr string) {
 	t.Helper()
 	cmd := exec.Command(testFirst, "-base", base)
 	cmd.Dir = r.dir
@@ -449,9 +593,6 @@ func (r *repo) testFirstFrom(t *testing.T, base string) (code int, table, stderr
 	case err != nil:
 		t.Fatal(err)
 	}
-	if out.Len() == 0 {
-		t.Fatalf("no table written (exit %d):\n%s", code, errOut.String())
-	}
 	return code, out.String(), errOut.String()
 }
 
@@ -463,6 +604,22 @@ func withoutScenario(t *testing.T, dir string) {
 	if err := os.Remove(filepath.Join(dir, scenarioFile)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// withoutMutants deletes the scenario's mutants from the list make mutate tries: each element of
+// mutants.All from its line naming the scenario to the line that closes it.
+func withoutMutants(t *testing.T, dir string) {
+	t.Helper()
+	path := filepath.Join(dir, "testing", "workshop", "mutate", "mutants", "mutants.go")
+	content, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := regexp.MustCompile(`(?ms)^\t\{"[^\n]*", "`+label+`",\n.*?\}\},\n`).ReplaceAllString(string(content), "")
+	if strings.Contains(kept, `"`+label+`"`) {
+		t.Fatalf("%s still names %s with its mutants deleted", path, label)
+	}
+	writeFile(t, path, kept)
 }
 
 // breakIt builds in the first mutant that the scenario exists to catch.
@@ -526,6 +683,19 @@ func rowOf(t *testing.T, table, spec string) string {
 	}
 	t.Fatalf("no row for %q in:\n%s", spec, table)
 	return ""
+}
+
+// lineOf is the line of the file at path that holds text, which it must hold once.
+func lineOf(t *testing.T, path, text string) int {
+	t.Helper()
+	content, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(string(content), text) != 1 {
+		t.Fatalf("%s does not hold %q once", path, text)
+	}
+	return 1 + strings.Count(string(content)[:strings.Index(string(content), text)], "\n")
 }
 
 func run(t *testing.T, dir, name string, args ...string) string {

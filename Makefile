@@ -217,7 +217,8 @@ SETUP_ENVTEST ?= $(LOCALBIN)/setup-envtest-$(SETUP_ENVTEST_VERSION)
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 ACTIONLINT ?= $(LOCALBIN)/actionlint-$(ACTIONLINT_VERSION)
 KIND ?= $(LOCALBIN)/kind-$(KIND_VERSION)
-ACT ?= $(LOCALBIN)/act-$(ACT_VERSION)
+# act sets ACT=true in the steps it runs: this variable is named otherwise.
+ACTIONS_RUNNER ?= $(LOCALBIN)/act-$(ACT_VERSION)
 
 ## Tool Versions, pinned here alone; `go install`ed, not go.mod tools, which would bring their
 ## dependencies into the operator's go.mod. ginkgo, a test dependency anyway, is `go tool ginkgo`.
@@ -287,10 +288,10 @@ $(KIND): | $(LOCALBIN)
 	$(call go-install-tool,$(KIND),sigs.k8s.io/kind,$(KIND_VERSION))
 
 .PHONY: act
-act: $(ACT) ## Download act, the GitHub Actions runner .ci/run runs the workflow with, locally if necessary; print its path.
-	@echo $(ACT)
-$(ACT): | $(LOCALBIN)
-	$(call go-install-tool,$(ACT),github.com/nektos/act,$(ACT_VERSION))
+act: $(ACTIONS_RUNNER) ## Download act, the GitHub Actions runner .ci/run runs the workflow with, locally if necessary; print its path.
+	@echo $(ACTIONS_RUNNER)
+$(ACTIONS_RUNNER): | $(LOCALBIN)
+	$(call go-install-tool,$(ACTIONS_RUNNER),github.com/nektos/act,$(ACT_VERSION))
 
 # go-install-tool installs package $(2) at version $(3) as the versioned file $(1).
 define go-install-tool

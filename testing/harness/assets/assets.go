@@ -22,8 +22,9 @@ import (
 // Env names the directory of the control plane's binaries, as envtest reads it.
 const Env = "KUBEBUILDER_ASSETS"
 
-// Export sets $KUBEBUILDER_ASSETS, when it is not set, to what Find finds: a suite calls it
-// first, so that `go test` (and an IDE) run it with what `make` installed.
+// Export sets $KUBEBUILDER_ASSETS, when it is not set, to what Find finds: a provider calls it
+// before it starts a control plane (warm.Start, localcluster.Start), so that `go test` (and an
+// IDE) run a suite with what `make` installed, and a dry run of it needs nothing.
 func Export() error {
 	if os.Getenv(Env) != "" {
 		return nil

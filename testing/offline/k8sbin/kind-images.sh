@@ -4,8 +4,7 @@
 #   kind-images.sh node DIR     kind's node image for Kubernetes $K8S_VERSION from the binaries in
 #                               DIR (install.sh kind's); prints its name, kindest/node:v$K8S_VERSION
 #   kind-images.sh dockerfile   the base images the Dockerfile's FROM lines name, under those names
-#   kind-images.sh rootfs       only the node's Debian rootfs (debootstrap; no engine needed):
-#                               it waits on the network, not the cores, so .ci/run starts it early
+#   kind-images.sh rootfs       only the node's Debian rootfs (debootstrap; no engine needed)
 #
 # Nothing on the kind path changes: only the images come from here, and the node image's name, which
 # the Makefile takes as KIND_NODE_IMAGE. The node image is laid out as `kind build node-image` lays

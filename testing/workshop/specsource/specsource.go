@@ -46,7 +46,7 @@ func Parse(path string) (*File, error) {
 			f.Specs[f.Fset.Position(c.Pos()).Line] = Spec{Call: c}
 		case "DescribeTable", "DescribeTableSubtree":
 			for _, arg := range c.Args {
-				if e, isCall := arg.(*ast.CallExpr); isCall && Unmarked(Name(e)) == "Entry" {
+				if e, isCall := arg.(*ast.CallExpr); isCall && Unmarked(Name(e)) == entry {
 					f.Specs[f.Fset.Position(e.Pos()).Line] = Spec{Call: e, Table: c}
 				}
 			}
@@ -65,7 +65,7 @@ func (f *File) Body(line int) (string, error) {
 	body := f.Tokens(s.Call)
 	if s.Table != nil {
 		for _, arg := range s.Table.Args {
-			if e, ok := arg.(*ast.CallExpr); !ok || Unmarked(Name(e)) != "Entry" {
+			if e, ok := arg.(*ast.CallExpr); !ok || Unmarked(Name(e)) != entry {
 				body += " , " + f.Tokens(arg)
 			}
 		}
@@ -114,6 +114,9 @@ func (s Spec) Steps() []string {
 	return out
 }
 
+// entry is the name of a table's spec, Entry.
+const entry = "Entry"
+
 // Name is the name of the function a call calls: "It" for It(...) and for ginkgo.It(...).
 func Name(c *ast.CallExpr) string {
 	switch fn := c.Fun.(type) {
@@ -126,7 +129,7 @@ func Name(c *ast.CallExpr) string {
 }
 
 // marked are the nodes that Ginkgo marks pending by a P or an X before their name, focused by an F.
-var marked = []string{"It", "Specify", "Entry", "DescribeTable", "DescribeTableSubtree", "Describe", "Context", "When"}
+var marked = []string{"It", "Specify", entry, "DescribeTable", "DescribeTableSubtree", "Describe", "Context", "When"}
 
 // Unmarked is a node's name without the mark that makes it pending or focused: "It" for PIt, XIt and FIt.
 func Unmarked(name string) string {

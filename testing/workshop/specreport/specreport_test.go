@@ -179,24 +179,12 @@ func TestGinkgoTellsAFailureInTheSpecFromOneOutside(t *testing.T) {
 			SpecEvents: types.SpecEvents{{SpecEventType: types.SpecEventByStart, Message: "creating", TimelineLocation: types.TimelineLocation{Order: 1}}},
 			Failure:    types.Failure{Message: "boom", Location: at(9), FailureNodeType: node, FailureNodeContext: context, TimelineLocation: types.TimelineLocation{Order: 2}}}
 	}
-	report, err := json.Marshal([]types.Report{{SuiteDescription: "Scenarios", SpecReports: types.SpecReports{
+	suite := runOn(t, root, []types.Report{{SuiteDescription: "Scenarios", SpecReports: types.SpecReports{
 		failedIn("in its It", types.NodeTypeIt, types.FailureNodeIsLeafNode),
 		failedIn("in its BeforeEach", types.NodeTypeBeforeEach, types.FailureNodeInContainer),
 		failedIn("in its AfterEach", types.NodeTypeAfterEach, types.FailureNodeInContainer),
 		{LeafNodeType: types.NodeTypeBeforeSuite, State: types.SpecStateFailed, Failure: types.Failure{Message: "no cluster", FailureNodeType: types.NodeTypeBeforeSuite, FailureNodeContext: types.FailureNodeIsLeafNode}},
 	}}})
-	path := filepath.Join(root, "report.json")
-	if err == nil {
-		err = os.WriteFile(path, report, 0o644)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A command that writes no report of its own: the one written above is read.
-	suite, _, _, err := Run(exec.Command("true"), path, root)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(suite.Specs) != 3 || suite.Setup == nil || suite.Setup.Name != "BeforeSuite" || suite.Setup.InSpec {
 		t.Fatalf("read %+v, setup %+v", suite.Specs, suite.Setup)
 	}
@@ -210,11 +198,20 @@ func TestGinkgoTellsAFailureInTheSpecFromOneOutside(t *testing.T) {
 // TestAPendingSpecIsToldApart: a spec that Ginkgo reports pending (PIt, XIt, a PDescribe's, the
 // Pending decorator's) did not run, and says it is pending; a spec skipped by a filter is not.
 func TestAPendingSpecIsToldApart(t *testing.T) {
-	root := t.TempDir()
-	report, err := json.Marshal([]types.Report{{SpecReports: types.SpecReports{
+	suite := runOn(t, t.TempDir(), []types.Report{{SpecReports: types.SpecReports{
 		{LeafNodeType: types.NodeTypeIt, LeafNodeText: "is pending", State: types.SpecStatePending},
 		{LeafNodeType: types.NodeTypeIt, LeafNodeText: "is filtered out", State: types.SpecStateSkipped},
 	}}})
+	if len(suite.Specs) != 2 || !suite.Specs[0].Pending || !suite.Specs[0].Skipped || suite.Specs[1].Pending || !suite.Specs[1].Skipped {
+		t.Errorf("read %+v, want the first pending, both not run", suite.Specs)
+	}
+}
+
+// runOn writes reports as Ginkgo's JSON report under root and reads it through Run, with a
+// command that writes no report of its own.
+func runOn(t *testing.T, root string, reports []types.Report) Suite {
+	t.Helper()
+	report, err := json.Marshal(reports)
 	path := filepath.Join(root, "report.json")
 	if err == nil {
 		err = os.WriteFile(path, report, 0o644)
@@ -226,7 +223,5 @@ func TestAPendingSpecIsToldApart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(suite.Specs) != 2 || !suite.Specs[0].Pending || !suite.Specs[0].Skipped || suite.Specs[1].Pending || !suite.Specs[1].Skipped {
-		t.Errorf("read %+v, want the first pending, both not run", suite.Specs)
-	}
+	return suite
 }

@@ -69,14 +69,18 @@ mutate: setup-envtest ## Prove the scenarios can fail: build each break of testi
 # BASE=<rev> sweeps only the lines changed since rev (git diff BASE: the work tree and new files
 # count), as a pull request does; without it, every line. BREAK=<text> sweeps only the breaks whose
 # ID contains text (the report's "file function operator: was → now": a path picks its files).
-# The scenarios attach to make envtest-up's control plane, which stays up afterwards (make
+# REACHED_BY='<package> <full name>' (./controllers TestDesiredStatus) sweeps only the breaks that
+# spec's run reaches; with ALONE=1, it tries that spec alone against them, up to the first that
+# fails it, and fails if none does: the checks make test-first makes of a characterization spec
+# and of a rewritten one. The scenarios attach to make envtest-up's control plane, which stays up afterwards (make
 # envtest-down). On GitHub Actions, tee writes the report to the step's summary too.
 .PHONY: mutate-sweep
-mutate-sweep: envtest-up ## Make every generic break of controllers/ and api/ (delete a statement, negate a condition, drop a returned error, replace a constant), or with BASE=<rev> those of the lines changed since rev, or with HARNESS=1 those of the harness a team copies (judged by its own tests); run the tests that reach each against it; report the score and fail on every survivor.
+mutate-sweep: envtest-up ## Make every generic break of controllers/ and api/ (delete a statement, negate a condition, drop a returned error, replace a constant), or with BASE=<rev> those of the lines changed since rev, with REACHED_BY='<package> <spec>' those that spec reaches (ALONE=1: up to the first that fails it alone), or with HARNESS=1 those of the harness a team copies (judged by its own tests); run the tests that reach each against it; report the score and fail on every survivor.
 	@mkdir -p $(REPORTS)
 	@$(call workshop-tool,mutatesweep)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
-		$(WORKSHOP)/mutatesweep $(if $(HARNESS),-harness) $(if $(BASE),-changed-since '$(BASE)') $(if $(BREAK),-break '$(BREAK)') | tee $(REPORTS)/mutate-sweep.md $(GITHUB_STEP_SUMMARY)
+		$(WORKSHOP)/mutatesweep $(if $(HARNESS),-harness) $(if $(BASE),-changed-since '$(BASE)') $(if $(BREAK),-break '$(BREAK)') \
+			$(if $(REACHED_BY),-reached-by '$(REACHED_BY)') $(if $(ALONE),-alone) | tee $(REPORTS)/mutate-sweep.md $(GITHUB_STEP_SUMMARY)
 
 # BASE: the revision a change starts from. A changed spec that only rewrites the test states so in
 # a commit trailer `Spec-Rewrite: <name>`; a spec removed or renamed, `Spec-Removed: <name>`; a

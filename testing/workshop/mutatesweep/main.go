@@ -2,6 +2,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -16,9 +17,22 @@ func main() {
 	mutant := flag.String("mutant", "", "with -mutants: try only the breaks whose description contains this text")
 	harness := flag.Bool("harness", false, "break the harness a team copies, judged by its own tests, instead of the operator")
 	since := flag.String("changed-since", "", "try only the breaks on the lines changed since this revision (the work tree counts)")
+	reachedBy := flag.String("reached-by", "", "try only the breaks that this spec's run reaches: its package, a space, its full name (./controllers TestDesiredStatus)")
+	alone := flag.Bool("alone", false, "with -reached-by: try the spec alone against them, up to the first that fails it, instead of each against every test that reaches it")
 	flag.Parse()
 	tool, do := "mutate-sweep", func() error {
-		return sweeper.Sweep(*harness, sweeper.Selection{Break: *breakText, Since: *since}, os.Stdout)
+		sel := sweeper.Selection{Break: *breakText, Since: *since, Alone: *alone}
+		if *alone && *reachedBy == "" {
+			return errors.New("-alone: which spec? it needs -reached-by")
+		}
+		if *reachedBy != "" {
+			spec, err := sweeper.ParseSpec(*reachedBy)
+			if err != nil {
+				return fmt.Errorf("-reached-by: %w", err)
+			}
+			sel.ReachedBy = spec
+		}
+		return sweeper.Sweep(*harness, sel, os.Stdout)
 	}
 	if *hand {
 		tool, do = "mutate", func() error { return sweeper.Mutate(*scenario, *mutant) }

@@ -73,10 +73,11 @@ func Mutate(scenario, text string) error {
 	return withSweeper(false, func(s *sweeper) error { return s.mutate(scenario, text) })
 }
 
-// verdict is what the tiers said about one break.
-type verdict struct {
+// Verdict is what the tiers said about one break.
+type Verdict struct {
 	Break        sweep.Break
 	Tier, Killer string   // the tier and the test that killed it ("" if it survived)
+	Where        string   // the step and line where Killer failed
 	TimedOut     bool     // Killer ran past trial.Timeout
 	Reach        []string // the tests and specs that run its code
 	Err          string   // why the tiers could not say
@@ -84,8 +85,16 @@ type verdict struct {
 
 // Selection is which breaks a sweep tries, as make mutate-sweep's variables choose them: those with
 // an ID that contains Break (its file's path among it) and, if Since is a revision, on the lines
-// changed since it.
-type Selection struct{ Break, Since string }
+// changed since it; and, if ReachedBy names a spec, those that its run reaches, each tried as
+// Alone says.
+type Selection struct {
+	Break, Since string
+	ReachedBy    Spec
+	// Alone: try the breaks against the spec ReachedBy names alone, a few at a time, and stop at
+	// the first that fails it (does the spec fail against any?); else each against every test that
+	// reaches it, as the whole sweep does (is each killed?).
+	Alone bool
+}
 
 // keeper is the selection's choice of a break of dirs under root. The lines changed since Since
 // are git's: the work tree's edits count, and a file that git does not track yet counts whole.
@@ -117,7 +126,8 @@ func (sel Selection) keeper(root string, dirs []string) (func(sweep.Break) bool,
 type sweepReport struct {
 	Selection
 	Dirs        []string // what it broke
-	Verdicts    []verdict
+	Verdicts    []Verdict
+	Reached     int // with ReachedBy: the breaks that spec reaches (with Alone, Verdicts holds those tried)
 	NotCompiled int
 	Took        time.Duration
 }
@@ -125,8 +135,12 @@ type sweepReport struct {
 // sweeper runs tests against breaks.
 type sweeper struct {
 	root, work  string
-	group       group  // what it breaks
+	group       group    // what it breaks
+	env         []string // added to every run of tests
+	started     time.Time
 	description string // the scenario suite's, which Ginkgo's focus matches
+	tests       []test // the tests and specs, listed once, and those run alone to see what they reach
+	ran         []bool
 }
 
 // test is a unit test of Pkg or a spec (Pkg scenarios), and the breaks whose code it ran (hits).
@@ -153,64 +167,148 @@ func withSweeper(harness bool, f func(*sweeper) error) error {
 			return err
 		}
 	}
-	return f(&sweeper{root: root, work: work, group: g})
+	return f(&sweeper{root: root, work: work, group: g, started: time.Now()})
 }
 
-// run tries into r the compiling breaks that sel keeps; none is an error unless sel asks for a change's.
-func (s *sweeper) run(r *sweepReport, sel Selection) error {
-	start := time.Now()
-	dirs := s.group.dirs
-	*r = sweepReport{Selection: sel, Dirs: dirs}
-	keep, err := sel.keeper(s.root, dirs)
+// built is the breaks a sweep tries, built into their schema, and how many more do not compile.
+type built struct {
+	breaks      []sweep.Break
+	schema      sweep.Schema
+	notCompiled int
+}
+
+// build builds the compiling breaks that sel keeps into their schema; none is an error unless sel
+// asks for a change's or a spec's.
+func (s *sweeper) build(sel Selection) (*built, error) {
+	keep, err := sel.keeper(s.root, s.group.dirs)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	checker, breaks, notCompiled, err := sweep.Compiling(s.root, dirs, keep)
-	switch r.NotCompiled = notCompiled; {
+	checker, breaks, notCompiled, err := sweep.Compiling(s.root, s.group.dirs, keep)
+	b := &built{breaks: breaks, notCompiled: notCompiled}
+	switch {
 	case err != nil:
-		return err
-	case len(breaks) == 0 && sel.Since != "":
-		return nil // the report says that the change made none
+		return b, err
+	case len(breaks) == 0 && (sel.Since != "" || sel.ReachedBy != Spec{}):
+		return b, nil // the report says that there is none
 	case len(breaks) == 0:
-		return fmt.Errorf("no break with an ID matching %q compiles", sel.Break)
+		return b, fmt.Errorf("no break with an ID matching %q compiles", sel.Break)
 	}
-	progress(start, "%d breaks compile (%d do not); building them in, each behind a switch", len(breaks), r.NotCompiled)
-	schema, err := sweep.Build(checker, breaks, func(overlay map[string]string) ([]byte, error) {
+	s.progress("%d breaks compile (%d do not); building them in, each behind a switch", len(breaks), notCompiled)
+	b.schema, err = sweep.Build(checker, breaks, func(overlay map[string]string) ([]byte, error) {
 		return trial.Build(s.root, s.work, overlay, s.group.tests...)
 	})
 	if err != nil {
+		return b, err
+	}
+	own := strings.Count(fmt.Sprint(b.schema.Switched), "false")
+	s.progress("%d breaks switched, %d built on their own", len(breaks)-own, own)
+	return b, nil
+}
+
+// run tries into r the compiling breaks that sel keeps: each against the tests that reach it, or,
+// with sel.ReachedBy, those that spec reaches, each against the tests that reach it or, with
+// sel.Alone, against the spec alone until one fails it.
+func (s *sweeper) run(r *sweepReport, sel Selection) error {
+	start := time.Now()
+	*r = sweepReport{Selection: sel, Dirs: s.group.dirs}
+	b, err := s.build(sel)
+	if b != nil {
+		r.NotCompiled = b.notCompiled
+	}
+	if err != nil || len(b.breaks) == 0 {
 		return err
 	}
-	own := strings.Count(fmt.Sprint(schema.Switched), "false")
-	progress(start, "%d breaks switched, %d built on their own; every test alone, unbroken, to see which breaks each reaches", len(breaks)-own, own)
-	all, err := s.reach()
-	if err != nil {
-		return fmt.Errorf("without any break: %w", err)
+	switch {
+	case sel.ReachedBy == Spec{}:
+		s.progress("every test alone, unbroken, to see which breaks each reaches")
+		all, err := s.reach()
+		if err != nil {
+			return fmt.Errorf("without any break: %w", err)
+		}
+		r.Verdicts = s.tryEach(b, indices(len(b.breaks)), all)
+	case sel.Alone:
+		r.Reached, r.Verdicts, err = s.failsAlone(b, sel.ReachedBy)
+	default:
+		r.Verdicts, err = s.guarded(b, sel.ReachedBy)
+		r.Reached = len(r.Verdicts)
 	}
-	r.Verdicts = make([]verdict, len(breaks))
+	r.Took = time.Since(start)
+	return err
+}
+
+// tryEach tries each break of b numbered in chosen against the tests of all that reach it, a few at
+// a time: their verdicts, in the order of chosen.
+func (s *sweeper) tryEach(b *built, chosen []int, all []test) []Verdict {
+	out := make([]Verdict, len(chosen))
 	var g errgroup.Group
 	g.SetLimit(workers)
 	var finished atomic.Int32
-	for i, b := range breaks {
-		r.Verdicts[i].Break = b
+	for k, i := range chosen {
+		out[k].Break = b.breaks[i]
 		g.Go(func() error {
-			v := &r.Verdicts[i]
-			s.try(v, i, schema, all)
-			progress(start, "%d/%d: %s:%d %s %s → %s: %s", finished.Add(1), len(r.Verdicts), v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, v)
+			v := &out[k]
+			s.try(v, i, b.schema, all)
+			s.progress("%d/%d: %s:%d %s %s → %s: %s", finished.Add(1), len(out), v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, v)
 			return nil
 		})
 	}
 	_ = g.Wait()
-	r.Took = time.Since(start)
-	return nil
+	return out
 }
 
-func progress(start time.Time, format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "sweep %4.0f s: "+format+"\n", append([]any{time.Since(start).Seconds()}, args...)...)
+// indices are 0 to n-1.
+func indices(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+func (s *sweeper) progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "sweep %4.0f s: "+format+"\n", append([]any{time.Since(s.started).Seconds()}, args...)...)
 }
 
 // reach lists the unit tests and specs, each with the breaks whose code it runs alone, unbroken.
-func (s *sweeper) reach() (all []test, err error) {
+func (s *sweeper) reach() ([]test, error) {
+	return s.reached(func(test) bool { return true })
+}
+
+// reached are the unit tests and specs that keep chooses, each with the breaks whose code it runs
+// alone, unbroken: each is listed once, and run once, the first time a call chooses it.
+func (s *sweeper) reached(keep func(test) bool) ([]test, error) {
+	if s.ran == nil {
+		listed, err := s.list()
+		if err != nil {
+			return nil, err
+		}
+		s.tests, s.ran = listed, make([]bool, len(listed))
+	}
+	var g errgroup.Group
+	g.SetLimit(workers)
+	for i := range s.tests {
+		if s.ran[i] || !keep(s.tests[i]) {
+			continue
+		}
+		s.ran[i] = true
+		g.Go(func() error {
+			file := filepath.Join(s.work, "hits-"+strconv.Itoa(i))
+			v, _, err := s.runTests(s.work, []string{sweep.HitsEnv + "=" + file}, s.tests[i:i+1], "reach-"+strconv.Itoa(i))
+			if err == nil && v.Failed {
+				err = fmt.Errorf("%s fails: %s", v.Test, v.Where)
+			}
+			raw, _ := os.ReadFile(file) // none: it reaches no break
+			s.tests[i].hits = strings.Fields(string(raw))
+			return err
+		})
+	}
+	err := g.Wait()
+	return slices.DeleteFunc(slices.Clone(s.tests), func(t test) bool { return !keep(t) }), err
+}
+
+// list lists the unit tests and the specs that this tier runs, and reads the suite's description.
+func (s *sweeper) list() (all []test, err error) {
 	for _, pkg := range s.group.tests {
 		if pkg == scenarios {
 			continue // its dry run lists its specs, below
@@ -227,7 +325,7 @@ func (s *sweeper) reach() (all []test, err error) {
 	}
 	if slices.Contains(s.group.tests, scenarios) { // the harness's tests are unit tests alone
 		cmd := exec.Command(trial.Binary(s.work, scenarios), "-ginkgo.dry-run")
-		cmd.Dir = filepath.Join(s.root, scenarios)
+		cmd.Dir, cmd.Env = filepath.Join(s.root, scenarios), append(os.Environ(), s.env...)
 		suite, out, err, readErr := specreport.Run(cmd, filepath.Join(s.work, "dry-run.json"), s.root)
 		if err = cmp.Or(err, readErr); err != nil {
 			return nil, fmt.Errorf("the scenarios' dry run: %w\n%s", err, out)
@@ -239,26 +337,13 @@ func (s *sweeper) reach() (all []test, err error) {
 		}
 		s.description = suite.Description
 	}
-	var g errgroup.Group
-	g.SetLimit(workers)
-	for i := range all {
-		g.Go(func() error {
-			file := filepath.Join(s.work, "hits-"+strconv.Itoa(i))
-			v, _, err := s.runTests(s.work, []string{sweep.HitsEnv + "=" + file}, all[i:i+1], "reach-"+strconv.Itoa(i))
-			if err == nil && v.Failed {
-				err = fmt.Errorf("%s fails: %s", v.Test, v.Where)
-			}
-			raw, _ := os.ReadFile(file) // none: it reaches no break
-			all[i].hits = strings.Fields(string(raw))
-			return err
-		})
-	}
-	return all, g.Wait()
+	return all, nil
 }
 
 // runTests runs tests in the build in dir, with env, a process a package (the unit tests first), up
 // to the first failure, which it returns with its tier.
 func (s *sweeper) runTests(dir string, env []string, tests []test, name string) (trial.Verdict, string, error) {
+	env = slices.Concat(s.env, env)
 	for _, pkg := range s.group.tests {
 		var names []string
 		for _, t := range tests {
@@ -284,7 +369,7 @@ func (s *sweeper) runTests(dir string, env []string, tests []test, name string) 
 }
 
 // try tries v's break, switch i+1, against the tests that reach it, else built alone against all.
-func (s *sweeper) try(v *verdict, i int, schema sweep.Schema, all []test) {
+func (s *sweeper) try(v *Verdict, i int, schema sweep.Schema, all []test) {
 	name := strconv.Itoa(i + 1)
 	dir, env := s.work, []string{sweep.Env + "=" + name}
 	reach := slices.DeleteFunc(slices.Clone(all), func(t test) bool { return !slices.Contains(t.hits, name) })
@@ -305,11 +390,11 @@ func (s *sweeper) try(v *verdict, i int, schema sweep.Schema, all []test) {
 	case err != nil:
 		v.Err = err.Error()
 	case first.Failed:
-		v.Tier, v.Killer, v.TimedOut = tier, first.Test, first.TimedOut
+		v.Tier, v.Killer, v.Where, v.TimedOut = tier, first.Test, first.Where, first.TimedOut
 	}
 }
 
-func (v verdict) String() string {
+func (v Verdict) String() string {
 	hung := ""
 	if v.TimedOut {
 		hung = fmt.Sprintf(" (killed by timeout: the run hung past %s)", trial.Timeout)
@@ -329,16 +414,26 @@ func (v verdict) String() string {
 
 // write prints the report; it fails on survivors and on breaks without a verdict.
 func (r sweepReport) write(w io.Writer) error {
+	if r.Alone {
+		return r.writeAlone(w)
+	}
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	title := "# Mutation sweep of " + strings.Join(r.Dirs, ", ")
 	if r.Since != "" {
 		title += ", the lines changed since " + r.Since
 	}
-	if len(r.Verdicts) == 0 && r.Since != "" {
+	if r.ReachedBy != (Spec{}) {
+		title += ", the breaks that " + r.ReachedBy.String() + " reaches"
+	}
+	switch {
+	case len(r.Verdicts) == 0 && r.ReachedBy != (Spec{}):
+		p("%s\n\nNo generic break that compiles is reached by %s: nothing to sweep.\n", title, r.ReachedBy)
+		return nil
+	case len(r.Verdicts) == 0 && r.Since != "":
 		p("%s\n\nNo generic break that compiles on the lines changed since %s: nothing to sweep.\n", title, r.Since)
 		return nil
 	}
-	var survivors, unanswered, equivalent, hung []verdict
+	var survivors, unanswered, equivalent, hung []Verdict
 	byUnit := 0
 	var named string // the survivors, for the error
 	for _, v := range r.Verdicts {
@@ -365,9 +460,9 @@ func (r sweepReport) write(w io.Writer) error {
 		title, killed, scored, 100*float64(killed)/float64(max(scored, 1)), len(equivalent), byUnit, killed-byUnit, len(hung), len(unanswered), r.NotCompiled)
 	p("\nSweep time: %s.\n", r.Took.Round(time.Second))
 	table(w, "Survivors: no test that runs their code fails", "Reached by", survivors, reachedBy)
-	table(w, "No verdict: a run that proved nothing", "Why", unanswered, func(v verdict) string { return v.Err })
-	table(w, "Killed by timeout: a test that runs their code hung", "Kills", hung, verdict.String)
-	table(w, "Equivalent: no behaviour can observe them", "Why", equivalent, func(v verdict) string { return sweep.Equivalent[v.Break.ID()] })
+	table(w, "No verdict: a run that proved nothing", "Why", unanswered, func(v Verdict) string { return v.Err })
+	table(w, "Killed by timeout: a test that runs their code hung", "Kills", hung, Verdict.String)
+	table(w, "Equivalent: no behaviour can observe them", "Why", equivalent, func(v Verdict) string { return sweep.Equivalent[v.Break.ID()] })
 	if len(survivors)+len(unanswered) == 0 {
 		return nil
 	}
@@ -375,7 +470,7 @@ func (r sweepReport) write(w io.Writer) error {
 }
 
 // table prints rows of breaks under title, with a column why from reason.
-func table(w io.Writer, title, why string, rows []verdict, reason func(verdict) string) {
+func table(w io.Writer, title, why string, rows []Verdict, reason func(Verdict) string) {
 	if len(rows) > 0 {
 		fmt.Fprintf(w, "\n## %s\n\n| Where | Function | Break | %s |\n|---|---|---|---|\n", title, why)
 	}
@@ -385,7 +480,7 @@ func table(w io.Writer, title, why string, rows []verdict, reason func(verdict) 
 	}
 }
 
-func reachedBy(v verdict) string {
+func reachedBy(v Verdict) string {
 	return cmp.Or(strings.Join(v.Reach, "; "), "no test reaches its code")
 }
 

@@ -24,7 +24,7 @@ func aBreak(line int, was string) sweep.Break {
 // TestASurvivorFailsTheSweepNamingItsLineAndWhatReachesIt: the report names each survivor with its
 // file:line and the tests and specs that run its code, and the sweep fails naming it.
 func TestASurvivorFailsTheSweepNamingItsLineAndWhatReachesIt(t *testing.T) {
-	r := sweepReport{Verdicts: []verdict{
+	r := sweepReport{Verdicts: []Verdict{
 		{Break: aBreak(10, `"a"`), Tier: unitTier, Killer: "TestA", Reach: []string{"TestA"}},
 		{Break: aBreak(12, `"b"`), Reach: []string{"TestA", "Sample when created makes it"}},
 		{Break: aBreak(14, `"c"`)},
@@ -128,7 +128,7 @@ func TestAChangeWithoutABreakSaysSoAndPasses(t *testing.T) {
 // TestAHangIsAKillNamedAsATimeout: a break that makes a test that reaches it hang is killed, by
 // timeout, and the report names it so; it fails nothing.
 func TestAHangIsAKillNamedAsATimeout(t *testing.T) {
-	r := sweepReport{Verdicts: []verdict{
+	r := sweepReport{Verdicts: []Verdict{
 		{Break: aBreak(10, `"a"`), Tier: unitTier, Killer: "TestA", TimedOut: true, Reach: []string{"TestA"}},
 		{Break: aBreak(12, `"b"`), Tier: envtestTier, Killer: "Sample when created makes it", TimedOut: true},
 		{Break: aBreak(14, `"c"`), Tier: unitTier, Killer: "TestC"},

@@ -56,7 +56,10 @@ func OperatorTests() []string { return slices.Clone(theOperator.tests) }
 
 // FailsAlone tries spec alone against each break its run reaches, a few at a time, until one fails
 // it: how many it reaches, and the verdicts of those tried (Killed on the one that failed it, if
-// any). The cost: one run for each break tried, all of them for a spec that none fails.
+// any). Only the spec's own failure counts: a break that fails its binary before it runs (a
+// panic) is a run without a verdict. The cost: one run for each break tried, all of them for a
+// spec that none fails. A package's declarations run as its binary starts, so each spec reaches
+// the breaks of their constants.
 func (t *Tree) FailsAlone(spec Spec) (reached int, tried []Verdict, err error) {
 	return t.s.failsAlone(t.b, spec)
 }
@@ -92,6 +95,9 @@ func (s *sweeper) failsAlone(b *built, spec Spec) (reached int, tried []Verdict,
 			}
 			v := &out[k]
 			s.try(v, i, b.schema, []test{found})
+			if v.Killed() && v.Killer != spec.Name { // a binary that panics before any test fails every test alike
+				v.Err, v.Tier, v.Killer = fmt.Sprintf("failed outside the spec (%s, at %s), which says nothing of it", v.Killer, v.Where), "", ""
+			}
 			s.progress("%s: %s:%d %s %s → %s: %s", spec.Name, v.Break.File, v.Break.Line, v.Break.Operator, v.Break.Was, v.Break.Now, v)
 			failed.CompareAndSwap(false, v.Killed())
 			return nil

@@ -19,30 +19,48 @@ func toyCode(t *testing.T) (*sweeper, *built) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b.breaks) != 2 || slices.Contains(b.schema.Switched, false) {
-		t.Fatalf("the toy's code has %d breaks, switched %v; want its two, each switched", len(b.breaks), b.schema.Switched)
+	var funcs []string
+	for _, brk := range b.breaks {
+		funcs = append(funcs, brk.Func)
+	}
+	if !slices.Equal(funcs, []string{"Greeting", "Shout", ""}) || slices.Contains(b.schema.Switched, false) {
+		t.Fatalf("the toy's code has breaks in %q, switched %v; want Greeting's, Shout's and the package's, each switched", funcs, b.schema.Switched)
 	}
 	return s, b
 }
 
+// byFunc is the verdict on the break of fn ("": the package's), which verdicts must hold once.
+func byFunc(t *testing.T, verdicts []Verdict, fn string) Verdict {
+	t.Helper()
+	i := slices.IndexFunc(verdicts, func(v Verdict) bool { return v.Break.Func == fn })
+	if i < 0 || slices.IndexFunc(verdicts[i+1:], func(v Verdict) bool { return v.Break.Func == fn }) >= 0 {
+		t.Fatalf("the verdicts do not hold the break of %q once: %+v", fn, verdicts)
+	}
+	return verdicts[i]
+}
+
 // TestASpecAloneFailsAgainstABreakItReachesOrNone: a spec tried alone runs against the breaks its
-// run reaches and no other; one that checks what it builds fails against the break of it, named
-// with where it failed; one that checks nothing fails against none.
+// run reaches (the package's, run as it starts, among them) and no other; one that checks what it
+// builds fails against the break of it, named with where it failed; one that checks nothing fails
+// against none. A break that fails the binary before the spec runs says nothing of the spec.
 func TestASpecAloneFailsAgainstABreakItReachesOrNone(t *testing.T) {
 	s, b := toyCode(t)
 	reached, tried, err := s.failsAlone(b, Spec{"./code", "TestGreetingNamesItsName"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if reached != 1 || len(tried) != 1 || !tried[0].Killed() || tried[0].Killer != "TestGreetingNamesItsName" || tried[0].Break.Func != "Greeting" || !strings.Contains(tried[0].Where, "code_test.go") {
-		t.Errorf("an honest test alone: reached %d, tried %+v; want Greeting's break, killed by the test, where it failed", reached, tried)
+	if v := byFunc(t, tried, "Greeting"); reached != 2 || !v.Killed() || v.Killer != "TestGreetingNamesItsName" || !strings.Contains(v.Where, "code_test.go") {
+		t.Errorf("an honest test alone: reached %d, tried %+v; want Greeting's break among the 2 it reaches, killed by the test, where it failed", reached, tried)
 	}
 	reached, tried, err = s.failsAlone(b, Spec{"./code", "TestGreetingIsBuilt"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if reached != 1 || len(tried) != 1 || tried[0].Killed() || tried[0].Err != "" || tried[0].Break.Func != "Greeting" {
-		t.Errorf("a vacuous test alone: reached %d, tried %+v; want Greeting's break tried, surviving", reached, tried)
+	if reached != 2 || len(tried) != 2 || slices.ContainsFunc(tried, Verdict.Killed) {
+		t.Errorf("a vacuous test alone: reached %d, tried %+v; want both breaks it reaches tried, neither failing it", reached, tried)
+	}
+	if v := byFunc(t, tried, ""); !strings.Contains(v.Err, "failed outside the spec") {
+		t.Errorf("the break that fails the binary as it starts: %+v, want no verdict, failed outside the spec", v)
 	}
 	if _, _, err := s.failsAlone(b, Spec{"./code", "TestNoSuchTest"}); err == nil || !strings.Contains(err.Error(), "no such test or spec") {
 		t.Errorf("a test the sweep does not run: %v, want an error saying so", err)
@@ -52,21 +70,25 @@ func TestASpecAloneFailsAgainstABreakItReachesOrNone(t *testing.T) {
 // TestARewrittenSpecsBreaksAreEachKilledByATestThatReachesThem: the breaks a spec reaches are each
 // tried against every test that reaches them, as the whole sweep does: a vacuous test whose break
 // another test kills leaves no survivor; the only test of a function, vacuous, leaves its break
-// alive, reached by it alone.
+// alive, reached by it alone. A break that fails the binary as it starts is noticed, as the whole
+// sweep has it.
 func TestARewrittenSpecsBreaksAreEachKilledByATestThatReachesThem(t *testing.T) {
 	s, b := toyCode(t)
 	verdicts, err := s.guarded(b, Spec{"./code", "TestGreetingIsBuilt"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(verdicts) != 1 || !verdicts[0].Killed() || verdicts[0].Killer != "TestGreetingNamesItsName" {
+	if v := byFunc(t, verdicts, "Greeting"); len(verdicts) != 2 || !v.Killed() || v.Killer != "TestGreetingNamesItsName" {
 		t.Errorf("a vacuous test of a function another test checks: %+v; want its break killed by the other", verdicts)
+	}
+	if v := byFunc(t, verdicts, ""); !v.Killed() || !strings.Contains(v.Where, "panics before any test") {
+		t.Errorf("the break that fails the binary as it starts: %+v, want it killed, by a panic", v)
 	}
 	verdicts, err = s.guarded(b, Spec{"./code", "TestShoutIsBuilt"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(verdicts) != 1 || verdicts[0].Killed() || verdicts[0].Err != "" || verdicts[0].Break.Func != "Shout" || !slices.Equal(verdicts[0].Reach, []string{"TestShoutIsBuilt"}) {
+	if v := byFunc(t, verdicts, "Shout"); len(verdicts) != 2 || v.Killed() || v.Err != "" || !slices.Equal(v.Reach, []string{"TestShoutIsBuilt"}) {
 		t.Errorf("the only test of a function, vacuous: %+v; want its break surviving, reached by it alone", verdicts)
 	}
 }

@@ -84,7 +84,8 @@ mutate-sweep: envtest-up ## Make every generic break of controllers/ and api/ (d
 
 # BASE: the revision a change starts from. A changed spec that only rewrites the test states so in
 # a commit trailer `Spec-Rewrite: <name>`; a spec removed or renamed, `Spec-Removed: <name>`; a
-# break added to the sweep's equivalence list, `Equivalent: <ID>`. On GitHub Actions, tee writes
+# break added to the sweep's equivalence list, `Equivalent: <ID>`. A characterization spec, and a
+# rewritten one, also run at the head against the breaks their specs reach (as REACHED_BY above). On GitHub Actions, tee writes
 # the table to the step's summary too.
 .PHONY: test-first
 test-first: setup-controlplane ## Prove the change BASE..HEAD test-first: each new or changed spec fails against BASE's behaviour and passes at HEAD.
@@ -114,7 +115,7 @@ test-harness-copy: setup-envtest $(SCAFFOLD) ## Take the harness as testing/READ
 		$(WORKSHOP)/harnesscopy -scaffold $(SCAFFOLD) -kubebuilder $(KUBEBUILDER) -dir $(LOCALBIN)/harness-copy | tee $(REPORTS)/harness-copy.md
 
 .PHONY: test-first-selftest
-test-first-selftest: setup-controlplane ## Test make test-first on throwaway git histories: red then green, green at the base, characterization, red at the head, removals, equivalents, pending specs.
+test-first-selftest: setup-controlplane ## Test make test-first on throwaway git histories: red then green, green at the base, characterization (and one no break fails), red at the head, rewrites (and one that weakens), removals, equivalents, pending specs.
 	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" go test -C testing/workshop -count=1 -timeout=30m ./testfirst/history/
 
 ##@ Benchmarks (BENCHMARKS.md)

@@ -125,7 +125,7 @@ func (r *row) guardedBy(verdicts []sweeper.Verdict, equivalent map[string]string
 		case v.Err != "":
 			unanswered = append(unanswered, fmt.Sprintf("%s:%d `%s`: %s", v.Break.File, v.Break.Line, v.Break.ID(), specreport.Gist(v.Err)))
 		case !v.Killed() && !listed:
-			survivors = append(survivors, fmt.Sprintf("%s:%d `%s` (reached by: %s)", v.Break.File, v.Break.Line, v.Break.ID(), cmp.Or(strings.Join(v.Reach, "; "), "no test")))
+			survivors = append(survivors, fmt.Sprintf("%s:%d `%s` (reached by: %s)", v.Break.File, v.Break.Line, v.Break.ID(), some(v.Reach)))
 		}
 	}
 	if len(survivors)+len(unanswered) == 0 {
@@ -139,6 +139,16 @@ func (r *row) guardedBy(verdicts []sweeper.Verdict, equivalent map[string]string
 	if len(unanswered) > 0 {
 		r.verdict += fmt.Sprintf("; %d break(s) of the lines it reaches without a verdict: %s", len(unanswered), strings.Join(unanswered, "; "))
 	}
+}
+
+// some names the first few of the tests that reach a break, and how many more: a constant of a
+// package is reached by every test of it, as the package starts.
+func some(tests []string) string {
+	const few = 3
+	if len(tests) <= few {
+		return cmp.Or(strings.Join(tests, "; "), "no test")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(tests[:few], "; "), len(tests)-few)
 }
 
 // The first words of the verdicts that the summary counts apart.

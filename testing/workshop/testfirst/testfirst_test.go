@@ -304,6 +304,7 @@ func TestARewriteIsJudgedByTheSweepOfItsBreaks(t *testing.T) {
 	}
 	killed := sweeper.Verdict{Break: at(4, `"a"`), Tier: "envtest", Killer: "Sample when x y", Reach: []string{"TestX", "Sample when x y"}}
 	survivor := sweeper.Verdict{Break: at(6, `"b"`), Reach: []string{"TestX"}}
+	everyTest := sweeper.Verdict{Break: at(7, `"e"`), Reach: []string{"TestX", "TestA", "TestB", "TestC", "TestD"}}
 	equivalent := sweeper.Verdict{Break: at(8, `"c"`), Reach: []string{"TestX"}}
 	unanswered := sweeper.Verdict{Break: at(10, `"d"`), Err: "the scenarios wrote no report"}
 	listed := map[string]string{equivalent.Break.ID(): "a tuning constant"}
@@ -316,6 +317,7 @@ func TestARewriteIsJudgedByTheSweepOfItsBreaks(t *testing.T) {
 		{"each killed or equivalent", []sweeper.Verdict{killed, equivalent}, "⚠️", []string{"rewritten: ", statement, "; the sweep of the 2 breaks it reaches: each killed by a test that reaches it, or listed equivalent"}},
 		{"it reaches none", nil, "⚠️", []string{"the sweep of the 0 breaks it reaches"}},
 		{"a survivor", []sweeper.Verdict{killed, survivor, equivalent}, "❌", []string{"rewritten: ", "but 1 break(s) of the lines it reaches survive every test that reaches them", "controllers/a.go:6 `" + survivor.Break.ID() + "` (reached by: TestX)"}},
+		{"a survivor every test reaches", []sweeper.Verdict{everyTest}, "❌", []string{"(reached by: TestX; TestA; TestB and 2 more)"}},
 		{"no verdict", []sweeper.Verdict{killed, unanswered}, "❌", []string{"1 break(s) of the lines it reaches without a verdict: controllers/a.go:10", "the scenarios wrote no report"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -359,22 +359,24 @@ func statesWhy(reason string) bool {
 }
 
 // statesPromise says whether a statement that no break reaches a spec is in noBreakForm: a promise,
-// then why, each in three words or more of its own, and no placeholder of the form left in.
+// then why, each in three words or more, the one not the other again, and no placeholder of the
+// form left in.
 func statesPromise(statement string) bool {
 	after, ok := strings.CutPrefix(statement, NoBreak)
 	promise, why, because := strings.Cut(after, " because ")
-	return ok && because && words(promise) >= 3 && words(why) >= 3 && !strings.ContainsAny(after, "<>")
+	p, w := words(promise), words(why)
+	return ok && because && len(p) >= 3 && len(w) >= 3 && !slices.Equal(p, w) && !strings.ContainsAny(after, "<>")
 }
 
-// words counts the words of text: its fields that hold a letter.
-func words(text string) int {
-	n := 0
-	for _, f := range strings.Fields(text) {
-		if strings.IndexFunc(f, unicode.IsLetter) >= 0 {
-			n++
+// words are the words of text, lower case: its fields that hold a letter, without their punctuation.
+func words(text string) []string {
+	var out []string
+	for _, f := range strings.Fields(strings.ToLower(text)) {
+		if f = strings.TrimFunc(f, unicode.IsPunct); strings.IndexFunc(f, unicode.IsLetter) >= 0 {
+			out = append(out, f)
 		}
 	}
-	return n
+	return out
 }
 
 // applyRewrites marks each spec a trailer of log (as check.trailers formats it) names; the trailers naming none mislead, so fail.

@@ -235,6 +235,7 @@ func TestANoBreakStatementSaysWhatAndWhy(t *testing.T) {
 		"No break reaches it:":                 false,
 		"No break reaches it: n/a.":            false,
 		"No break reaches it: it, because it.": false,
+		"No break reaches it: it is fine, because it is fine.":                                                     false,
 		"No break reaches it: that building a ConfigMap never panics.":                                             false,
 		"No break reaches it: <the promise it pins>, because <why no break of the code it runs can make it fail>.": false,
 		"Characterization: written after x, because no generic break of the builder makes it panic.":               false,

@@ -69,18 +69,23 @@ mutate: setup-envtest ## Prove the scenarios can fail: build each break of testi
 # BASE=<rev> sweeps only the lines changed since rev (git diff BASE: the work tree and new files
 # count), as a pull request does; without it, every line. BREAK=<text> sweeps only the breaks whose
 # ID contains text (the report's "file function operator: was → now": a path picks its files).
-# The scenarios attach to make envtest-up's control plane, which stays up afterwards (make
+# REACHED_BY='<package> <full name>' (./controllers TestDesiredStatus) sweeps only the breaks that
+# spec's run reaches; with ALONE=1, it tries that spec alone against them, up to the first that
+# fails it, and fails if none does: the checks make test-first makes of a characterization spec
+# and of a rewritten one. The scenarios attach to make envtest-up's control plane, which stays up afterwards (make
 # envtest-down). On GitHub Actions, tee writes the report to the step's summary too.
 .PHONY: mutate-sweep
-mutate-sweep: envtest-up ## Make every generic break of controllers/ and api/ (delete a statement, negate a condition, drop a returned error, replace a constant), or with BASE=<rev> those of the lines changed since rev, or with HARNESS=1 those of the harness a team copies (judged by its own tests); run the tests that reach each against it; report the score and fail on every survivor.
+mutate-sweep: envtest-up ## Make every generic break of controllers/ and api/ (delete a statement, negate a condition, drop a returned error, replace a constant), or with BASE=<rev> those of the lines changed since rev, with REACHED_BY='<package> <spec>' those that spec reaches (ALONE=1: up to the first that fails it alone), or with HARNESS=1 those of the harness a team copies (judged by its own tests); run the tests that reach each against it; report the score and fail on every survivor.
 	@mkdir -p $(REPORTS)
 	@$(call workshop-tool,mutatesweep)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
-		$(WORKSHOP)/mutatesweep $(if $(HARNESS),-harness) $(if $(BASE),-changed-since '$(BASE)') $(if $(BREAK),-break '$(BREAK)') | tee $(REPORTS)/mutate-sweep.md $(GITHUB_STEP_SUMMARY)
+		$(WORKSHOP)/mutatesweep $(if $(HARNESS),-harness) $(if $(BASE),-changed-since '$(BASE)') $(if $(BREAK),-break '$(BREAK)') \
+			$(if $(REACHED_BY),-reached-by '$(REACHED_BY)') $(if $(ALONE),-alone) | tee $(REPORTS)/mutate-sweep.md $(GITHUB_STEP_SUMMARY)
 
 # BASE: the revision a change starts from. A changed spec that only rewrites the test states so in
 # a commit trailer `Spec-Rewrite: <name>`; a spec removed or renamed, `Spec-Removed: <name>`; a
-# break added to the sweep's equivalence list, `Equivalent: <ID>`. On GitHub Actions, tee writes
+# break added to the sweep's equivalence list, `Equivalent: <ID>`. A characterization spec, and a
+# rewritten one, also run at the head against the breaks their specs reach (as REACHED_BY above). On GitHub Actions, tee writes
 # the table to the step's summary too.
 .PHONY: test-first
 test-first: setup-controlplane ## Prove the change BASE..HEAD test-first: each new or changed spec fails against BASE's behaviour and passes at HEAD.
@@ -110,7 +115,7 @@ test-harness-copy: setup-envtest $(SCAFFOLD) ## Take the harness as testing/READ
 		$(WORKSHOP)/harnesscopy -scaffold $(SCAFFOLD) -kubebuilder $(KUBEBUILDER) -dir $(LOCALBIN)/harness-copy | tee $(REPORTS)/harness-copy.md
 
 .PHONY: test-first-selftest
-test-first-selftest: setup-controlplane ## Test make test-first on throwaway git histories: red then green, green at the base, characterization, red at the head, removals, equivalents, pending specs.
+test-first-selftest: setup-controlplane ## Test make test-first on throwaway git histories: red then green, green at the base, characterization (and one no break fails), red at the head, rewrites (and one that weakens), removals, equivalents, pending specs.
 	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" go test -C testing/workshop -count=1 -timeout=30m ./testfirst/history/
 
 ##@ Benchmarks (BENCHMARKS.md)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 
 	"example.com/operator-demo/testing/e2e"
 	"example.com/operator-demo/testing/e2e/tiers"
@@ -189,6 +190,11 @@ const (
 	// Characterization labels (a Go test: in its doc) a spec of behaviour the base has, saying why as characterizationForm.
 	Characterization     = "characterization"
 	characterizationForm = "`// Characterization: written after <what it pins>, when|because <why it came after the code>.`"
+	// NoBreak starts the paragraph of a characterization spec's comment (a Go test's doc) that
+	// states, as noBreakForm, which promise no break of the code it runs can reach: for a spec that
+	// no break fails, shown for a reviewer.
+	NoBreak     = "No break reaches it:"
+	noBreakForm = "`// " + NoBreak + " <the promise it pins>, because <why no break of the code it runs can make it fail>.`"
 	// RewriteTrailer, in a commit of the change, names a spec it rewrites; the table quotes the commit's subject.
 	RewriteTrailer = "Spec-Rewrite"
 	// RemovedTrailer, in a commit of the change, names a spec it removes (or renames: its old name);
@@ -206,6 +212,7 @@ type spec struct {
 	tier                    string // "unit", the first tier of runnable that runs the scenario's labels, or ""
 	characterization        bool
 	reason, change, rewrite string // its "Characterization:" paragraph; added, changed or removed; the commit stating its rewrite
+	noBreak                 string // its paragraph "No break reaches it: …", whole, on one line
 	removal                 string // the commit stating its removal
 }
 
@@ -290,7 +297,7 @@ func scenarioSpecs(tree string, listed []specreport.Result) ([]spec, error) {
 			return nil, err
 		}
 		s := spec{kind: scenario, pkg: "./scenarios", name: r.Name, file: r.File, body: body,
-			characterization: slices.Contains(r.Labels, Characterization), reason: characterizationReason(f.Comment(r.Line))}
+			characterization: slices.Contains(r.Labels, Characterization), reason: characterizationReason(f.Comment(r.Line)), noBreak: noBreakStatement(f.Comment(r.Line))}
 		if i := slices.IndexFunc(runnable, func(t tiers.Tier) bool { return t.Runs(r.Labels...) }); i >= 0 {
 			s.tier = runnable[i].Name
 		}
@@ -315,7 +322,7 @@ func unitTests(root string, dirs ...string) (out []spec, err error) {
 				if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") && fn.Name.Name != "TestMain" {
 					doc := fn.Doc.Text()
 					out = append(out, spec{kind: unit, pkg: "./" + filepath.ToSlash(filepath.Dir(rel)), name: fn.Name.Name, file: filepath.ToSlash(rel), body: f.Tokens(fn.Body), tier: "unit",
-						characterization: strings.Contains(doc, "Characterization:"), reason: characterizationReason(doc)})
+						characterization: strings.Contains(doc, "Characterization:"), reason: characterizationReason(doc), noBreak: noBreakStatement(doc)})
 				}
 			}
 			return nil
@@ -326,9 +333,20 @@ func unitTests(root string, dirs ...string) (out []spec, err error) {
 
 // characterizationReason is comment's paragraph "Characterization: <reason>" as the reason, on one line.
 func characterizationReason(comment string) string {
+	reason, _ := strings.CutPrefix(paragraph(comment, "Characterization:"), "Characterization:")
+	return strings.TrimSpace(reason)
+}
+
+// noBreakStatement is comment's paragraph "No break reaches it: …", whole, on one line: "" if it has none.
+func noBreakStatement(comment string) string {
+	return paragraph(comment, NoBreak)
+}
+
+// paragraph is comment's first paragraph that starts with prefix, whole, on one line: "" if none does.
+func paragraph(comment, prefix string) string {
 	for para := range strings.SplitSeq(comment, "\n\n") {
-		if reason, ok := strings.CutPrefix(strings.TrimSpace(para), "Characterization:"); ok {
-			return strings.Join(strings.Fields(reason), " ")
+		if strings.HasPrefix(strings.TrimSpace(para), prefix) {
+			return strings.Join(strings.Fields(para), " ")
 		}
 	}
 	return ""
@@ -338,6 +356,27 @@ func characterizationReason(comment string) string {
 func statesWhy(reason string) bool {
 	after, ok := strings.CutPrefix(reason, "written after ")
 	return ok && (strings.Contains(after, " when ") || strings.Contains(after, " because "))
+}
+
+// statesPromise says whether a statement that no break reaches a spec is in noBreakForm: a promise,
+// then why, each in three words or more, the one not the other again, and no placeholder of the
+// form left in.
+func statesPromise(statement string) bool {
+	after, ok := strings.CutPrefix(statement, NoBreak)
+	promise, why, because := strings.Cut(after, " because ")
+	p, w := words(promise), words(why)
+	return ok && because && len(p) >= 3 && len(w) >= 3 && !slices.Equal(p, w) && !strings.ContainsAny(after, "<>")
+}
+
+// words are the words of text, lower case: its fields that hold a letter, without their punctuation.
+func words(text string) []string {
+	var out []string
+	for _, f := range strings.Fields(strings.ToLower(text)) {
+		if f = strings.TrimFunc(f, unicode.IsPunct); strings.IndexFunc(f, unicode.IsLetter) >= 0 {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // applyRewrites marks each spec a trailer of log (as check.trailers formats it) names; the trailers naming none mislead, so fail.

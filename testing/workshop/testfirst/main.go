@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"example.com/operator-demo/testing/harness/warm"
+	"example.com/operator-demo/testing/workshop/mutate/sweeper"
 	"example.com/operator-demo/testing/workshop/repo"
 )
 
@@ -116,11 +117,65 @@ func run(baseRev, headRev string) (rp report, err error) {
 	for _, s := range specs {
 		rp.rows = append(rp.rows, judge(s, atBase[key(s)], withAPI[key(s)], atHead[key(s)]))
 	}
+	if err := c.tryBreaks(head, rp.rows, listedAtHead); err != nil {
+		return rp, fmt.Errorf("at the head, against the breaks its specs reach: %w", err)
+	}
 	for _, s := range gone {
 		rp.rows = append(rp.rows, judgeRemoval(s))
 	}
 	rp.took = time.Since(started)
 	return rp, nil
+}
+
+// tryBreaks judges the rows that need it by the breaks of the head's production code that their
+// specs reach: a characterization spec must fail against one, tried alone up to the first that
+// fails it; a rewritten spec leaves each killed by a test that reaches it, or listed in equivalent.
+// The breaks are built once, into the binaries of the test packages those rows need.
+func (c check) tryBreaks(head *checkout, rows []row, equivalent map[string]string) error {
+	var pkgs []string
+	var chosen []*row
+	for i := range rows {
+		r := &rows[i]
+		switch needs := r.needs(); {
+		case needs == noBreaks:
+			continue
+		case !slices.Contains(swept, r.spec.tier):
+			r.unswept()
+			continue
+		case needs == guarded:
+			pkgs = append(pkgs, sweeper.OperatorTests()...)
+		default:
+			pkgs = append(pkgs, r.spec.pkg)
+		}
+		chosen = append(chosen, r)
+	}
+	if len(chosen) == 0 {
+		return nil
+	}
+	progress("%d spec(s) to try against the breaks of the head's production code that they reach: building the breaks in", len(chosen))
+	tree, err := sweeper.Open(head.dir, filepath.Join(c.work, "breaks"), []string{warm.Env + "=" + c.warm}, pkgs)
+	if err != nil {
+		return err
+	}
+	for _, r := range chosen {
+		spec := sweeper.Spec{Pkg: r.spec.pkg, Name: r.spec.name}
+		if r.needs() == alone {
+			progress("%s: against the breaks it reaches, alone, up to the first that fails it", spec)
+			reached, tried, err := tree.FailsAlone(spec)
+			if err != nil {
+				return err
+			}
+			r.failsAlone(reached, tried)
+			continue
+		}
+		progress("%s: the breaks it reaches, each against the tests that reach it", spec)
+		verdicts, err := tree.Guarded(spec)
+		if err != nil {
+			return err
+		}
+		r.guardedBy(verdicts, equivalent)
+	}
+	return nil
 }
 
 // started is when this run began: each progress line says how long it has run.

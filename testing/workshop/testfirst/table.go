@@ -3,9 +3,11 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"example.com/operator-demo/testing/workshop/mutate/sweeper"
 	"example.com/operator-demo/testing/workshop/specreport"
 )
 
@@ -26,6 +28,8 @@ func judge(s spec, base, withAPI, head outcome) row {
 	switch {
 	case s.characterization && !statesWhy(s.reason):
 		r.verdict = "labelled characterization without its reason: say what it pins and why it came after the code, as " + characterizationForm
+	case s.characterization && s.noBreak != "" && !statesPromise(s.noBreak):
+		r.verdict = "its statement that no break reaches it says nothing (" + s.noBreak + "): say which promise no break of the code it runs can reach, and why, as " + noBreakForm
 	case s.tier == "":
 		r.verdict = "not checked: no tier here runs it"
 	case head.state == broken:
@@ -55,12 +59,110 @@ func judge(s spec, base, withAPI, head outcome) row {
 	return r
 }
 
+// The checks a row's spec needs at the head against the breaks of the production code it reaches.
+const (
+	noBreaks = iota // none
+	alone           // a characterization spec: does it fail against any? (sweeper.Tree.FailsAlone)
+	guarded         // a rewritten spec: is each killed by a test that reaches it? (sweeper.Tree.Guarded)
+)
+
+// needs is the check of breaks r's spec needs: a characterization spec must fail against one of
+// them; a rewritten one leaves each killed.
+func (r row) needs() int {
+	switch {
+	case r.tick == "✅" && strings.HasPrefix(r.verdict, characterizationVerdict):
+		return alone
+	case r.tick == "⚠️" && r.spec.rewrite != "" && r.spec.change != removed:
+		return guarded
+	}
+	return noBreaks
+}
+
+// swept are the tiers the mutation sweep runs a spec on.
+var swept = []string{"unit", "envtest"}
+
+// unswept judges a row whose spec's tier the sweep does not run, so that no break can be tried.
+func (r *row) unswept() {
+	why := "no break was tried against it: the mutation sweep runs the unit tests and the envtest tier, not " + r.spec.tier
+	if r.needs() == alone {
+		r.failsAgainstNone(why)
+		return
+	}
+	r.verdict += "; " + why
+}
+
+// failsAlone judges a characterization row by the breaks its spec reaches (reached), of which it
+// was tried against those tried, alone, up to the first that failed it: it must fail against one,
+// or state which promise no break can reach.
+func (r *row) failsAlone(reached int, tried []sweeper.Verdict) {
+	if i := slices.IndexFunc(tried, sweeper.Verdict.Killed); i >= 0 {
+		r.verdict += "; fails against: " + tried[i].Break.ID() + " (" + tried[i].Where + ")"
+		return
+	}
+	why := fmt.Sprintf("no break of the production code it reaches fails it (%d reached, tried against it alone", reached)
+	if unanswered := len(slices.DeleteFunc(slices.Clone(tried), func(v sweeper.Verdict) bool { return v.Err == "" })); unanswered > 0 {
+		why += fmt.Sprintf(", %d without a verdict", unanswered)
+	}
+	r.failsAgainstNone(why + ")")
+}
+
+// failsAgainstNone judges a characterization row that no break was seen to fail, why says.
+func (r *row) failsAgainstNone(why string) {
+	if r.spec.noBreak != "" { // statesPromise, or judge refused it
+		r.verdict, r.tick = noBreakVerdict+": "+strings.TrimPrefix(r.verdict, characterizationVerdict+": ")+"; "+why+", and it states: "+r.spec.noBreak, "⚠️"
+		return
+	}
+	r.verdict, r.tick = why+": make it able to fail, or state in its comment which promise no break of the code it runs can reach, and why, as "+noBreakForm, "❌"
+}
+
+// guardedBy judges a rewritten row by the sweep of the breaks its spec reaches: each must be
+// killed by a test that reaches it, or be listed in equivalent (the head's list).
+func (r *row) guardedBy(verdicts []sweeper.Verdict, equivalent map[string]string) {
+	var survivors, unanswered []string
+	for _, v := range verdicts {
+		_, listed := equivalent[v.Break.ID()]
+		switch {
+		case v.Err != "":
+			unanswered = append(unanswered, fmt.Sprintf("%s:%d `%s`: %s", v.Break.File, v.Break.Line, v.Break.ID(), specreport.Gist(v.Err)))
+		case !v.Killed() && !listed:
+			survivors = append(survivors, fmt.Sprintf("%s:%d `%s` (reached by: %s)", v.Break.File, v.Break.Line, v.Break.ID(), some(v.Reach)))
+		}
+	}
+	if len(survivors)+len(unanswered) == 0 {
+		r.verdict += fmt.Sprintf("; the sweep of the %d breaks it reaches: each killed by a test that reaches it, or listed equivalent", len(verdicts))
+		return
+	}
+	r.tick = "❌"
+	if len(survivors) > 0 {
+		r.verdict += fmt.Sprintf("; but %d break(s) of the lines it reaches survive every test that reaches them, which a rewrite must not leave: %s", len(survivors), strings.Join(survivors, "; "))
+	}
+	if len(unanswered) > 0 {
+		r.verdict += fmt.Sprintf("; %d break(s) of the lines it reaches without a verdict: %s", len(unanswered), strings.Join(unanswered, "; "))
+	}
+}
+
+// some names the first few of the tests that reach a break, and how many more: a constant of a
+// package is reached by every test of it, as the package starts.
+func some(tests []string) string {
+	const few = 3
+	if len(tests) <= few {
+		return cmp.Or(strings.Join(tests, "; "), "no test")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(tests[:few], "; "), len(tests)-few)
+}
+
+// The first words of the verdicts that the summary counts apart.
+const (
+	characterizationVerdict = "characterization"
+	noBreakVerdict          = "characterization no break fails"
+)
+
 // unproven judges a spec not seen red against the base (green: it passed): allowed to new characterizations, stated rewrites.
 func (r *row) unproven(why string, green bool) {
 	s := r.spec
 	switch {
 	case green && s.characterization && s.change == added:
-		r.verdict, r.tick = "characterization: "+why+", as its label says: "+s.reason, "✅"
+		r.verdict, r.tick = characterizationVerdict+": "+why+", as its label says: "+s.reason, "✅"
 		return
 	case green && s.characterization:
 		why += ", as a changed characterization spec does by nature: weakening one is a rewrite"
@@ -119,7 +221,9 @@ func (rp report) markdown() string {
 	p("`api/`, `controllers/`, `cmd/`, `config/crd/`; with the head's `api/` where the spec needs its new\n")
 	p("names to compile), where it must fail inside the spec, and at the head, where it must pass. Each\n")
 	p("spec the base has and the head lacks (removed, or renamed) is listed with the commit that states\n")
-	p("its removal and why.\n\n")
+	p("its removal and why. A characterization spec runs at the head against the breaks of the\n")
+	p("production code it reaches, one of which must fail it; a rewritten spec is judged by the sweep of\n")
+	p("those breaks, each of which a test that reaches it must kill.\n\n")
 	p("| Spec | Change | Tier | Against the base | At the head | Verdict |\n|---|---|---|---|---|---|\n")
 	count := map[string]int{} // the ✅ and ⚠️ rows, by their verdict's first words
 	for _, r := range rp.rows {
@@ -156,8 +260,8 @@ func (rp report) markdown() string {
 	for _, st := range rp.stale {
 		p("\n❌ %s\n", st)
 	}
-	p("\n%d spec(s): ✅ %d written first, ✅ %d characterization, ⚠️ %d rewrites stated, ⚠️ %d removals stated, ❌ %d not shown test-first. Took %s.\n",
-		len(rp.rows), count["written first"], count["characterization"], count["rewritten"], count["removed"], len(rp.failures()), rp.took.Round(time.Second))
+	p("\n%d spec(s): ✅ %d written first, ✅ %d characterization, ⚠️ %d characterization no break fails, ⚠️ %d rewrites stated, ⚠️ %d removals stated, ❌ %d not shown test-first. Took %s.\n",
+		len(rp.rows), count["written first"], count[characterizationVerdict], count[noBreakVerdict], count["rewritten"], count["removed"], len(rp.failures()), rp.took.Round(time.Second))
 	return b.String()
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"example.com/operator-demo/testing/e2e/tiers"
 	"example.com/operator-demo/testing/workshop/mutate/sweep"
+	"example.com/operator-demo/testing/workshop/mutate/sweeper"
 	"example.com/operator-demo/testing/workshop/repo"
 	"example.com/operator-demo/testing/workshop/specreport"
 	"example.com/operator-demo/testing/workshop/specsource"
@@ -207,6 +208,137 @@ func TestACharacterizationReasonIsItsParagraph(t *testing.T) {
 	}
 }
 
+// TestANoBreakStatementIsItsParagraph: the statement that no break reaches a spec is the paragraph
+// of its comment that starts "No break reaches it:", whole, on one line; there even when it says
+// nothing more, so that judge can refuse it.
+func TestANoBreakStatementIsItsParagraph(t *testing.T) {
+	for comment, want := range map[string]string{
+		"TestX checks x.\n\nCharacterization: written after x, when y.\n\nNo break reaches it: that x holds,\nbecause nothing breaks x.\n\nMore.": "No break reaches it: that x holds, because nothing breaks x.",
+		"Characterization: written after x, when y.\n\nNo break reaches it:":                                                                      "No break reaches it:",
+		"Characterization: written after x, when y. No break reaches it: in the same paragraph.":                                                  "",
+		"TestX checks x.": "",
+	} {
+		if got := noBreakStatement(comment); got != want {
+			t.Errorf("noBreakStatement(%q) = %q, want %q", comment, got, want)
+		}
+	}
+}
+
+// TestANoBreakStatementSaysWhatAndWhy: a statement that no break reaches a spec names the promise
+// and why no break of the code it runs can make it fail, each in words of its own; an empty one,
+// boilerplate, or the form with its placeholders left in says nothing.
+func TestANoBreakStatementSaysWhatAndWhy(t *testing.T) {
+	for statement, want := range map[string]bool{
+		"No break reaches it: that building a ConfigMap never panics, because no generic break of the builder makes it panic.": true,
+		"No break reaches it: the order of two events, because the sweep breaks no order of calls.":                            true,
+		"":                                     false,
+		"No break reaches it:":                 false,
+		"No break reaches it: n/a.":            false,
+		"No break reaches it: it, because it.": false,
+		"No break reaches it: it is fine, because it is fine.":                                                     false,
+		"No break reaches it: that building a ConfigMap never panics.":                                             false,
+		"No break reaches it: <the promise it pins>, because <why no break of the code it runs can make it fail>.": false,
+		"Characterization: written after x, because no generic break of the builder makes it panic.":               false,
+	} {
+		if got := statesPromise(statement); got != want {
+			t.Errorf("statesPromise(%q) = %v, want %v", statement, got, want)
+		}
+	}
+}
+
+// TestACharacterizationSpecMustFailAgainstABreak: a characterization spec accepted at the base is
+// tried against the breaks it reaches; the row names the break that failed it, or, with none,
+// refuses it and says what to do, unless the spec states which promise no break can reach, which
+// the row shows for a reviewer. The same of a spec whose tier the sweep does not run.
+func TestACharacterizationSpecMustFailAgainstABreak(t *testing.T) {
+	green := outcome{state: passed}
+	const statement = "No break reaches it: that building a ConfigMap never panics, because no generic break of the builder makes it panic."
+	killer := sweeper.Verdict{Break: sweep.Break{File: "controllers/a.go", Line: 4, Func: "f", Operator: sweep.Constant, Was: `"a"`, Now: `""`}, Tier: "unit", Killer: "TestX", Where: "x_test.go:9", Reach: []string{"TestX"}}
+	survivor := sweeper.Verdict{Break: killer.Break, Reach: []string{"TestX"}}
+	unanswered := sweeper.Verdict{Break: killer.Break, Err: "build it: boom"}
+	for _, tt := range []struct {
+		name, tier, noBreak string
+		reached             int
+		tried               []sweeper.Verdict
+		wantTick            string
+		wantVerdict         []string
+	}{
+		{"a break fails it", "unit", "", 3, []sweeper.Verdict{survivor, killer}, "✅", []string{"characterization: ", aReason, `; fails against: controllers/a.go f constant: "a" → "" (x_test.go:9)`}},
+		{"no break fails it", "unit", "", 2, []sweeper.Verdict{survivor, unanswered}, "❌", []string{"no break of the production code it reaches fails it (2 reached, tried against it alone, 1 without a verdict): make it able to fail", noBreakForm}},
+		{"it reaches none", "envtest", "", 0, nil, "❌", []string{"no break of the production code it reaches fails it (0 reached"}},
+		{"no break fails it, as it states", "unit", statement, 1, []sweeper.Verdict{survivor}, "⚠️", []string{"characterization no break fails: passed at the base, as its label says: " + aReason, "and it states: " + statement}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := judge(spec{kind: unit, name: "TestX", change: added, tier: tt.tier, characterization: true, reason: aReason, noBreak: tt.noBreak}, green, outcome{}, green)
+			if r.needs() != alone {
+				t.Fatalf("a characterization spec accepted at the base needs %d, want it tried alone (%d): %s %s", r.needs(), alone, r.tick, r.verdict)
+			}
+			r.failsAlone(tt.reached, tt.tried)
+			for _, want := range tt.wantVerdict {
+				if r.tick != tt.wantTick || !strings.Contains(r.verdict, want) {
+					t.Errorf("judged %s %q, want %s and a verdict containing %q", r.tick, r.verdict, tt.wantTick, want)
+				}
+			}
+		})
+	}
+	for noBreak, wantTick := range map[string]string{"": "❌", statement: "⚠️"} {
+		r := judge(spec{kind: scenario, name: "s", change: added, tier: "e2e local", characterization: true, reason: aReason, noBreak: noBreak}, green, outcome{}, green)
+		r.unswept()
+		if r.tick != wantTick || !strings.Contains(r.verdict, "no break was tried against it: the mutation sweep runs the unit tests and the envtest tier, not e2e local") {
+			t.Errorf("a characterization spec of the e2e tier, statement %q: %s %q, want %s, saying no break was tried", noBreak, r.tick, r.verdict, wantTick)
+		}
+	}
+	r := judge(spec{kind: unit, name: "TestX", change: added, tier: "unit", characterization: true, reason: aReason, noBreak: "No break reaches it: n/a."}, green, outcome{}, green)
+	if r.ok() || !strings.Contains(r.verdict, "its statement that no break reaches it says nothing (No break reaches it: n/a.)") || r.needs() != noBreaks {
+		t.Errorf("a statement that says nothing: %s %q, needs %d; want it refused before any break is tried", r.tick, r.verdict, r.needs())
+	}
+}
+
+// TestARewriteIsJudgedByTheSweepOfItsBreaks: a rewritten spec allowed at the base is judged by the
+// sweep of the breaks it reaches: each killed, or listed equivalent, leaves it allowed and says
+// so; a survivor, or a break without a verdict, refuses it, naming the break and what reaches it.
+func TestARewriteIsJudgedByTheSweepOfItsBreaks(t *testing.T) {
+	green := outcome{state: passed}
+	const statement = "abc1234 \"loosen\""
+	at := func(line int, was string) sweep.Break {
+		return sweep.Break{File: "controllers/a.go", Line: line, Func: "f", Operator: sweep.Constant, Was: was, Now: `""`}
+	}
+	killed := sweeper.Verdict{Break: at(4, `"a"`), Tier: "envtest", Killer: "Sample when x y", Reach: []string{"TestX", "Sample when x y"}}
+	survivor := sweeper.Verdict{Break: at(6, `"b"`), Reach: []string{"TestX"}}
+	everyTest := sweeper.Verdict{Break: at(7, `"e"`), Reach: []string{"TestX", "TestA", "TestB", "TestC", "TestD"}}
+	equivalent := sweeper.Verdict{Break: at(8, `"c"`), Reach: []string{"TestX"}}
+	unanswered := sweeper.Verdict{Break: at(10, `"d"`), Err: "the scenarios wrote no report"}
+	listed := map[string]string{equivalent.Break.ID(): "a tuning constant"}
+	for _, tt := range []struct {
+		name        string
+		verdicts    []sweeper.Verdict
+		wantTick    string
+		wantVerdict []string
+	}{
+		{"each killed or equivalent", []sweeper.Verdict{killed, equivalent}, "⚠️", []string{"rewritten: ", statement, "; the sweep of the 2 breaks it reaches: each killed by a test that reaches it, or listed equivalent"}},
+		{"it reaches none", nil, "⚠️", []string{"the sweep of the 0 breaks it reaches"}},
+		{"a survivor", []sweeper.Verdict{killed, survivor, equivalent}, "❌", []string{"rewritten: ", "but 1 break(s) of the lines it reaches survive every test that reaches them", "controllers/a.go:6 `" + survivor.Break.ID() + "` (reached by: TestX)"}},
+		{"a survivor every test reaches", []sweeper.Verdict{everyTest}, "❌", []string{"(reached by: TestX; TestA; TestB and 2 more)"}},
+		{"no verdict", []sweeper.Verdict{killed, unanswered}, "❌", []string{"1 break(s) of the lines it reaches without a verdict: controllers/a.go:10", "the scenarios wrote no report"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := judge(spec{kind: unit, name: "TestX", change: changed, tier: "unit", rewrite: statement}, green, outcome{}, green)
+			if r.needs() != guarded {
+				t.Fatalf("a rewritten spec allowed at the base needs %d, want its breaks swept (%d): %s %s", r.needs(), guarded, r.tick, r.verdict)
+			}
+			r.guardedBy(tt.verdicts, listed)
+			for _, want := range tt.wantVerdict {
+				if r.tick != tt.wantTick || !strings.Contains(r.verdict, want) {
+					t.Errorf("judged %s %q, want %s and a verdict containing %q", r.tick, r.verdict, tt.wantTick, want)
+				}
+			}
+		})
+	}
+	if r := judge(spec{kind: unit, name: "TestX", change: added, tier: "unit", rewrite: statement}, outcome{failed, "red"}, outcome{}, green); r.needs() != noBreaks {
+		t.Errorf("a spec written first, a rewrite stated all the same, needs %d, want no sweep", r.needs())
+	}
+}
+
 func TestRewriteStatementsNameChangedSpecs(t *testing.T) {
 	log := "\x1eabc1234\x00skip-when-equal keeps others' annotations\x00Sample when a reconcile finds nothing to change sends no write\nTestDesiredConfigMap\n" +
 		"\x1edef5678\x00the code\x00\n" +
@@ -316,7 +448,7 @@ func TestMarkdownShowsEveryVerdictAndAChangeWithoutSpecs(t *testing.T) {
 		"does not compile: undefined: R; with the head's api/: failed: want R (z_test.go:9)",
 		"does not compile: undefined: P; with the head's api/: passed",
 		"| passed | ✅ written first |", "| unit | passed | passed | ❌ passed at the base",
-		"4 spec(s): ✅ 2 written first, ✅ 0 characterization, ⚠️ 0 rewrites stated, ⚠️ 0 removals stated, ❌ 2 not shown test-first",
+		"4 spec(s): ✅ 2 written first, ✅ 0 characterization, ⚠️ 0 characterization no break fails, ⚠️ 0 rewrites stated, ⚠️ 0 removals stated, ❌ 2 not shown test-first",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the table lacks %q:\n%s", want, md)

@@ -103,8 +103,8 @@ func TestASpecForBehaviourTheBaseHasFails(t *testing.T) {
 }
 
 // A spec of behaviour the base has, labelled characterization with its reason, may pass at the
-// base, and the table shows the reason; a unit test of a new function is red at the base because
-// the function is not there.
+// base, and the table shows the reason and the break of the controller that fails it at the head;
+// a unit test of a new function is red at the base because the function is not there.
 func TestASpecLabelledCharacterizationMayPassAtTheBase(t *testing.T) {
 	repo := newRepo(t)
 	repo.commit(t, "the operator as it is, without the scenario", withoutScenario)
@@ -123,6 +123,9 @@ func TestASpecLabelledCharacterizationMayPassAtTheBase(t *testing.T) {
 	if !strings.Contains(row, "| passed | passed |") || !strings.Contains(row, "✅ characterization") || !strings.Contains(row, reason) {
 		t.Errorf("the scenario's row does not report a characterization with its reason: %s", row)
 	}
+	if !strings.Contains(row, "fails against: controllers/") {
+		t.Errorf("the scenario's row does not name the break of the controller that fails it: %s", row)
+	}
 	if row := rowOf(t, table, "unit: TestSuspendedReason"); !strings.Contains(row, "✅ written first: does not compile against the base, even with the head's api/") {
 		t.Errorf("the unit test of the new function is not shown written first: %s", row)
 	}
@@ -130,6 +133,96 @@ func TestASpecLabelledCharacterizationMayPassAtTheBase(t *testing.T) {
 		t.Errorf("the summary does not count the characterization:\n%s", table)
 	}
 }
+
+// A characterization spec must be able to fail: each runs at the head against the breaks of the
+// production code it reaches, and one of them must fail it, which the table names. One that no
+// break fails is refused, unless its comment states which promise no break can reach, and why,
+// which the table shows for a reviewer; a statement that says nothing is refused as a reason that
+// says nothing is. Unit tests, each of a builder of the controller, cheap to run against every
+// break they reach.
+func TestACharacterizationSpecMustFailAgainstABreak(t *testing.T) {
+	repo := newRepo(t)
+	repo.commit(t, "main")
+	repo.commit(t, "the ConfigMap's builder, characterized four ways", func(t *testing.T, dir string) {
+		t.Helper()
+		writeFile(t, filepath.Join(dir, "controllers", "characterized_test.go"), characterized)
+	})
+
+	code, table, stderr := repo.testFirst(t)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s\n%s", code, table, stderr)
+	}
+	for spec, want := range map[string][]string{
+		"unit: TestBuildingAConfigMap |":              {"❌ no break of the production code it reaches fails it", "No break reaches it: <the promise it pins>, because"},
+		"unit: TestBuildingAConfigMapNeverPanics |":   {"⚠️ characterization", unreachable},
+		"unit: TestBuildingAConfigMapIsFine |":        {"❌ its statement that no break reaches it says nothing"},
+		"unit: TestAConfigMapIsNamedAfterItsSample |": {"✅ characterization", "fails against: "},
+	} {
+		row := rowOf(t, table, spec)
+		for _, w := range want {
+			if !strings.Contains(row, w) {
+				t.Errorf("the row of %q lacks %q: %s", spec, w, row)
+			}
+		}
+	}
+	if !strings.Contains(stderr, `"TestBuildingAConfigMap": no break of the production code it reaches fails it`) {
+		t.Errorf("the error does not name the vacuous spec:\n%s", stderr)
+	}
+	if !strings.Contains(table, "❌ 2 not shown test-first") {
+		t.Errorf("the summary does not count the two apart:\n%s", table)
+	}
+}
+
+// unreachable is a statement, in the form the README asks for, that no break reaches a spec.
+const unreachable = "No break reaches it: that building a Sample's ConfigMap never panics, because no generic break of the builder, a field left out or a constant replaced, makes it panic."
+
+// characterized are four characterization unit tests of the ConfigMap's builder, each with its
+// reason: one that can never fail; the same, stating the promise no break can reach; the same,
+// with a statement that says nothing; and one that a break of the builder fails.
+const characterized = `package controllers
+
+import (
+	"testing"
+
+	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+)
+
+// TestBuildingAConfigMap builds a Sample's ConfigMap.
+//
+// Characterization: ` + reason + `
+func TestBuildingAConfigMap(t *testing.T) {
+	_ = desiredConfigMap(&demov1alpha1.Sample{})
+}
+
+// TestBuildingAConfigMapNeverPanics builds a Sample's ConfigMap, which must not panic.
+//
+// Characterization: ` + reason + `
+//
+// ` + unreachable + `
+func TestBuildingAConfigMapNeverPanics(t *testing.T) {
+	_ = desiredConfigMap(&demov1alpha1.Sample{})
+}
+
+// TestBuildingAConfigMapIsFine builds a Sample's ConfigMap.
+//
+// Characterization: ` + reason + `
+//
+// No break reaches it: n/a.
+func TestBuildingAConfigMapIsFine(t *testing.T) {
+	_ = desiredConfigMap(&demov1alpha1.Sample{})
+}
+
+// TestAConfigMapIsNamedAfterItsSample: the ConfigMap of the Sample greeting is greeting-config.
+//
+// Characterization: ` + reason + `
+func TestAConfigMapIsNamedAfterItsSample(t *testing.T) {
+	sample := &demov1alpha1.Sample{}
+	sample.Name = "greeting"
+	if got := desiredConfigMap(sample).Name; got != "greeting-config" {
+		t.Errorf("the ConfigMap of Sample greeting is named %q, want greeting-config", got)
+	}
+}
+`
 
 // reason is a characterization reason in the form the README asks for.
 const reason = "written after the code it pins, when the introductory article's stage three came to this repository."
@@ -332,7 +425,8 @@ func TestAValidationRuleInAPIAloneIsWrittenFirst(t *testing.T) {
 }
 
 // A changed spec that passes against the base is allowed only where a commit of the change states
-// its rewrite, by name; the table quotes that commit.
+// its rewrite, by name; the table quotes that commit, and the sweep of the lines the spec reaches
+// at the head, each break killed.
 func TestARewriteIsStatedPerSpecByACommitTrailer(t *testing.T) {
 	repo := newRepo(t)
 	repo.commit(t, "main")
@@ -355,8 +449,63 @@ func TestARewriteIsStatedPerSpecByACommitTrailer(t *testing.T) {
 	if row := scenarioRow(t, table); !strings.Contains(row, "⚠️ rewritten") || !strings.Contains(row, "skip-when-equal: wait for the reconcile as the other scenarios do") {
 		t.Errorf("the row does not show the statement: %s", row)
 	}
+	if row := scenarioRow(t, table); !strings.Contains(row, "each killed by a test that reaches it") {
+		t.Errorf("the row does not show the sweep of the lines the rewritten spec reaches: %s", row)
+	}
 	if !strings.Contains(table, "⚠️ 1 rewrites stated") {
 		t.Errorf("the summary does not count the rewrite apart:\n%s", table)
+	}
+}
+
+// A spec rewritten under a trailer Spec-Rewrite is judged by the mutation sweep of the production
+// lines it reaches at the head: each break of them must be killed by a test that reaches it. The
+// only unit test of a function, weakened until it checks nothing, leaves the function's break
+// alive, and the row names it; a unit test rewritten in another form that checks the same is
+// allowed, shown for a reviewer.
+func TestARewriteIsJudgedByTheSweepOfTheLinesItReaches(t *testing.T) {
+	repo := newRepo(t)
+	repo.commit(t, "two functions of the controller, each with its unit test", suspended, resumed(resumedTest))
+	repo.commit(t, "suspended, resumed: their unit tests in another form", suspended, resumed(resumedRewritten), func(t *testing.T, dir string) {
+		t.Helper()
+		writeFile(t, filepath.Join(dir, "controllers", "suspended_test.go"), suspendedWeakened)
+	})
+	repo.amend(t, "Spec-Rewrite: TestSuspendedReason")
+	repo.amend(t, "Spec-Rewrite: TestResumedReason")
+
+	code, table, stderr := repo.testFirst(t)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s\n%s", code, table, stderr)
+	}
+	const survivor = `controllers/suspended.go suspendedReason constant: "Sample %s is suspended" → ""`
+	if row := rowOf(t, table, "unit: TestSuspendedReason"); !strings.Contains(row, "❌ rewritten") || !strings.Contains(row, survivor) {
+		t.Errorf("the weakened test's row does not refuse it, naming the break that survives: %s", row)
+	}
+	if !strings.Contains(stderr, `"TestSuspendedReason": rewritten`) || !strings.Contains(stderr, survivor) {
+		t.Errorf("the error does not name the weakened test and the break:\n%s", stderr)
+	}
+	if row := rowOf(t, table, "unit: TestResumedReason"); !strings.Contains(row, "⚠️ rewritten") || !strings.Contains(row, "each killed by a test that reaches it") {
+		t.Errorf("the honest rewrite's row does not show it allowed, its breaks killed: %s", row)
+	}
+	if !strings.Contains(table, "⚠️ 1 rewrites stated") || !strings.Contains(table, "❌ 1 not shown test-first") {
+		t.Errorf("the summary does not count the rewrite and the refusal apart:\n%s", table)
+	}
+}
+
+// suspendedWeakened is suspended's unit test, weakened: it calls the function and checks nothing.
+const suspendedWeakened = "package controllers\n\nimport \"testing\"\n\nfunc TestSuspendedReason(t *testing.T) {\n\t_ = suspendedReason(\"greeting\")\n}\n"
+
+// The unit test of resumedReason, and the same check in another form.
+const (
+	resumedTest      = "func TestResumedReason(t *testing.T) {\n\tif resumedReason(\"greeting\") != \"Sample greeting is resumed\" {\n\t\tt.Error(\"wrong reason\")\n\t}\n}\n"
+	resumedRewritten = "func TestResumedReason(t *testing.T) {\n\tif got, want := resumedReason(\"greeting\"), \"Sample greeting is resumed\"; got != want {\n\t\tt.Errorf(\"resumedReason(greeting) = %q, want %q\", got, want)\n\t}\n}\n"
+)
+
+// resumed adds a function to controllers/ with test, its unit test.
+func resumed(test string) func(*testing.T, string) {
+	return func(t *testing.T, dir string) {
+		t.Helper()
+		writeFile(t, filepath.Join(dir, "controllers", "resumed.go"), "package controllers\n\nimport \"fmt\"\n\n// resumedReason is the message of a Sample resumed.\nfunc resumedReason(name string) string {\n\treturn fmt.Sprintf(\"Sample %s is resumed\", name)\n}\n")
+		writeFile(t, filepath.Join(dir, "controllers", "resumed_test.go"), "package controllers\n\nimport \"testing\"\n\n"+test)
 	}
 }
 

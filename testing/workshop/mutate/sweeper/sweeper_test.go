@@ -1,4 +1,4 @@
-package main
+package sweeper
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ func aBreak(line int, was string) sweep.Break {
 // TestASurvivorFailsTheSweepNamingItsLineAndWhatReachesIt: the report names each survivor with its
 // file:line and the tests and specs that run its code, and the sweep fails naming it.
 func TestASurvivorFailsTheSweepNamingItsLineAndWhatReachesIt(t *testing.T) {
-	r := sweepReport{Verdicts: []verdict{
+	r := sweepReport{Verdicts: []Verdict{
 		{Break: aBreak(10, `"a"`), Tier: unitTier, Killer: "TestA", Reach: []string{"TestA"}},
 		{Break: aBreak(12, `"b"`), Reach: []string{"TestA", "Sample when created makes it"}},
 		{Break: aBreak(14, `"c"`)},
@@ -75,7 +75,7 @@ func TestABaseSweepsOnlyTheLinesChangedSinceIt(t *testing.T) {
 	write("controllers/a.go", strings.Replace(a, "return 2", "return 5", 1)) // line 5, not committed
 	write("controllers/new.go", "package controllers\n\nconst d = 6\n")      // not tracked
 
-	kept := func(sel selection) []string {
+	kept := func(sel Selection) []string {
 		t.Helper()
 		keep, err := sel.keeper(root, theOperator.dirs)
 		if err != nil {
@@ -101,13 +101,13 @@ func TestABaseSweepsOnlyTheLinesChangedSinceIt(t *testing.T) {
 		"controllers/a.go:5 constant: 5",
 		"controllers/new.go:3 constant: 6",
 	}
-	if got := kept(selection{Since: "HEAD"}); !slices.Equal(got, want) {
+	if got := kept(Selection{Since: "HEAD"}); !slices.Equal(got, want) {
 		t.Errorf("since HEAD, the sweep keeps\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if got := kept(selection{}); len(got) != 9 {
+	if got := kept(Selection{}); len(got) != 9 {
 		t.Errorf("without a revision, the sweep keeps %d breaks, want all 9:\n%s", len(got), strings.Join(got, "\n"))
 	}
-	if _, err := (selection{Since: "no-such-revision"}).keeper(root, theOperator.dirs); err == nil || !strings.Contains(err.Error(), "no-such-revision") {
+	if _, err := (Selection{Since: "no-such-revision"}).keeper(root, theOperator.dirs); err == nil || !strings.Contains(err.Error(), "no-such-revision") {
 		t.Errorf("an unknown revision: %v, want an error naming it", err)
 	}
 }
@@ -115,7 +115,7 @@ func TestABaseSweepsOnlyTheLinesChangedSinceIt(t *testing.T) {
 // TestAChangeWithoutABreakSaysSoAndPasses: a change that makes no break says so plainly, and
 // passes.
 func TestAChangeWithoutABreakSaysSoAndPasses(t *testing.T) {
-	r := sweepReport{selection: selection{Since: "origin/main"}}
+	r := sweepReport{Selection: Selection{Since: "origin/main"}}
 	var out bytes.Buffer
 	if err := r.write(&out); err != nil {
 		t.Errorf("a change without a break fails: %v", err)
@@ -128,7 +128,7 @@ func TestAChangeWithoutABreakSaysSoAndPasses(t *testing.T) {
 // TestAHangIsAKillNamedAsATimeout: a break that makes a test that reaches it hang is killed, by
 // timeout, and the report names it so; it fails nothing.
 func TestAHangIsAKillNamedAsATimeout(t *testing.T) {
-	r := sweepReport{Verdicts: []verdict{
+	r := sweepReport{Verdicts: []Verdict{
 		{Break: aBreak(10, `"a"`), Tier: unitTier, Killer: "TestA", TimedOut: true, Reach: []string{"TestA"}},
 		{Break: aBreak(12, `"b"`), Tier: envtestTier, Killer: "Sample when created makes it", TimedOut: true},
 		{Break: aBreak(14, `"c"`), Tier: unitTier, Killer: "TestC"},
@@ -185,7 +185,7 @@ func TestAGroupWithoutTheScenariosReachesWithoutADryRun(t *testing.T) {
 // TestReachRunsEachTestAndSpecAlone: the sweep lists the unit tests (not the benchmarks and
 // examples) and the specs that run (not the pending ones), and runs each alone, unbroken.
 func TestReachRunsEachTestAndSpecAlone(t *testing.T) {
-	s := &sweeper{root: filepath.Join("..", "testdata", "toy"), work: t.TempDir(), group: group{tests: []string{"./unit", scenarios}}}
+	s := &sweeper{root: filepath.Join("..", "..", "testdata", "toy"), work: t.TempDir(), group: group{tests: []string{"./unit", scenarios}}}
 	if out, err := trial.Build(s.root, s.work, nil, s.group.tests...); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}

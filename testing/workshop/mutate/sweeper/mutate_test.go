@@ -1,4 +1,4 @@
-package main
+package sweeper
 
 import (
 	"path/filepath"
@@ -75,7 +75,7 @@ func TestChooseTakesAScenariosBreaksThatMentionTheText(t *testing.T) {
 // error saying that nothing matched, not a pass of no spec and a break that "survived"; one whose
 // label selects specs runs them.
 func TestAMutantWhoseScenarioNoSpecCarriesIsAnError(t *testing.T) {
-	s := &sweeper{root: filepath.Join("..", "testdata", "toy"), work: t.TempDir(), group: group{tests: []string{"./unit", scenarios}}}
+	s := &sweeper{root: filepath.Join("..", "..", "testdata", "toy"), work: t.TempDir(), group: group{tests: []string{"./unit", scenarios}}}
 	_, _, _, err := s.tryMutant(filepath.Join(s.work, "none"), mutants.Mutant{Break: "b", Scenario: "no-such-label"})
 	if err == nil || !strings.Contains(err.Error(), "nothing matched") || !strings.Contains(err.Error(), "no-such-label") {
 		t.Errorf("a mutant of a label no spec carries: %v, want an error naming the label, saying nothing matched", err)

@@ -133,7 +133,7 @@ func run(baseRev, headRev string) (rp report, err error) {
 // The breaks are built once, into the binaries of the test packages those rows need.
 func (c check) tryBreaks(head *checkout, rows []row, equivalent map[string]string) error {
 	var pkgs []string
-	var chosen []*row
+	chosen := make([]*row, 0, len(rows))
 	for i := range rows {
 		r := &rows[i]
 		switch needs := r.needs(); {

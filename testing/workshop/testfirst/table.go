@@ -25,11 +25,9 @@ func (r row) ok() bool { return r.tick == "✅" || r.tick == "⚠️" }
 // behaviour (given the head's api/ if need be), and passing at the head.
 func judge(s spec, base, withAPI, head outcome) row {
 	r := row{spec: s, base: base, withAPI: withAPI, head: head, tick: "❌"}
-	switch {
-	case s.characterization && !statesWhy(s.reason):
-		r.verdict = "labelled characterization without its reason: say what it pins and why it came after the code, as " + characterizationForm
-	case s.characterization && s.noBreak != "" && !statesPromise(s.noBreak):
-		r.verdict = "its statement that no break reaches it says nothing (" + s.noBreak + "): say which promise no break of the code it runs can reach, and why, as " + noBreakForm
+	switch unstated := unstatedCharacterization(s); {
+	case unstated != "":
+		r.verdict = unstated
 	case s.tier == "":
 		r.verdict = "not checked: no tier here runs it"
 	case head.state == broken:
@@ -57,6 +55,20 @@ func judge(s spec, base, withAPI, head outcome) row {
 		r.unproven("does not compile against the base even with the head's api/, so it was never seen red against the base's behaviour", false)
 	}
 	return r
+}
+
+// unstatedCharacterization says why a characterization spec's statements say nothing: its reason,
+// or its statement that no break reaches it; "" when they say something, or it is no such spec.
+func unstatedCharacterization(s spec) string {
+	switch {
+	case !s.characterization:
+		return ""
+	case !statesWhy(s.reason):
+		return "labelled characterization without its reason: say what it pins and why it came after the code, as " + characterizationForm
+	case s.noBreak != "" && !statesPromise(s.noBreak):
+		return "its statement that no break reaches it says nothing (" + s.noBreak + "): say which promise no break of the code it runs can reach, and why, as " + noBreakForm
+	}
+	return ""
 }
 
 // The checks a row's spec needs at the head against the breaks of the production code it reaches.

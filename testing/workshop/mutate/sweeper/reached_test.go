@@ -19,7 +19,7 @@ func toyCode(t *testing.T) (*sweeper, *built) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var funcs []string
+	funcs := make([]string, 0, len(b.breaks))
 	for _, brk := range b.breaks {
 		funcs = append(funcs, brk.Func)
 	}

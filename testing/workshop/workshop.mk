@@ -116,7 +116,7 @@ test-harness-copy: setup-envtest $(SCAFFOLD) ## Take the harness as testing/READ
 
 .PHONY: test-first-selftest
 test-first-selftest: setup-controlplane ## Test make test-first on throwaway git histories: red then green, green at the base, characterization (and one no break fails), red at the head, rewrites (and one that weakens), removals, equivalents, pending specs.
-	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" go test -C testing/workshop -count=1 -timeout=30m ./testfirst/history/
+	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" go test -C testing/workshop -count=1 -timeout=50m ./testfirst/history/
 
 ##@ Benchmarks (BENCHMARKS.md)
 

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
 	"example.com/operator-demo/testing/harness/operator"
 )
@@ -504,17 +505,74 @@ func TestExpectAtRestFailsOnWhatItCannotRead(t *testing.T) {
 }
 
 // TestEventuallyEventSaysWhyItCannotListTheEvents: events that cannot be listed fail the wait
-// with the reason, not as an operator that settled without recording one.
+// once the operator has settled, with the reason the list gave.
 func TestEventuallyEventSaysWhyItCannotListTheEvents(t *testing.T) {
 	RegisterTestingT(t)
 	forbidden := fake.NewClientBuilder().WithInterceptorFuncs(interceptor.Funcs{List: func(context.Context, client.WithWatch, client.ObjectList, ...client.ListOption) error {
 		return errors.New("events.events.k8s.io is forbidden")
 	}}).Build()
 	f := &Fixture{Operator: fakeOperator(reconcileTotal()), Namespace: "spec-a", Client: forbidden}
-	ctx, cancel := context.WithTimeout(context.Background(), Settle)
-	defer cancel()
-	message, _, _ := failureOf(t, func() { f.EventuallyEvent(ctx, HaveField("Reason", "Made")) })
-	if !strings.Contains(message, "is forbidden") || strings.Contains(message, "settled") {
+	message, took, _ := failureOf(t, func() { f.EventuallyEvent(context.Background(), HaveField("Reason", "Made")) })
+	expectSettled(t, message, took)
+	if !strings.Contains(message, "is forbidden") {
 		t.Errorf("the failure does not say why the events could not be listed:\n%s", message)
+	}
+}
+
+// TestEventuallyNamesTheObjectThatNeverAppeared: a wait for an object the operator never creates
+// (komega.Object, whose Get fails: not found) fails once the operator has settled, naming the
+// object, its kind and namespace, and what the operator did; not at its timeout with the bare
+// "not found".
+func TestEventuallyNamesTheObjectThatNeverAppeared(t *testing.T) {
+	RegisterTestingT(t)
+	f := &Fixture{Operator: fakeOperator(reconcileTotal()), Namespace: "spec-a", Client: fake.NewClientBuilder().Build()}
+	missing := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "spec-a", Name: "web-config"}}
+	message, took, where := failureOf(t, func() {
+		f.Eventually(context.Background(), komega.New(f.Client).Object(missing)).WithTimeout(4 * Settle).Should(HaveField("Data", HaveKey("message")))
+	})
+	expectSettled(t, message, took)
+	expectHere(t, where)
+	for _, want := range []string{"after 3 reconciles and 0 writes", "ConfigMap spec-a/web-config", `configmaps "web-config" not found`} {
+		if !strings.Contains(message, want) {
+			t.Errorf("the failure does not say %q:\n%s", want, message)
+		}
+	}
+}
+
+// TestEventuallyFailsOnceTheOperatorHasSettledWhileTheFunctionFails: a polled function that
+// fails, by its error or by an assertion of its Gomega, is what the operator has not done yet:
+// the wait fails once the operator has settled, saying what failed where; and at once on a loop.
+func TestEventuallyFailsOnceTheOperatorHasSettledWhileTheFunctionFails(t *testing.T) {
+	RegisterTestingT(t)
+	f := &Fixture{Operator: fakeOperator(reconcileTotal())}
+	var line int
+	message, took, _ := failureOf(t, func() {
+		f.Eventually(context.Background(), func(g Gomega, ctx context.Context) {
+			g.Expect(ctx.Err()).NotTo(HaveOccurred())
+			_, _, line, _ = runtime.Caller(0)
+			g.Expect("not yet").To(Equal("made"))
+		}).WithTimeout(4 * Settle).Should(Succeed())
+	})
+	expectSettled(t, message, took)
+	if want := fmt.Sprintf("waits_test.go:%d with:", line+1); !strings.Contains(message, want) || !strings.Contains(message, "not yet") {
+		t.Errorf("the failure does not say what failed at %s:\n%s", want, message)
+	}
+	message, took, _ = failureOf(t, func() {
+		f.Eventually(context.Background(), func() (string, error) { return "", errors.New("no Widget yet") }).WithTimeout(4 * Settle).Should(Equal("made"))
+	})
+	expectSettled(t, message, took)
+	if !strings.Contains(message, "no Widget yet") {
+		t.Errorf("the failure does not give the function's error:\n%s", message)
+	}
+	reconciles := reconcileTotal()
+	f = &Fixture{Operator: fakeOperator(reconciles)}
+	message, took, _ = failureOf(t, func() {
+		f.Eventually(context.Background(), func() error {
+			reconciles.WithLabelValues("widget", "success").Add(10)
+			return errors.New("no Widget yet")
+		}).WithTimeout(4 * Settle).Should(Succeed())
+	})
+	if took > Settle || !strings.Contains(message, "the operator is in a reconcile loop") || !strings.Contains(message, "no Widget yet") {
+		t.Errorf("failed after %s with %q, want a loop named within Settle (%s)", took, message, Settle)
 	}
 }

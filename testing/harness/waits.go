@@ -3,8 +3,11 @@ package harness
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
+	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -84,7 +87,76 @@ func perKey(counts map[string]float64) string {
 //
 //	f.Eventually(ctx, komega.Object(widget)).Should(HaveField("Status.Ready", BeTrue()))
 func (f *Fixture) Eventually(ctx context.Context, actual any) Wait {
-	return Wait{Eventually(ctx, actual).WithOffset(1), f, ctx}
+	return Wait{Eventually(ctx, polled(ctx, actual)).WithOffset(1), f, ctx}
+}
+
+// failedPoll is what a polled function that failed gave the matcher instead of a value: why it
+// failed, as Gomega says it, naming the object it returned (komega.Object's).
+type failedPoll struct{ message string }
+
+// polled is actual, a function Gomega polls, made to hand the matcher a failedPoll when it fails
+// (its error, or an assertion of its Gomega), so that the settled and loop checks run then too.
+// Anything else, and a function of a signature Gomega would refuse, is actual as it is.
+func polled(ctx context.Context, actual any) any {
+	fn := reflect.ValueOf(actual)
+	if fn.Kind() != reflect.Func {
+		return actual
+	}
+	t, in := fn.Type(), []reflect.Value{}
+	var failure string
+	takesGomega := t.NumIn() > 0 && t.In(0) == reflect.TypeFor[Gomega]()
+	if takesGomega {
+		in = append(in, reflect.ValueOf(NewGomega(func(message string, callerSkip ...int) {
+			_, file, line, _ := runtime.Caller(slices.Max(append(callerSkip, 0)) + 1)
+			failure = fmt.Sprintf("The function passed to Eventually failed at %s:%d with:\n%s", file, line, message)
+			panic(failure)
+		})))
+	}
+	if t.NumIn() > len(in) && t.In(len(in)) == reflect.TypeFor[context.Context]() {
+		in = append(in, reflect.ValueOf(ctx))
+	}
+	for i := 1; i < t.NumOut(); i++ {
+		if t.Out(i) != reflect.TypeFor[error]() {
+			return actual
+		}
+	}
+	if t.NumIn() != len(in) || t.NumOut() == 0 && !takesGomega {
+		return actual
+	}
+	return func() (value any, err error) {
+		failure = ""
+		defer func() {
+			if failure != "" {
+				recover() //nolint:errcheck // the panic of its Gomega's failure, which failure holds
+				value, err = failedPoll{failure}, nil
+			}
+		}()
+		out := fn.Call(in)
+		if len(out) == 0 {
+			return nil, nil
+		}
+		value = out[0].Interface()
+		for _, extra := range out[1:] {
+			e, _ := extra.Interface().(error)
+			if signal := PollingSignalError(nil); errors.As(e, &signal) {
+				return value, e
+			}
+			if e != nil {
+				return failedPoll{fmt.Sprintf("The function passed to Eventually returned the following error%s:\n    %v", naming(value), e)}, nil
+			}
+		}
+		return value, nil
+	}
+}
+
+// naming names obj, if it is an object: ", for ConfigMap spec-x/web-config".
+func naming(obj any) string {
+	o, ok := obj.(client.Object)
+	if !ok || reflect.ValueOf(o).IsNil() {
+		return ""
+	}
+	kind := cmp.Or(o.GetObjectKind().GroupVersionKind().Kind, reflect.TypeOf(o).Elem().Name())
+	return fmt.Sprintf(", for %s %s", kind, client.ObjectKeyFromObject(o))
 }
 
 // Wait is an Eventually for what the operator does (Fixture.Eventually).
@@ -118,18 +190,28 @@ type settledMatcher struct {
 }
 
 func (m *settledMatcher) Match(actual any) (bool, error) {
-	ok, err := m.GomegaMatcher.Match(actual)
-	if ok || err != nil {
-		return ok, err
+	if _, failed := actual.(failedPoll); !failed {
+		ok, err := m.GomegaMatcher.Match(actual)
+		if ok || err != nil {
+			return ok, err
+		}
 	}
 	r, err := m.f.Operator.Read()
 	if err != nil {
 		return false, nil
 	}
 	if why := cmp.Or(m.settled(r), m.loop(r)); why != "" {
-		StopTrying(why + "; it saw:\n" + m.GomegaMatcher.FailureMessage(actual)).Now()
+		StopTrying(why + "; it saw:\n" + m.saw(actual)).Now()
 	}
 	return false, nil
+}
+
+// saw is what the wait saw last: why the polled function failed, or why the value does not match.
+func (m *settledMatcher) saw(actual any) string {
+	if failed, ok := actual.(failedPoll); ok {
+		return failed.message
+	}
+	return m.GomegaMatcher.FailureMessage(actual)
 }
 
 // Loop is how many reconciles during one wait, for each object of the kind the operator
@@ -183,8 +265,9 @@ func (m *settledMatcher) settled(r operator.Reading) string {
 	case r.Retried > retried:
 		m.retries = r.Retried
 	case quiet >= Settle:
-		return fmt.Sprintf("the operator settled without it: no reconcile and no API write for %s, after %.0f reconciles and %.0f writes",
-			quiet.Round(100*time.Millisecond), r.Reconciles, r.Writes)
+		during := r.Minus(m.first)
+		return fmt.Sprintf("the operator settled without it: no reconcile and no API write for %s, after %.0f reconciles and %.0f writes, %s and %.0f writes (%s)",
+			quiet.Round(100*time.Millisecond), r.Reconciles, r.Writes, m.during(r), during.Writes, perKey(during.ByResource))
 	}
 	return ""
 }
@@ -194,9 +277,9 @@ func moved(now, then operator.Reading) bool {
 	return now.Reconciles != then.Reconciles || now.Writes != then.Writes
 }
 
-// FailureMessage is the matcher's, and why the operator was not taken as settled.
+// FailureMessage is what the wait saw, and why the operator was not taken as settled.
 func (m *settledMatcher) FailureMessage(actual any) string {
-	message := m.GomegaMatcher.FailureMessage(actual)
+	message := m.saw(actual)
 	r, err := m.f.Operator.Read()
 	switch {
 	case err != nil || m.since.IsZero():

@@ -114,7 +114,7 @@ func TestEventuallyFailsOnceTheOperatorHasSettled(t *testing.T) {
 	})
 	expectSettled(t, message, took)
 	expectHere(t, where)
-	for _, want := range []string{"after 3 reconciles and 0 writes; it saw:\nExpected", `Expected
+	for _, want := range []string{"after 3 reconciles and 0 writes, 0 reconciles during the wait (nothing) and 0 writes (nothing); it saw:\nExpected", `Expected
     <string>: old
 to equal
     <string>: new`} {
@@ -537,6 +537,62 @@ func TestEventuallyNamesTheObjectThatNeverAppeared(t *testing.T) {
 			t.Errorf("the failure does not say %q:\n%s", want, message)
 		}
 	}
+	// What the operator did during the wait, by controller and by resource; an object named by its
+	// kind where it says it; none named where the function returned none.
+	reconciles, writes, polls := reconcileTotal(), map[string]float64{"configmaps": 1}, 0
+	f.Operator = fakeOperatorWith(nil, gather(reconciles), writes)
+	message, took, _ = failureOf(t, func() {
+		f.Eventually(context.Background(), func() (client.Object, error) {
+			if polls++; polls == 2 {
+				reconciles.WithLabelValues("widget", "success").Inc()
+				writes["samples/status"]++
+			}
+			return &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{Kind: "Widget"}, ObjectMeta: metav1.ObjectMeta{Namespace: "spec-a", Name: "gear"}}, errors.New("no Widget yet")
+		}).WithTimeout(4 * Settle).Should(Succeed())
+	})
+	expectSettled(t, message, took)
+	for _, want := range []string{"after 4 reconciles and 2 writes, 1 reconciles during the wait (widget: 1) and 1 writes (samples/status: 1)", "Widget spec-a/gear:\n    no Widget yet"} {
+		if !strings.Contains(message, want) {
+			t.Errorf("the failure does not say %q:\n%s", want, message)
+		}
+	}
+	message, _, _ = failureOf(t, func() {
+		f.Eventually(context.Background(), func() (*corev1.ConfigMap, error) { return nil, errors.New("no ConfigMap yet") }).WithTimeout(4 * Settle).Should(Succeed())
+	})
+	if !strings.Contains(message, "returned the following error:\n    no ConfigMap yet") {
+		t.Errorf("the failure of a function that returned no object does not say so:\n%s", message)
+	}
+}
+
+// TestEventuallyLeavesToGomegaWhatItDoesNotWrap: a polled function's StopTrying stops the wait at
+// once; a function Gomega cannot poll fails it as Gomega says; a value that is no function is
+// matched as it is; a function that fails, then passes, ends the wait.
+func TestEventuallyLeavesToGomegaWhatItDoesNotWrap(t *testing.T) {
+	RegisterTestingT(t)
+	f := &Fixture{Operator: fakeOperator(reconcileTotal())}
+	message, took, _ := failureOf(t, func() {
+		f.Eventually(context.Background(), func() (string, error) { return "", StopTrying("given up") }).WithTimeout(4 * Settle).Should(Equal("made"))
+	})
+	if took > Settle || !strings.Contains(message, "given up") {
+		t.Errorf("failed after %s with %q, want the function's StopTrying at once", took, message)
+	}
+	for refused, says := range map[string]any{
+		"takes 1 arguments": func(int) string { return "" },
+		"invalid signature": func() {},
+		"unexpected non-nil/non-zero return value at index 1": func() (string, int) { return "made", 1 },
+	} {
+		message, _, _ := failureOf(t, func() { f.Eventually(context.Background(), says).WithTimeout(Settle / 3).Should(Equal("made")) })
+		if !strings.Contains(message, refused) {
+			t.Errorf("the failure of a function Gomega cannot poll does not say %q:\n%s", refused, message)
+		}
+	}
+	message, took, _ = failureOf(t, func() { f.Eventually(context.Background(), "old").WithTimeout(4 * Settle).Should(Equal("new")) })
+	expectSettled(t, message, took)
+	polls := 0
+	f.Eventually(context.Background(), func(g Gomega) {
+		polls++
+		g.Expect(polls).To(BeNumerically(">", 2))
+	}).WithTimeout(4 * Settle).Should(Succeed())
 }
 
 // TestEventuallyFailsOnceTheOperatorHasSettledWhileTheFunctionFails: a polled function that
@@ -551,10 +607,11 @@ func TestEventuallyFailsOnceTheOperatorHasSettledWhileTheFunctionFails(t *testin
 			g.Expect(ctx.Err()).NotTo(HaveOccurred())
 			_, _, line, _ = runtime.Caller(0)
 			g.Expect("not yet").To(Equal("made"))
+			g.Expect("never reached").To(BeEmpty())
 		}).WithTimeout(4 * Settle).Should(Succeed())
 	})
 	expectSettled(t, message, took)
-	if want := fmt.Sprintf("waits_test.go:%d with:", line+1); !strings.Contains(message, want) || !strings.Contains(message, "not yet") {
+	if want := fmt.Sprintf("waits_test.go:%d with:", line+1); !strings.Contains(message, want) || !strings.Contains(message, "not yet") || strings.Contains(message, "never reached") {
 		t.Errorf("the failure does not say what failed at %s:\n%s", want, message)
 	}
 	message, took, _ = failureOf(t, func() {

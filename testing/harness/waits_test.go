@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -631,5 +634,97 @@ func TestEventuallyFailsOnceTheOperatorHasSettledWhileTheFunctionFails(t *testin
 	})
 	if took > Settle || !strings.Contains(message, "the operator is in a reconcile loop") || !strings.Contains(message, "no Widget yet") {
 		t.Errorf("failed after %s with %q, want a loop named within Settle (%s)", took, message, Settle)
+	}
+}
+
+// requeuing reports, until the test ends, the reconciles of one object whose every pass asks to
+// be requeued at once (Requeue: true), paced as controller-runtime paces them: by its default
+// rate limiter, which puts each pass off twice as long as the one before, from 5 ms.
+func requeuing(t *testing.T, reconciles *prometheus.CounterVec) {
+	t.Helper()
+	queue := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())
+	done := make(chan struct{})
+	t.Cleanup(func() {
+		queue.ShutDown()
+		<-done
+	})
+	queue.Add("one")
+	go func() {
+		defer close(done)
+		for {
+			item, shutdown := queue.Get()
+			if shutdown {
+				return
+			}
+			reconciles.WithLabelValues("widget", "requeue").Inc()
+			queue.AddRateLimited(item)
+			queue.Done(item)
+		}
+	}()
+}
+
+// TestEventuallyFailsSoonOnARequeueLoop: an operator whose every pass asks to be requeued at once
+// is in a loop, however its rate limiter backs off: the wait fails within about a second and a
+// half, naming the loop; not as an operator that settled, once the backoff has passed Settle.
+func TestEventuallyFailsSoonOnARequeueLoop(t *testing.T) {
+	RegisterTestingT(t)
+	reconciles := reconcileTotal()
+	f := reconciling(reconciles, 1)
+	message, took, _ := failureOf(t, func() {
+		requeuing(t, reconciles)
+		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(Converge).Should(Equal("new"))
+	})
+	if took > 2*Settle || !strings.Contains(message, "the operator is in a reconcile loop") || !strings.Contains(message, "for 1 ConfigMap in spec-a") {
+		t.Errorf("failed after %s with %q, want a loop named within %s", took, message, 2*Settle)
+	}
+}
+
+// writing is an operator reconciling ConfigMaps, one in its namespace, whose every pass writes
+// and starts the next (a status written on every pass), a pass every every, until the test ends.
+func writing(t *testing.T, every time.Duration) *Fixture {
+	t.Helper()
+	reconciles := reconcileTotal()
+	var mu sync.Mutex
+	writes := map[string]float64{}
+	ticker, done, stopped := time.NewTicker(every), make(chan struct{}), make(chan struct{})
+	t.Cleanup(func() {
+		ticker.Stop()
+		close(done)
+		<-stopped
+	})
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case <-done:
+				return
+			case <-ticker.C:
+				mu.Lock()
+				writes["configmaps/status"]++
+				mu.Unlock()
+				reconciles.WithLabelValues("widget", "success").Inc()
+			}
+		}
+	}()
+	f := reconciling(reconciles, 1)
+	f.Operator = operator.New(f.Operator.Subject(), operator.Controls{Metrics: gather(reconciles), Writes: func() (map[string]float64, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return maps.Clone(writes), nil
+	}})
+	return f
+}
+
+// TestEventuallyFailsSoonOnASlowWriteLoop: an operator whose every pass writes, slowed to a pass
+// every 60 ms (a loaded machine, where each pass waits on the API server), is in a loop after a
+// few passes that each wrote: the wait fails within Settle, not after Loop passes (3 s).
+func TestEventuallyFailsSoonOnASlowWriteLoop(t *testing.T) {
+	RegisterTestingT(t)
+	f := writing(t, 60*time.Millisecond)
+	message, took, _ := failureOf(t, func() {
+		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(Converge).Should(Equal("new"))
+	})
+	if took > Settle || !strings.Contains(message, "the operator is in a reconcile loop") {
+		t.Errorf("failed after %s with %q, want a loop named within %s", took, message, Settle)
 	}
 }

@@ -187,6 +187,11 @@ type settledMatcher struct {
 	first, last operator.Reading
 	since       time.Time
 	retries     float64
+	// previous is the reading before this one; busy, how many passes in a row up to it each wrote
+	// or asked to be requeued at once (follow); requeued, whether the last of them did.
+	previous operator.Reading
+	busy     float64
+	requeued bool
 }
 
 func (m *settledMatcher) Match(actual any) (bool, error) {
@@ -200,7 +205,12 @@ func (m *settledMatcher) Match(actual any) (bool, error) {
 	if err != nil {
 		return false, nil
 	}
-	if why := cmp.Or(m.settled(r), m.loop(r)); why != "" {
+	if m.since.IsZero() {
+		m.first, m.previous = r, r
+	}
+	m.follow(r)
+	settled := m.settled(r)
+	if why := cmp.Or(m.loop(r), settled); why != "" {
 		StopTrying(why + "; it saw:\n" + m.saw(actual)).Now()
 	}
 	return false, nil
@@ -219,11 +229,38 @@ func (m *settledMatcher) saw(actual any) string {
 // creates coming back through its watches); a requeue at once goes past this within a second.
 const Loop = 50
 
-// loop says what the operator did during the wait, if it reconciled more than Loop times an
-// object: "" if not, or if it cannot tell.
+// LoopRun is how many passes in a row, for each object of the kind the operator reconciles, that
+// each wrote or asked to be requeued at once make a loop, however slowly they come (a loaded
+// machine, the rate limiter's backoff). Converging takes a few (a finalizer added, a child
+// created, the status written), and a pass that does neither ends the run. The rate limiter puts
+// off each pass that follows a requeue at once twice as long as the one before, from 5 ms: the
+// ninth comes 1.3 s after the first.
+const LoopRun = 8
+
+// follow counts, from the reading before r, the passes in a row that each wrote or asked to be
+// requeued at once: one that did neither, as far as the counts tell, ends the run; one that
+// failed (Retried) neither counts nor ends it.
+func (m *settledMatcher) follow(r operator.Reading) {
+	d := r.Minus(m.previous)
+	m.previous = r
+	switch passes := d.Reconciles - d.Retried; {
+	case passes <= 0:
+	case d.Writes+d.Requeued >= passes:
+		m.busy += passes
+		m.requeued = d.Requeued > 0
+	default:
+		m.busy, m.requeued = 0, false
+	}
+}
+
+// loop says what the operator did during the wait, if it is in a loop: more than Loop reconciles
+// of each object, more than LoopRun passes in a row for each that each wrote or asked to be
+// requeued at once, or a pass that asked to be requeued at once and no pass since for Settle (the
+// backoff of more than LoopRun requeues in a row). "" if not, or if it cannot tell.
 func (m *settledMatcher) loop(r operator.Reading) string {
 	during := r.Minus(m.first)
-	if during.Reconciles <= Loop {
+	backedOff := m.requeued && time.Since(m.since) >= Settle
+	if during.Reconciles <= Loop && m.busy <= LoopRun && !backedOff {
 		return ""
 	}
 	// As many as the objects of the kind it reconciles in the spec's namespace (with no kind or no
@@ -236,10 +273,18 @@ func (m *settledMatcher) loop(r operator.Reading) string {
 		}
 		objects, kind = len(list.Items), strings.TrimSuffix(list.Kind, "List")+" in "+m.f.Namespace
 	}
-	if during.Reconciles <= Loop*float64(max(objects, 1)) {
+	each := float64(max(objects, 1))
+	var why string
+	switch {
+	case during.Reconciles > Loop*each:
+	case m.busy > LoopRun*each:
+		why = fmt.Sprintf("%.0f passes in a row each wrote or asked to be requeued at once, ", m.busy)
+	case backedOff:
+		why = fmt.Sprintf("its passes ask to be requeued at once, and the rate limiter's backoff now puts the next beyond %s; ", Settle)
+	default:
 		return ""
 	}
-	return fmt.Sprintf("the operator is in a reconcile loop: %s for %d %s, and %.0f API writes", m.during(r), objects, kind, during.Writes)
+	return fmt.Sprintf("the operator is in a reconcile loop: %s%s for %d %s, and %.0f API writes", why, m.during(r), objects, kind, during.Writes)
 }
 
 // during is how many reconciles the operator finished since the wait began, by controller:
@@ -256,9 +301,6 @@ const retried = 9
 
 // settled says, if the operator has done nothing for Settle, what it did before; "" if not.
 func (m *settledMatcher) settled(r operator.Reading) string {
-	if m.since.IsZero() {
-		m.first = r
-	}
 	switch quiet := time.Since(m.since); {
 	case m.since.IsZero() || moved(r, m.last):
 		m.last, m.since = r, time.Now()

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -727,4 +728,84 @@ func TestEventuallyFailsSoonOnASlowWriteLoop(t *testing.T) {
 	if took > Settle || !strings.Contains(message, "the operator is in a reconcile loop") {
 		t.Errorf("failed after %s with %q, want a loop named within %s", took, message, Settle)
 	}
+}
+
+// step is what an operator does during one poll of a wait: passes that ended in success, that
+// asked to be requeued at once, that failed; and writes.
+type step struct{ ok, requeue, failed, writes float64 }
+
+// stepped waits on an operator reconciling ConfigMaps, objects of them in its namespace, which
+// does steps[i] during poll i+1 (the first reads where the wait starts), then nothing. It returns
+// the wait's failure, and how long it took.
+func stepped(t *testing.T, objects int, steps ...step) (string, time.Duration) {
+	t.Helper()
+	reconciles, writes, polls := reconcileTotal(), map[string]float64{}, 0
+	f := reconciling(reconciles, objects)
+	f.Operator = fakeOperatorWith(&corev1.ConfigMap{}, gather(reconciles), writes)
+	message, took, _ := failureOf(t, func() {
+		f.Eventually(context.Background(), func() string {
+			if polls++; polls > 1 && polls <= len(steps)+1 {
+				s := steps[polls-2]
+				reconciles.WithLabelValues("widget", "success").Add(s.ok)
+				reconciles.WithLabelValues("widget", "requeue").Add(s.requeue)
+				reconciles.WithLabelValues("widget", "error").Add(s.failed)
+				writes["configmaps/status"] += s.writes
+			}
+			return "old"
+		}).WithTimeout(4 * Settle).Should(Equal("new"))
+	})
+	return message, took
+}
+
+// TestEventuallyTakesPassesThatWriteAsConvergingUpToLoopRun: LoopRun passes in a row that each
+// wrote, for each of 3 objects, are no loop; nor are passes that each wrote on either side of one
+// that did not, nor LoopRun of them and one that failed: an operator that did them, then
+// nothing, settled.
+func TestEventuallyTakesPassesThatWriteAsConvergingUpToLoopRun(t *testing.T) {
+	RegisterTestingT(t)
+	message, took := stepped(t, 3, slices.Repeat([]step{{ok: 3, writes: 3}}, LoopRun)...)
+	expectSettled(t, message, took)
+	wrote := slices.Repeat([]step{{ok: 1, writes: 1}}, LoopRun)
+	message, took = stepped(t, 1, slices.Concat(wrote, []step{{ok: 1}}, wrote)...)
+	expectSettled(t, message, took)
+	message, took = stepped(t, 1, slices.Concat(wrote, []step{{failed: 1}})...)
+	expectSettled(t, message, took)
+}
+
+// TestEventuallyNamesTheRunOfPassesThatMakesALoop: one pass more than LoopRun in a row for each
+// object, each of which wrote, or asked to be requeued at once, is a loop, named at once; one
+// that failed in between does not end the run.
+func TestEventuallyNamesTheRunOfPassesThatMakesALoop(t *testing.T) {
+	RegisterTestingT(t)
+	for _, c := range []struct {
+		name    string
+		objects int
+		steps   []step
+		want    string
+	}{
+		{"wrote", 3, slices.Repeat([]step{{ok: 3, writes: 3}}, LoopRun+1),
+			"27 passes in a row each wrote or asked to be requeued at once, 27 reconciles during the wait (widget: 27) for 3 ConfigMap in spec-a, and 27 API writes"},
+		{"requeued", 3, slices.Repeat([]step{{requeue: 3}}, LoopRun+1),
+			"27 passes in a row each wrote or asked to be requeued at once, 27 reconciles during the wait (widget: 27) for 3 ConfigMap in spec-a, and 0 API writes"},
+		{"failed between", 1, slices.Concat(slices.Repeat([]step{{ok: 1, writes: 1}}, LoopRun), []step{{failed: 1}, {ok: 1, writes: 1}, {requeue: 1}}),
+			"9 passes in a row each wrote or asked to be requeued at once, 10 reconciles during the wait (widget: 10) for 1 ConfigMap in spec-a"},
+	} {
+		message, took := stepped(t, c.objects, c.steps...)
+		if took > Settle || !strings.Contains(message, "the operator is in a reconcile loop: "+c.want) {
+			t.Errorf("%s: failed after %s with %q, want the loop named within Settle: %q", c.name, took, message, c.want)
+		}
+	}
+}
+
+// TestEventuallyNamesARequeueLoopOnceItsBackoffPassesSettle: an operator whose last passes asked
+// to be requeued at once, and which has done nothing since for Settle, is in a loop whose backoff
+// has grown past Settle (one object of 3 requeued at once again and again): not settled.
+func TestEventuallyNamesARequeueLoopOnceItsBackoffPassesSettle(t *testing.T) {
+	RegisterTestingT(t)
+	message, took := stepped(t, 3, step{requeue: 1}, step{ok: 1, requeue: 1, writes: 1})
+	if took < Settle || took > Settle+time.Second || !strings.Contains(message, "the operator is in a reconcile loop: its passes ask to be requeued at once, and the rate limiter's backoff now puts the next beyond 1.5s; 3 reconciles during the wait") {
+		t.Errorf("failed after %s with %q, want the loop named after Settle", took, message)
+	}
+	message, took = stepped(t, 3, step{requeue: 1}, step{ok: 2})
+	expectSettled(t, message, took)
 }

@@ -131,6 +131,9 @@ type Reading struct {
 	// Retried is how many of them ended in an error that is retried (not a terminal one): a retry
 	// may be due, with a backoff, that no count shows yet. A requeue is not an error.
 	Retried float64
+	// Requeued is how many of them asked to be requeued at once (Requeue: true, not RequeueAfter):
+	// the rate limiter puts the next pass off, twice as long each time in a row.
+	Requeued float64
 	// Writes is how many API write requests it sent (as CountWrites counts them); ByResource, how
 	// many for each resource, with "/" and the subresource: "configmaps", "deployments/status".
 	Writes     float64
@@ -149,7 +152,7 @@ func (r Reading) Minus(base Reading) Reading {
 		return out
 	}
 	return Reading{r.Reconciles - base.Reconciles, minus(r.ByController, base.ByController),
-		r.Retried - base.Retried, r.Writes - base.Writes, minus(r.ByResource, base.ByResource)}
+		r.Retried - base.Retried, r.Requeued - base.Requeued, r.Writes - base.Writes, minus(r.ByResource, base.ByResource)}
 }
 
 // Read reads what the operator has done since it last came up. An operator whose controllers
@@ -245,6 +248,8 @@ func reading(families []*dto.MetricFamily, writes map[string]float64) Reading {
 						r.ByController[l.GetValue()] += n
 					case l.GetName() == "result" && l.GetValue() == "error":
 						r.Retried += n
+					case l.GetName() == "result" && l.GetValue() == "requeue":
+						r.Requeued += n
 					}
 				}
 			case "controller_runtime_terminal_reconcile_errors_total":

@@ -359,6 +359,53 @@ func TestCleanupNamesTheFinalizerThatHoldsAnObject(t *testing.T) {
 	}
 }
 
+// TestCleanupNamesTheFinalizerThatHoldsAnObjectOfAKindItCreates: where no garbage collector
+// runs, the cleanup deletes what the spec's objects owned, of every kind the Subject creates,
+// with the operator running; an object of any of those kinds that a finalizer nobody removes
+// holds fails it once the operator has settled, named with its kind and the finalizer, as does
+// one being deleted that no object of the spec owned. Objects of those kinds that nothing of the
+// spec owns, and that nobody deletes, are left alone.
+func TestCleanupNamesTheFinalizerThatHoldsAnObjectOfAKindItCreates(t *testing.T) {
+	RegisterTestingT(t)
+	fc := newFakeCluster()
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "spec-created"}}
+	Expect(fc.Client.Create(ctx, ns)).To(Succeed())
+	op := operator.New(operator.Subject{Kind: &corev1.ConfigMap{}, Owned: []client.Object{&corev1.Secret{}, &corev1.ServiceAccount{}}}, fc.o.run(ns.Name))
+	Expect(op.Up()).To(Succeed())
+	t.Cleanup(func() { _ = op.Down() })
+	meta := func(name string, owned bool, finalizers ...string) metav1.ObjectMeta {
+		m := metav1.ObjectMeta{Name: name, Namespace: ns.Name, Finalizers: finalizers}
+		if owned {
+			m.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "uid-of-owner"}}
+		}
+		return m
+	}
+	released := &corev1.Secret{ObjectMeta: meta("released", true)}
+	unowned := &corev1.Secret{ObjectMeta: meta("unowned", false, "example.org/kept")}
+	deleting := &corev1.Secret{ObjectMeta: meta("deleting", false, "example.org/kept")}
+	for _, obj := range []client.Object{released, unowned, deleting,
+		&corev1.ServiceAccount{ObjectMeta: meta("held", true, "example.org/kept")}} {
+		Expect(fc.Client.Create(ctx, obj)).To(Succeed())
+	}
+	Expect(fc.Client.Delete(ctx, deleting)).To(Succeed())
+	f := &Fixture{Namespace: ns.Name, Client: fc.Client, Operator: op}
+	message, took, where := failureOf(t, func() { f.emptyNamespace(ctx, false) })
+	expectHere(t, where)
+	expectSettled(t, message, took)
+	for _, want := range []string{"objects left of SecretList, ServiceAccountList in spec-created once the cleanup deleted them",
+		"Secret deleting, held by the finalizers [example.org/kept]", "ServiceAccount held, held by the finalizers [example.org/kept]"} {
+		if !strings.Contains(message, want) {
+			t.Errorf("the failure does not say %q:\n%s", want, message)
+		}
+	}
+	if strings.Contains(message, "released") || strings.Contains(message, "unowned") {
+		t.Errorf("the failure names a Secret that is gone, or that nothing of the spec owned:\n%s", message)
+	}
+	Expect(fc.Client.Get(ctx, client.ObjectKeyFromObject(released), released)).To(MatchError(ContainSubstring("not found")))
+	Expect(fc.Client.Get(ctx, client.ObjectKeyFromObject(unowned), unowned)).To(Succeed())
+}
+
 // TestCleanupWaitsForWhatTheObjectsOwnedWhereAGarbageCollectorRuns: where a garbage collector
 // runs, the cleanup also waits for what the spec's objects owned (the kinds the Subject owns) to
 // go, and fails naming the kind still left; objects of those kinds that others own, and a cluster

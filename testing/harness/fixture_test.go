@@ -359,6 +359,20 @@ func TestCleanupNamesTheFinalizerThatHoldsAnObject(t *testing.T) {
 	}
 }
 
+// asServed is a client whose lists of metadata hold items typed as the API server types them:
+// PartialObjectMetadata, not their kind.
+type asServed struct{ client.Client }
+
+func (c asServed) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	err := c.Client.List(ctx, list, opts...)
+	if metadata, ok := list.(*metav1.PartialObjectMetadataList); ok {
+		for i := range metadata.Items {
+			metadata.Items[i].TypeMeta = metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadata"}
+		}
+	}
+	return err
+}
+
 // TestCleanupNamesTheFinalizerThatHoldsAnObjectOfAKindItCreates: where no garbage collector
 // runs, the cleanup deletes what the spec's objects owned, of every kind the Subject creates,
 // with the operator running; an object of any of those kinds that a finalizer nobody removes
@@ -389,7 +403,7 @@ func TestCleanupNamesTheFinalizerThatHoldsAnObjectOfAKindItCreates(t *testing.T)
 		Expect(fc.Client.Create(ctx, obj)).To(Succeed())
 	}
 	Expect(fc.Client.Delete(ctx, deleting)).To(Succeed())
-	f := &Fixture{Namespace: ns.Name, Client: fc.Client, Operator: op}
+	f := &Fixture{Namespace: ns.Name, Client: asServed{fc.Client}, Operator: op}
 	message, took, where := failureOf(t, func() { f.emptyNamespace(ctx, false) })
 	expectHere(t, where)
 	expectSettled(t, message, took)

@@ -46,8 +46,10 @@ type Subject struct {
 	// Kind is the kind it reconciles (an empty object): a spec's cleanup deletes those objects
 	// from the spec's namespace, and waits until they are gone, before the namespace goes.
 	Kind client.Object
-	// Owned are the kinds it creates for them (empty objects). Where a garbage collector runs (the
-	// e2e tier), the cleanup also waits until none of them in the namespace has an owner of Kind.
+	// Owned are every kind it creates for them (empty objects). Once the objects of Kind are gone,
+	// the cleanup deletes those of these kinds that they owned (where a garbage collector runs, the
+	// e2e tier, it leaves that to it) and waits until none of them in the namespace has an owner of
+	// Kind or is held, being deleted, by a finalizer.
 	Owned []client.Object
 }
 

@@ -298,3 +298,26 @@ func TestAManagerThatStopsAsItStartsIsAnError(t *testing.T) {
 		t.Fatal("StartManager has not returned within 10 s of its manager's stop")
 	}
 }
+
+// TestASubjectThatRegistersNoControllerFailsAtStart: an operator whose Setup registers no
+// controller with its manager fails to start at once, saying so: not a minute later with no
+// metrics to read (nor, where another operator's have been read in the process, never).
+func TestASubjectThatRegistersNoControllerFailsAtStart(t *testing.T) {
+	started := make(chan error, 1)
+	go func() {
+		op, err := InProcess(&rest.Config{Host: "127.0.0.1:1"}, "spec-none", Subject{Scheme: runtime.NewScheme(),
+			Setup: func(ctrl.Manager, Settings) error { return nil }}, Changes{})
+		if err == nil {
+			err = errors.Join(errors.New("InProcess returned no error"), op.Down())
+		}
+		started <- err
+	}()
+	select {
+	case err := <-started:
+		if !strings.Contains(err.Error(), "the operator for namespace spec-none: ") || !strings.Contains(err.Error(), "its Setup registered no controller with its manager") {
+			t.Errorf("InProcess = %v, want an error saying its setup registered no controller", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("InProcess of an operator with no controller has not returned within 10 s")
+	}
+}

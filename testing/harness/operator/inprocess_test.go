@@ -300,24 +300,31 @@ func TestAManagerThatStopsAsItStartsIsAnError(t *testing.T) {
 }
 
 // TestASubjectThatRegistersNoControllerFailsAtStart: an operator whose Setup registers no
-// controller with its manager fails to start at once, saying so: not a minute later with no
-// metrics to read (nor, where another operator's have been read in the process, never).
+// controller with its manager (nothing, or a runnable that is no controller) fails to start at
+// once, saying so: not a minute later with no metrics to read (nor, where another operator's
+// have been read in the process, never).
 func TestASubjectThatRegistersNoControllerFailsAtStart(t *testing.T) {
-	started := make(chan error, 1)
-	go func() {
-		op, err := InProcess(&rest.Config{Host: "127.0.0.1:1"}, "spec-none", Subject{Scheme: runtime.NewScheme(),
-			Setup: func(ctrl.Manager, Settings) error { return nil }}, Changes{})
-		if err == nil {
-			err = errors.Join(errors.New("InProcess returned no error"), op.Down())
+	for name, setup := range map[string]Setup{
+		"nothing": func(ctrl.Manager, Settings) error { return nil },
+		"a runnable": func(mgr ctrl.Manager, _ Settings) error {
+			return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { <-ctx.Done(); return nil }))
+		},
+	} {
+		started := make(chan error, 1)
+		go func() {
+			op, err := InProcess(&rest.Config{Host: "127.0.0.1:1"}, "spec-none", Subject{Scheme: runtime.NewScheme(), Setup: setup}, Changes{})
+			if err == nil {
+				err = errors.Join(errors.New("InProcess returned no error"), op.Down())
+			}
+			started <- err
+		}()
+		select {
+		case err := <-started:
+			if !strings.Contains(err.Error(), "the operator for namespace spec-none: ") || !strings.Contains(err.Error(), "its Setup registered no controller with its manager") {
+				t.Errorf("InProcess of a setup that registers %s = %v, want an error saying it registered no controller", name, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("InProcess of a setup that registers %s has not returned within 10 s", name)
 		}
-		started <- err
-	}()
-	select {
-	case err := <-started:
-		if !strings.Contains(err.Error(), "the operator for namespace spec-none: ") || !strings.Contains(err.Error(), "its Setup registered no controller with its manager") {
-			t.Errorf("InProcess = %v, want an error saying its setup registered no controller", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("InProcess of an operator with no controller has not returned within 10 s")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -47,7 +48,8 @@ func With[T any](setting *operator.Setting[T], value T) Change {
 	return func(c *operator.Changes) { c.Settings[setting] = value }
 }
 
-// NewFixture creates a namespace (GenerateName) and an operator for it. Both are removed when the
+// NewFixture creates a namespace (GenerateName), annotated with the spec's full text and its
+// Ginkgo process (cluster.SpecAnnotation), and an operator for it. Both are removed when the
 // spec ends: the spec's objects deleted first, with the operator running so that it honours its
 // finalizers (emptyNamespace), then the operator stopped (a shared one left running), then the
 // namespace deleted.
@@ -58,7 +60,11 @@ func NewFixture(ctx context.Context, c cluster.Cluster, changes ...Change) *Fixt
 		change(&changed)
 	}
 	f := &Fixture{Client: c.Client}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "spec-"}}
+	// Named for the webhooks' log lines, which the first process serves for every spec.
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "spec-", Annotations: map[string]string{
+		cluster.ProcessAnnotation: strconv.Itoa(GinkgoParallelProcess()),
+		cluster.SpecAnnotation:    CurrentSpecReport().FullText(),
+	}}}
 	Expect(f.Client.Create(ctx, ns)).To(Succeed())
 	f.Namespace = ns.Name
 	DeferCleanup(func(ctx SpecContext) {

@@ -179,10 +179,10 @@ func (r *recorder) Fail() { r.failed = true }
 
 var threads = operator.NewSetting(1)
 
-// TestFixtures: a spec's fixture is a namespace of its own and an operator the spec's changes
-// changed. Its cleanup deletes the objects of the kind the operator reconciles while the operator
-// runs (started again if the spec stopped it), so that it removes its finalizers, and only then
-// stops it and deletes the namespace; for a spec that failed, and only then, it prints the
+// TestFixtures: a spec's fixture is a namespace of its own, named for the spec and its process,
+// and an operator the spec's changes changed. Its cleanup deletes the objects of the kind the
+// operator reconciles while the operator runs (started again if the spec stopped it), so that it
+// removes its finalizers, and only then stops it and deletes the namespace; for a spec that failed, and only then, it prints the
 // namespace's events and the operator's logs, and its output holds what controller-runtime logged
 // (RunScenarios set the suite up). The suite's cluster (ShareCluster) is the one its
 // provider started, stopped once the specs have run.
@@ -203,6 +203,9 @@ func TestFixtures(t *testing.T) {
 			f := NewFixture(ctx, suiteCluster)
 			createHeld(ctx, f, "held", finalizer)
 			Expect(komega.Get(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "held"}})()).To(Succeed())
+			ns := &corev1.Namespace{}
+			Expect(f.Client.Get(ctx, client.ObjectKey{Name: f.Namespace}, ns)).To(Succeed())
+			Expect(ns.Annotations).To(Equal(map[string]string{cluster.ProcessAnnotation: "1", cluster.SpecAnnotation: "a spec's fixture is on the suite's cluster, which komega reads too"}))
 		})
 		It("deletes the spec's objects with the operator running", func(ctx SpecContext) {
 			running = newFakeCluster()

@@ -809,3 +809,23 @@ func TestEventuallyNamesARequeueLoopOnceItsBackoffPassesSettle(t *testing.T) {
 	message, took = stepped(t, 3, step{requeue: 1}, step{ok: 2})
 	expectSettled(t, message, took)
 }
+
+// TestEventuallyNamesARunOfPassesOverObjectsItCannotCount: a fixture with no client (a unit
+// test's) counts no objects, and takes LoopRun passes in a row and one more, each requeued at
+// once, for a loop: one over 0 objects.
+func TestEventuallyNamesARunOfPassesOverObjectsItCannotCount(t *testing.T) {
+	RegisterTestingT(t)
+	reconciles, polls := reconcileTotal(), 0
+	f := &Fixture{Operator: fakeOperatorOf(&corev1.ConfigMap{}, reconciles)}
+	message, took, _ := failureOf(t, func() {
+		f.Eventually(context.Background(), func() string {
+			if polls++; polls > 1 {
+				reconciles.WithLabelValues("widget", "requeue").Inc()
+			}
+			return "old"
+		}).WithTimeout(4 * Settle).Should(Equal("new"))
+	})
+	if took > 2*Settle || !strings.Contains(message, "the operator is in a reconcile loop: 9 passes in a row each wrote or asked to be requeued at once, 9 reconciles during the wait (widget: 9) for 0 objects") {
+		t.Errorf("failed after %s with %q, want the loop named over 0 objects", took, message)
+	}
+}

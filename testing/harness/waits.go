@@ -188,10 +188,11 @@ type settledMatcher struct {
 	since       time.Time
 	retries     float64
 	// previous is the reading before this one; busy, how many passes in a row up to it each wrote
-	// or asked to be requeued at once (follow); requeued, whether the last of them did.
-	previous operator.Reading
-	busy     float64
-	requeued bool
+	// or asked to be requeued at once (follow), and spare, the writes and requeues counted beyond
+	// one for each; requeued, whether the last of them asked to be requeued at once.
+	previous    operator.Reading
+	busy, spare float64
+	requeued    bool
 }
 
 func (m *settledMatcher) Match(actual any) (bool, error) {
@@ -239,17 +240,21 @@ const LoopRun = 8
 
 // follow counts, from the reading before r, the passes in a row that each wrote or asked to be
 // requeued at once: one that did neither, as far as the counts tell, ends the run; one that
-// failed (Retried) neither counts nor ends it.
+// failed (Retried) neither counts nor ends it. A write is counted as it is sent, its pass as it
+// ends: one read between the two finds the write before its pass, which the next pass may
+// take (spare).
 func (m *settledMatcher) follow(r operator.Reading) {
 	d := r.Minus(m.previous)
 	m.previous = r
+	m.spare += d.Writes + d.Requeued
 	switch passes := d.Reconciles - d.Retried; {
 	case passes <= 0:
-	case d.Writes+d.Requeued >= passes:
+	case m.spare >= passes:
 		m.busy += passes
+		m.spare -= passes
 		m.requeued = d.Requeued > 0
 	default:
-		m.busy, m.requeued = 0, false
+		m.busy, m.spare, m.requeued = 0, 0, false
 	}
 }
 

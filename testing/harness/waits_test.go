@@ -758,15 +758,15 @@ func stepped(t *testing.T, objects int, steps ...step) (string, time.Duration) {
 }
 
 // TestEventuallyTakesPassesThatWriteAsConvergingUpToLoopRun: LoopRun passes in a row that each
-// wrote, for each of 3 objects, are no loop; nor are passes that each wrote on either side of one
-// that did not, nor LoopRun of them and one that failed: an operator that did them, then
+// wrote, for each of 3 objects, are no loop; nor are passes that each wrote on either side of
+// ones that did not, nor LoopRun of them and one that failed: an operator that did them, then
 // nothing, settled.
 func TestEventuallyTakesPassesThatWriteAsConvergingUpToLoopRun(t *testing.T) {
 	RegisterTestingT(t)
 	message, took := stepped(t, 3, slices.Repeat([]step{{ok: 3, writes: 3}}, LoopRun)...)
 	expectSettled(t, message, took)
 	wrote := slices.Repeat([]step{{ok: 1, writes: 1}}, LoopRun)
-	message, took = stepped(t, 1, slices.Concat(wrote, []step{{ok: 1}}, wrote)...)
+	message, took = stepped(t, 1, slices.Concat(wrote, []step{{ok: 1}}, []step{{ok: 1}}, wrote)...)
 	expectSettled(t, message, took)
 	message, took = stepped(t, 1, slices.Concat(wrote, []step{{failed: 1}})...)
 	expectSettled(t, message, took)
@@ -774,7 +774,7 @@ func TestEventuallyTakesPassesThatWriteAsConvergingUpToLoopRun(t *testing.T) {
 
 // TestEventuallyNamesTheRunOfPassesThatMakesALoop: one pass more than LoopRun in a row for each
 // object, each of which wrote, or asked to be requeued at once, is a loop, named at once; one
-// that failed in between does not end the run.
+// that failed in between does not end the run, nor one whose write was read before it ended.
 func TestEventuallyNamesTheRunOfPassesThatMakesALoop(t *testing.T) {
 	RegisterTestingT(t)
 	for _, c := range []struct {
@@ -789,6 +789,8 @@ func TestEventuallyNamesTheRunOfPassesThatMakesALoop(t *testing.T) {
 			"27 passes in a row each wrote or asked to be requeued at once, 27 reconciles during the wait (widget: 27) for 3 ConfigMap in spec-a, and 0 API writes"},
 		{"failed between", 1, slices.Concat(slices.Repeat([]step{{ok: 1, writes: 1}}, LoopRun), []step{{failed: 1}, {ok: 1, writes: 1}, {requeue: 1}}),
 			"9 passes in a row each wrote or asked to be requeued at once, 10 reconciles during the wait (widget: 10) for 1 ConfigMap in spec-a"},
+		{"its write read first", 1, slices.Concat([]step{{writes: 1}, {ok: 1}}, slices.Repeat([]step{{ok: 1, writes: 1}}, LoopRun)),
+			"9 passes in a row each wrote or asked to be requeued at once, 9 reconciles during the wait (widget: 9) for 1 ConfigMap in spec-a, and 9 API writes"},
 	} {
 		message, took := stepped(t, c.objects, c.steps...)
 		if took > Settle || !strings.Contains(message, "the operator is in a reconcile loop: "+c.want) {

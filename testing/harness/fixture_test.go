@@ -424,9 +424,10 @@ func TestCleanupNamesTheFinalizerThatHoldsAnObjectOfAKindItCreates(t *testing.T)
 }
 
 // TestCleanupWaitsForWhatTheObjectsOwnedWhereAGarbageCollectorRuns: where a garbage collector
-// runs, the cleanup also waits for what the spec's objects owned (the kinds the Subject owns) to
-// go, and fails naming the kind still left; objects of those kinds that others own, and a cluster
-// with no garbage collector, it does not wait for.
+// runs, the cleanup also waits for it to delete what the spec's objects owned (the kinds the
+// Subject owns), leaving that to it, and fails naming the kind still left; objects of those kinds
+// that others own it leaves alone; on a cluster with no garbage collector, it deletes what they
+// owned itself.
 func TestCleanupWaitsForWhatTheObjectsOwnedWhereAGarbageCollectorRuns(t *testing.T) {
 	for _, c := range []struct {
 		name            string
@@ -438,6 +439,8 @@ func TestCleanupWaitsForWhatTheObjectsOwnedWhereAGarbageCollectorRuns(t *testing
 		{"an object another kind owns", "Deployment", true, false},
 		{"an object the reconciled kind owns, on a cluster with no garbage collector", "ConfigMap", false, false},
 	} {
+		// Where a garbage collector runs the cleanup deletes no Secret: the fake cluster runs none.
+		kept := c.collectsGarbage
 		t.Run(c.name, func(t *testing.T) {
 			RegisterTestingT(t)
 			fc := newFakeCluster()
@@ -454,11 +457,11 @@ func TestCleanupWaitsForWhatTheObjectsOwnedWhereAGarbageCollectorRuns(t *testing
 			f := &Fixture{Namespace: ns.Name, Client: fc.Client, Operator: op}
 			if !c.left {
 				f.emptyNamespace(ctx, c.collectsGarbage)
-				return
-			}
-			message, _, _ := failureOf(t, func() { f.emptyNamespace(ctx, c.collectsGarbage) })
-			if !strings.Contains(message, "objects left of SecretList") {
+			} else if message, _, _ := failureOf(t, func() { f.emptyNamespace(ctx, c.collectsGarbage) }); !strings.Contains(message, "objects left of SecretList") {
 				t.Errorf("the cleanup's failure does not name the kind left:\n%s", message)
+			}
+			if err := fc.Client.Get(ctx, client.ObjectKeyFromObject(owned), owned); (err == nil) != kept {
+				t.Errorf("the Secret once the cleanup has run: %v; want it kept: %t", err, kept)
 			}
 		})
 	}

@@ -107,7 +107,7 @@ func polled(ctx context.Context, actual any) any {
 	takesGomega := t.NumIn() > 0 && t.In(0) == reflect.TypeFor[Gomega]()
 	if takesGomega {
 		in = append(in, reflect.ValueOf(NewGomega(func(message string, callerSkip ...int) {
-			_, file, line, _ := runtime.Caller(slices.Max(append(callerSkip, 0)) + 1)
+			_, file, line, _ := runtime.Caller(callerSkip[0] + 1) // Gomega's assertions give it
 			failure = fmt.Sprintf("The function passed to Eventually failed at %s:%d with:\n%s", file, line, message)
 			panic(failure)
 		})))

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
-	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -233,11 +232,9 @@ func (s *servedBy) specOf(namespace string) string {
 	if spec, ok := s.specs.Load(namespace); ok {
 		return spec.(string)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
 	ns := &metav1.PartialObjectMetadata{}
 	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
-	if namespace == "" || s.namespaces.Get(ctx, client.ObjectKey{Name: namespace}, ns) != nil {
+	if namespace == "" || s.namespaces.Get(context.Background(), client.ObjectKey{Name: namespace}, ns) != nil {
 		return ""
 	}
 	spec, ok := ns.Annotations[SpecAnnotation]

@@ -109,7 +109,7 @@ func (f *Fixture) emptyNamespace(ctx context.Context, collectsGarbage bool) {
 	// left names the objects of those kinds that the spec's objects owned, or that are being
 	// deleted: "Secret web, held by the finalizers [example.org/kept]".
 	left := func(g Gomega) []string {
-		var out []string
+		out := make([]string, 0, len(lists))
 		for _, list := range lists {
 			g.Expect(f.Client.List(ctx, list, client.InNamespace(f.Namespace))).To(Succeed())
 			for _, name := range held(slices.DeleteFunc(list.Items, func(obj metav1.PartialObjectMetadata) bool {

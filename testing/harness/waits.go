@@ -127,7 +127,7 @@ func polled(ctx context.Context, actual any) any {
 		failure = ""
 		defer func() {
 			if failure != "" {
-				recover() //nolint:errcheck // the panic of its Gomega's failure, which failure holds
+				_ = recover() // the panic of its Gomega's failure, which failure holds
 				value, err = failedPoll{failure}, nil
 			}
 		}()

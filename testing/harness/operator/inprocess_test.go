@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -326,5 +327,31 @@ func TestASubjectThatRegistersNoControllerFailsAtStart(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("InProcess of a setup that registers %s has not returned within 10 s", name)
 		}
+	}
+}
+
+// refusing is a manager that refuses every runnable added to it, with err.
+type refusing struct {
+	ctrl.Manager
+	err error
+}
+
+func (r refusing) Add(manager.Runnable) error { return r.err }
+
+// aController is a runnable that is a controller, of whatever requests, as the harness tells.
+type aController struct{ manager.RunnableFunc }
+
+func (aController) GetLogger() logr.Logger { return logr.Discard() }
+
+// TestControllersOfCountsTheControllersAdded: what a setup adds to the manager is counted if it
+// is a controller, and the manager's answer is passed on.
+func TestControllersOfCountsTheControllersAdded(t *testing.T) {
+	refused := errors.New("the manager has stopped")
+	counted := &controllersOf{Manager: refusing{err: refused}}
+	if err := counted.Add(aController{}); !errors.Is(err, refused) {
+		t.Errorf("Add = %v, want the manager's %v", err, refused)
+	}
+	if err := errors.Join(counted.Add(manager.RunnableFunc(nil)), counted.Add(aController{})); counted.controllers != 2 || err == nil {
+		t.Errorf("%d controllers counted of 2, among 3 runnables added (%v)", counted.controllers, err)
 	}
 }

@@ -516,7 +516,9 @@ func TestEventuallyEventSaysWhyItCannotListTheEvents(t *testing.T) {
 		return errors.New("events.events.k8s.io is forbidden")
 	}}).Build()
 	f := &Fixture{Operator: fakeOperator(reconcileTotal()), Namespace: "spec-a", Client: forbidden}
-	message, took, _ := failureOf(t, func() { f.EventuallyEvent(context.Background(), HaveField("Reason", "Made")) })
+	ctx, cancel := context.WithTimeout(context.Background(), 3*Settle) // a wait with a context has no timeout of its own
+	defer cancel()
+	message, took, _ := failureOf(t, func() { f.EventuallyEvent(ctx, HaveField("Reason", "Made")) })
 	expectSettled(t, message, took)
 	if !strings.Contains(message, "is forbidden") {
 		t.Errorf("the failure does not say why the events could not be listed:\n%s", message)

@@ -80,10 +80,11 @@ func perKey(counts map[string]float64) string {
 
 // Eventually is Gomega's Eventually, for what the operator does: it also fails as soon as the
 // operator has settled without it (no reconcile and no write for Settle, and no retry that may
-// still be due; a requeue counts as ended), or is in a loop (more than Loop reconciles during the
-// wait for each object of the kind it reconciles in the spec's namespace), saying what it saw.
-// One that keeps working more slowly fails it at the timeout, named with its reconciles. Wait
-// with Gomega's own for what others do (the garbage collector, the API server).
+// still be due; a requeue after a while counts as ended), or is in a loop (loop), saying what it
+// saw and what the operator did: whether the value does not match yet or the polled function
+// failed (its error, an assertion of its Gomega), naming the object such a function returned.
+// One that keeps working more slowly than a loop fails it at the timeout, named with its
+// reconciles. Wait with Gomega's own for what others do (the garbage collector, the API server).
 //
 //	f.Eventually(ctx, komega.Object(widget)).Should(HaveField("Status.Ready", BeTrue()))
 func (f *Fixture) Eventually(ctx context.Context, actual any) Wait {
@@ -238,6 +239,12 @@ const Loop = 50
 // ninth comes 1.3 s after the first.
 const LoopRun = 8
 
+// requeueBackoff is how long the operator may do nothing after a pass that asked to be requeued
+// at once before the rate limiter's backoff shows more than LoopRun of them in a row: it puts off
+// the first by 5 ms, and each next in a row twice as long, so a pause longer than the delay after
+// the eighth (640 ms) comes after the ninth at the earliest.
+const requeueBackoff = 5 * time.Millisecond << (LoopRun - 1)
+
 // follow counts, from the reading before r, the passes in a row that each wrote or asked to be
 // requeued at once: one that did neither, as far as the counts tell, ends the run; one that
 // failed (Retried) neither counts nor ends it. A write is counted as it is sent, its pass as it
@@ -260,11 +267,12 @@ func (m *settledMatcher) follow(r operator.Reading) {
 
 // loop says what the operator did during the wait, if it is in a loop: more than Loop reconciles
 // of each object, more than LoopRun passes in a row for each that each wrote or asked to be
-// requeued at once, or a pass that asked to be requeued at once and no pass since for Settle (the
-// backoff of more than LoopRun requeues in a row). "" if not, or if it cannot tell.
+// requeued at once, or a pass that asked to be requeued at once and none since for longer than
+// requeueBackoff (the backoff of more than LoopRun requeues in a row). "" if not, or if it cannot
+// tell.
 func (m *settledMatcher) loop(r operator.Reading) string {
 	during := r.Minus(m.first)
-	backedOff := m.requeued && time.Since(m.since) >= Settle
+	backedOff := m.requeued && time.Since(m.since) > requeueBackoff
 	if during.Reconciles <= Loop && m.busy <= LoopRun && !backedOff {
 		return ""
 	}
@@ -285,7 +293,7 @@ func (m *settledMatcher) loop(r operator.Reading) string {
 	case m.busy > LoopRun*each:
 		why = fmt.Sprintf("%.0f passes in a row each wrote or asked to be requeued at once, ", m.busy)
 	case backedOff:
-		why = fmt.Sprintf("its passes ask to be requeued at once, and the rate limiter's backoff now puts the next beyond %s; ", Settle)
+		why = fmt.Sprintf("its passes ask to be requeued at once, and the rate limiter's backoff now puts the next beyond %s; ", requeueBackoff)
 	default:
 		return ""
 	}

@@ -287,7 +287,7 @@ func sums(t *testing.T, op *Operator) {
 		want             float64
 	}{
 		{reconcileTotal, "controller", "widget", 9},
-		{reconcileTotal, "", "", 11},
+		{reconcileTotal, "", "", 12},
 		{"controller_runtime_active_workers", "controller", "widget", 2},
 	} {
 		if got, err := op.Sum(tt.name, tt.key, tt.value); err != nil || got != tt.want {

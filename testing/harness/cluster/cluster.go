@@ -234,14 +234,12 @@ func (s *servedBy) specOf(namespace string) string {
 	}
 	ns := &metav1.PartialObjectMetadata{}
 	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
-	if namespace == "" || s.namespaces.Get(context.Background(), client.ObjectKey{Name: namespace}, ns) != nil {
-		return ""
+	if namespace != "" && s.namespaces.Get(context.Background(), client.ObjectKey{Name: namespace}, ns) == nil {
+		if spec, ok := ns.Annotations[SpecAnnotation]; ok {
+			spec = fmt.Sprintf("Ginkgo process %s, spec %q", ns.Annotations[ProcessAnnotation], spec)
+			s.specs.Store(namespace, spec)
+			return spec
+		}
 	}
-	spec, ok := ns.Annotations[SpecAnnotation]
-	if !ok {
-		return ""
-	}
-	spec = fmt.Sprintf("Ginkgo process %s, spec %q", ns.Annotations[ProcessAnnotation], spec)
-	s.specs.Store(namespace, spec)
-	return spec
+	return ""
 }

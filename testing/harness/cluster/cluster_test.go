@@ -35,7 +35,8 @@ func (r registered) Register(path string, hook http.Handler) { r.hooks[path] = h
 func TestWebhookLogLinesSayWhichProcessServedThem(t *testing.T) {
 	hooks, gets := map[string]http.Handler{}, 0
 	namespaces := fake.NewClientBuilder().WithObjects(
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "spec-x7k2p", Annotations: map[string]string{ProcessAnnotation: "3", SpecAnnotation: "Widget defaults its size"}}},
+		// The annotations' names, as a namespace shows them to whoever reads it.
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "spec-x7k2p", Annotations: map[string]string{"harness.testing/ginkgo-process": "3", "harness.testing/spec": "Widget defaults its size"}}},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}},
 	).WithInterceptorFuncs(interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 		gets++

@@ -468,7 +468,7 @@ func TestCleanupWaitsForWhatTheObjectsOwnedWhereAGarbageCollectorRuns(t *testing
 }
 
 // TestCleanupFailsWithWhatItCouldNotDo: a cleanup that cannot delete the spec's objects, or list
-// them or what they owned, fails with the API server's error.
+// them or what they owned, or delete that, fails with the API server's error.
 func TestCleanupFailsWithWhatItCouldNotDo(t *testing.T) {
 	refused := errors.New("refused by the API server")
 	refuseList := func(kind string) interceptor.Funcs {
@@ -489,6 +489,13 @@ func TestCleanupFailsWithWhatItCouldNotDo(t *testing.T) {
 		}}, false},
 		{"list the spec's objects", refuseList("ConfigMapList"), false},
 		{"list what they owned", refuseList("SecretList"), true},
+		{"list what they owned, to delete it", refuseList("SecretList"), false},
+		{"delete what they owned", interceptor.Funcs{Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+			if obj.GetObjectKind().GroupVersionKind().Kind == "Secret" {
+				return refused
+			}
+			return c.Delete(ctx, obj, opts...)
+		}}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			RegisterTestingT(t)
@@ -497,7 +504,9 @@ func TestCleanupFailsWithWhatItCouldNotDo(t *testing.T) {
 			op := operator.New(operator.Subject{Kind: &corev1.ConfigMap{}, Owned: []client.Object{&corev1.Secret{}}}, newFakeCluster().o.run("spec-refused"))
 			Expect(op.Up()).To(Succeed())
 			t.Cleanup(func() { _ = op.Down() })
-			refusing := fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).WithInterceptorFuncs(c.refuse).Build()
+			owned := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "owned", Namespace: "spec-refused", OwnerReferences: []metav1.OwnerReference{
+				{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "uid-of-owner"}}}}
+			refusing := fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).WithObjects(owned).WithInterceptorFuncs(c.refuse).Build()
 			f := &Fixture{Namespace: "spec-refused", Client: refusing, Operator: op}
 			if message, _, _ := failureOf(t, func() { f.emptyNamespace(ctx, c.collectsGarbage) }); !strings.Contains(message, refused.Error()) {
 				t.Errorf("the cleanup's failure does not say %q:\n%s", refused, message)

@@ -572,8 +572,9 @@ func TestEventuallyNamesTheObjectThatNeverAppeared(t *testing.T) {
 }
 
 // TestEventuallyLeavesToGomegaWhatItDoesNotWrap: a polled function's StopTrying stops the wait at
-// once; a function Gomega cannot poll fails it as Gomega says; a value that is no function is
-// matched as it is; a function that fails, then passes, ends the wait.
+// once; a function Gomega cannot poll fails it as Gomega says; a value that is no function, and
+// the error a function returns alone, are matched as they are; a function that fails, then
+// passes, ends the wait.
 func TestEventuallyLeavesToGomegaWhatItDoesNotWrap(t *testing.T) {
 	RegisterTestingT(t)
 	f := &Fixture{Operator: fakeOperator(reconcileTotal())}
@@ -595,6 +596,8 @@ func TestEventuallyLeavesToGomegaWhatItDoesNotWrap(t *testing.T) {
 	}
 	message, took, _ = failureOf(t, func() { f.Eventually(context.Background(), "old").WithTimeout(4 * Settle).Should(Equal("new")) })
 	expectSettled(t, message, took)
+	// A function whose one result is an error hands it to the matcher.
+	f.Eventually(context.Background(), func() error { return errors.New("refused") }).WithTimeout(Settle).Should(MatchError("refused"))
 	polls := 0
 	f.Eventually(context.Background(), func(g Gomega) {
 		polls++
@@ -610,12 +613,14 @@ func TestEventuallyFailsOnceTheOperatorHasSettledWhileTheFunctionFails(t *testin
 	f := &Fixture{Operator: fakeOperator(reconcileTotal())}
 	var line int
 	message, took, _ := failureOf(t, func() {
-		f.Eventually(context.Background(), func(g Gomega, ctx context.Context) {
+		// With a value to return, which Gomega alone would not match once its assertion failed.
+		f.Eventually(context.Background(), func(g Gomega, ctx context.Context) string {
 			g.Expect(ctx.Err()).NotTo(HaveOccurred())
 			_, _, line, _ = runtime.Caller(0)
 			g.Expect("not yet").To(Equal("made"))
 			g.Expect("never reached").To(BeEmpty())
-		}).WithTimeout(4 * Settle).Should(Succeed())
+			return "made"
+		}).WithTimeout(4 * Settle).Should(Equal("made"))
 	})
 	expectSettled(t, message, took)
 	if want := fmt.Sprintf("waits_test.go:%d with:", line+1); !strings.Contains(message, want) || !strings.Contains(message, "not yet") || strings.Contains(message, "never reached") {

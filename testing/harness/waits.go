@@ -95,6 +95,17 @@ func (f *Fixture) Eventually(ctx context.Context, actual any) Wait {
 // failed, as Gomega says it, naming the object it returned (komega.Object's).
 type failedPoll struct{ message string }
 
+// pollable says whether Gomega polls a function of type t given its in arguments: it returns a
+// value, or takes a Gomega to fail, and every result after the first is an error.
+func pollable(t reflect.Type, in int, takesGomega bool) bool {
+	for i := 1; i < t.NumOut(); i++ {
+		if t.Out(i) != reflect.TypeFor[error]() {
+			return false
+		}
+	}
+	return t.NumIn() == in && (t.NumOut() > 0 || takesGomega)
+}
+
 // polled is actual, a function Gomega polls, made to hand the matcher a failedPoll when it fails
 // (its error, or an assertion of its Gomega), so that the settled and loop checks run then too.
 // Anything else, and a function of a signature Gomega would refuse, is actual as it is.
@@ -116,12 +127,7 @@ func polled(ctx context.Context, actual any) any {
 	if t.NumIn() > len(in) && t.In(len(in)) == reflect.TypeFor[context.Context]() {
 		in = append(in, reflect.ValueOf(ctx))
 	}
-	for i := 1; i < t.NumOut(); i++ {
-		if t.Out(i) != reflect.TypeFor[error]() {
-			return actual
-		}
-	}
-	if t.NumIn() != len(in) || t.NumOut() == 0 && !takesGomega {
+	if !pollable(t, len(in), takesGomega) {
 		return actual
 	}
 	return func() (value any, err error) {

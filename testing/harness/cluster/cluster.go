@@ -230,7 +230,8 @@ func (s *servedBy) Register(path string, hook http.Handler) {
 // spec \"Widget defaults its size\"". "" where it is no spec's, or cannot be read.
 func (s *servedBy) specOf(namespace string) string {
 	if spec, ok := s.specs.Load(namespace); ok {
-		return spec.(string)
+		named, _ := spec.(string) // specs holds strings alone
+		return named
 	}
 	ns := &metav1.PartialObjectMetadata{}
 	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))

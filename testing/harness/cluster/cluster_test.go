@@ -72,13 +72,7 @@ func TestWebhookLogLinesSayWhichProcessServedThem(t *testing.T) {
 	if len(lines) != 6 {
 		t.Fatalf("lines: %q", lines)
 	}
-	for i, line := range lines {
-		served := strings.Contains(line, `"servedBy"="Ginkgo process 1, for every process"`)
-		servedFor := strings.Contains(line, `"servedFor"="Ginkgo process 3, spec \"Widget defaults its size\""`)
-		if !served || servedFor != (i < 2) || i >= 2 && strings.Contains(line, "servedFor") || i < 2 && !strings.Contains(line, `"namespace"="spec-x7k2p"`) {
-			t.Errorf("a webhook's line says not which process served it, or names a spec it did not serve: %s", line)
-		}
-	}
+	expectServedFor(t, lines, 2)
 	if !strings.Contains(lines[0], `"webhookKind"="Widget"`) {
 		t.Errorf("the webhook's own log constructor was dropped: %s", lines[0])
 	}
@@ -87,5 +81,18 @@ func TestWebhookLogLinesSayWhichProcessServedThem(t *testing.T) {
 	}
 	if _, ok := hooks["/convert"].(*admission.Webhook); ok {
 		t.Errorf("the conversion handler became an admission webhook")
+	}
+}
+
+// expectServedFor checks that each line says the first process served it, that the first spec
+// lines (of the request in spec-x7k2p) name that spec and its process, and that the others name none.
+func expectServedFor(t *testing.T, lines []string, spec int) {
+	t.Helper()
+	for i, line := range lines {
+		served := strings.Contains(line, `"servedBy"="Ginkgo process 1, for every process"`)
+		servedFor := strings.Contains(line, `"servedFor"="Ginkgo process 3, spec \"Widget defaults its size\""`)
+		if !served || servedFor != (i < spec) || i >= spec && strings.Contains(line, "servedFor") || i < spec && !strings.Contains(line, `"namespace"="spec-x7k2p"`) {
+			t.Errorf("a webhook's line says not which process served it, or names a spec it did not serve: %s", line)
+		}
 	}
 }

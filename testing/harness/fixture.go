@@ -3,6 +3,8 @@ package harness
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -46,7 +48,8 @@ func With[T any](setting *operator.Setting[T], value T) Change {
 	return func(c *operator.Changes) { c.Settings[setting] = value }
 }
 
-// NewFixture creates a namespace (GenerateName) and an operator for it. Both are removed when the
+// NewFixture creates a namespace (GenerateName), annotated with the spec's full text and its
+// Ginkgo process (cluster.SpecAnnotation), and an operator for it. Both are removed when the
 // spec ends: the spec's objects deleted first, with the operator running so that it honours its
 // finalizers (emptyNamespace), then the operator stopped (a shared one left running), then the
 // namespace deleted.
@@ -57,7 +60,11 @@ func NewFixture(ctx context.Context, c cluster.Cluster, changes ...Change) *Fixt
 		change(&changed)
 	}
 	f := &Fixture{Client: c.Client}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "spec-"}}
+	// Named for the webhooks' log lines, which the first process serves for every spec.
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "spec-", Annotations: map[string]string{
+		cluster.ProcessAnnotation: strconv.Itoa(GinkgoParallelProcess()),
+		cluster.SpecAnnotation:    CurrentSpecReport().FullText(),
+	}}}
 	Expect(f.Client.Create(ctx, ns)).To(Succeed())
 	f.Namespace = ns.Name
 	DeferCleanup(func(ctx SpecContext) {
@@ -79,9 +86,10 @@ func NewFixture(ctx context.Context, c cluster.Cluster, changes ...Change) *Fixt
 }
 
 // emptyNamespace deletes the spec's objects of the kind the operator reconciles and waits for them
-// to go (one still held once the operator has settled fails the spec, named with its finalizers);
-// where a garbage collector runs, for what they owned too: a shared operator is left nothing of
-// this spec's to reconcile.
+// to go; then what they owned, of every kind the operator creates (the Subject's Owned): where a
+// garbage collector runs it deletes them, elsewhere the cleanup does. An object still held once
+// the operator has settled fails the spec, named with its kind and finalizers: a shared operator
+// is left nothing of this spec's to reconcile.
 func (f *Fixture) emptyNamespace(ctx context.Context, collectsGarbage bool) {
 	GinkgoHelper()
 	subject := f.Operator.Subject()
@@ -92,17 +100,44 @@ func (f *Fixture) emptyNamespace(ctx context.Context, collectsGarbage bool) {
 		g.Expect(f.Client.List(ctx, kind, client.InNamespace(f.Namespace))).To(Succeed())
 		return held(kind.Items)
 	}).WithTimeout(Collect).Should(BeEmpty(), "objects left of %s in %s once the cleanup deleted them", kind.Kind, f.Namespace)
-	if !collectsGarbage {
+	owner := strings.TrimSuffix(kind.Kind, "List")
+	lists, kinds := make([]*metav1.PartialObjectMetadataList, len(subject.Owned)), make([]string, len(subject.Owned))
+	for i, owned := range subject.Owned {
+		lists[i] = f.listOf(owned)
+		kinds[i] = lists[i].Kind
+	}
+	// left names the objects of those kinds that the spec's objects owned, or that are being
+	// deleted: "Secret web, held by the finalizers [example.org/kept]". Where no garbage collector
+	// runs, it deletes what they owned first, as one would.
+	left := func(g Gomega) []string {
+		out := make([]string, 0, len(lists))
+		for _, list := range lists {
+			g.Expect(f.Client.List(ctx, list, client.InNamespace(f.Namespace))).To(Succeed())
+			for _, obj := range list.Items {
+				if !collectsGarbage && obj.DeletionTimestamp == nil && ownedBy(obj, owner) {
+					obj.SetGroupVersionKind(list.GroupVersionKind().GroupVersion().WithKind(strings.TrimSuffix(list.Kind, "List")))
+					g.Expect(client.IgnoreNotFound(f.Client.Delete(ctx, &obj))).To(Succeed())
+				}
+			}
+			for _, name := range held(slices.DeleteFunc(list.Items, func(obj metav1.PartialObjectMetadata) bool {
+				return obj.DeletionTimestamp == nil && !ownedBy(obj, owner)
+			})) {
+				out = append(out, strings.TrimSuffix(list.Kind, "List")+" "+name)
+			}
+		}
+		return out
+	}
+	why := []any{"objects left of %s in %s once the cleanup deleted them", strings.Join(kinds, ", "), f.Namespace}
+	if collectsGarbage {
+		Eventually(ctx, left).WithTimeout(Collect).Should(BeEmpty(), why...)
 		return
 	}
-	owner := strings.TrimSuffix(kind.Kind, "List")
-	Eventually(ctx, func(g Gomega) {
-		for _, owned := range subject.Owned {
-			list := f.listOf(owned)
-			g.Expect(f.Client.List(ctx, list, client.InNamespace(f.Namespace))).To(Succeed())
-			g.Expect(list.Items).NotTo(ContainElement(HaveField("OwnerReferences", ContainElement(HaveField("Kind", owner)))), "objects left of %s", list.Kind)
-		}
-	}).WithTimeout(Collect).Should(Succeed())
+	f.Eventually(ctx, left).WithTimeout(Collect).Should(BeEmpty(), why...)
+}
+
+// ownedBy says whether an owner of obj is of kind.
+func ownedBy(obj metav1.PartialObjectMetadata, kind string) bool {
+	return slices.ContainsFunc(obj.OwnerReferences, func(o metav1.OwnerReference) bool { return o.Kind == kind })
 }
 
 // held names each of objects, with the finalizers that hold it: "web, held by the finalizers

@@ -179,10 +179,10 @@ func (r *recorder) Fail() { r.failed = true }
 
 var threads = operator.NewSetting(1)
 
-// TestFixtures: a spec's fixture is a namespace of its own and an operator the spec's changes
-// changed. Its cleanup deletes the objects of the kind the operator reconciles while the operator
-// runs (started again if the spec stopped it), so that it removes its finalizers, and only then
-// stops it and deletes the namespace; for a spec that failed, and only then, it prints the
+// TestFixtures: a spec's fixture is a namespace of its own, named for the spec and its process,
+// and an operator the spec's changes changed. Its cleanup deletes the objects of the kind the
+// operator reconciles while the operator runs (started again if the spec stopped it), so that it
+// removes its finalizers, and only then stops it and deletes the namespace; for a spec that failed, and only then, it prints the
 // namespace's events and the operator's logs, and its output holds what controller-runtime logged
 // (RunScenarios set the suite up). The suite's cluster (ShareCluster) is the one its
 // provider started, stopped once the specs have run.
@@ -203,6 +203,9 @@ func TestFixtures(t *testing.T) {
 			f := NewFixture(ctx, suiteCluster)
 			createHeld(ctx, f, "held", finalizer)
 			Expect(komega.Get(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "held"}})()).To(Succeed())
+			ns := &corev1.Namespace{}
+			Expect(f.Client.Get(ctx, client.ObjectKey{Name: f.Namespace}, ns)).To(Succeed())
+			Expect(ns.Annotations).To(Equal(map[string]string{cluster.ProcessAnnotation: "1", cluster.SpecAnnotation: "a spec's fixture is on the suite's cluster, which komega reads too"}))
 		})
 		It("deletes the spec's objects with the operator running", func(ctx SpecContext) {
 			running = newFakeCluster()
@@ -359,10 +362,72 @@ func TestCleanupNamesTheFinalizerThatHoldsAnObject(t *testing.T) {
 	}
 }
 
+// asServed is a client whose lists of metadata hold items typed as the API server types them:
+// PartialObjectMetadata, not their kind.
+type asServed struct{ client.Client }
+
+func (c asServed) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	err := c.Client.List(ctx, list, opts...)
+	if metadata, ok := list.(*metav1.PartialObjectMetadataList); ok {
+		for i := range metadata.Items {
+			metadata.Items[i].TypeMeta = metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadata"}
+		}
+	}
+	return err
+}
+
+// TestCleanupNamesTheFinalizerThatHoldsAnObjectOfAKindItCreates: where no garbage collector
+// runs, the cleanup deletes what the spec's objects owned, of every kind the Subject creates,
+// with the operator running; an object of any of those kinds that a finalizer nobody removes
+// holds fails it once the operator has settled, named with its kind and the finalizer, as does
+// one being deleted that no object of the spec owned. Objects of those kinds that nothing of the
+// spec owns, and that nobody deletes, are left alone.
+func TestCleanupNamesTheFinalizerThatHoldsAnObjectOfAKindItCreates(t *testing.T) {
+	RegisterTestingT(t)
+	fc := newFakeCluster()
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "spec-created"}}
+	Expect(fc.Client.Create(ctx, ns)).To(Succeed())
+	op := operator.New(operator.Subject{Kind: &corev1.ConfigMap{}, Owned: []client.Object{&corev1.Secret{}, &corev1.ServiceAccount{}}}, fc.o.run(ns.Name))
+	Expect(op.Up()).To(Succeed())
+	t.Cleanup(func() { _ = op.Down() })
+	meta := func(name string, owned bool, finalizers ...string) metav1.ObjectMeta {
+		m := metav1.ObjectMeta{Name: name, Namespace: ns.Name, Finalizers: finalizers}
+		if owned {
+			m.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "uid-of-owner"}}
+		}
+		return m
+	}
+	released := &corev1.Secret{ObjectMeta: meta("released", true)}
+	unowned := &corev1.Secret{ObjectMeta: meta("unowned", false, "example.org/kept")}
+	deleting := &corev1.Secret{ObjectMeta: meta("deleting", false, "example.org/kept")}
+	for _, obj := range []client.Object{released, unowned, deleting,
+		&corev1.ServiceAccount{ObjectMeta: meta("held", true, "example.org/kept")}} {
+		Expect(fc.Client.Create(ctx, obj)).To(Succeed())
+	}
+	Expect(fc.Client.Delete(ctx, deleting)).To(Succeed())
+	f := &Fixture{Namespace: ns.Name, Client: asServed{fc.Client}, Operator: op}
+	message, took, where := failureOf(t, func() { f.emptyNamespace(ctx, false) })
+	expectHere(t, where)
+	expectSettled(t, message, took)
+	for _, want := range []string{"objects left of SecretList, ServiceAccountList in spec-created once the cleanup deleted them",
+		"Secret deleting, held by the finalizers [example.org/kept]", "ServiceAccount held, held by the finalizers [example.org/kept]"} {
+		if !strings.Contains(message, want) {
+			t.Errorf("the failure does not say %q:\n%s", want, message)
+		}
+	}
+	if strings.Contains(message, "released") || strings.Contains(message, "unowned") {
+		t.Errorf("the failure names a Secret that is gone, or that nothing of the spec owned:\n%s", message)
+	}
+	Expect(fc.Client.Get(ctx, client.ObjectKeyFromObject(released), released)).To(MatchError(ContainSubstring("not found")))
+	Expect(fc.Client.Get(ctx, client.ObjectKeyFromObject(unowned), unowned)).To(Succeed())
+}
+
 // TestCleanupWaitsForWhatTheObjectsOwnedWhereAGarbageCollectorRuns: where a garbage collector
-// runs, the cleanup also waits for what the spec's objects owned (the kinds the Subject owns) to
-// go, and fails naming the kind still left; objects of those kinds that others own, and a cluster
-// with no garbage collector, it does not wait for.
+// runs, the cleanup also waits for it to delete what the spec's objects owned (the kinds the
+// Subject owns), leaving that to it, and fails naming the kind still left; objects of those kinds
+// that others own it leaves alone; on a cluster with no garbage collector, it deletes what they
+// owned itself.
 func TestCleanupWaitsForWhatTheObjectsOwnedWhereAGarbageCollectorRuns(t *testing.T) {
 	for _, c := range []struct {
 		name            string
@@ -374,6 +439,8 @@ func TestCleanupWaitsForWhatTheObjectsOwnedWhereAGarbageCollectorRuns(t *testing
 		{"an object another kind owns", "Deployment", true, false},
 		{"an object the reconciled kind owns, on a cluster with no garbage collector", "ConfigMap", false, false},
 	} {
+		// Where a garbage collector runs the cleanup deletes no Secret: the fake cluster runs none.
+		kept := c.collectsGarbage
 		t.Run(c.name, func(t *testing.T) {
 			RegisterTestingT(t)
 			fc := newFakeCluster()
@@ -390,18 +457,18 @@ func TestCleanupWaitsForWhatTheObjectsOwnedWhereAGarbageCollectorRuns(t *testing
 			f := &Fixture{Namespace: ns.Name, Client: fc.Client, Operator: op}
 			if !c.left {
 				f.emptyNamespace(ctx, c.collectsGarbage)
-				return
-			}
-			message, _, _ := failureOf(t, func() { f.emptyNamespace(ctx, c.collectsGarbage) })
-			if !strings.Contains(message, "objects left of SecretList") {
+			} else if message, _, _ := failureOf(t, func() { f.emptyNamespace(ctx, c.collectsGarbage) }); !strings.Contains(message, "objects left of SecretList") {
 				t.Errorf("the cleanup's failure does not name the kind left:\n%s", message)
+			}
+			if err := fc.Client.Get(ctx, client.ObjectKeyFromObject(owned), owned); (err == nil) != kept {
+				t.Errorf("the Secret once the cleanup has run: %v; want it kept: %t", err, kept)
 			}
 		})
 	}
 }
 
 // TestCleanupFailsWithWhatItCouldNotDo: a cleanup that cannot delete the spec's objects, or list
-// them or what they owned, fails with the API server's error.
+// them or what they owned, or delete that, fails with the API server's error.
 func TestCleanupFailsWithWhatItCouldNotDo(t *testing.T) {
 	refused := errors.New("refused by the API server")
 	refuseList := func(kind string) interceptor.Funcs {
@@ -422,6 +489,13 @@ func TestCleanupFailsWithWhatItCouldNotDo(t *testing.T) {
 		}}, false},
 		{"list the spec's objects", refuseList("ConfigMapList"), false},
 		{"list what they owned", refuseList("SecretList"), true},
+		{"list what they owned, to delete it", refuseList("SecretList"), false},
+		{"delete what they owned", interceptor.Funcs{Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+			if obj.GetObjectKind().GroupVersionKind().Kind == "Secret" {
+				return refused
+			}
+			return c.Delete(ctx, obj, opts...)
+		}}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			RegisterTestingT(t)
@@ -430,7 +504,9 @@ func TestCleanupFailsWithWhatItCouldNotDo(t *testing.T) {
 			op := operator.New(operator.Subject{Kind: &corev1.ConfigMap{}, Owned: []client.Object{&corev1.Secret{}}}, newFakeCluster().o.run("spec-refused"))
 			Expect(op.Up()).To(Succeed())
 			t.Cleanup(func() { _ = op.Down() })
-			refusing := fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).WithInterceptorFuncs(c.refuse).Build()
+			owned := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "owned", Namespace: "spec-refused", OwnerReferences: []metav1.OwnerReference{
+				{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "uid-of-owner"}}}}
+			refusing := fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).WithObjects(owned).WithInterceptorFuncs(c.refuse).Build()
 			f := &Fixture{Namespace: "spec-refused", Client: refusing, Operator: op}
 			if message, _, _ := failureOf(t, func() { f.emptyNamespace(ctx, c.collectsGarbage) }); !strings.Contains(message, refused.Error()) {
 				t.Errorf("the cleanup's failure does not say %q:\n%s", refused, message)

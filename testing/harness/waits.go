@@ -3,8 +3,11 @@ package harness
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
+	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -77,14 +80,90 @@ func perKey(counts map[string]float64) string {
 
 // Eventually is Gomega's Eventually, for what the operator does: it also fails as soon as the
 // operator has settled without it (no reconcile and no write for Settle, and no retry that may
-// still be due; a requeue counts as ended), or is in a loop (more than Loop reconciles during the
-// wait for each object of the kind it reconciles in the spec's namespace), saying what it saw.
-// One that keeps working more slowly fails it at the timeout, named with its reconciles. Wait
-// with Gomega's own for what others do (the garbage collector, the API server).
+// still be due; a requeue after a while counts as ended), or is in a loop (loop), saying what it
+// saw and what the operator did: whether the value does not match yet or the polled function
+// failed (its error, an assertion of its Gomega), naming the object such a function returned.
+// One that keeps working more slowly than a loop fails it at the timeout, named with its
+// reconciles. Wait with Gomega's own for what others do (the garbage collector, the API server).
 //
 //	f.Eventually(ctx, komega.Object(widget)).Should(HaveField("Status.Ready", BeTrue()))
 func (f *Fixture) Eventually(ctx context.Context, actual any) Wait {
-	return Wait{Eventually(ctx, actual).WithOffset(1), f, ctx}
+	return Wait{Eventually(ctx, polled(ctx, actual)).WithOffset(1), f, ctx}
+}
+
+// failedPoll is what a polled function that failed gave the matcher instead of a value: why it
+// failed, as Gomega says it, naming the object it returned (komega.Object's).
+type failedPoll struct{ message string }
+
+// pollable says whether Gomega polls a function of type t given its in arguments: it returns a
+// value, or takes a Gomega to fail, and every result after the first is an error.
+func pollable(t reflect.Type, in int, takesGomega bool) bool {
+	for i := 1; i < t.NumOut(); i++ {
+		if t.Out(i) != reflect.TypeFor[error]() {
+			return false
+		}
+	}
+	return t.NumIn() == in && (t.NumOut() > 0 || takesGomega)
+}
+
+// polled is actual, a function Gomega polls, made to hand the matcher a failedPoll when it fails
+// (its error, or an assertion of its Gomega), so that the settled and loop checks run then too.
+// Anything else, and a function of a signature Gomega would refuse, is actual as it is.
+func polled(ctx context.Context, actual any) any {
+	fn := reflect.ValueOf(actual)
+	if fn.Kind() != reflect.Func {
+		return actual
+	}
+	t, in := fn.Type(), []reflect.Value{}
+	var failure string
+	takesGomega := t.NumIn() > 0 && t.In(0) == reflect.TypeFor[Gomega]()
+	if takesGomega {
+		in = append(in, reflect.ValueOf(NewGomega(func(message string, callerSkip ...int) {
+			_, file, line, _ := runtime.Caller(callerSkip[0] + 1) // Gomega's assertions give it
+			failure = fmt.Sprintf("The function passed to Eventually failed at %s:%d with:\n%s", file, line, message)
+			panic(failure)
+		})))
+	}
+	if t.NumIn() > len(in) && t.In(len(in)) == reflect.TypeFor[context.Context]() {
+		in = append(in, reflect.ValueOf(ctx))
+	}
+	if !pollable(t, len(in), takesGomega) {
+		return actual
+	}
+	return func() (value any, err error) {
+		failure = ""
+		defer func() {
+			if failure != "" {
+				_ = recover() // the panic of its Gomega's failure, which failure holds
+				value, err = failedPoll{failure}, nil
+			}
+		}()
+		out := fn.Call(in)
+		if len(out) == 0 {
+			return nil, nil
+		}
+		value = out[0].Interface()
+		for _, extra := range out[1:] {
+			e, _ := extra.Interface().(error)
+			if signal := PollingSignalError(nil); errors.As(e, &signal) {
+				return value, e
+			}
+			if e != nil {
+				return failedPoll{fmt.Sprintf("The function passed to Eventually returned the following error%s:\n    %v", naming(value), e)}, nil
+			}
+		}
+		return value, nil
+	}
+}
+
+// naming names obj, if it is an object: ", for ConfigMap spec-x/web-config".
+func naming(obj any) string {
+	o, ok := obj.(client.Object)
+	if !ok || reflect.ValueOf(o).IsNil() {
+		return ""
+	}
+	kind := cmp.Or(o.GetObjectKind().GroupVersionKind().Kind, reflect.TypeOf(o).Elem().Name())
+	return fmt.Sprintf(", for %s %s", kind, client.ObjectKeyFromObject(o))
 }
 
 // Wait is an Eventually for what the operator does (Fixture.Eventually).
@@ -115,21 +194,42 @@ type settledMatcher struct {
 	first, last operator.Reading
 	since       time.Time
 	retries     float64
+	// previous is the reading before this one; busy, how many passes in a row up to it each wrote
+	// or asked to be requeued at once (follow), and spare, the writes and requeues counted beyond
+	// one for each; requeued, whether the last of them asked to be requeued at once.
+	previous    operator.Reading
+	busy, spare float64
+	requeued    bool
 }
 
 func (m *settledMatcher) Match(actual any) (bool, error) {
-	ok, err := m.GomegaMatcher.Match(actual)
-	if ok || err != nil {
-		return ok, err
+	if _, failed := actual.(failedPoll); !failed {
+		ok, err := m.GomegaMatcher.Match(actual)
+		if ok || err != nil {
+			return ok, err
+		}
 	}
 	r, err := m.f.Operator.Read()
 	if err != nil {
 		return false, nil
 	}
-	if why := cmp.Or(m.settled(r), m.loop(r)); why != "" {
-		StopTrying(why + "; it saw:\n" + m.GomegaMatcher.FailureMessage(actual)).Now()
+	if m.since.IsZero() {
+		m.first, m.previous = r, r
+	}
+	m.follow(r)
+	settled := m.settled(r)
+	if why := cmp.Or(m.loop(r), settled); why != "" {
+		StopTrying(why + "; it saw:\n" + m.saw(actual)).Now()
 	}
 	return false, nil
+}
+
+// saw is what the wait saw last: why the polled function failed, or why the value does not match.
+func (m *settledMatcher) saw(actual any) string {
+	if failed, ok := actual.(failedPoll); ok {
+		return failed.message
+	}
+	return m.GomegaMatcher.FailureMessage(actual)
 }
 
 // Loop is how many reconciles during one wait, for each object of the kind the operator
@@ -137,11 +237,49 @@ func (m *settledMatcher) Match(actual any) (bool, error) {
 // creates coming back through its watches); a requeue at once goes past this within a second.
 const Loop = 50
 
-// loop says what the operator did during the wait, if it reconciled more than Loop times an
-// object: "" if not, or if it cannot tell.
+// LoopRun is how many passes in a row, for each object of the kind the operator reconciles, that
+// each wrote or asked to be requeued at once make a loop, however slowly they come (a loaded
+// machine, the rate limiter's backoff). Converging takes a few (a finalizer added, a child
+// created, the status written), and a pass that does neither ends the run. The rate limiter puts
+// off each pass that follows a requeue at once twice as long as the one before, from 5 ms: the
+// ninth comes 1.3 s after the first.
+const LoopRun = 8
+
+// requeueBackoff is how long the operator may do nothing after a pass that asked to be requeued
+// at once before the rate limiter's backoff shows more than LoopRun of them in a row: it puts off
+// the first by 5 ms, and each next in a row twice as long, so a pause longer than the delay after
+// the eighth (640 ms) comes after the ninth at the earliest.
+const requeueBackoff = 5 * time.Millisecond << (LoopRun - 1)
+
+// follow counts, from the reading before r, the passes in a row that each wrote or asked to be
+// requeued at once: one that did neither, as far as the counts tell, ends the run; one that
+// failed (Retried) neither counts nor ends it. A write is counted as it is sent, its pass as it
+// ends: one read between the two finds the write before its pass, which the next pass may
+// take (spare).
+func (m *settledMatcher) follow(r operator.Reading) {
+	d := r.Minus(m.previous)
+	m.previous = r
+	m.spare += d.Writes + d.Requeued
+	switch passes := d.Reconciles - d.Retried; {
+	case passes <= 0:
+	case m.spare >= passes:
+		m.busy += passes
+		m.spare -= passes
+		m.requeued = d.Requeued > 0
+	default:
+		m.busy, m.spare, m.requeued = 0, 0, false
+	}
+}
+
+// loop says what the operator did during the wait, if it is in a loop: more than Loop reconciles
+// of each object, more than LoopRun passes in a row for each that each wrote or asked to be
+// requeued at once, or a pass that asked to be requeued at once and none since for longer than
+// requeueBackoff (the backoff of more than LoopRun requeues in a row). "" if not, or if it cannot
+// tell.
 func (m *settledMatcher) loop(r operator.Reading) string {
 	during := r.Minus(m.first)
-	if during.Reconciles <= Loop {
+	backedOff := m.requeued && time.Since(m.since) > requeueBackoff
+	if during.Reconciles <= Loop && m.busy <= LoopRun && !backedOff {
 		return ""
 	}
 	// As many as the objects of the kind it reconciles in the spec's namespace (with no kind or no
@@ -154,10 +292,18 @@ func (m *settledMatcher) loop(r operator.Reading) string {
 		}
 		objects, kind = len(list.Items), strings.TrimSuffix(list.Kind, "List")+" in "+m.f.Namespace
 	}
-	if during.Reconciles <= Loop*float64(max(objects, 1)) {
+	each := float64(max(objects, 1))
+	var why string
+	switch {
+	case during.Reconciles > Loop*each:
+	case m.busy > LoopRun*each:
+		why = fmt.Sprintf("%.0f passes in a row each wrote or asked to be requeued at once, ", m.busy)
+	case backedOff:
+		why = fmt.Sprintf("its passes ask to be requeued at once, and the rate limiter's backoff now puts the next beyond %s; ", requeueBackoff)
+	default:
 		return ""
 	}
-	return fmt.Sprintf("the operator is in a reconcile loop: %s for %d %s, and %.0f API writes", m.during(r), objects, kind, during.Writes)
+	return fmt.Sprintf("the operator is in a reconcile loop: %s%s for %d %s, and %.0f API writes", why, m.during(r), objects, kind, during.Writes)
 }
 
 // during is how many reconciles the operator finished since the wait began, by controller:
@@ -174,17 +320,15 @@ const retried = 9
 
 // settled says, if the operator has done nothing for Settle, what it did before; "" if not.
 func (m *settledMatcher) settled(r operator.Reading) string {
-	if m.since.IsZero() {
-		m.first = r
-	}
 	switch quiet := time.Since(m.since); {
 	case m.since.IsZero() || moved(r, m.last):
 		m.last, m.since = r, time.Now()
 	case r.Retried > retried:
 		m.retries = r.Retried
 	case quiet >= Settle:
-		return fmt.Sprintf("the operator settled without it: no reconcile and no API write for %s, after %.0f reconciles and %.0f writes",
-			quiet.Round(100*time.Millisecond), r.Reconciles, r.Writes)
+		during := r.Minus(m.first)
+		return fmt.Sprintf("the operator settled without it: no reconcile and no API write for %s, after %.0f reconciles and %.0f writes, %s and %.0f writes (%s)",
+			quiet.Round(100*time.Millisecond), r.Reconciles, r.Writes, m.during(r), during.Writes, perKey(during.ByResource))
 	}
 	return ""
 }
@@ -194,9 +338,9 @@ func moved(now, then operator.Reading) bool {
 	return now.Reconciles != then.Reconciles || now.Writes != then.Writes
 }
 
-// FailureMessage is the matcher's, and why the operator was not taken as settled.
+// FailureMessage is what the wait saw, and why the operator was not taken as settled.
 func (m *settledMatcher) FailureMessage(actual any) string {
-	message := m.GomegaMatcher.FailureMessage(actual)
+	message := m.saw(actual)
 	r, err := m.f.Operator.Read()
 	switch {
 	case err != nil || m.since.IsZero():

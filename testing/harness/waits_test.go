@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,9 +21,11 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
 	"example.com/operator-demo/testing/harness/operator"
 )
@@ -83,7 +88,8 @@ func failureOf(t *testing.T, wait func()) (string, time.Duration, types.CodeLoca
 
 // settledAfter matches the failure of a wait that took the operator as settled, after about
 // Settle of quiet, rounded to a tenth of a second.
-var settledAfter = regexp.MustCompile(`the operator settled without it: no reconcile and no API write for 1\.\ds, after`)
+// On a loaded machine a poll comes late: up to 2.x s.
+var settledAfter = regexp.MustCompile(`the operator settled without it: no reconcile and no API write for (1\.\d|2(\.\d)?)s, after`)
 
 // expectSettled fails t unless the wait that failed with message after took took the operator as
 // settled: no sooner than Settle, and not much later.
@@ -113,7 +119,7 @@ func TestEventuallyFailsOnceTheOperatorHasSettled(t *testing.T) {
 	})
 	expectSettled(t, message, took)
 	expectHere(t, where)
-	for _, want := range []string{"after 3 reconciles and 0 writes; it saw:\nExpected", `Expected
+	for _, want := range []string{"after 3 reconciles and 0 writes, 0 reconciles during the wait (nothing) and 0 writes (nothing); it saw:\nExpected", `Expected
     <string>: old
 to equal
     <string>: new`} {
@@ -504,17 +510,345 @@ func TestExpectAtRestFailsOnWhatItCannotRead(t *testing.T) {
 }
 
 // TestEventuallyEventSaysWhyItCannotListTheEvents: events that cannot be listed fail the wait
-// with the reason, not as an operator that settled without recording one.
+// once the operator has settled, with the reason the list gave.
 func TestEventuallyEventSaysWhyItCannotListTheEvents(t *testing.T) {
 	RegisterTestingT(t)
 	forbidden := fake.NewClientBuilder().WithInterceptorFuncs(interceptor.Funcs{List: func(context.Context, client.WithWatch, client.ObjectList, ...client.ListOption) error {
 		return errors.New("events.events.k8s.io is forbidden")
 	}}).Build()
 	f := &Fixture{Operator: fakeOperator(reconcileTotal()), Namespace: "spec-a", Client: forbidden}
-	ctx, cancel := context.WithTimeout(context.Background(), Settle)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*Settle) // a wait with a context has no timeout of its own
 	defer cancel()
-	message, _, _ := failureOf(t, func() { f.EventuallyEvent(ctx, HaveField("Reason", "Made")) })
-	if !strings.Contains(message, "is forbidden") || strings.Contains(message, "settled") {
+	message, took, _ := failureOf(t, func() { f.EventuallyEvent(ctx, HaveField("Reason", "Made")) })
+	expectSettled(t, message, took)
+	if !strings.Contains(message, "is forbidden") {
 		t.Errorf("the failure does not say why the events could not be listed:\n%s", message)
+	}
+}
+
+// TestEventuallyNamesTheObjectThatNeverAppeared: a wait for an object the operator never creates
+// (komega.Object, whose Get fails: not found) fails once the operator has settled, naming the
+// object, its kind and namespace, and what the operator did; not at its timeout with the bare
+// "not found".
+func TestEventuallyNamesTheObjectThatNeverAppeared(t *testing.T) {
+	RegisterTestingT(t)
+	f := &Fixture{Operator: fakeOperator(reconcileTotal()), Namespace: "spec-a", Client: fake.NewClientBuilder().Build()}
+	missing := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "spec-a", Name: "web-config"}}
+	message, took, where := failureOf(t, func() {
+		f.Eventually(context.Background(), komega.New(f.Client).Object(missing)).WithTimeout(4 * Settle).Should(HaveField("Data", HaveKey("message")))
+	})
+	expectSettled(t, message, took)
+	expectHere(t, where)
+	for _, want := range []string{"after 3 reconciles and 0 writes", "ConfigMap spec-a/web-config", `configmaps "web-config" not found`} {
+		if !strings.Contains(message, want) {
+			t.Errorf("the failure does not say %q:\n%s", want, message)
+		}
+	}
+	// What the operator did during the wait, by controller and by resource; an object named by its
+	// kind where it says it; none named where the function returned none.
+	reconciles, writes, polls := reconcileTotal(), map[string]float64{"configmaps": 1}, 0
+	f.Operator = fakeOperatorWith(nil, gather(reconciles), writes)
+	message, took, _ = failureOf(t, func() {
+		f.Eventually(context.Background(), func() (client.Object, error) {
+			if polls++; polls == 2 {
+				reconciles.WithLabelValues("widget", "success").Inc()
+				writes["samples/status"]++
+			}
+			return &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{Kind: "Widget"}, ObjectMeta: metav1.ObjectMeta{Namespace: "spec-a", Name: "gear"}}, errors.New("no Widget yet")
+		}).WithTimeout(4 * Settle).Should(Succeed())
+	})
+	expectSettled(t, message, took)
+	for _, want := range []string{"after 4 reconciles and 2 writes, 1 reconciles during the wait (widget: 1) and 1 writes (samples/status: 1)", "Widget spec-a/gear:\n    no Widget yet"} {
+		if !strings.Contains(message, want) {
+			t.Errorf("the failure does not say %q:\n%s", want, message)
+		}
+	}
+	message, _, _ = failureOf(t, func() {
+		f.Eventually(context.Background(), func() (*corev1.ConfigMap, error) { return nil, errors.New("no ConfigMap yet") }).WithTimeout(4 * Settle).Should(Succeed())
+	})
+	if !strings.Contains(message, "returned the following error:\n    no ConfigMap yet") {
+		t.Errorf("the failure of a function that returned no object does not say so:\n%s", message)
+	}
+}
+
+// TestEventuallyLeavesToGomegaWhatItDoesNotWrap: a polled function's StopTrying stops the wait at
+// once; a function Gomega cannot poll fails it as Gomega says; a value that is no function, and
+// the error a function returns alone, are matched as they are; a function that fails, then
+// passes, ends the wait.
+func TestEventuallyLeavesToGomegaWhatItDoesNotWrap(t *testing.T) {
+	RegisterTestingT(t)
+	f := &Fixture{Operator: fakeOperator(reconcileTotal())}
+	message, took, _ := failureOf(t, func() {
+		f.Eventually(context.Background(), func() (string, error) { return "", StopTrying("given up") }).WithTimeout(4 * Settle).Should(Equal("made"))
+	})
+	if took > Settle || !strings.Contains(message, "given up") {
+		t.Errorf("failed after %s with %q, want the function's StopTrying at once", took, message)
+	}
+	for refused, says := range map[string]any{
+		"takes 1 arguments": func(int) string { return "" },
+		"invalid signature": func() {},
+		"unexpected non-nil/non-zero return value at index 1": func() (string, int) { return "made", 1 },
+	} {
+		message, _, _ := failureOf(t, func() { f.Eventually(context.Background(), says).WithTimeout(Settle / 3).Should(Equal("made")) })
+		if !strings.Contains(message, refused) {
+			t.Errorf("the failure of a function Gomega cannot poll does not say %q:\n%s", refused, message)
+		}
+	}
+	message, took, _ = failureOf(t, func() { f.Eventually(context.Background(), "old").WithTimeout(4 * Settle).Should(Equal("new")) })
+	expectSettled(t, message, took)
+	// A function whose one result is an error hands it to the matcher.
+	f.Eventually(context.Background(), func() error { return errors.New("refused") }).WithTimeout(Settle).Should(MatchError("refused"))
+	polls := 0
+	f.Eventually(context.Background(), func(g Gomega) {
+		polls++
+		g.Expect(polls).To(BeNumerically(">", 2))
+	}).WithTimeout(4 * Settle).Should(Succeed())
+}
+
+// TestEventuallyFailsOnceTheOperatorHasSettledWhileTheFunctionFails: a polled function that
+// fails, by its error or by an assertion of its Gomega, is what the operator has not done yet:
+// the wait fails once the operator has settled, saying what failed where; and at once on a loop.
+func TestEventuallyFailsOnceTheOperatorHasSettledWhileTheFunctionFails(t *testing.T) {
+	RegisterTestingT(t)
+	f := &Fixture{Operator: fakeOperator(reconcileTotal())}
+	var line int
+	message, took, _ := failureOf(t, func() {
+		// With a value to return, which Gomega alone would not match once its assertion failed.
+		f.Eventually(context.Background(), func(g Gomega, ctx context.Context) string {
+			g.Expect(ctx.Err()).NotTo(HaveOccurred())
+			_, _, line, _ = runtime.Caller(0)
+			g.Expect("not yet").To(Equal("made"))
+			g.Expect("never reached").To(BeEmpty())
+			return "made"
+		}).WithTimeout(4 * Settle).Should(Equal("made"))
+	})
+	expectSettled(t, message, took)
+	if want := fmt.Sprintf("waits_test.go:%d with:", line+1); !strings.Contains(message, want) || !strings.Contains(message, "not yet") || strings.Contains(message, "never reached") {
+		t.Errorf("the failure does not say what failed at %s:\n%s", want, message)
+	}
+	message, took, _ = failureOf(t, func() {
+		f.Eventually(context.Background(), func() (string, error) { return "", errors.New("no Widget yet") }).WithTimeout(4 * Settle).Should(Equal("made"))
+	})
+	expectSettled(t, message, took)
+	if !strings.Contains(message, "no Widget yet") {
+		t.Errorf("the failure does not give the function's error:\n%s", message)
+	}
+	reconciles := reconcileTotal()
+	f = &Fixture{Operator: fakeOperator(reconciles)}
+	message, took, _ = failureOf(t, func() {
+		f.Eventually(context.Background(), func() error {
+			reconciles.WithLabelValues("widget", "success").Add(10)
+			return errors.New("no Widget yet")
+		}).WithTimeout(4 * Settle).Should(Succeed())
+	})
+	if took > Settle || !strings.Contains(message, "the operator is in a reconcile loop") || !strings.Contains(message, "no Widget yet") {
+		t.Errorf("failed after %s with %q, want a loop named within Settle (%s)", took, message, Settle)
+	}
+}
+
+// requeuing reports, until the test ends, the reconciles of one object whose every pass asks to
+// be requeued at once (Requeue: true), paced as controller-runtime paces them: by its default
+// rate limiter, which puts each pass off twice as long as the one before, from 5 ms.
+func requeuing(t *testing.T, reconciles *prometheus.CounterVec) {
+	t.Helper()
+	queue := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())
+	done := make(chan struct{})
+	t.Cleanup(func() {
+		queue.ShutDown()
+		<-done
+	})
+	queue.Add("one")
+	go func() {
+		defer close(done)
+		for {
+			item, shutdown := queue.Get()
+			if shutdown {
+				return
+			}
+			reconciles.WithLabelValues("widget", "requeue").Inc()
+			queue.AddRateLimited(item)
+			queue.Done(item)
+		}
+	}()
+}
+
+// TestEventuallyFailsSoonOnARequeueLoop: an operator whose every pass asks to be requeued at once
+// is in a loop, however its rate limiter backs off: the wait fails within about a second and a
+// half, naming the loop; not as an operator that settled, once the backoff has passed Settle.
+func TestEventuallyFailsSoonOnARequeueLoop(t *testing.T) {
+	RegisterTestingT(t)
+	reconciles := reconcileTotal()
+	f := reconciling(reconciles, 1)
+	message, took, _ := failureOf(t, func() {
+		requeuing(t, reconciles)
+		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(Converge).Should(Equal("new"))
+	})
+	if took > 2*Settle || !strings.Contains(message, "the operator is in a reconcile loop") || !strings.Contains(message, "for 1 ConfigMap in spec-a") {
+		t.Errorf("failed after %s with %q, want a loop named within %s", took, message, 2*Settle)
+	}
+}
+
+// writing is an operator reconciling ConfigMaps, one in its namespace, whose every pass writes
+// and starts the next (a status written on every pass), a pass every every, until the test ends.
+func writing(t *testing.T, every time.Duration) *Fixture {
+	t.Helper()
+	reconciles := reconcileTotal()
+	var mu sync.Mutex
+	writes := map[string]float64{}
+	ticker, done, stopped := time.NewTicker(every), make(chan struct{}), make(chan struct{})
+	t.Cleanup(func() {
+		ticker.Stop()
+		close(done)
+		<-stopped
+	})
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case <-done:
+				return
+			case <-ticker.C:
+				mu.Lock()
+				writes["configmaps/status"]++
+				mu.Unlock()
+				reconciles.WithLabelValues("widget", "success").Inc()
+			}
+		}
+	}()
+	f := reconciling(reconciles, 1)
+	f.Operator = operator.New(f.Operator.Subject(), operator.Controls{Metrics: gather(reconciles), Writes: func() (map[string]float64, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return maps.Clone(writes), nil
+	}})
+	return f
+}
+
+// TestEventuallyFailsSoonOnASlowWriteLoop: an operator whose every pass writes, slowed to a pass
+// every 60 ms (a loaded machine, where each pass waits on the API server), is in a loop after a
+// few passes that each wrote: the wait fails within Settle, not after Loop passes (3 s).
+func TestEventuallyFailsSoonOnASlowWriteLoop(t *testing.T) {
+	RegisterTestingT(t)
+	f := writing(t, 60*time.Millisecond)
+	message, took, _ := failureOf(t, func() {
+		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(Converge).Should(Equal("new"))
+	})
+	if took > Settle || !strings.Contains(message, "the operator is in a reconcile loop") {
+		t.Errorf("failed after %s with %q, want a loop named within %s", took, message, Settle)
+	}
+}
+
+// step is what an operator does during one poll of a wait: passes that ended in success, that
+// asked to be requeued at once, that failed; and writes.
+type step struct{ ok, requeue, failed, writes float64 }
+
+// expectSettledAfterSteps fails t unless the wait that failed with message took the operator as
+// settled, once its steps were done.
+func expectSettledAfterSteps(t *testing.T, message string) {
+	t.Helper()
+	if !settledAfter.MatchString(message) || strings.Contains(message, "loop") {
+		t.Errorf("failed with %q: want the operator settled", message)
+	}
+}
+
+// stepped waits on an operator reconciling ConfigMaps, objects of them in its namespace, which
+// does steps[i] during poll i+1 (the first reads where the wait starts), then nothing. It returns
+// the wait's failure, and how long it took.
+func stepped(t *testing.T, objects int, steps ...step) (string, time.Duration) {
+	t.Helper()
+	reconciles, writes, polls := reconcileTotal(), map[string]float64{}, 0
+	f := reconciling(reconciles, objects)
+	f.Operator = fakeOperatorWith(&corev1.ConfigMap{}, gather(reconciles), writes)
+	message, took, _ := failureOf(t, func() {
+		f.Eventually(context.Background(), func() string {
+			if polls++; polls > 1 && polls <= len(steps)+1 {
+				s := steps[polls-2]
+				reconciles.WithLabelValues("widget", "success").Add(s.ok)
+				reconciles.WithLabelValues("widget", "requeue").Add(s.requeue)
+				reconciles.WithLabelValues("widget", "error").Add(s.failed)
+				writes["configmaps/status"] += s.writes
+			}
+			return "old"
+		}).WithTimeout(4 * Settle).Should(Equal("new"))
+	})
+	return message, took
+}
+
+// TestEventuallyTakesPassesThatWriteAsConvergingUpToLoopRun: LoopRun passes in a row that each
+// wrote, for each of 3 objects, are no loop; nor are passes that each wrote on either side of
+// ones that did not, nor LoopRun of them and one that failed: an operator that did them, then
+// nothing, settled.
+func TestEventuallyTakesPassesThatWriteAsConvergingUpToLoopRun(t *testing.T) {
+	RegisterTestingT(t)
+	message, _ := stepped(t, 3, slices.Repeat([]step{{ok: 3, writes: 3}}, LoopRun)...)
+	expectSettledAfterSteps(t, message)
+	wrote := slices.Repeat([]step{{ok: 1, writes: 1}}, LoopRun)
+	message, _ = stepped(t, 1, slices.Concat(wrote, []step{{ok: 1}}, []step{{ok: 1}}, wrote)...)
+	expectSettledAfterSteps(t, message)
+	message, _ = stepped(t, 1, slices.Concat(wrote, []step{{failed: 1}})...)
+	expectSettledAfterSteps(t, message)
+}
+
+// TestEventuallyNamesTheRunOfPassesThatMakesALoop: one pass more than LoopRun in a row for each
+// object, each of which wrote, or asked to be requeued at once, is a loop, named at once; one
+// that failed in between does not end the run, nor one whose write was read before it ended.
+func TestEventuallyNamesTheRunOfPassesThatMakesALoop(t *testing.T) {
+	RegisterTestingT(t)
+	for _, c := range []struct {
+		name    string
+		objects int
+		steps   []step
+		want    string
+	}{
+		{"wrote", 3, slices.Repeat([]step{{ok: 3, writes: 3}}, LoopRun+1),
+			"27 passes in a row each wrote or asked to be requeued at once, 27 reconciles during the wait (widget: 27) for 3 ConfigMap in spec-a, and 27 API writes"},
+		{"requeued", 3, slices.Repeat([]step{{requeue: 3}}, LoopRun+1),
+			"27 passes in a row each wrote or asked to be requeued at once, 27 reconciles during the wait (widget: 27) for 3 ConfigMap in spec-a, and 0 API writes"},
+		{"failed between", 1, slices.Concat(slices.Repeat([]step{{ok: 1, writes: 1}}, LoopRun), []step{{failed: 1}, {ok: 1, writes: 1}, {requeue: 1}}),
+			"9 passes in a row each wrote or asked to be requeued at once, 10 reconciles during the wait (widget: 10) for 1 ConfigMap in spec-a"},
+		{"its write read first", 1, slices.Concat([]step{{writes: 1}, {ok: 1}}, slices.Repeat([]step{{ok: 1, writes: 1}}, LoopRun)),
+			"9 passes in a row each wrote or asked to be requeued at once, 9 reconciles during the wait (widget: 9) for 1 ConfigMap in spec-a, and 9 API writes"},
+	} {
+		// Named as the last step shows it, not once the operator has settled.
+		if message, _ := stepped(t, c.objects, c.steps...); !strings.Contains(message, "the operator is in a reconcile loop: "+c.want) {
+			t.Errorf("%s: failed with %q, want the loop named: %q", c.name, message, c.want)
+		}
+	}
+}
+
+// TestEventuallyNamesARequeueLoopOnceItsBackoffShowsIt: an operator whose last passes asked to be
+// requeued at once, and which has done nothing since for longer than the backoff of LoopRun of
+// them in a row (640 ms), is in a loop (one object of 3 requeued at once again and again): named
+// then, before Settle. One whose next pass came sooner, or did not ask, settles.
+func TestEventuallyNamesARequeueLoopOnceItsBackoffShowsIt(t *testing.T) {
+	RegisterTestingT(t)
+	SetDefaults() // a step every Poll: the last ends 2 × Poll in
+	message, took := stepped(t, 3, step{requeue: 1}, step{ok: 1, requeue: 1, writes: 1})
+	if took < 2*Poll+requeueBackoff || took > requeueBackoff+Settle/2 || !strings.Contains(message, "the operator is in a reconcile loop: its passes ask to be requeued at once, and the rate limiter's backoff now puts the next beyond 640ms; 3 reconciles during the wait") {
+		t.Errorf("failed after %s with %q, want the loop named %s after the last step", took, message, requeueBackoff)
+	}
+	message, _ = stepped(t, 3, step{requeue: 1}, step{}, step{}, step{ok: 1})
+	expectSettledAfterSteps(t, message)
+	message, _ = stepped(t, 3, step{requeue: 1}, step{ok: 2})
+	expectSettledAfterSteps(t, message)
+}
+
+// TestEventuallyNamesARunOfPassesOverObjectsItCannotCount: a fixture with no client (a unit
+// test's) counts no objects, and takes LoopRun passes in a row and one more, each requeued at
+// once, for a loop: one over 0 objects.
+func TestEventuallyNamesARunOfPassesOverObjectsItCannotCount(t *testing.T) {
+	RegisterTestingT(t)
+	reconciles, polls := reconcileTotal(), 0
+	f := &Fixture{Operator: fakeOperatorOf(&corev1.ConfigMap{}, reconciles)}
+	message, took, _ := failureOf(t, func() {
+		f.Eventually(context.Background(), func() string {
+			if polls++; polls > 1 {
+				reconciles.WithLabelValues("widget", "requeue").Inc()
+			}
+			return "old"
+		}).WithTimeout(4 * Settle).Should(Equal("new"))
+	})
+	if took > 2*Settle || !strings.Contains(message, "the operator is in a reconcile loop: 9 passes in a row each wrote or asked to be requeued at once, 9 reconciles during the wait (widget: 9) for 0 objects") {
+		t.Errorf("failed after %s with %q, want the loop named over 0 objects", took, message)
 	}
 }

@@ -8,8 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -167,35 +170,77 @@ func ServeWebhooks(cfg *rest.Config, subject operator.Subject) (stop func() erro
 
 // serve serves subject's Webhooks (none: nothing to serve) where install has pointed the API
 // server, from a manager of their own: they answer for every test process, and while a spec has
-// stopped its operator; their log lines say so (servedBy). Call it in the one process that
-// outlives the others (Ginkgo's first).
+// stopped its operator; their log lines say so, and for which spec (servedBy). Call it in the one
+// process that outlives the others (Ginkgo's first).
 func serve(cfg *rest.Config, subject operator.Subject, install *envtest.WebhookInstallOptions) (stop func() error, err error) {
 	if subject.Webhooks == nil {
 		return func() error { return nil }, nil
 	}
-	server := servedBy{webhook.NewServer(webhook.Options{
+	server := &servedBy{Server: webhook.NewServer(webhook.Options{
 		Host: install.LocalServingHost, Port: install.LocalServingPort, CertDir: install.LocalServingCertDir,
 	})}
-	stop, err = operator.StartManager(cfg, ctrl.Options{Scheme: subject.Scheme, WebhookServer: server}, subject.Webhooks, server.StartedChecker())
+	stop, err = operator.StartManager(cfg, ctrl.Options{Scheme: subject.Scheme, WebhookServer: server}, func(mgr ctrl.Manager) error {
+		server.namespaces = mgr.GetAPIReader()
+		return subject.Webhooks(mgr)
+	}, server.StartedChecker())
 	if err != nil {
 		return nil, fmt.Errorf("serve the webhooks on %s:%d: %w", install.LocalServingHost, install.LocalServingPort, err)
 	}
 	return stop, nil
 }
 
-// servedBy is a webhook server whose admission webhooks say in each log line which process served
-// them: under `ginkgo -p` the lines land in the output of whatever spec the first process runs.
-type servedBy struct{ webhook.Server }
+// The annotations of a spec's namespace that name the spec (the Ginkgo process that runs it, and
+// its full text), for the log lines of the webhooks that serve every process (servedBy). The
+// harness's Fixture sets them.
+const (
+	ProcessAnnotation = "harness.testing/ginkgo-process"
+	SpecAnnotation    = "harness.testing/spec"
+)
 
-func (s servedBy) Register(path string, hook http.Handler) {
+// servedBy is a webhook server whose admission webhooks say in each log line which process served
+// them and, where the request's namespace is a spec's, the spec and its process: under `ginkgo -p`
+// the lines land in the output of whatever spec the first process runs.
+type servedBy struct {
+	webhook.Server
+	// namespaces reads the requests' namespaces; specs holds what they said, by namespace.
+	namespaces client.Reader
+	specs      sync.Map
+}
+
+func (s *servedBy) Register(path string, hook http.Handler) {
 	if wh, ok := hook.(*admission.Webhook); ok {
 		construct := wh.LogConstructor
 		if construct == nil {
 			construct = admission.DefaultLogConstructor
 		}
 		wh.LogConstructor = func(base logr.Logger, req *admission.Request) logr.Logger {
-			return construct(base.WithValues("servedBy", "Ginkgo process 1, for every process"), req)
+			base = base.WithValues("servedBy", "Ginkgo process 1, for every process")
+			if req != nil {
+				if spec := s.specOf(req.Namespace); spec != "" {
+					base = base.WithValues("servedFor", spec)
+				}
+			}
+			return construct(base, req)
 		}
 	}
 	s.Server.Register(path, hook)
+}
+
+// specOf names the spec whose namespace is namespace, from its annotations: "Ginkgo process 3,
+// spec \"Widget defaults its size\"". "" where it is no spec's, or cannot be read.
+func (s *servedBy) specOf(namespace string) string {
+	if spec, ok := s.specs.Load(namespace); ok {
+		named, _ := spec.(string) // specs holds strings alone
+		return named
+	}
+	ns := &metav1.PartialObjectMetadata{}
+	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
+	if namespace != "" && s.namespaces.Get(context.Background(), client.ObjectKey{Name: namespace}, ns) == nil {
+		if spec, ok := ns.Annotations[SpecAnnotation]; ok {
+			spec = fmt.Sprintf("Ginkgo process %s, spec %q", ns.Annotations[ProcessAnnotation], spec)
+			s.specs.Store(namespace, spec)
+			return spec
+		}
+	}
+	return ""
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apiserver/pkg/endpoints/request"
@@ -19,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -53,7 +55,16 @@ func InProcess(cfg *rest.Config, namespace string, subject Subject, changes Chan
 			if subject.ManagerOptions != nil {
 				options = subject.ManagerOptions(options)
 			}
-			stop, err = StartManager(cfg, options, func(mgr ctrl.Manager) error { return changes.Setup(mgr, changes.Settings) }, nil)
+			stop, err = StartManager(cfg, options, func(mgr ctrl.Manager) error {
+				counted := &controllersOf{Manager: mgr}
+				if err := changes.Setup(counted, changes.Settings); err != nil {
+					return err
+				}
+				if counted.controllers == 0 {
+					return errors.New("its Setup registered no controller with its manager: the Subject's Setup (or WithControllers') sets up the operator's controllers, as its cmd/ does")
+				}
+				return nil
+			}, nil)
 			if err != nil {
 				return fmt.Errorf("the operator for namespace %s: %w", namespace, err)
 			}
@@ -65,6 +76,20 @@ func InProcess(cfg *rest.Config, namespace string, subject Subject, changes Chan
 		},
 	})
 	return op, op.Up()
+}
+
+// controllersOf is a manager that counts the controllers registered with it.
+type controllersOf struct {
+	ctrl.Manager
+	controllers int
+}
+
+// Add adds r to the manager, counting it if it is a controller (of any request type).
+func (m *controllersOf) Add(r manager.Runnable) error {
+	if _, ok := r.(interface{ GetLogger() logr.Logger }); ok {
+		m.controllers++
+	}
+	return m.Manager.Add(r)
 }
 
 // StartManager starts a manager of the harness's own, set up by setup, with options and no metrics

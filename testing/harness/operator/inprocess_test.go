@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -296,5 +297,61 @@ func TestAManagerThatStopsAsItStartsIsAnError(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("StartManager has not returned within 10 s of its manager's stop")
+	}
+}
+
+// TestASubjectThatRegistersNoControllerFailsAtStart: an operator whose Setup registers no
+// controller with its manager (nothing, or a runnable that is no controller) fails to start at
+// once, saying so: not a minute later with no metrics to read (nor, where another operator's
+// have been read in the process, never).
+func TestASubjectThatRegistersNoControllerFailsAtStart(t *testing.T) {
+	for name, setup := range map[string]Setup{
+		"nothing": func(ctrl.Manager, Settings) error { return nil },
+		"a runnable": func(mgr ctrl.Manager, _ Settings) error {
+			return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { <-ctx.Done(); return nil }))
+		},
+	} {
+		started := make(chan error, 1)
+		go func() {
+			op, err := InProcess(&rest.Config{Host: "127.0.0.1:1"}, "spec-none", Subject{Scheme: runtime.NewScheme(), Setup: setup}, Changes{})
+			if err == nil {
+				err = errors.Join(errors.New("InProcess returned no error"), op.Down())
+			}
+			started <- err
+		}()
+		select {
+		case err := <-started:
+			if !strings.Contains(err.Error(), "the operator for namespace spec-none: ") || !strings.Contains(err.Error(), "its Setup registered no controller with its manager") {
+				t.Errorf("InProcess of a setup that registers %s = %v, want an error saying it registered no controller", name, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("InProcess of a setup that registers %s has not returned within 10 s", name)
+		}
+	}
+}
+
+// refusing is a manager that refuses every runnable added to it, with err.
+type refusing struct {
+	ctrl.Manager
+	err error
+}
+
+func (r refusing) Add(manager.Runnable) error { return r.err }
+
+// aController is a runnable that is a controller, of whatever requests, as the harness tells.
+type aController struct{ manager.RunnableFunc }
+
+func (aController) GetLogger() logr.Logger { return logr.Discard() }
+
+// TestControllersOfCountsTheControllersAdded: what a setup adds to the manager is counted if it
+// is a controller, and the manager's answer is passed on.
+func TestControllersOfCountsTheControllersAdded(t *testing.T) {
+	refused := errors.New("the manager has stopped")
+	counted := &controllersOf{Manager: refusing{err: refused}}
+	if err := counted.Add(aController{}); !errors.Is(err, refused) {
+		t.Errorf("Add = %v, want the manager's %v", err, refused)
+	}
+	if err := errors.Join(counted.Add(manager.RunnableFunc(nil)), counted.Add(aController{})); counted.controllers != 2 || err == nil {
+		t.Errorf("%d controllers counted of 2, among 3 runnables added (%v)", counted.controllers, err)
 	}
 }

@@ -46,8 +46,10 @@ type Subject struct {
 	// Kind is the kind it reconciles (an empty object): a spec's cleanup deletes those objects
 	// from the spec's namespace, and waits until they are gone, before the namespace goes.
 	Kind client.Object
-	// Owned are the kinds it creates for them (empty objects). Where a garbage collector runs (the
-	// e2e tier), the cleanup also waits until none of them in the namespace has an owner of Kind.
+	// Owned are every kind it creates for them (empty objects). Once the objects of Kind are gone,
+	// the cleanup deletes those of these kinds that they owned (where a garbage collector runs, the
+	// e2e tier, it leaves that to it) and waits until none of them in the namespace has an owner of
+	// Kind or is held, being deleted, by a finalizer.
 	Owned []client.Object
 }
 
@@ -131,6 +133,9 @@ type Reading struct {
 	// Retried is how many of them ended in an error that is retried (not a terminal one): a retry
 	// may be due, with a backoff, that no count shows yet. A requeue is not an error.
 	Retried float64
+	// Requeued is how many of them asked to be requeued at once (Requeue: true, not RequeueAfter):
+	// the rate limiter puts the next pass off, twice as long each time in a row.
+	Requeued float64
 	// Writes is how many API write requests it sent (as CountWrites counts them); ByResource, how
 	// many for each resource, with "/" and the subresource: "configmaps", "deployments/status".
 	Writes     float64
@@ -149,7 +154,7 @@ func (r Reading) Minus(base Reading) Reading {
 		return out
 	}
 	return Reading{r.Reconciles - base.Reconciles, minus(r.ByController, base.ByController),
-		r.Retried - base.Retried, r.Writes - base.Writes, minus(r.ByResource, base.ByResource)}
+		r.Retried - base.Retried, r.Requeued - base.Requeued, r.Writes - base.Writes, minus(r.ByResource, base.ByResource)}
 }
 
 // Read reads what the operator has done since it last came up. An operator whose controllers
@@ -245,6 +250,8 @@ func reading(families []*dto.MetricFamily, writes map[string]float64) Reading {
 						r.ByController[l.GetValue()] += n
 					case l.GetName() == "result" && l.GetValue() == "error":
 						r.Retried += n
+					case l.GetName() == "result" && l.GetValue() == "requeue":
+						r.Requeued += n
 					}
 				}
 			case "controller_runtime_terminal_reconcile_errors_total":

@@ -210,7 +210,8 @@ func TestAnOperatorThatNeverReportsFailsUp(t *testing.T) {
 
 // TestReadIsWhatTheOperatorDidSinceItLastCameUp: a manager in the test process adds to metrics
 // that live on, so a reading counts from the operator's last Up: its reconciles, by controller,
-// those retried (an error, not a terminal one), and its writes, by resource. Up and Down act once
+// those retried (an error, not a terminal one), those requeued at once, and its writes, by
+// resource. Up and Down act once
 // whatever the calls, and Sum totals a metric from the operator's start.
 func TestReadIsWhatTheOperatorDidSinceItLastCameUp(t *testing.T) {
 	reconciles := prometheus.NewCounterVec(prometheus.CounterOpts{Name: reconcileTotal}, []string{"controller", "result"})
@@ -227,6 +228,7 @@ func TestReadIsWhatTheOperatorDidSinceItLastCameUp(t *testing.T) {
 		Stop:    func() error { stops++; return nil },
 	})
 	reconciles.WithLabelValues("widget", "success").Add(5) // before it came up
+	reconciles.WithLabelValues("gadget", "requeue").Inc()
 	if err := errors.Join(op.Up(), op.Up()); err != nil {
 		t.Fatalf("Up: %v", err)
 	}
@@ -237,7 +239,7 @@ func TestReadIsWhatTheOperatorDidSinceItLastCameUp(t *testing.T) {
 	workers.WithLabelValues("widget").Set(2)
 	writes["configmaps"]++
 	writes["samples/status"] = 4
-	want := Reading{Reconciles: 6, ByController: map[string]float64{"widget": 4, "gadget": 2}, Retried: 2,
+	want := Reading{Reconciles: 6, ByController: map[string]float64{"widget": 4, "gadget": 2}, Retried: 2, Requeued: 2,
 		Writes: 5, ByResource: map[string]float64{"configmaps": 1, "samples/status": 4}}
 	if got, err := op.Read(); err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("Read = %+v, %v; want %+v", got, err, want)
@@ -285,7 +287,7 @@ func sums(t *testing.T, op *Operator) {
 		want             float64
 	}{
 		{reconcileTotal, "controller", "widget", 9},
-		{reconcileTotal, "", "", 11},
+		{reconcileTotal, "", "", 12},
 		{"controller_runtime_active_workers", "controller", "widget", 2},
 	} {
 		if got, err := op.Sum(tt.name, tt.key, tt.value); err != nil || got != tt.want {

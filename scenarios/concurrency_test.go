@@ -23,7 +23,7 @@ import (
 // fields it manages, as a merge patch, is what lets each writer's change survive the others';
 // reading the cluster afresh on every pass is what makes the last spec win. The scenario proves
 // that all of them converge, not how fast: a lost update fails it once the operator falls quiet,
-// and its waits give a loaded machine time (samples.Many); BENCHMARKS.md times it.
+// and its waits give a loaded machine up to two minutes; BENCHMARKS.md times it.
 //
 // Source: the introductory Kubernetes Operator article (RevComm Advent Calendar 2025, day 2, in
 // Japanese), §4, the reconcile loop: desired state in, observed state out, however many changes

@@ -263,10 +263,10 @@ func TestACharacterizationSpecMustFailAgainstABreak(t *testing.T) {
 		wantTick            string
 		wantVerdict         []string
 	}{
-		{"a break fails it", "unit", "", 3, []sweeper.Verdict{survivor, killer}, "✅", []string{"characterization: ", aReason, `; fails against: controllers/a.go f constant: "a" → "" (x_test.go:9)`}},
+		{"a break fails it", "unit", "", 3, []sweeper.Verdict{survivor, killer}, "✅", []string{"characterization: ", "as its label says: " + strings.TrimSuffix(aReason, ".") + `; fails against: controllers/a.go f constant: "a" → "" (x_test.go:9)`}},
 		{"no break fails it", "unit", "", 2, []sweeper.Verdict{survivor, unanswered}, "❌", []string{"no break of the production code it reaches fails it (2 reached, tried against it alone, 1 without a verdict): make it able to fail", noBreakForm}},
 		{"it reaches none", "envtest", "", 0, nil, "❌", []string{"no break of the production code it reaches fails it (0 reached"}},
-		{"no break fails it, as it states", "unit", statement, 1, []sweeper.Verdict{survivor}, "⚠️", []string{"characterization no break fails: passed at the base, as its label says: " + aReason, "and it states: " + statement}},
+		{"no break fails it, as it states", "unit", statement, 1, []sweeper.Verdict{survivor}, "⚠️", []string{"characterization no break fails: passed at the base, as its label says: " + strings.TrimSuffix(aReason, ".") + "; no break", "and it states: " + statement}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := judge(spec{kind: unit, name: "TestX", change: added, tier: tt.tier, characterization: true, reason: aReason, noBreak: tt.noBreak}, green, outcome{}, green)
@@ -279,6 +279,9 @@ func TestACharacterizationSpecMustFailAgainstABreak(t *testing.T) {
 					t.Errorf("judged %s %q, want %s and a verdict containing %q", r.tick, r.verdict, tt.wantTick, want)
 				}
 			}
+			if strings.Contains(r.verdict, ".;") {
+				t.Errorf("judged %q: a clause follows the reason's full stop", r.verdict)
+			}
 		})
 	}
 	for noBreak, wantTick := range map[string]string{"": "❌", statement: "⚠️"} {
@@ -286,6 +289,9 @@ func TestACharacterizationSpecMustFailAgainstABreak(t *testing.T) {
 		r.unswept()
 		if r.tick != wantTick || !strings.Contains(r.verdict, "no break was tried against it: the mutation sweep runs the unit tests and the envtest tier, not e2e local") {
 			t.Errorf("a characterization spec of the e2e tier, statement %q: %s %q, want %s, saying no break was tried", noBreak, r.tick, r.verdict, wantTick)
+		}
+		if strings.Contains(r.verdict, ".;") {
+			t.Errorf("a characterization spec of the e2e tier, statement %q: %q: a clause follows the reason's full stop", noBreak, r.verdict)
 		}
 	}
 	r := judge(spec{kind: unit, name: "TestX", change: added, tier: "unit", characterization: true, reason: aReason, noBreak: "No break reaches it: n/a."}, green, outcome{}, green)
@@ -331,6 +337,9 @@ func TestARewriteIsJudgedByTheSweepOfItsBreaks(t *testing.T) {
 				if r.tick != tt.wantTick || !strings.Contains(r.verdict, want) {
 					t.Errorf("judged %s %q, want %s and a verdict containing %q", r.tick, r.verdict, tt.wantTick, want)
 				}
+			}
+			if strings.Contains(r.verdict, ".;") {
+				t.Errorf("judged %q: a clause follows the reason's full stop", r.verdict)
 			}
 		})
 	}

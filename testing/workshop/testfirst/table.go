@@ -100,7 +100,13 @@ func (r *row) unswept() {
 		r.failsAgainstNone(why)
 		return
 	}
-	r.verdict += "; " + why
+	r.then(why)
+}
+
+// then adds a clause to the row's verdict, after a semicolon in place of the full stop that may end
+// a reason.
+func (r *row) then(clause string) {
+	r.verdict = strings.TrimSuffix(r.verdict, ".") + "; " + clause
 }
 
 // failsAlone judges a characterization row by the breaks its spec reaches (reached), of which it
@@ -108,7 +114,7 @@ func (r *row) unswept() {
 // or state which promise no break can reach.
 func (r *row) failsAlone(reached int, tried []sweeper.Verdict) {
 	if i := slices.IndexFunc(tried, sweeper.Verdict.Killed); i >= 0 {
-		r.verdict += "; fails against: " + tried[i].Break.ID() + " (" + tried[i].Where + ")"
+		r.then("fails against: " + tried[i].Break.ID() + " (" + tried[i].Where + ")")
 		return
 	}
 	why := fmt.Sprintf("no break of the production code it reaches fails it (%d reached, tried against it alone", reached)
@@ -121,7 +127,8 @@ func (r *row) failsAlone(reached int, tried []sweeper.Verdict) {
 // failsAgainstNone judges a characterization row that no break was seen to fail, why says.
 func (r *row) failsAgainstNone(why string) {
 	if r.spec.noBreak != "" { // statesPromise, or judge refused it
-		r.verdict, r.tick = noBreakVerdict+": "+strings.TrimPrefix(r.verdict, characterizationVerdict+": ")+"; "+why+", and it states: "+r.spec.noBreak, "⚠️"
+		r.verdict, r.tick = noBreakVerdict+": "+strings.TrimPrefix(r.verdict, characterizationVerdict+": "), "⚠️"
+		r.then(why + ", and it states: " + r.spec.noBreak)
 		return
 	}
 	r.verdict, r.tick = why+": make it able to fail, or state in its comment which promise no break of the code it runs can reach, and why, as "+noBreakForm, "❌"
@@ -141,15 +148,15 @@ func (r *row) guardedBy(verdicts []sweeper.Verdict, equivalent map[string]string
 		}
 	}
 	if len(survivors)+len(unanswered) == 0 {
-		r.verdict += fmt.Sprintf("; the sweep of the %d breaks it reaches: each killed by a test that reaches it, or listed equivalent", len(verdicts))
+		r.then(fmt.Sprintf("the sweep of the %d breaks it reaches: each killed by a test that reaches it, or listed equivalent", len(verdicts)))
 		return
 	}
 	r.tick = "❌"
 	if len(survivors) > 0 {
-		r.verdict += fmt.Sprintf("; but %d break(s) of the lines it reaches survive every test that reaches them, which a rewrite must not leave: %s", len(survivors), strings.Join(survivors, "; "))
+		r.then(fmt.Sprintf("but %d break(s) of the lines it reaches survive every test that reaches them, which a rewrite must not leave: %s", len(survivors), strings.Join(survivors, "; ")))
 	}
 	if len(unanswered) > 0 {
-		r.verdict += fmt.Sprintf("; %d break(s) of the lines it reaches without a verdict: %s", len(unanswered), strings.Join(unanswered, "; "))
+		r.then(fmt.Sprintf("%d break(s) of the lines it reaches without a verdict: %s", len(unanswered), strings.Join(unanswered, "; ")))
 	}
 }
 

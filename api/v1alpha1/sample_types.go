@@ -2,6 +2,8 @@ package v1alpha1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"example.com/operator-demo/api/conditions"
 )
 
 // MaxMessageLength bounds spec.message, in characters: Unicode code points, as the API server
@@ -24,34 +26,26 @@ func ConfigMapName(sampleName string) string {
 // MessageKey is the ConfigMap data key that holds spec.message.
 const MessageKey = "message"
 
-// ConditionReady is the condition type that says whether the ConfigMap holds spec.message.
-const ConditionReady = "Ready"
+// ConversionDataAnnotation is the annotation in which a v1alpha1 Sample carries what of its v1beta1
+// form v1alpha1 cannot hold, so that a read-modify-write through v1alpha1 loses none of it: the
+// keys of v1beta1's spec.data other than MessageKey, and whether spec.data has MessageKey at all,
+// as JSON. The conversion to v1alpha1 writes it only where there is such a thing to keep; the
+// conversion back to v1beta1 restores what it holds and removes it. Leave it as it is: edit
+// spec.message, or the other keys through v1beta1.
+const ConversionDataAnnotation = "demo.example.com/conversion-data"
 
-// Reasons of the Ready condition. Each reason of Ready=False says what to do about it; the
-// condition's message carries the details, in the API server's own words where it refused a write.
-// The operator retries every refusal with backoff, and the Sample recovers by itself once the
-// cause is gone.
+// ConditionReady is the condition type that says whether the ConfigMap holds spec.message; its
+// definition, shared by every version of the Sample API, is conditions.Ready.
+const ConditionReady = conditions.Ready
+
+// Reasons of the Ready condition, as every version of the Sample API names them: each is
+// documented, once, in package conditions (what it means, and what to do about it).
 const (
-	// ReasonSynced (Ready=True): the ConfigMap exists, is controlled by the Sample and holds
-	// spec.message.
-	ReasonSynced = "Synced"
-	// ReasonConfigMapConflict (Ready=False): a ConfigMap of that name exists and is not controlled
-	// by this Sample. It is left exactly as it is. To do: delete it to let the Sample take the
-	// name, or give the Sample another name.
-	ReasonConfigMapConflict = "ConfigMapConflict"
-	// ReasonConfigMapRefused (Ready=False): the API server refused to create or update the
-	// ConfigMap: an admission policy or webhook denied it, or the ConfigMap would be invalid. The
-	// ConfigMap keeps what it held. To do: read the message, which quotes the refusal; change
-	// spec.message, or ask whoever owns the policy.
-	ReasonConfigMapRefused = "ConfigMapRefused"
-	// ReasonQuotaExceeded (Ready=False): a ResourceQuota of the namespace allows no more
-	// ConfigMaps (or no more of what they take). To do: raise the quota, or delete ConfigMaps the
-	// namespace no longer needs.
-	ReasonQuotaExceeded = "QuotaExceeded"
-	// ReasonConfigMapForbidden (Ready=False): the operator's own permissions (RBAC) do not let it
-	// write ConfigMaps in this namespace. To do: ask the cluster's administrator; the operator
-	// needs what config/rbac grants.
-	ReasonConfigMapForbidden = "ConfigMapForbidden"
+	ReasonSynced             = conditions.ReasonSynced
+	ReasonConfigMapConflict  = conditions.ReasonConfigMapConflict
+	ReasonConfigMapRefused   = conditions.ReasonConfigMapRefused
+	ReasonQuotaExceeded      = conditions.ReasonQuotaExceeded
+	ReasonConfigMapForbidden = conditions.ReasonConfigMapForbidden
 )
 
 // SampleSpec is the desired state of a Sample.

@@ -255,52 +255,45 @@ const fuzzRounds = 10000
 // metadata, message and status) comes back from v1beta1 as it was, and the conversions leave
 // their source as it was.
 func TestFuzzSampleRoundTripFromV1alpha1(t *testing.T) {
-	filler := sampleFuzzer(t)
-	for i := range rounds() {
-		original := &demov1alpha1.Sample{}
-		filler.Fill(original)
-		src := original.DeepCopy()
-		hub := &demov1beta1.Sample{}
-		if err := ConvertSampleToHub(context.Background(), src, hub); err != nil {
-			t.Fatalf("round %d: to v1beta1: %v", i, err)
-		}
-		hubBefore := hub.DeepCopy()
-		back := &demov1alpha1.Sample{}
-		if err := ConvertSampleFromHub(context.Background(), hub, back); err != nil {
-			t.Fatalf("round %d: back to v1alpha1: %v", i, err)
-		}
-		if !apiequality.Semantic.DeepEqual(original, back) {
-			t.Fatalf("round %d: v1alpha1 → v1beta1 → v1alpha1 (-was +now):\n%s", i, cmp.Diff(original, back))
-		}
-		if !apiequality.Semantic.DeepEqual(original, src) || !apiequality.Semantic.DeepEqual(hubBefore, hub) {
-			t.Fatalf("round %d: a conversion changed its source", i)
-		}
-	}
+	fuzzRoundTrip(t, "v1alpha1 → v1beta1 → v1alpha1", ConvertSampleToHub, ConvertSampleFromHub)
 }
 
 // TestFuzzSampleRoundTripFromV1beta1: every v1beta1 Sample apimachinery's fuzzer makes (random
 // metadata, data with and without "message", status) comes back from v1alpha1 as it was, and
 // the conversions leave their source as it was.
 func TestFuzzSampleRoundTripFromV1beta1(t *testing.T) {
+	fuzzRoundTrip(t, "v1beta1 → v1alpha1 → v1beta1", ConvertSampleFromHub, ConvertSampleToHub)
+}
+
+// fuzzRoundTrip converts rounds() random Samples of one version to the other (there) and back
+// (back): each must come back as it was, and neither conversion may change its source.
+func fuzzRoundTrip[A, B any, PA interface {
+	*A
+	runtime.Object
+}, PB interface {
+	*B
+	runtime.Object
+}](t *testing.T, path string, there func(context.Context, PA, PB) error, back func(context.Context, PB, PA) error) {
+	t.Helper()
 	filler := sampleFuzzer(t)
 	for i := range rounds() {
-		original := &demov1beta1.Sample{}
+		original := PA(new(A))
 		filler.Fill(original)
-		src := original.DeepCopy()
-		spoke := &demov1alpha1.Sample{}
-		if err := ConvertSampleFromHub(context.Background(), src, spoke); err != nil {
-			t.Fatalf("round %d: to v1alpha1: %v", i, err)
+		src := original.DeepCopyObject()
+		other := PB(new(B))
+		if err := there(context.Background(), original, other); err != nil {
+			t.Fatalf("round %d: %s, the first conversion: %v", i, path, err)
 		}
-		spokeBefore := spoke.DeepCopy()
-		back := &demov1beta1.Sample{}
-		if err := ConvertSampleToHub(context.Background(), spoke, back); err != nil {
-			t.Fatalf("round %d: back to v1beta1: %v", i, err)
+		otherBefore := other.DeepCopyObject()
+		returned := PA(new(A))
+		if err := back(context.Background(), other, returned); err != nil {
+			t.Fatalf("round %d: %s, the way back: %v", i, path, err)
 		}
-		if !apiequality.Semantic.DeepEqual(original, back) {
-			t.Fatalf("round %d: v1beta1 → v1alpha1 → v1beta1 (-was +now):\n%s", i, cmp.Diff(original, back))
+		if !apiequality.Semantic.DeepEqual(src, returned) {
+			t.Fatalf("round %d: %s (-was +now):\n%s", i, path, cmp.Diff(src, returned))
 		}
-		if !apiequality.Semantic.DeepEqual(original, src) || !apiequality.Semantic.DeepEqual(spokeBefore, spoke) {
-			t.Fatalf("round %d: a conversion changed its source", i)
+		if !apiequality.Semantic.DeepEqual(src, original) || !apiequality.Semantic.DeepEqual(otherBefore, other) {
+			t.Fatalf("round %d: %s: a conversion changed its source", i, path)
 		}
 	}
 }

@@ -467,6 +467,35 @@ func TestCleanupWaitsForWhatTheObjectsOwnedWhereAGarbageCollectorRuns(t *testing
 	}
 }
 
+// TestCleanupWaitsForAGarbageCollectorSlowerThanTheOperator: where a garbage collector runs, the
+// cleanup waits for it as for anyone else, up to Collect, not only while the operator works: a
+// garbage collector that deletes what the spec's objects owned after the operator has settled
+// (here, the first list after 2 × Settle) leaves a cleanup that passes.
+func TestCleanupWaitsForAGarbageCollectorSlowerThanTheOperator(t *testing.T) {
+	RegisterTestingT(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*Settle)
+	defer cancel()
+	op := operator.New(operator.Subject{Kind: &corev1.ConfigMap{}, Owned: []client.Object{&corev1.Secret{}}}, newFakeCluster().o.run("spec-collected"))
+	Expect(op.Up()).To(Succeed())
+	t.Cleanup(func() { _ = op.Down() })
+	owned := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "owned", Namespace: "spec-collected", OwnerReferences: []metav1.OwnerReference{
+		{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "uid-of-owner"}}}}
+	started := time.Now()
+	collecting := interceptor.Funcs{List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+		if list.GetObjectKind().GroupVersionKind().Kind == "SecretList" && time.Since(started) > 2*Settle {
+			Expect(client.IgnoreNotFound(c.Delete(ctx, owned.DeepCopy()))).To(Succeed())
+		}
+		return c.List(ctx, list, opts...)
+	}}
+	c := fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).WithObjects(owned).WithInterceptorFuncs(collecting).Build()
+	f := &Fixture{Namespace: "spec-collected", Client: c, Operator: op}
+	f.emptyNamespace(ctx, true)
+	if took := time.Since(started); took < 2*Settle {
+		t.Errorf("the cleanup passed after %s, before the garbage collector deleted the Secret (2 × Settle)", took)
+	}
+	Expect(c.Get(ctx, client.ObjectKeyFromObject(owned), owned)).To(MatchError(ContainSubstring("not found")))
+}
+
 // TestCleanupFailsWithWhatItCouldNotDo: a cleanup that cannot delete the spec's objects, or list
 // them or what they owned, or delete that, fails with the API server's error.
 func TestCleanupFailsWithWhatItCouldNotDo(t *testing.T) {

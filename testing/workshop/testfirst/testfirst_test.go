@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"example.com/operator-demo/testing/e2e/tiers"
+	"example.com/operator-demo/testing/harness/warm"
 	"example.com/operator-demo/testing/workshop/mutate/sweep"
 	"example.com/operator-demo/testing/workshop/mutate/sweeper"
 	"example.com/operator-demo/testing/workshop/repo"
@@ -751,5 +752,19 @@ func TestANewEquivalentIsStatedByATrailerNamingIt(t *testing.T) {
 	}
 	if got := rp.failures(); len(got) != 2 || !strings.Contains(got[0], unstated) || !strings.Contains(got[1], "controllers/c.go h negate") {
 		t.Errorf("failures = %q, want the unstated entry and the stale statement", got)
+	}
+}
+
+// TestTheRunsAttachToTheWarmControlPlaneEnvtestWarmNames: the envtest runs attach to make
+// envtest-up's control plane in the repository checked, unless ENVTEST_WARM names another (the
+// selftest's throwaway histories have none of their own, and share one).
+func TestTheRunsAttachToTheWarmControlPlaneEnvtestWarmNames(t *testing.T) {
+	t.Setenv(warm.Env, "")
+	if got, want := warmAttachment("/repo"), filepath.Join("/repo", "bin", "envtest-up", "kubeconfig"); got != want {
+		t.Errorf("with no %s, the runs attach to %q, want the repository's %q", warm.Env, got, want)
+	}
+	t.Setenv(warm.Env, "/elsewhere/kubeconfig")
+	if got := warmAttachment("/repo"); got != "/elsewhere/kubeconfig" {
+		t.Errorf("with %s=/elsewhere/kubeconfig, the runs attach to %q", warm.Env, got)
 	}
 }

@@ -115,8 +115,9 @@ test-harness-copy: setup-envtest $(SCAFFOLD) ## Take the harness as testing/READ
 		$(WORKSHOP)/harnesscopy -scaffold $(SCAFFOLD) -kubebuilder $(KUBEBUILDER) -dir $(LOCALBIN)/harness-copy | tee $(REPORTS)/harness-copy.md
 
 .PHONY: test-first-selftest
-test-first-selftest: setup-controlplane ## Test make test-first on throwaway git histories: red then green, green at the base, characterization (and one no break fails), red at the head, rewrites (and one that weakens), removals, equivalents, pending specs.
-	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" go test -C testing/workshop -count=1 -timeout=50m ./testfirst/history/
+test-first-selftest: setup-controlplane envtest-up ## Test make test-first on throwaway git histories: red then green, green at the base, characterization (and one no break fails), red at the head, rewrites (and one that weakens), removals, equivalents, pending specs. Their envtest runs share make envtest-up's control plane; each case's time is printed.
+	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" ENVTEST_WARM="$(LOCALBIN)/envtest-up/kubeconfig" \
+		go test -C testing/workshop -count=1 -timeout=50m -v ./testfirst/history/
 
 ##@ Benchmarks (BENCHMARKS.md)
 

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -55,6 +56,13 @@ func revisions(baseRev, headRev string) (c check, rp report, err error) {
 	return c, rp, err
 }
 
+// warmAttachment is the attachment of the warm control plane the envtest runs attach to when it is
+// up: the one ENVTEST_WARM names (a repository with none of its own: the selftest's throwaway
+// histories share one), else make envtest-up's in repo.
+func warmAttachment(repo string) string {
+	return cmp.Or(os.Getenv(warm.Env), filepath.Join(repo, warm.File))
+}
+
 // trailers are the commits of the change, each with its subject and the values of its trailers key,
 // as statements reads them.
 func (c check) trailers(key string) (string, error) {
@@ -70,7 +78,7 @@ func run(baseRev, headRev string) (rp report, err error) {
 		return rp, err
 	}
 	defer func() { _ = os.RemoveAll(c.work) }()
-	c.warm = filepath.Join(c.repo, warm.File) // make envtest-up's attachment: the envtest runs attach to it when it is up
+	c.warm = warmAttachment(c.repo)
 	progress("checking out %s (base), %s (head), and the head's specs on the base's production code; compiling their scenarios", rp.base, rp.head)
 	base, baseErr := c.checkOut("base", c.base, "")
 	head, headErr := c.checkOut("head", c.head, "")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
@@ -12,7 +13,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	kubernetesfake "k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 )
 
 // TestTheForwardGoesToAReadyPod: each scrape's forward chooses as kubectl port-forward does, a
@@ -90,5 +94,43 @@ sidecar, previous false, last 20 lines
 `
 	if diff := cmp.Diff(want, d.logs(20)); diff != "" {
 		t.Errorf("logs (-want +got):\n%s", diff)
+	}
+}
+
+// TestAKilledOperatorsPodsAreDeletedAtOnce: the kill scales the Deployment to 0 and deletes its
+// Pods with a grace period of 0. A container the kill left is started again by the kubelet, and
+// a Pod deleted gracefully keeps it up to its terminationGracePeriodSeconds (40 s): long enough
+// for it to take the dead leader's lease (15 s) and finish the work the kill interrupted.
+func TestAKilledOperatorsPodsAreDeletedAtOnce(t *testing.T) {
+	labels := map[string]string{"app": "operator"}
+	deploy := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "operator", Namespace: "demo"},
+		Spec:       appsv1.DeploymentSpec{Replicas: ptr.To[int32](1), Selector: &metav1.LabelSelector{MatchLabels: labels}},
+	}
+	pods := []client.Object{
+		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "operator-1", Namespace: "demo", Labels: labels}},
+		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "operator-2", Namespace: "demo", Labels: labels}},
+	}
+	var deleted []string
+	c := fake.NewClientBuilder().WithObjects(append(pods, deploy.DeepCopy())...).WithInterceptorFuncs(interceptor.Funcs{
+		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+			o := &client.DeleteOptions{}
+			o.ApplyOptions(opts)
+			deleted = append(deleted, fmt.Sprintf("%s, grace period %v", obj.GetName(), ptr.Deref(o.GracePeriodSeconds, -1)))
+			return c.Delete(ctx, obj, opts...)
+		},
+	}).Build()
+	d := &Deployment{Client: c, Manifests: Manifests{Namespace: "demo", Deployment: deploy}}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // the fake runs no ReplicaSet controller: Pods not deleted stay
+	defer cancel()
+	if err := d.kill(ctx); err != nil {
+		t.Fatalf("kill: %v", err)
+	}
+	if diff := cmp.Diff([]string{"operator-1, grace period 0", "operator-2, grace period 0"}, deleted); diff != "" {
+		t.Errorf("the Pods the kill deleted (-want +got):\n%s", diff)
+	}
+	got := &appsv1.Deployment{}
+	if err := c.Get(context.Background(), client.ObjectKeyFromObject(deploy), got); err != nil || ptr.Deref(got.Spec.Replicas, -1) != 0 {
+		t.Errorf("the Deployment after the kill: replicas %v (%v), want 0", ptr.Deref(got.Spec.Replicas, -1), err)
 	}
 }

@@ -165,9 +165,12 @@ func (d *Deployment) serving(ctx context.Context) (string, error) {
 }
 
 // kill is the operator's kill -9: every container of its Pods killed, then its Deployment scaled
-// to 0, so that it stays down until started again. Deleting a Pod with a grace period of 0 would
-// not do: the kubelet still sends SIGTERM and waits at least 2 seconds (kuberuntime's
-// minimumGracePeriodInSeconds), and the manager releases its lease in that time.
+// to 0 and those Pods deleted with a grace period of 0, so that it stays down until started
+// again. Deleting a Pod with a grace period of 0 alone would not do: the kubelet still sends
+// SIGTERM and waits at least 2 seconds (kuberuntime's minimumGracePeriodInSeconds), and the
+// manager releases its lease in that time. Deleting them gracefully would not either: the kubelet
+// has started the killed container again, and keeps it up to the Pod's
+// terminationGracePeriodSeconds, time enough to take the dead leader's lease and go on working.
 func (d *Deployment) kill(ctx context.Context) error {
 	pods, err := d.Pods(ctx)
 	if err != nil {
@@ -176,6 +179,14 @@ func (d *Deployment) kill(ctx context.Context) error {
 	for i := range pods {
 		if err := d.KillPod(ctx, &pods[i]); err != nil {
 			return err
+		}
+	}
+	if err := d.setReplicas(ctx, 0); err != nil {
+		return err
+	}
+	for i := range pods {
+		if err := d.Client.Delete(ctx, &pods[i], client.GracePeriodSeconds(0)); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("delete the killed Pod %s: %w", client.ObjectKeyFromObject(&pods[i]), err)
 		}
 	}
 	return d.Scale(ctx, 0)

@@ -8,7 +8,7 @@ IMG ?= operator-demo:dev
 CONTAINER_TOOL ?= docker
 
 # The supported Kubernetes minors, the default first, each with its source release and kind node.
-KUBERNETES_VERSIONS_FILE := testing/offline/k8sbin/kubernetes-versions.txt
+KUBERNETES_VERSIONS_FILE := hack/k8sbin/kubernetes-versions.txt
 # kubernetes-version MINOR,FIELD: field 2 (the source release) or 3 (kind's node image) of MINOR.
 kubernetes-version = $(shell awk '$$1 == "$(1)" {print $$$(2)}' $(KUBERNETES_VERSIONS_FILE))
 # ENVTEST_K8S_VERSION: the minor the tests run on, go.mod's k8s.io/api's (v0.37.2: 1.37) or the file's.
@@ -131,11 +131,11 @@ CROSS_PLATFORMS ?= darwin/arm64 windows/amd64
 
 .PHONY: cross-vet
 cross-vet: ## go vet every package and its tests for CROSS_PLATFORMS (macOS, Windows): Linux-only code sits behind a build tag.
-	@testing/workshop/cross-vet.sh $(CROSS_PLATFORMS)
+	@hack/cross-vet.sh $(CROSS_PLATFORMS)
 
 .PHONY: verify
 verify: ## Regenerate everything generated, tidy go.mod, check every Markdown link; fail if the tree then differs from git, naming the files.
-	@testing/workshop/verify.sh
+	@hack/verify.sh
 
 ##@ Build
 
@@ -233,7 +233,7 @@ ACT_VERSION ?= v0.2.89
 # The control plane's installer (downloads, else builds from Go module sources), asked as a recipe
 # runs: ENVTEST_ASSETS, etcd + kube-apiserver + kubectl; CONTROLPLANE_ASSETS, + kube-controller-manager.
 K8SBIN = K8S_VERSION=$(K8S_VERSION) ENVTEST_K8S_VERSION=$(ENVTEST_K8S_VERSION) \
-	SETUP_ENVTEST=$(SETUP_ENVTEST) BIN_DIR=$(LOCALBIN) testing/offline/k8sbin/install.sh
+	SETUP_ENVTEST=$(SETUP_ENVTEST) BIN_DIR=$(LOCALBIN) hack/k8sbin/install.sh
 ENVTEST_ASSETS = $$($(K8SBIN) envtest)
 CONTROLPLANE_ASSETS = $$($(K8SBIN) controlplane)
 
@@ -252,7 +252,7 @@ linux-only:
 .PHONY: k8sbin-sync
 k8sbin-sync: override ENVTEST_K8S_VERSION = $(GO_MOD_K8S_MINOR)
 k8sbin-sync: override K8S_VERSION = $(call kubernetes-version,$(GO_MOD_K8S_MINOR),2)
-k8sbin-sync: $(SETUP_ENVTEST) ## Re-pin testing/offline/k8sbin (the control-plane build module) to the default Kubernetes version, go.mod's.
+k8sbin-sync: $(SETUP_ENVTEST) ## Re-pin hack/k8sbin (the control-plane build module) to the default Kubernetes version, go.mod's.
 	@$(K8SBIN) sync
 
 .PHONY: kubernetes-versions

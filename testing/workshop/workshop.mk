@@ -145,4 +145,4 @@ $(SCAFFOLD): | $(KUBEBUILDER)
 .PHONY: kind-images
 kind-images: $(SETUP_ENVTEST) ## Where no registry answers (.ci/run's machines): make kind's node image and the Dockerfile's bases from Go module sources and Debian (Docker, root); prints the node image.
 	@assets=$$($(K8SBIN) kind) && export K8S_VERSION=$(K8S_VERSION) KIND_VERSION=$(KIND_VERSION) && \
-	testing/offline/k8sbin/kind-images.sh dockerfile && testing/offline/k8sbin/kind-images.sh node "$$assets"
+	hack/k8sbin/kind-images.sh dockerfile && hack/k8sbin/kind-images.sh node "$$assets"

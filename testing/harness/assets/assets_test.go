@@ -96,7 +96,7 @@ func TestTheVersionsFileStartsWithGoModsKubernetes(t *testing.T) {
 		t.Fatal(err)
 	}
 	api := requiredAPI(t, gomodPath)
-	content, err := os.ReadFile(filepath.Join(root, "testing", "offline", "k8sbin", "kubernetes-versions.txt"))
+	content, err := os.ReadFile(filepath.Join(root, "hack", "k8sbin", "kubernetes-versions.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -262,7 +262,7 @@ distroless() {
 
 [ "$(id -u)" = 0 ] || die "it debootstraps and chroots: run it as root"
 if [ "${1:-}" = rootfs ]; then rootfs >/dev/null; exit 0; fi
-docker info >/dev/null 2>&1 || die "no Docker engine answers (testing/offline/k8sbin/docker-engine.sh up starts one)"
+docker info >/dev/null 2>&1 || die "no Docker engine answers (hack/k8sbin/docker-engine.sh up starts one)"
 # It tags images under names a registry owns (golang, kindest/node, ...) and prunes what it left
 # untagged: only in the engine docker-engine.sh started, unless told otherwise.
 [ "$(docker info -f '{{.DockerRootDir}}')" = "${DOCKER_ENGINE_DATA:-/var/lib/operator-demo/docker}" ] || [ "${KIND_IMAGES_ANY_ENGINE:-}" = true ] ||

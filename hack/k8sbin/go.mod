@@ -1,4 +1,4 @@
-module example.com/operator-demo/testing/offline/k8sbin
+module example.com/operator-demo/hack/k8sbin
 
 go 1.26.0
 

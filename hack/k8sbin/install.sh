@@ -32,7 +32,7 @@ die() { printf 'control plane: error: %s\n' "$*" >&2; exit 1; }
 
 : "${ENVTEST_K8S_VERSION:?ENVTEST_K8S_VERSION is not set (e.g. 1.37)}"
 [ -n "${K8S_VERSION:-}" ] || die "Kubernetes $ENVTEST_K8S_VERSION is not supported: the supported minors are" \
-  "$(awk '!/^#/ && NF {printf "%s ", $1}' "$here/kubernetes-versions.txt")(testing/offline/k8sbin/kubernetes-versions.txt)"
+  "$(awk '!/^#/ && NF {printf "%s ", $1}' "$here/kubernetes-versions.txt")(hack/k8sbin/kubernetes-versions.txt)"
 : "${SETUP_ENVTEST:?SETUP_ENVTEST is not set}"
 : "${BIN_DIR:?BIN_DIR is not set}"
 ENVTEST_INSTALLED_ONLY=${ENVTEST_INSTALLED_ONLY:-false}
@@ -98,7 +98,7 @@ sync_module() {
   done
   (
     cd "$dir"
-    printf 'module example.com/operator-demo/testing/offline/k8sbin\n\ngo %s\n' "$(awk '$1 == "go" {print $2}' "$mod")" >go.mod
+    printf 'module example.com/operator-demo/hack/k8sbin\n\ngo %s\n' "$(awk '$1 == "go" {print $2}' "$mod")" >go.mod
     rm -f go.sum
     go mod edit "${args[@]}" "-require=k8s.io/kubernetes@$kv" "-require=go.etcd.io/etcd/server/v3@$etcd" -tool=go.etcd.io/etcd/server/v3 \
       -tool=k8s.io/kubernetes/cmd/{kube-apiserver,kube-controller-manager,kubectl,kubelet,kube-scheduler,kube-proxy,kubeadm}
@@ -119,7 +119,7 @@ module_dir() {
     return
   fi
   if [ ! -f "$dir/go.sum" ] || [ "$(pinned "$dir" k8s.io/kubernetes)" != "v$K8S_VERSION" ]; then
-    say "Kubernetes $K8S_VERSION is not the version testing/offline/k8sbin pins: writing a module for it in $dir"
+    say "Kubernetes $K8S_VERSION is not the version hack/k8sbin pins: writing a module for it in $dir"
     sync_module "$dir" >&2
   fi
   printf '%s\n' "$dir"

@@ -107,12 +107,11 @@ func TestAKilledOperatorsPodsAreDeletedAtOnce(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "operator", Namespace: "demo"},
 		Spec:       appsv1.DeploymentSpec{Replicas: ptr.To[int32](1), Selector: &metav1.LabelSelector{MatchLabels: labels}},
 	}
-	pods := []client.Object{
-		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "operator-1", Namespace: "demo", Labels: labels}},
-		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "operator-2", Namespace: "demo", Labels: labels}},
+	pod := func(name string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "demo", Labels: labels}}
 	}
 	var deleted []string
-	c := fake.NewClientBuilder().WithObjects(append(pods, deploy.DeepCopy())...).WithInterceptorFuncs(interceptor.Funcs{
+	c := fake.NewClientBuilder().WithObjects(pod("operator-1"), pod("operator-2"), deploy.DeepCopy()).WithInterceptorFuncs(interceptor.Funcs{
 		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
 			o := &client.DeleteOptions{}
 			o.ApplyOptions(opts)

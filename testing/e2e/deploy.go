@@ -116,7 +116,12 @@ func (d *Deployment) Scale(ctx context.Context, replicas int32) error {
 			return err
 		}
 	}
-	// Their terminationGracePeriodSeconds, and a margin.
+	return d.podsDownTo(ctx, replicas)
+}
+
+// podsDownTo waits until no more than replicas Pods of the Deployment are left: those scaled down
+// are gone, within their terminationGracePeriodSeconds and a margin.
+func (d *Deployment) podsDownTo(ctx context.Context, replicas int32) error {
 	return poll.Until(ctx, 200*time.Millisecond, time.Minute, func(ctx context.Context) error {
 		pods, err := d.Pods(ctx)
 		if err == nil && len(pods) > int(replicas) {
@@ -189,7 +194,7 @@ func (d *Deployment) kill(ctx context.Context) error {
 			return fmt.Errorf("delete the killed Pod %s: %w", client.ObjectKeyFromObject(&pods[i]), err)
 		}
 	}
-	return d.Scale(ctx, 0)
+	return d.podsDownTo(ctx, 0)
 }
 
 // logs is the last n lines of the current log of every container of the Deployment's Pods, and

@@ -10,11 +10,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
+	gomegatypes "github.com/onsi/gomega/types"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
@@ -87,9 +89,9 @@ func failureOf(t *testing.T, wait func()) (string, time.Duration, types.CodeLoca
 }
 
 // settledAfter matches the failure of a wait that took the operator as settled, after about
-// Settle of quiet, rounded to a tenth of a second.
+// Settle of quiet, rounded to a tenth of a second: Gomega's, its context cancelled with that cause.
 // On a loaded machine a poll comes late: up to 2.x s.
-var settledAfter = regexp.MustCompile(`the operator settled without it: no reconcile and no API write for (1\.\d|2(\.\d)?)s, after`)
+var settledAfter = regexp.MustCompile(`^Context was cancelled \(cause: the operator settled without it: no reconcile and no API write for (1\.\d|2(\.\d)?)s, after`)
 
 // expectSettled fails t unless the wait that failed with message after took took the operator as
 // settled: no sooner than Settle, and not much later.
@@ -119,7 +121,7 @@ func TestEventuallyFailsOnceTheOperatorHasSettled(t *testing.T) {
 	})
 	expectSettled(t, message, took)
 	expectHere(t, where)
-	for _, want := range []string{"after 3 reconciles and 0 writes, 0 reconciles during the wait (nothing) and 0 writes (nothing); it saw:\nExpected", `Expected
+	for _, want := range []string{"after 3 reconciles and 0 writes, 0 reconciles during the wait (nothing) and 0 writes (nothing)) after ", `Expected
     <string>: old
 to equal
     <string>: new`} {
@@ -140,13 +142,13 @@ func TestEventuallyWaitsOutItsTimeoutWhileARetryMayCome(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*Settle) // past the wait's own timeout
 	defer cancel()
 	message, took, _ := failureOf(t, func() {
-		f.Eventually(ctx, func() string { return "old" }).WithTimeout(Settle + time.Second).Should(Equal("new"))
+		f.Eventually(ctx, func() string { return "old" }).WithTimeout(Settle+time.Second).Should(Equal("new"), func() string { return "the new value" })
 	})
-	if took < Settle+time.Second || took > Settle+3*time.Second || strings.Contains(message, "settled without it") {
+	if took < Settle+time.Second || took > Settle+3*time.Second || !strings.HasPrefix(message, "Timed out after ") {
 		t.Errorf("failed after %s, with %q: want the timeout, %s", took, message, Settle+time.Second)
 	}
-	if !strings.Contains(message, "the operator was not taken as settled: 10 of its reconciles ended in an error, a retry may still be due") {
-		t.Errorf("the failure does not say why the operator was not taken as settled:\n%s", message)
+	if !strings.Contains(message, "s.\nthe new value\nthe operator was not taken as settled: 10 of its reconciles ended in an error, a retry may still be due\nExpected") {
+		t.Errorf("the failure does not give the description, then why the operator was not taken as settled:\n%s", message)
 	}
 }
 
@@ -204,9 +206,9 @@ func TestEventuallyNamesAnOperatorThatNeverSettles(t *testing.T) {
 		f.Eventually(context.Background(), func() string {
 			reconciles.WithLabelValues("widget", "success").Inc()
 			return "old"
-		}).WithTimeout(Settle).Should(Equal("new"))
+		}).WithTimeout(Settle).Should(Equal("new"), "waiting for %s", "new")
 	})
-	for _, want := range []string{"the operator never settled", "reconciles during the wait (widget: ", "requeues sooner than that"} {
+	for _, want := range []string{"Timed out after ", "s.\nwaiting for new\nthe operator never settled: ", "reconciles during the wait (widget: ", "requeues sooner than that\nExpected"} {
 		if !strings.Contains(message, want) {
 			t.Errorf("the failure does not say %q:\n%s", want, message)
 		}
@@ -232,10 +234,13 @@ func TestEventuallyFailsAtOnceOnALoop(t *testing.T) {
 	if took > Settle {
 		t.Errorf("failed after %s, want within Settle (%s)", took, Settle)
 	}
-	for _, want := range []string{"the operator is in a reconcile loop: ", " reconciles during the wait (widget: ", ") for 1 ConfigMap in spec-a"} {
+	for _, want := range []string{"Context was cancelled (cause: the operator is in a reconcile loop: ", " reconciles during the wait (widget: ", ") for 1 ConfigMap in spec-a", " API writes) after ", "Expected\n    <string>: old"} {
 		if !strings.Contains(message, want) {
 			t.Errorf("the failure does not say %q:\n%s", want, message)
 		}
+	}
+	if strings.Contains(message, "never settled") {
+		t.Errorf("the failure of a loop says the operator never settled:\n%s", message)
 	}
 }
 
@@ -253,8 +258,8 @@ func TestEventuallyKeepsWaitingWhileTheOperatorWorks(t *testing.T) {
 }
 
 // TestEventuallyCountsFromTheStartOfTheWait: reconciles done before the wait are not a loop
-// during it, and an operator quiet for less than Settle when the wait times out is not said to
-// have never settled.
+// during it, and one done as it first polls is one during it; an operator quiet for less than
+// Settle when the wait times out is not said to have never settled.
 func TestEventuallyCountsFromTheStartOfTheWait(t *testing.T) {
 	RegisterTestingT(t)
 	reconciles := reconcileTotal()
@@ -264,6 +269,19 @@ func TestEventuallyCountsFromTheStartOfTheWait(t *testing.T) {
 		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(3 * Settle).Should(Equal("new"))
 	})
 	expectSettled(t, message, took)
+	polls := 0
+	message, took, _ = failureOf(t, func() {
+		f.Eventually(context.Background(), func() string {
+			if polls++; polls == 1 {
+				reconciles.WithLabelValues("widget", "success").Inc()
+			}
+			return "old"
+		}).WithTimeout(3 * Settle).Should(Equal("new"))
+	})
+	expectSettled(t, message, took)
+	if !strings.Contains(message, ", 1 reconciles during the wait (widget: 1)") {
+		t.Errorf("the failure does not count the reconcile of the wait's first poll:\n%s", message)
+	}
 	message, _, _ = failureOf(t, func() {
 		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(Settle / 3).Should(Equal("new"))
 	})
@@ -274,7 +292,7 @@ func TestEventuallyCountsFromTheStartOfTheWait(t *testing.T) {
 
 // TestEventuallyNamesALoopItCannotCount: an operator in a loop whose objects the wait does not
 // list (a fixture with no client) is named in a loop over 0 objects; one whose objects it cannot
-// list is not taken for a loop: it never settles.
+// list is not taken for a loop: it never settled, the failure says next to Gomega's first line.
 func TestEventuallyNamesALoopItCannotCount(t *testing.T) {
 	RegisterTestingT(t)
 	looping := func(f *Fixture, reconciles *prometheus.CounterVec) string {
@@ -294,20 +312,21 @@ func TestEventuallyNamesALoopItCannotCount(t *testing.T) {
 	unlisted := fake.NewClientBuilder().WithInterceptorFuncs(interceptor.Funcs{List: func(context.Context, client.WithWatch, client.ObjectList, ...client.ListOption) error {
 		return errors.New("forbidden")
 	}}).Build()
-	if message := looping(&Fixture{Operator: fakeOperatorOf(&corev1.ConfigMap{}, reconciles), Namespace: "spec-a", Client: unlisted}, reconciles); !strings.Contains(message, "the operator never settled") || strings.Contains(message, "loop") {
+	if message := looping(&Fixture{Operator: fakeOperatorOf(&corev1.ConfigMap{}, reconciles), Namespace: "spec-a", Client: unlisted}, reconciles); !strings.Contains(message, "s.\nthe operator never settled: ") || strings.Contains(message, "loop") {
 		t.Errorf("an operator whose objects cannot be listed is named in a loop:\n%s", message)
 	}
 }
 
-// TestEventuallyReportsTheMatchersError: a matcher that cannot match the value fails the wait with
-// its error, not with the operator taken as settled.
+// TestEventuallyReportsTheMatchersError: a matcher that cannot match the value fails the wait once
+// the operator has settled, as any other wait, with the matcher's error.
 func TestEventuallyReportsTheMatchersError(t *testing.T) {
 	RegisterTestingT(t)
 	f := &Fixture{Operator: fakeOperator(reconcileTotal())}
-	message, _, _ := failureOf(t, func() {
-		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(Settle + time.Second/2).Should(BeNumerically(">", 1))
+	message, took, _ := failureOf(t, func() {
+		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(3 * Settle).Should(BeNumerically(">", 1))
 	})
-	if !strings.Contains(message, "returned the following error") || !strings.Contains(message, "Expected a number") || strings.Contains(message, "settled") {
+	expectSettled(t, message, took)
+	if !strings.Contains(message, "The matcher passed to Eventually returned the following error:") || !strings.Contains(message, "Expected a number") {
 		t.Errorf("the failure does not give the matcher's error:\n%s", message)
 	}
 }
@@ -527,9 +546,9 @@ func TestEventuallyEventSaysWhyItCannotListTheEvents(t *testing.T) {
 }
 
 // TestEventuallyNamesTheObjectThatNeverAppeared: a wait for an object the operator never creates
-// (komega.Object, whose Get fails: not found) fails once the operator has settled, naming the
-// object, its kind and namespace, and what the operator did; not at its timeout with the bare
-// "not found".
+// (komega.Object, whose Get fails: not found) fails once the operator has settled, with the
+// function's error as Gomega gives it, which names the object, and what the operator did; not at
+// its timeout.
 func TestEventuallyNamesTheObjectThatNeverAppeared(t *testing.T) {
 	RegisterTestingT(t)
 	f := &Fixture{Operator: fakeOperator(reconcileTotal()), Namespace: "spec-a", Client: fake.NewClientBuilder().Build()}
@@ -539,43 +558,40 @@ func TestEventuallyNamesTheObjectThatNeverAppeared(t *testing.T) {
 	})
 	expectSettled(t, message, took)
 	expectHere(t, where)
-	for _, want := range []string{"after 3 reconciles and 0 writes", "ConfigMap spec-a/web-config", `configmaps "web-config" not found`} {
+	for _, want := range []string{"after 3 reconciles and 0 writes", "The function passed to Eventually returned the following error:", `configmaps "web-config" not found`} {
 		if !strings.Contains(message, want) {
 			t.Errorf("the failure does not say %q:\n%s", want, message)
 		}
 	}
-	// What the operator did during the wait, by controller and by resource; an object named by its
-	// kind where it says it; none named where the function returned none.
-	reconciles, writes, polls := reconcileTotal(), map[string]float64{"configmaps": 1}, 0
-	f.Operator = fakeOperatorWith(nil, gather(reconciles), writes)
+	// What the operator did during the wait (a reconcile and a write, read on its second reading),
+	// by controller and by resource.
+	reconciles, writes, reads := reconcileTotal(), map[string]float64{"configmaps": 1}, 0
+	gathered := gather(reconciles)
+	f.Operator = fakeOperatorWith(nil, func() ([]*dto.MetricFamily, error) {
+		if reads++; reads == 2 {
+			reconciles.WithLabelValues("widget", "success").Inc()
+			writes["samples/status"]++
+		}
+		return gathered()
+	}, writes)
 	message, took, _ = failureOf(t, func() {
 		f.Eventually(context.Background(), func() (client.Object, error) {
-			if polls++; polls == 2 {
-				reconciles.WithLabelValues("widget", "success").Inc()
-				writes["samples/status"]++
-			}
-			return &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{Kind: "Widget"}, ObjectMeta: metav1.ObjectMeta{Namespace: "spec-a", Name: "gear"}}, errors.New("no Widget yet")
+			return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "spec-a", Name: "gear"}}, errors.New("no Widget yet")
 		}).WithTimeout(4 * Settle).Should(Succeed())
 	})
 	expectSettled(t, message, took)
-	for _, want := range []string{"after 4 reconciles and 2 writes, 1 reconciles during the wait (widget: 1) and 1 writes (samples/status: 1)", "Widget spec-a/gear:\n    no Widget yet"} {
+	for _, want := range []string{"after 4 reconciles and 2 writes, 1 reconciles during the wait (widget: 1) and 1 writes (samples/status: 1)", "no Widget yet"} {
 		if !strings.Contains(message, want) {
 			t.Errorf("the failure does not say %q:\n%s", want, message)
 		}
 	}
-	message, _, _ = failureOf(t, func() {
-		f.Eventually(context.Background(), func() (*corev1.ConfigMap, error) { return nil, errors.New("no ConfigMap yet") }).WithTimeout(4 * Settle).Should(Succeed())
-	})
-	if !strings.Contains(message, "returned the following error:\n    no ConfigMap yet") {
-		t.Errorf("the failure of a function that returned no object does not say so:\n%s", message)
-	}
 }
 
-// TestEventuallyLeavesToGomegaWhatItDoesNotWrap: a polled function's StopTrying stops the wait at
-// once; a function Gomega cannot poll fails it as Gomega says; a value that is no function, and
-// the error a function returns alone, are matched as they are; a function that fails, then
-// passes, ends the wait.
-func TestEventuallyLeavesToGomegaWhatItDoesNotWrap(t *testing.T) {
+// TestEventuallyPollsAsGomegaDoes: what it polls is Gomega's to poll: a polled function's
+// StopTrying stops the wait at once; a function Gomega cannot poll fails it as Gomega says; a
+// value that is no function, and the error a function returns alone, are matched as they are; a
+// function that fails, then passes, ends the wait.
+func TestEventuallyPollsAsGomegaDoes(t *testing.T) {
 	RegisterTestingT(t)
 	f := &Fixture{Operator: fakeOperator(reconcileTotal())}
 	message, took, _ := failureOf(t, func() {
@@ -613,7 +629,7 @@ func TestEventuallyFailsOnceTheOperatorHasSettledWhileTheFunctionFails(t *testin
 	f := &Fixture{Operator: fakeOperator(reconcileTotal())}
 	var line int
 	message, took, _ := failureOf(t, func() {
-		// With a value to return, which Gomega alone would not match once its assertion failed.
+		// With a value to return, never returned once its assertion failed.
 		f.Eventually(context.Background(), func(g Gomega, ctx context.Context) string {
 			g.Expect(ctx.Err()).NotTo(HaveOccurred())
 			_, _, line, _ = runtime.Caller(0)
@@ -644,6 +660,84 @@ func TestEventuallyFailsOnceTheOperatorHasSettledWhileTheFunctionFails(t *testin
 	if took > Settle || !strings.Contains(message, "the operator is in a reconcile loop") || !strings.Contains(message, "no Widget yet") {
 		t.Errorf("failed after %s with %q, want a loop named within Settle (%s)", took, message, Settle)
 	}
+}
+
+// TestEventuallyFailsSoonOnASettledOperatorWhileTheFunctionKeepsFailing: a wait whose polled
+// function fails on every poll, in any of the ways Gomega polls one, fails once the operator has
+// settled, within a few seconds, saying how the function failed. Each wait is bounded by its
+// context: a wait that never stops fails the test at its end, and never hangs it.
+func TestEventuallyFailsSoonOnASettledOperatorWhileTheFunctionKeepsFailing(t *testing.T) {
+	RegisterTestingT(t)
+	f := &Fixture{Operator: fakeOperator(reconcileTotal())}
+	for _, c := range []struct {
+		name    string
+		actual  any
+		matcher gomegatypes.GomegaMatcher
+		want    string
+	}{
+		{"an error beside its value", func() (string, error) { return "", errors.New("no Widget yet") }, Equal("made"),
+			"The function passed to Eventually returned the following error:"},
+		{"an error alone", func() error { return errors.New("no Widget yet") }, Succeed(), "Expected success, but got an error:"},
+		{"its Gomega, with no value", func(g Gomega) { g.Expect(errors.New("no Widget yet")).NotTo(HaveOccurred()) }, Succeed(),
+			"The function passed to Eventually failed at "},
+		{"its Gomega, with a value", func(g Gomega) []string {
+			g.Expect(errors.New("no Widget yet")).NotTo(HaveOccurred())
+			return nil
+		}, BeEmpty(), "The function passed to Eventually failed at "},
+		{"its Gomega and the context, with an error", func(g Gomega, ctx context.Context) (string, error) {
+			g.Expect(ctx.Err()).NotTo(HaveOccurred())
+			return "", errors.New("no Widget yet")
+		}, Equal("made"), "The function passed to Eventually returned the following error:"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*Settle)
+		message, took, _ := failureOf(t, func() { f.Eventually(ctx, c.actual).Should(c.matcher) })
+		cancel()
+		expectSettled(t, message, took)
+		if !strings.Contains(message, c.want) || !strings.Contains(message, "no Widget yet") {
+			t.Errorf("%s: the failure does not say %q and the function's failure:\n%s", c.name, c.want, message)
+		}
+	}
+}
+
+// TestEventuallyStopsWatchingWhenTheWaitEnds: once Should has returned, whether the wait matched or
+// timed out, the wait reads the operator no more; a read under way when it matched has ended.
+func TestEventuallyStopsWatchingWhenTheWaitEnds(t *testing.T) {
+	RegisterTestingT(t)
+	gathered := gather(reconcileTotal())
+	var reads atomic.Int32
+	var ended atomic.Bool
+	reading, release := make(chan struct{}), make(chan struct{})
+	metrics := func() ([]*dto.MetricFamily, error) {
+		if reads.Add(1) == 2 { // the first read after the one the wait starts from: held until it matches
+			close(reading)
+			select {
+			case <-release:
+			case <-time.After(Converge): // a read that holds up the polls, never released
+			}
+			ended.Store(true)
+		}
+		return gathered()
+	}
+	f := &Fixture{Operator: fakeOperatorWith(nil, metrics, map[string]float64{})}
+	f.Eventually(context.Background(), func() bool {
+		select {
+		case <-reading:
+			close(release)
+			return true
+		default:
+			return false
+		}
+	}).WithTimeout(Converge).Should(BeTrue())
+	if !ended.Load() {
+		t.Error("Should returned before the read of the operator under way had ended")
+	}
+	read := reads.Load()
+	Consistently(reads.Load).WithTimeout(3*Poll).Should(Equal(read), "reads of the operator once the wait matched")
+	failureOf(t, func() {
+		f.Eventually(context.Background(), func() bool { return false }).WithTimeout(3 * Poll).Should(BeTrue())
+	})
+	read = reads.Load()
+	Consistently(reads.Load).WithTimeout(3*Poll).Should(Equal(read), "reads of the operator once the wait timed out")
 }
 
 // requeuing reports, until the test ends, the reconciles of one object whose every pass asks to
@@ -752,24 +846,25 @@ func expectSettledAfterSteps(t *testing.T, message string) {
 }
 
 // stepped waits on an operator reconciling ConfigMaps, objects of them in its namespace, which
-// does steps[i] during poll i+1 (the first reads where the wait starts), then nothing. It returns
-// the wait's failure, and how long it took.
+// has done steps[i] when it is read for the (i+2)th time (the first read is where the wait
+// starts), then nothing. It returns the wait's failure, and how long it took.
 func stepped(t *testing.T, objects int, steps ...step) (string, time.Duration) {
 	t.Helper()
-	reconciles, writes, polls := reconcileTotal(), map[string]float64{}, 0
+	reconciles, writes, reads := reconcileTotal(), map[string]float64{}, 0
+	gathered := gather(reconciles)
 	f := reconciling(reconciles, objects)
-	f.Operator = fakeOperatorWith(&corev1.ConfigMap{}, gather(reconciles), writes)
+	f.Operator = fakeOperatorWith(&corev1.ConfigMap{}, func() ([]*dto.MetricFamily, error) {
+		if reads++; reads > 1 && reads <= len(steps)+1 {
+			s := steps[reads-2]
+			reconciles.WithLabelValues("widget", "success").Add(s.ok)
+			reconciles.WithLabelValues("widget", "requeue").Add(s.requeue)
+			reconciles.WithLabelValues("widget", "error").Add(s.failed)
+			writes["configmaps/status"] += s.writes
+		}
+		return gathered()
+	}, writes)
 	message, took, _ := failureOf(t, func() {
-		f.Eventually(context.Background(), func() string {
-			if polls++; polls > 1 && polls <= len(steps)+1 {
-				s := steps[polls-2]
-				reconciles.WithLabelValues("widget", "success").Add(s.ok)
-				reconciles.WithLabelValues("widget", "requeue").Add(s.requeue)
-				reconciles.WithLabelValues("widget", "error").Add(s.failed)
-				writes["configmaps/status"] += s.writes
-			}
-			return "old"
-		}).WithTimeout(4 * Settle).Should(Equal("new"))
+		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(4 * Settle).Should(Equal("new"))
 	})
 	return message, took
 }
@@ -822,7 +917,7 @@ func TestEventuallyNamesTheRunOfPassesThatMakesALoop(t *testing.T) {
 // then, before Settle. One whose next pass came sooner, or did not ask, settles.
 func TestEventuallyNamesARequeueLoopOnceItsBackoffShowsIt(t *testing.T) {
 	RegisterTestingT(t)
-	SetDefaults() // a step every Poll: the last ends 2 × Poll in
+	// A step every Poll, a read apart: the last ends 2 × Poll in.
 	message, took := stepped(t, 3, step{requeue: 1}, step{ok: 1, requeue: 1, writes: 1})
 	if took < 2*Poll+requeueBackoff || took > requeueBackoff+Settle/2 || !strings.Contains(message, "the operator is in a reconcile loop: its passes ask to be requeued at once, and the rate limiter's backoff now puts the next beyond 640ms; 3 reconciles during the wait") {
 		t.Errorf("failed after %s with %q, want the loop named %s after the last step", took, message, requeueBackoff)
@@ -838,15 +933,16 @@ func TestEventuallyNamesARequeueLoopOnceItsBackoffShowsIt(t *testing.T) {
 // once, for a loop: one over 0 objects.
 func TestEventuallyNamesARunOfPassesOverObjectsItCannotCount(t *testing.T) {
 	RegisterTestingT(t)
-	reconciles, polls := reconcileTotal(), 0
-	f := &Fixture{Operator: fakeOperatorOf(&corev1.ConfigMap{}, reconciles)}
+	reconciles, reads := reconcileTotal(), 0
+	gathered := gather(reconciles)
+	f := &Fixture{Operator: fakeOperatorWith(&corev1.ConfigMap{}, func() ([]*dto.MetricFamily, error) {
+		if reads++; reads > 1 { // a pass requeued at once before each read but the first
+			reconciles.WithLabelValues("widget", "requeue").Inc()
+		}
+		return gathered()
+	}, map[string]float64{})}
 	message, took, _ := failureOf(t, func() {
-		f.Eventually(context.Background(), func() string {
-			if polls++; polls > 1 {
-				reconciles.WithLabelValues("widget", "requeue").Inc()
-			}
-			return "old"
-		}).WithTimeout(4 * Settle).Should(Equal("new"))
+		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(4 * Settle).Should(Equal("new"))
 	})
 	if took > 2*Settle || !strings.Contains(message, "the operator is in a reconcile loop: 9 passes in a row each wrote or asked to be requeued at once, 9 reconciles during the wait (widget: 9) for 0 objects") {
 		t.Errorf("failed after %s with %q, want the loop named over 0 objects", took, message)

@@ -492,12 +492,17 @@ func TestEventuallyScalesTheLoopWithTheObjects(t *testing.T) {
 }
 
 // TestEventuallyClaimsNothingOfAnOperatorThatStoppedAnswering: an operator read at the start of
-// the wait that cannot be read at its timeout is not said to have never settled: nobody can tell.
+// the wait, which then moved, that cannot be read at its timeout is not said to have never
+// settled: nobody can tell.
 func TestEventuallyClaimsNothingOfAnOperatorThatStoppedAnswering(t *testing.T) {
 	RegisterTestingT(t)
-	gathered, reads := gather(reconcileTotal()), 0
+	reconciles, reads := reconcileTotal(), 0
+	gathered := gather(reconciles)
 	metrics := func() ([]*dto.MetricFamily, error) {
-		if reads++; reads > 1 {
+		switch reads++; {
+		case reads == 2:
+			reconciles.WithLabelValues("widget", "success").Inc()
+		case reads > 2:
 			return nil, errors.New("connection refused")
 		}
 		return gathered()
@@ -700,26 +705,30 @@ func TestEventuallyFailsSoonOnASettledOperatorWhileTheFunctionKeepsFailing(t *te
 }
 
 // TestEventuallyStopsWatchingWhenTheWaitEnds: once Should has returned, whether the wait matched or
-// timed out, the wait reads the operator no more; a read under way when it matched has ended.
+// timed out, the wait reads the operator no more; a read under way when it matched has ended. A
+// wait that matched returns at once, not when its context ends.
 func TestEventuallyStopsWatchingWhenTheWaitEnds(t *testing.T) {
 	RegisterTestingT(t)
 	gathered := gather(reconcileTotal())
 	var reads atomic.Int32
 	var ended atomic.Bool
 	reading, release := make(chan struct{}), make(chan struct{})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*Settle)
+	defer cancel()
 	metrics := func() ([]*dto.MetricFamily, error) {
 		if reads.Add(1) == 2 { // the first read after the one the wait starts from: held until it matches
 			close(reading)
 			select {
 			case <-release:
-			case <-time.After(Converge): // a read that holds up the polls, never released
+			case <-ctx.Done(): // a read that holds up the polls, never released
 			}
 			ended.Store(true)
 		}
 		return gathered()
 	}
 	f := &Fixture{Operator: fakeOperatorWith(nil, metrics, map[string]float64{})}
-	f.Eventually(context.Background(), func() bool {
+	started := time.Now()
+	f.Eventually(ctx, func() bool {
 		select {
 		case <-reading:
 			close(release)
@@ -727,9 +736,9 @@ func TestEventuallyStopsWatchingWhenTheWaitEnds(t *testing.T) {
 		default:
 			return false
 		}
-	}).WithTimeout(Converge).Should(BeTrue())
-	if !ended.Load() {
-		t.Error("Should returned before the read of the operator under way had ended")
+	}).Should(BeTrue())
+	if took := time.Since(started); !ended.Load() || took > Settle {
+		t.Errorf("Should returned after %s, the read of the operator under way ended: %t; want it ended, within Settle", took, ended.Load())
 	}
 	read := reads.Load()
 	Consistently(reads.Load).WithTimeout(3*Poll).Should(Equal(read), "reads of the operator once the wait matched")

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"reflect"
-	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -80,90 +80,15 @@ func perKey(counts map[string]float64) string {
 
 // Eventually is Gomega's Eventually, for what the operator does: it also fails as soon as the
 // operator has settled without it (no reconcile and no write for Settle, and no retry that may
-// still be due; a requeue after a while counts as ended), or is in a loop (loop), saying what it
-// saw and what the operator did: whether the value does not match yet or the polled function
-// failed (its error, an assertion of its Gomega), naming the object such a function returned.
-// One that keeps working more slowly than a loop fails it at the timeout, named with its
-// reconciles. Wait with Gomega's own for what others do (the garbage collector, the API server).
+// still be due; a requeue after a while counts as ended), or is in a loop (loop), saying what the
+// operator did, then what it saw last as Gomega says it: the value that does not match yet, or
+// why the polled function failed (its error, an assertion of its Gomega). One that keeps working
+// more slowly than a loop fails it at the timeout, named with its reconciles. Wait with Gomega's
+// own for what others do (the garbage collector, the API server).
 //
 //	f.Eventually(ctx, komega.Object(widget)).Should(HaveField("Status.Ready", BeTrue()))
 func (f *Fixture) Eventually(ctx context.Context, actual any) Wait {
-	return Wait{Eventually(ctx, polled(ctx, actual)).WithOffset(1), f, ctx}
-}
-
-// failedPoll is what a polled function that failed gave the matcher instead of a value: why it
-// failed, as Gomega says it, naming the object it returned (komega.Object's).
-type failedPoll struct{ message string }
-
-// pollable says whether Gomega polls a function of type t given its in arguments: it returns a
-// value, or takes a Gomega to fail, and every result after the first is an error.
-func pollable(t reflect.Type, in int, takesGomega bool) bool {
-	for i := 1; i < t.NumOut(); i++ {
-		if t.Out(i) != reflect.TypeFor[error]() {
-			return false
-		}
-	}
-	return t.NumIn() == in && (t.NumOut() > 0 || takesGomega)
-}
-
-// polled is actual, a function Gomega polls, made to hand the matcher a failedPoll when it fails
-// (its error, or an assertion of its Gomega), so that the settled and loop checks run then too.
-// Anything else, and a function of a signature Gomega would refuse, is actual as it is.
-func polled(ctx context.Context, actual any) any {
-	fn := reflect.ValueOf(actual)
-	if fn.Kind() != reflect.Func {
-		return actual
-	}
-	t, in := fn.Type(), []reflect.Value{}
-	var failure string
-	takesGomega := t.NumIn() > 0 && t.In(0) == reflect.TypeFor[Gomega]()
-	if takesGomega {
-		in = append(in, reflect.ValueOf(NewGomega(func(message string, callerSkip ...int) {
-			_, file, line, _ := runtime.Caller(callerSkip[0] + 1) // Gomega's assertions give it
-			failure = fmt.Sprintf("The function passed to Eventually failed at %s:%d with:\n%s", file, line, message)
-			panic(failure)
-		})))
-	}
-	if t.NumIn() > len(in) && t.In(len(in)) == reflect.TypeFor[context.Context]() {
-		in = append(in, reflect.ValueOf(ctx))
-	}
-	if !pollable(t, len(in), takesGomega) {
-		return actual
-	}
-	return func() (value any, err error) {
-		failure = ""
-		defer func() {
-			if failure != "" {
-				_ = recover() // the panic of its Gomega's failure, which failure holds
-				value, err = failedPoll{failure}, nil
-			}
-		}()
-		out := fn.Call(in)
-		if len(out) == 0 {
-			return nil, nil
-		}
-		value = out[0].Interface()
-		for _, extra := range out[1:] {
-			e, _ := extra.Interface().(error)
-			if signal := PollingSignalError(nil); errors.As(e, &signal) {
-				return value, e
-			}
-			if e != nil {
-				return failedPoll{fmt.Sprintf("The function passed to Eventually returned the following error%s:\n    %v", naming(value), e)}, nil
-			}
-		}
-		return value, nil
-	}
-}
-
-// naming names obj, if it is an object: ", for ConfigMap spec-x/web-config".
-func naming(obj any) string {
-	o, ok := obj.(client.Object)
-	if !ok || reflect.ValueOf(o).IsNil() {
-		return ""
-	}
-	kind := cmp.Or(o.GetObjectKind().GroupVersionKind().Kind, reflect.TypeOf(o).Elem().Name())
-	return fmt.Sprintf(", for %s %s", kind, client.ObjectKeyFromObject(o))
+	return Wait{Eventually(ctx, actual).WithOffset(1), f, ctx}
 }
 
 // Wait is an Eventually for what the operator does (Fixture.Eventually).
@@ -180,15 +105,29 @@ func (w Wait) WithTimeout(d time.Duration) Wait {
 }
 
 // Should waits until actual matches matcher, and fails once the operator has settled without it.
+// A watcher reads the operator every Poll meanwhile and ends the wait by cancelling its context
+// with the reason: Gomega fails with "Context was cancelled (cause: …)", then what it saw last.
+// The watcher has stopped when Should returns. A failure's description is the caller's, then, at
+// a timeout, why the operator was not taken as settled.
 func (w Wait) Should(matcher types.GomegaMatcher, description ...any) bool {
-	return w.eventually.Should(&settledMatcher{GomegaMatcher: matcher, Wait: w}, description...)
+	ctx, cancel := context.WithCancelCause(w.ctx)
+	watch := &watcher{f: w.f, ctx: ctx}
+	watch.read() // the reading the wait counts from, before its first poll
+	var watching sync.WaitGroup
+	defer watching.Wait()
+	defer cancel(nil)
+	watching.Go(func() { watch.run(cancel) })
+	return w.eventually.WithContext(ctx).Should(matcher, func() string { return watch.describe(description) })
 }
 
-// settledMatcher is matcher, except that a value it does not match while the operator has
-// settled stops the wait (StopTrying), and a failure says what the operator did meanwhile.
-type settledMatcher struct {
-	types.GomegaMatcher
-	Wait
+// watcher follows the operator during a wait (Wait.Should). Its fields after unsettled are read's
+// alone: Should's first, then run's on the watcher's goroutine.
+type watcher struct {
+	f   *Fixture
+	ctx context.Context
+	// unsettled is why the operator was not taken as settled at the last reading (notSettled),
+	// for the description of a wait that times out.
+	unsettled atomic.Value
 	// first is the operator's reading when the wait began; last, when it last moved, at since;
 	// retries, how many of its reconciles ended in an error that is retried.
 	first, last operator.Reading
@@ -202,34 +141,36 @@ type settledMatcher struct {
 	requeued    bool
 }
 
-func (m *settledMatcher) Match(actual any) (bool, error) {
-	if _, failed := actual.(failedPoll); !failed {
-		ok, err := m.GomegaMatcher.Match(actual)
-		if ok || err != nil {
-			return ok, err
+// run reads the operator every Poll until the wait ends, and ends it, cancelling its context
+// with the reason, once the operator has settled or is in a loop.
+func (w *watcher) run(cancel context.CancelCauseFunc) {
+	for tick := time.NewTicker(Poll); w.ctx.Err() == nil; { // the ticker is collected once run returns
+		select {
+		case <-w.ctx.Done():
+		case <-tick.C:
+			if why := w.read(); why != "" {
+				cancel(errors.New(why))
+			}
 		}
 	}
-	r, err := m.f.Operator.Read()
-	if err != nil {
-		return false, nil
-	}
-	if m.since.IsZero() {
-		m.first, m.previous = r, r
-	}
-	m.follow(r)
-	settled := m.settled(r)
-	if why := cmp.Or(m.loop(r), settled); why != "" {
-		StopTrying(why + "; it saw:\n" + m.saw(actual)).Now()
-	}
-	return false, nil
 }
 
-// saw is what the wait saw last: why the polled function failed, or why the value does not match.
-func (m *settledMatcher) saw(actual any) string {
-	if failed, ok := actual.(failedPoll); ok {
-		return failed.message
+// read reads the operator and says why the wait ends, if it has settled or is in a loop; "" if
+// not, or if it cannot be read.
+func (w *watcher) read() (why string) {
+	r, err := w.f.Operator.Read()
+	unsettled := ""
+	if err == nil {
+		if w.since.IsZero() {
+			w.first, w.previous = r, r
+		}
+		w.follow(r)
+		settled := w.settled(r)
+		why = cmp.Or(w.loop(r), settled)
+		unsettled = w.notSettled(r, why)
 	}
-	return m.GomegaMatcher.FailureMessage(actual)
+	w.unsettled.Store(unsettled)
+	return why
 }
 
 // Loop is how many reconciles during one wait, for each object of the kind the operator
@@ -256,18 +197,18 @@ const requeueBackoff = 5 * time.Millisecond << (LoopRun - 1)
 // failed (Retried) neither counts nor ends it. A write is counted as it is sent, its pass as it
 // ends: one read between the two finds the write before its pass, which the next pass may
 // take (spare).
-func (m *settledMatcher) follow(r operator.Reading) {
-	d := r.Minus(m.previous)
-	m.previous = r
-	m.spare += d.Writes + d.Requeued
+func (w *watcher) follow(r operator.Reading) {
+	d := r.Minus(w.previous)
+	w.previous = r
+	w.spare += d.Writes + d.Requeued
 	switch passes := d.Reconciles - d.Retried; {
 	case passes <= 0:
-	case m.spare >= passes:
-		m.busy += passes
-		m.spare -= passes
-		m.requeued = d.Requeued > 0
+	case w.spare >= passes:
+		w.busy += passes
+		w.spare -= passes
+		w.requeued = d.Requeued > 0
 	default:
-		m.busy, m.spare, m.requeued = 0, 0, false
+		w.busy, w.spare, w.requeued = 0, 0, false
 	}
 }
 
@@ -276,40 +217,40 @@ func (m *settledMatcher) follow(r operator.Reading) {
 // requeued at once, or a pass that asked to be requeued at once and none since for longer than
 // requeueBackoff (the backoff of more than LoopRun requeues in a row). "" if not, or if it cannot
 // tell.
-func (m *settledMatcher) loop(r operator.Reading) string {
-	during := r.Minus(m.first)
-	backedOff := m.requeued && time.Since(m.since) > requeueBackoff
-	if during.Reconciles <= Loop && m.busy <= LoopRun && !backedOff {
+func (w *watcher) loop(r operator.Reading) string {
+	during := r.Minus(w.first)
+	backedOff := w.requeued && time.Since(w.since) > requeueBackoff
+	if during.Reconciles <= Loop && w.busy <= LoopRun && !backedOff {
 		return ""
 	}
 	// As many as the objects of the kind it reconciles in the spec's namespace (with no kind or no
 	// client, a unit test's, none).
 	objects, kind := 0, "objects"
-	if k := m.f.Operator.Subject().Kind; k != nil && m.f.Client != nil {
-		list := m.f.listOf(k)
-		if err := m.f.Client.List(m.ctx, list, client.InNamespace(m.f.Namespace)); err != nil {
+	if k := w.f.Operator.Subject().Kind; k != nil && w.f.Client != nil {
+		list := w.f.listOf(k)
+		if err := w.f.Client.List(w.ctx, list, client.InNamespace(w.f.Namespace)); err != nil {
 			return ""
 		}
-		objects, kind = len(list.Items), strings.TrimSuffix(list.Kind, "List")+" in "+m.f.Namespace
+		objects, kind = len(list.Items), strings.TrimSuffix(list.Kind, "List")+" in "+w.f.Namespace
 	}
 	each := float64(max(objects, 1))
 	var why string
 	switch {
 	case during.Reconciles > Loop*each:
-	case m.busy > LoopRun*each:
-		why = fmt.Sprintf("%.0f passes in a row each wrote or asked to be requeued at once, ", m.busy)
+	case w.busy > LoopRun*each:
+		why = fmt.Sprintf("%.0f passes in a row each wrote or asked to be requeued at once, ", w.busy)
 	case backedOff:
 		why = fmt.Sprintf("its passes ask to be requeued at once, and the rate limiter's backoff now puts the next beyond %s; ", requeueBackoff)
 	default:
 		return ""
 	}
-	return fmt.Sprintf("the operator is in a reconcile loop: %s%s for %d %s, and %.0f API writes", why, m.during(r), objects, kind, during.Writes)
+	return fmt.Sprintf("the operator is in a reconcile loop: %s%s for %d %s, and %.0f API writes", why, w.during(r), objects, kind, during.Writes)
 }
 
 // during is how many reconciles the operator finished since the wait began, by controller:
 // "51 reconciles during the wait (widget: 51)".
-func (m *settledMatcher) during(r operator.Reading) string {
-	during := r.Minus(m.first)
+func (w *watcher) during(r operator.Reading) string {
+	during := r.Minus(w.first)
 	return fmt.Sprintf("%.0f reconciles during the wait (%s)", during.Reconciles, perKey(during.ByController))
 }
 
@@ -319,16 +260,16 @@ func (m *settledMatcher) during(r operator.Reading) string {
 const retried = 9
 
 // settled says, if the operator has done nothing for Settle, what it did before; "" if not.
-func (m *settledMatcher) settled(r operator.Reading) string {
-	switch quiet := time.Since(m.since); {
-	case m.since.IsZero() || moved(r, m.last):
-		m.last, m.since = r, time.Now()
+func (w *watcher) settled(r operator.Reading) string {
+	switch quiet := time.Since(w.since); {
+	case w.since.IsZero() || moved(r, w.last):
+		w.last, w.since = r, time.Now()
 	case r.Retried > retried:
-		m.retries = r.Retried
+		w.retries = r.Retried
 	case quiet >= Settle:
-		during := r.Minus(m.first)
+		during := r.Minus(w.first)
 		return fmt.Sprintf("the operator settled without it: no reconcile and no API write for %s, after %.0f reconciles and %.0f writes, %s and %.0f writes (%s)",
-			quiet.Round(100*time.Millisecond), r.Reconciles, r.Writes, m.during(r), during.Writes, perKey(during.ByResource))
+			quiet.Round(100*time.Millisecond), r.Reconciles, r.Writes, w.during(r), during.Writes, perKey(during.ByResource))
 	}
 	return ""
 }
@@ -338,17 +279,30 @@ func moved(now, then operator.Reading) bool {
 	return now.Reconciles != then.Reconciles || now.Writes != then.Writes
 }
 
-// FailureMessage is what the wait saw, and why the operator was not taken as settled.
-func (m *settledMatcher) FailureMessage(actual any) string {
-	message := m.saw(actual)
-	r, err := m.f.Operator.Read()
+// notSettled says why the operator, read r, is not taken as settled, if it moved during the wait:
+// it moved within Settle, or a retry may still be due; "" once the watcher ends the wait (why).
+func (w *watcher) notSettled(r operator.Reading, why string) string {
 	switch {
-	case err != nil || m.since.IsZero():
-	case moved(r, m.first) && (moved(r, m.last) || time.Since(m.since) < Settle):
-		message += fmt.Sprintf("\nthe operator never settled: %s and %.0f API writes, the last within %s of its end: requeues sooner than that",
-			m.during(r), r.Writes-m.first.Writes, Settle)
-	case m.retries > retried:
-		message += fmt.Sprintf("\nthe operator was not taken as settled: %.0f of its reconciles ended in an error, a retry may still be due", m.retries)
+	case why != "":
+	case moved(r, w.first) && time.Since(w.since) < Settle:
+		return fmt.Sprintf("the operator never settled: %s and %.0f API writes, the last within %s of its end: requeues sooner than that",
+			w.during(r), r.Writes-w.first.Writes, Settle)
+	case w.retries > retried:
+		return fmt.Sprintf("the operator was not taken as settled: %.0f of its reconciles ended in an error, a retry may still be due", w.retries)
 	}
-	return message
+	return ""
+}
+
+// describe is the caller's description of the wait (Gomega's: a format and its arguments, or a
+// func() string), then why the operator was not taken as settled at the last reading, if it was not.
+func (w *watcher) describe(description []any) string {
+	said := ""
+	if len(description) > 0 {
+		said = fmt.Sprintf(fmt.Sprint(description[0]), description[1:]...)
+		if describe, ok := description[0].(func() string); ok {
+			said = describe()
+		}
+	}
+	unsettled, _ := w.unsettled.Load().(string)
+	return strings.Trim(said+"\n"+unsettled, "\n")
 }

@@ -920,6 +920,20 @@ func TestEventuallyNamesTheRunOfPassesThatMakesALoop(t *testing.T) {
 	}
 }
 
+// TestEventuallyTakesTheReconcilesOfObjectsGoneForNoLoop: where none of the objects of the kind the
+// operator reconciles is left (a cleanup deleted them, then what they owned: each deletion enqueues
+// its gone owner), reconciles that neither write nor ask to be requeued are no loop however many
+// they are: the operator settles. Passes that ask to be requeued at once still make one.
+func TestEventuallyTakesTheReconcilesOfObjectsGoneForNoLoop(t *testing.T) {
+	RegisterTestingT(t)
+	message, _ := stepped(t, 0, step{ok: 2 * Loop}, step{ok: Loop})
+	expectSettledAfterSteps(t, message)
+	want := "the operator is in a reconcile loop: 9 passes in a row each wrote or asked to be requeued at once, 9 reconciles during the wait (widget: 9) for 0 ConfigMap in spec-a"
+	if message, _ := stepped(t, 0, slices.Repeat([]step{{requeue: 1}}, LoopRun+1)...); !strings.Contains(message, want) {
+		t.Errorf("failed with %q, want the loop named: %q", message, want)
+	}
+}
+
 // TestEventuallyNamesARequeueLoopOnceItsBackoffShowsIt: an operator whose last passes asked to be
 // requeued at once, and which has done nothing since for longer than the backoff of LoopRun of
 // them in a row (640 ms), is in a loop (one object of 3 requeued at once again and again): named

@@ -213,10 +213,10 @@ func (w *watcher) follow(r operator.Reading) {
 }
 
 // loop says what the operator did during the wait, if it is in a loop: more than Loop reconciles
-// of each object, more than LoopRun passes in a row for each that each wrote or asked to be
-// requeued at once, or a pass that asked to be requeued at once and none since for longer than
-// requeueBackoff (the backoff of more than LoopRun requeues in a row). "" if not, or if it cannot
-// tell.
+// of each object (where any is left), more than LoopRun passes in a row for each that each wrote
+// or asked to be requeued at once, or a pass that asked to be requeued at once and none since for
+// longer than requeueBackoff (the backoff of more than LoopRun requeues in a row). "" if not, or
+// if it cannot tell.
 func (w *watcher) loop(r operator.Reading) string {
 	during := r.Minus(w.first)
 	backedOff := w.requeued && time.Since(w.since) > requeueBackoff
@@ -232,6 +232,11 @@ func (w *watcher) loop(r operator.Reading) string {
 			return ""
 		}
 		objects, kind = len(list.Items), strings.TrimSuffix(list.Kind, "List")+" in "+w.f.Namespace
+		// None left (a cleanup's deletions): their reconciles are the echoes of the deletions of
+		// what they owned, each enqueueing its gone owner, no loop by their count alone.
+		if objects == 0 && w.busy <= LoopRun && !backedOff {
+			return ""
+		}
 	}
 	each := float64(max(objects, 1))
 	var why string

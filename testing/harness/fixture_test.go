@@ -423,6 +423,18 @@ func TestCleanupNamesTheFinalizerThatHoldsAnObjectOfAKindItCreates(t *testing.T)
 	Expect(fc.Client.Get(ctx, client.ObjectKeyFromObject(unowned), unowned)).To(Succeed())
 }
 
+// upOwningSecrets starts o as an operator of the ConfigMaps of namespace that own Secrets, stopped
+// when t ends, and gives it with a Secret "owned" of namespace, not yet created, that an object of
+// the kind owner owns.
+func upOwningSecrets(t *testing.T, o *finalizing, namespace, owner string) (*operator.Operator, *corev1.Secret) {
+	t.Helper()
+	op := operator.New(operator.Subject{Kind: &corev1.ConfigMap{}, Owned: []client.Object{&corev1.Secret{}}}, o.run(namespace))
+	NewWithT(t).Expect(op.Up()).To(Succeed())
+	t.Cleanup(func() { _ = op.Down() })
+	return op, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "owned", Namespace: namespace, OwnerReferences: []metav1.OwnerReference{
+		{APIVersion: "v1", Kind: owner, Name: "owner", UID: "uid-of-owner"}}}}
+}
+
 // TestCleanupWaitsForWhatTheObjectsOwnedWhereAGarbageCollectorRuns: where a garbage collector
 // runs, the cleanup also waits for it to delete what the spec's objects owned (the kinds the
 // Subject owns), leaving that to it, and fails naming the kind still left; objects of those kinds
@@ -448,11 +460,7 @@ func TestCleanupWaitsForWhatTheObjectsOwnedWhereAGarbageCollectorRuns(t *testing
 			defer cancel()
 			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "spec-owned"}}
 			Expect(fc.Client.Create(ctx, ns)).To(Succeed())
-			op := operator.New(operator.Subject{Kind: &corev1.ConfigMap{}, Owned: []client.Object{&corev1.Secret{}}}, fc.o.run(ns.Name))
-			Expect(op.Up()).To(Succeed())
-			t.Cleanup(func() { _ = op.Down() })
-			owned := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "owned", Namespace: ns.Name, OwnerReferences: []metav1.OwnerReference{
-				{APIVersion: "v1", Kind: c.owner, Name: "owner", UID: "uid-of-owner"}}}}
+			op, owned := upOwningSecrets(t, fc.o, ns.Name, c.owner)
 			Expect(fc.Client.Create(ctx, owned)).To(Succeed())
 			f := &Fixture{Namespace: ns.Name, Client: fc.Client, Operator: op}
 			if !c.left {
@@ -475,11 +483,7 @@ func TestCleanupWaitsForAGarbageCollectorSlowerThanTheOperator(t *testing.T) {
 	RegisterTestingT(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*Settle)
 	defer cancel()
-	op := operator.New(operator.Subject{Kind: &corev1.ConfigMap{}, Owned: []client.Object{&corev1.Secret{}}}, newFakeCluster().o.run("spec-collected"))
-	Expect(op.Up()).To(Succeed())
-	t.Cleanup(func() { _ = op.Down() })
-	owned := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "owned", Namespace: "spec-collected", OwnerReferences: []metav1.OwnerReference{
-		{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "uid-of-owner"}}}}
+	op, owned := upOwningSecrets(t, newFakeCluster().o, "spec-collected", "ConfigMap")
 	started := time.Now()
 	collecting := interceptor.Funcs{List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 		if list.GetObjectKind().GroupVersionKind().Kind == "SecretList" && time.Since(started) > 2*Settle {
@@ -530,11 +534,7 @@ func TestCleanupFailsWithWhatItCouldNotDo(t *testing.T) {
 			RegisterTestingT(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
-			op := operator.New(operator.Subject{Kind: &corev1.ConfigMap{}, Owned: []client.Object{&corev1.Secret{}}}, newFakeCluster().o.run("spec-refused"))
-			Expect(op.Up()).To(Succeed())
-			t.Cleanup(func() { _ = op.Down() })
-			owned := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "owned", Namespace: "spec-refused", OwnerReferences: []metav1.OwnerReference{
-				{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "uid-of-owner"}}}}
+			op, owned := upOwningSecrets(t, newFakeCluster().o, "spec-refused", "ConfigMap")
 			refusing := fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).WithObjects(owned).WithInterceptorFuncs(c.refuse).Build()
 			f := &Fixture{Namespace: "spec-refused", Client: refusing, Operator: op}
 			if message, _, _ := failureOf(t, func() { f.emptyNamespace(ctx, c.collectsGarbage) }); !strings.Contains(message, refused.Error()) {

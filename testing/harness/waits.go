@@ -16,6 +16,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
 	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/operator-demo/testing/harness/operator"
@@ -144,15 +145,13 @@ type watcher struct {
 // run reads the operator every Poll until the wait ends, and ends it, cancelling its context
 // with the reason, once the operator has settled or is in a loop.
 func (w *watcher) run(cancel context.CancelCauseFunc) {
-	for tick := time.NewTicker(Poll); w.ctx.Err() == nil; { // the ticker is collected once run returns
-		select {
-		case <-w.ctx.Done():
-		case <-tick.C:
-			if why := w.read(); why != "" {
-				cancel(errors.New(why))
-			}
+	_ = wait.PollUntilContextCancel(w.ctx, Poll, false, func(context.Context) (bool, error) { // ends with the wait's context, its only error
+		why := w.read()
+		if why != "" {
+			cancel(errors.New(why))
 		}
-	}
+		return why != "", nil
+	})
 }
 
 // read reads the operator and says why the wait ends, if it has settled or is in a loop; "" if

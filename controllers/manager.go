@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	demov1beta1 "example.com/operator-demo/api/v1beta1"
 )
 
 // ManagerOptions returns opts with what the Sample controller needs from its manager: a cache that
@@ -35,10 +36,12 @@ func ManagerOptions(opts ctrl.Options) ctrl.Options {
 	return opts
 }
 
-// NewScheme returns a scheme that knows the built-in kinds and the Sample API.
+// NewScheme returns a scheme that knows the built-in kinds and the Sample API, every version of it:
+// v1alpha1, which the controller reconciles, and v1beta1, the hub its conversions go through.
 func NewScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(demov1alpha1.AddToScheme(s))
+	utilruntime.Must(demov1beta1.AddToScheme(s))
 	return s
 }

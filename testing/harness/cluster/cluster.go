@@ -12,7 +12,10 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -20,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 
 	"example.com/operator-demo/testing/harness/controlplane"
 	"example.com/operator-demo/testing/harness/operator"
@@ -48,9 +52,9 @@ type Provider func(ctx context.Context, subject operator.Subject) (*Cluster, []b
 
 // StartControlPlane is the envtest tier's Provider: a control plane of this run's own, with the
 // operator's CRDs installed and its webhooks served, and an operator in this process for each
-// namespace. envtest installs the CRDs once, with the conversion of each whose kind subject's
-// scheme can convert pointed at the webhooks from the start, and the webhook configurations
-// (subject's WebhookManifests, as ServeWebhooks finds them); they go with the control plane.
+// namespace. envtest installs the webhook configurations (subject's WebhookManifests, as
+// ServeWebhooks finds them); the CRDs are installed once, with the conversion of each whose kind
+// the webhooks convert (installCRDs) pointed at them from the start. They go with the control plane.
 func StartControlPlane(_ context.Context, subject operator.Subject) (*Cluster, []byte, error) {
 	hooks := envtest.WebhookInstallOptions{}
 	if subject.Webhooks != nil {
@@ -60,15 +64,18 @@ func StartControlPlane(_ context.Context, subject operator.Subject) (*Cluster, [
 		}
 		hooks.Paths = paths
 	}
+	var crds []string
 	env, err := controlplane.Start(subject.CRDs, func(env *envtest.Environment) {
 		if env.WebhookInstallOptions = hooks; subject.Webhooks != nil {
-			env.CRDInstallOptions.Scheme = subject.Scheme
+			// serve installs them, once the webhooks are registered: only then is it known which
+			// kinds they convert.
+			crds, env.CRDDirectoryPaths = env.CRDDirectoryPaths, nil
 		}
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	stopWebhooks, err := serve(env.Config, subject, &env.WebhookInstallOptions)
+	stopWebhooks, err := serve(env.Config, subject, &env.WebhookInstallOptions, crds)
 	if err != nil {
 		return nil, nil, errors.Join(err, env.Stop())
 	}
@@ -122,11 +129,11 @@ func OnControlPlane(cfg *rest.Config, subject operator.Subject, stop func() erro
 const DefaultWebhookManifests = "config/webhook"
 
 // ServeWebhooks installs subject's WebhookManifests (DefaultWebhookManifests when none), pointed
-// at this process, into the running control plane cfg reaches, points the conversion of each CRD
-// whose kind subject's scheme can convert there too, and serves subject's Webhooks (serve). It
-// returns once they answer, with a func that stops them and removes the configurations. The API
-// server converts through them once its informer has seen the CRDs updated: a control plane of
-// the run's own (StartControlPlane) has them converting from the start.
+// at this process, into the running control plane cfg reaches, and serves subject's Webhooks,
+// with the conversion of each CRD whose kind they convert pointed there too (serve). It returns
+// once they answer, with a func that stops them and removes the configurations. The API server
+// converts through them once its informer has seen the CRDs updated: a control plane of the run's
+// own (StartControlPlane) has them converting from the start.
 func ServeWebhooks(cfg *rest.Config, subject operator.Subject) (stop func() error, err error) {
 	if subject.Webhooks == nil {
 		return func() error { return nil }, nil
@@ -154,14 +161,11 @@ func ServeWebhooks(cfg *rest.Config, subject operator.Subject) (stop func() erro
 		return errors.Join(append(errs, install.Cleanup())...)
 	}
 	crds, err := controlplane.FindAll(subject.CRDs, controlplane.DefaultCRDs)
-	if err == nil {
-		// The CRDs again, converting through this process's /convert where the scheme can.
-		_, err = envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: crds, Scheme: subject.Scheme, WebhookOptions: *install, ErrorIfPathMissing: true})
-	}
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("point the CRDs' conversion at the webhooks: %w", err), uninstall())
 	}
-	stopServing, err := serve(cfg, subject, install)
+	// The CRDs again, converting through this process's /convert where the webhooks convert.
+	stopServing, err := serve(cfg, subject, install, crds)
 	if err != nil {
 		return nil, errors.Join(err, uninstall())
 	}
@@ -170,9 +174,11 @@ func ServeWebhooks(cfg *rest.Config, subject operator.Subject) (stop func() erro
 
 // serve serves subject's Webhooks (none: nothing to serve) where install has pointed the API
 // server, from a manager of their own: they answer for every test process, and while a spec has
-// stopped its operator; their log lines say so, and for which spec (servedBy). Call it in the one
-// process that outlives the others (Ginkgo's first).
-func serve(cfg *rest.Config, subject operator.Subject, install *envtest.WebhookInstallOptions) (stop func() error, err error) {
+// stopped its operator; their log lines say so, and for which spec (servedBy). Once they are
+// registered, before they answer, it installs the CRDs of the directories crds, each converting
+// through them where they convert its kind (installCRDs). Call it in the one process that
+// outlives the others (Ginkgo's first).
+func serve(cfg *rest.Config, subject operator.Subject, install *envtest.WebhookInstallOptions, crds []string) (stop func() error, err error) {
 	if subject.Webhooks == nil {
 		return func() error { return nil }, nil
 	}
@@ -181,12 +187,50 @@ func serve(cfg *rest.Config, subject operator.Subject, install *envtest.WebhookI
 	})}
 	stop, err = operator.StartManager(cfg, ctrl.Options{Scheme: subject.Scheme, WebhookServer: server}, func(mgr ctrl.Manager) error {
 		server.namespaces = mgr.GetAPIReader()
-		return subject.Webhooks(mgr)
+		if err := subject.Webhooks(mgr); err != nil {
+			return err
+		}
+		installed, err := installCRDs(cfg, crds, subject.Scheme, mgr.GetConverterRegistry(), install)
+		if err != nil {
+			return fmt.Errorf("install the CRDs of %v, converting through the webhooks: %w", crds, err)
+		}
+		controlplane.WaitPastCreateHoldBack(cfg, installed)
+		return nil
 	}, server.StartedChecker())
 	if err != nil {
 		return nil, fmt.Errorf("serve the webhooks on %s:%d: %w", install.LocalServingHost, install.LocalServingPort, err)
 	}
 	return stop, nil
+}
+
+// installCRDs installs (or updates) the CRDs of the directories paths, with the conversion of each
+// whose kind the webhooks convert pointed at install's server, and returns them. envtest alone
+// points only the kinds that scheme can convert (conversion.IsConvertible: a Hub, and ConvertTo and
+// ConvertFrom on every other version); a converter registered with the webhooks (the builder's
+// WithConverter: conversion functions kept out of the API types, such as controller-runtime's
+// hub-and-spoke converter) is in converters, which envtest never reads: those kinds are pointed
+// too. A CRD of neither converts as envtest leaves it (None, whatever its manifest says).
+func installCRDs(cfg *rest.Config, paths []string, scheme *runtime.Scheme, converters conversion.Registry, install *envtest.WebhookInstallOptions) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	read := envtest.CRDInstallOptions{Paths: paths, ErrorIfPathMissing: true}
+	if err := envtest.ReadCRDFiles(&read); err != nil {
+		return nil, err
+	}
+	var registered, others []*apiextensionsv1.CustomResourceDefinition
+	for _, crd := range read.CRDs {
+		if _, ok := converters.GetConverter(schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}); ok {
+			registered = append(registered, crd)
+		} else {
+			others = append(others, crd)
+		}
+	}
+	pointed := *install
+	pointed.IgnoreSchemeConvertible = true // each of registered, whatever scheme says
+	withConverters, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{CRDs: registered, WebhookOptions: pointed})
+	if err != nil {
+		return nil, err
+	}
+	byScheme, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{CRDs: others, Scheme: scheme, WebhookOptions: *install})
+	return append(withConverters, byScheme...), err
 }
 
 // The annotations of a spec's namespace that name the spec (the Ginkgo process that runs it, and

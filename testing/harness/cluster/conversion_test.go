@@ -7,6 +7,7 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionshelpers "k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -15,7 +16,9 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/conversion"
+	webhookconversion "sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 
+	"example.com/operator-demo/testing/harness/controlplane"
 	"example.com/operator-demo/testing/harness/operator"
 	"example.com/operator-demo/testing/harness/poll"
 )
@@ -76,19 +79,22 @@ func (w *widgetV2) DeepCopyObject() runtime.Object {
 // controllers, only the webhook that converts them between v1 and v2, which the builder registers
 // because its scheme, and no other, knows both versions and how they convert.
 var converting = operator.Subject{
-	Scheme: func() *runtime.Scheme {
-		s := runtime.NewScheme()
-		for version, obj := range map[string]runtime.Object{"v1": &widgetV1{}, "v2": &widgetV2{}} {
-			gv := schema.GroupVersion{Group: "conversion.example.org", Version: version}
-			s.AddKnownTypeWithName(gv.WithKind("Widget"), obj)
-			metav1.AddToGroupVersion(s, gv)
-		}
-		utilruntime.Must(apiextensionsv1.AddToScheme(s))
-		return s
-	}(),
+	Scheme:           widgets(&widgetV1{}, &widgetV2{}),
 	Webhooks:         func(mgr ctrl.Manager) error { return ctrl.NewWebhookManagedBy(mgr, &widgetV2{}).Complete() },
 	WebhookManifests: []string{"testing/harness/cluster/testdata/conversion/webhook"},
 	CRDs:             []string{"testing/harness/cluster/testdata/conversion/crd"},
+}
+
+// widgets is a scheme that knows Widgets, v1 as v1 and v2 as v2, and CRDs.
+func widgets(v1, v2 runtime.Object) *runtime.Scheme {
+	s := runtime.NewScheme()
+	for version, obj := range map[string]runtime.Object{"v1": v1, "v2": v2} {
+		gv := schema.GroupVersion{Group: "conversion.example.org", Version: version}
+		s.AddKnownTypeWithName(gv.WithKind("Widget"), obj)
+		metav1.AddToGroupVersion(s, gv)
+	}
+	utilruntime.Must(apiextensionsv1.AddToScheme(s))
+	return s
 }
 
 // TestStartControlPlaneServesConversion: StartControlPlane installs a CRD whose kind the
@@ -137,6 +143,96 @@ func TestStartControlPlaneServesConversion(t *testing.T) {
 	}
 	if asV2.Spec.Scale.Replicas != 5 {
 		t.Errorf("the v1 Widget read in v2 has spec.scale.replicas %d, want its spec.replicas, 5", asV2.Spec.Scale.Replicas)
+	}
+}
+
+// plainWidgetV1 and plainWidgetV2 are Widgets as widgetV1 and widgetV2 hold them, in types that
+// know nothing of conversion (no Hub, no ConvertTo or ConvertFrom): their conversions are
+// functions that the webhooks' converter holds (WithConverter), as an operator keeps them out of
+// its API types.
+type (
+	plainWidgetV1 widgetV1
+	plainWidgetV2 widgetV2
+)
+
+func (w *plainWidgetV1) DeepCopyObject() runtime.Object {
+	out := *w
+	w.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	return &out
+}
+
+func (w *plainWidgetV2) DeepCopyObject() runtime.Object {
+	out := *w
+	w.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	return &out
+}
+
+// convertingWithAConverter is converting with the plain Widgets: its webhooks register a
+// hub-and-spoke converter of functions, v2 the hub, and its scheme alone could convert nothing.
+var convertingWithAConverter = operator.Subject{
+	Scheme: widgets(&plainWidgetV1{}, &plainWidgetV2{}),
+	Webhooks: func(mgr ctrl.Manager) error {
+		return ctrl.NewWebhookManagedBy(mgr, &plainWidgetV2{}).WithConverter(webhookconversion.NewHubSpokeConverter(&plainWidgetV2{},
+			webhookconversion.NewSpokeConverter(&plainWidgetV1{},
+				func(_ context.Context, v2 *plainWidgetV2, v1 *plainWidgetV1) error {
+					v1.ObjectMeta, v1.Spec.Replicas = v2.ObjectMeta, v2.Spec.Scale.Replicas
+					return nil
+				},
+				func(_ context.Context, v1 *plainWidgetV1, v2 *plainWidgetV2) error {
+					v2.ObjectMeta, v2.Spec.Scale.Replicas = v1.ObjectMeta, v1.Spec.Replicas
+					return nil
+				}))).Complete()
+	},
+	WebhookManifests: converting.WebhookManifests,
+	CRDs:             converting.CRDs,
+}
+
+// TestStartControlPlaneServesAConverterOfTheWebhooks: a kind whose types cannot convert, converted
+// by a converter its webhooks register (WithConverter), converts through them from the start,
+// as one whose types convert does, and the CRD is past the API server's create hold-back when
+// StartControlPlane returns. envtest's own test of what converts reads the types alone
+// (conversion.IsConvertible), and would leave the CRD converting by None: a Widget written in v2
+// would read in v1 without its replicas.
+func TestStartControlPlaneServesAConverterOfTheWebhooks(t *testing.T) {
+	ctx := context.Background()
+	c, _, err := StartControlPlane(ctx, convertingWithAConverter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now()
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Errorf("Stop: %v", err)
+		}
+	})
+
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := c.Client.Get(ctx, client.ObjectKey{Name: "widgets.conversion.example.org"}, crd); err != nil {
+		t.Fatal(err)
+	}
+	if established := apiextensionshelpers.FindCRDCondition(crd, apiextensionsv1.Established); established == nil {
+		t.Error("the Widgets' CRD is not established")
+	} else if before := started.Sub(established.LastTransitionTime.Time); before < controlplane.CreateHoldBack {
+		t.Errorf("the Widgets' CRD was established %s before StartControlPlane returned: a create then is held back %s", before.Round(time.Millisecond), controlplane.CreateHoldBack)
+	}
+	if strategy := crd.Spec.Conversion.Strategy; strategy != apiextensionsv1.WebhookConverter {
+		t.Fatalf("the Widgets' CRD converts by %s, want by the converter the subject's webhooks register", strategy)
+	}
+	if crd.Generation != 1 {
+		t.Fatalf("the Widgets' CRD is at generation %d: installed, then changed; want it installed once, converting from the start", crd.Generation)
+	}
+
+	inV2 := &plainWidgetV2{ObjectMeta: metav1.ObjectMeta{Name: "written-in-v2", Namespace: "default"}}
+	inV2.Spec.Scale.Replicas = 3
+	if err := c.Client.Create(ctx, inV2); err != nil {
+		t.Fatalf("create a v2 Widget: %v", err)
+	}
+	asV1 := &plainWidgetV1{}
+	if err := c.Client.Get(ctx, client.ObjectKeyFromObject(inV2), asV1); err != nil {
+		t.Fatalf("read the v2 Widget in v1: %v", err)
+	}
+	if asV1.Spec.Replicas != 3 {
+		t.Errorf("the v2 Widget read in v1 has spec.replicas %d, want its spec.scale.replicas, 3", asV1.Spec.Replicas)
 	}
 }
 

@@ -1,5 +1,7 @@
 // Command manager runs the Sample operator: one controller, with health probes, an authenticated
-// metrics endpoint, and leader election when asked (--leader-elect, as config/manager does).
+// metrics endpoint, and leader election when asked (--leader-elect, as config/manager does); and
+// the webhook that converts Samples between their versions, served when given its certificate
+// (--webhook-cert-dir).
 package main
 
 import (
@@ -14,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"example.com/operator-demo/controllers"
 )
@@ -38,18 +41,22 @@ func run() error {
 		qps              float64
 		burst            int
 		shutdownTimeout  time.Duration
+		webhookCertDir   string
+		webhookPort      int
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443", "Address the metrics endpoint binds to; \"0\" turns it off.")
 	flag.BoolVar(&metricsSecure, "metrics-secure", true, "Serve metrics over HTTPS, to authenticated and authorized clients only.")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "Address the /healthz and /readyz probes bind to.")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "Elect a leader, so that of several replicas only one reconciles.")
 	flag.StringVar(&leaderElectionNS, "leader-election-namespace", "", "Namespace of the leader election Lease (default: the one the manager runs in).")
-	flag.BoolVar(&enableHTTP2, "enable-http2", false, "Serve metrics over HTTP/2 too (off: HTTP/2 Rapid Reset, CVE-2023-44487).")
+	flag.BoolVar(&enableHTTP2, "enable-http2", false, "Serve metrics and the webhook over HTTP/2 too (off: HTTP/2 Rapid Reset, CVE-2023-44487).")
 	flag.IntVar(&concurrency, "max-concurrent-reconciles", controllers.DefaultMaxConcurrentReconciles, "How many Samples are reconciled at once (the default is measured in BENCHMARKS.md).")
 	flag.DurationVar(&conflictRecheck, "conflict-recheck", controllers.DefaultConflictRecheck, "How often a Sample whose ConfigMap name is taken by a ConfigMap it does not control looks again.")
 	flag.Float64Var(&qps, "kube-api-qps", 50, "Steady queries per second to the API server.")
 	flag.IntVar(&burst, "kube-api-burst", 100, "Burst of queries to the API server above kube-api-qps.")
 	flag.DurationVar(&shutdownTimeout, "graceful-shutdown-timeout", 30*time.Second, "How long in-flight reconciles may take to finish on SIGTERM.")
+	flag.StringVar(&webhookCertDir, "webhook-cert-dir", "", "Directory of the conversion webhook's serving certificate (tls.crt, tls.key), whose CA the CRD's caBundle holds; empty: no webhook server, and the API server cannot convert Samples between v1alpha1 and v1beta1.")
+	flag.IntVar(&webhookPort, "webhook-port", 9443, "Port the conversion webhook is served on, with --webhook-cert-dir.")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -60,6 +67,10 @@ func run() error {
 		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
 	}
 	metricsOpts := metricsserver.Options{BindAddress: metricsAddr, SecureServing: metricsSecure, TLSOpts: tlsOpts}
+	webhookOpts := webhook.Options{Port: webhookPort, CertDir: webhookCertDir, TLSOpts: tlsOpts}
+	if webhookCertDir == "" {
+		webhookOpts.Port = -1 // controller-runtime's "no server": nothing to serve it with
+	}
 	if metricsSecure {
 		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization
 	}
@@ -78,6 +89,7 @@ func run() error {
 		LeaderElectionNamespace:       leaderElectionNS,
 		LeaderElectionReleaseOnCancel: true,
 		GracefulShutdownTimeout:       &shutdownTimeout,
+		WebhookServer:                 webhook.NewServer(webhookOpts),
 	}))
 	if err != nil {
 		return fmt.Errorf("create manager: %w", err)
@@ -88,13 +100,16 @@ func run() error {
 	if err := reconciler.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the Sample controller: %w", err)
 	}
+	if err := controllers.SetupWebhooks(mgr); err != nil {
+		return err
+	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return fmt.Errorf("add health check: %w", err)
 	}
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return fmt.Errorf("add readiness check: %w", err)
 	}
-	ctrl.Log.WithName("setup").Info("starting manager", "leaderElect", leaderElect, "maxConcurrentReconciles", concurrency, "metrics", metricsAddr)
+	ctrl.Log.WithName("setup").Info("starting manager", "leaderElect", leaderElect, "maxConcurrentReconciles", concurrency, "metrics", metricsAddr, "webhookCertDir", webhookCertDir)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		return fmt.Errorf("run manager: %w", err)
 	}

@@ -39,7 +39,7 @@ import (
 //	kubectl apply -f - <<< '{"apiVersion":"demo.example.com/v1alpha1","kind":"Sample","metadata":{"name":"bad"},"spec":{"message":42}}'
 //	# The Sample "bad" is invalid: spec.message: Invalid value: "integer": spec.message in body must be of type string
 //	kubectl apply -f - <<< '{"apiVersion":"demo.example.com/v1beta1","kind":"Sample","metadata":{"name":"bad"},"spec":{"data":{"a/b":"c"}}}'
-//	# The Sample "bad" is invalid: spec.data: Invalid value: "object": each key must be a ConfigMap key: …
+//	# The Sample "bad" is invalid: spec.data: Invalid value: each key must be a ConfigMap key: …
 var _ = Describe("Sample", Label("validation"), func() {
 	Context("when its spec is invalid", func() {
 		DescribeTable("is rejected by the API server with a message naming the field",

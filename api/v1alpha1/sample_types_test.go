@@ -3,6 +3,7 @@ package v1alpha1
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,7 +13,8 @@ import (
 )
 
 // TestCRDBoundsMatchConstants: the bounds in the kubebuilder markers (which the API server
-// enforces, through the generated CRD) are the constants that the controller and tests use.
+// enforces, through the generated CRD) are the constants that the controller and tests use, in
+// v1alpha1, which the CRD serves and stores.
 func TestCRDBoundsMatchConstants(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("..", "..", "config", "crd", "bases", "demo.example.com_samples.yaml"))
 	if err != nil {
@@ -22,10 +24,13 @@ func TestCRDBoundsMatchConstants(t *testing.T) {
 	if err := yaml.Unmarshal(raw, crd); err != nil {
 		t.Fatal(err)
 	}
-	if len(crd.Spec.Versions) != 1 || crd.Spec.Versions[0].Name != GroupVersion.Version {
-		t.Fatalf("versions %v, want only %s", crd.Spec.Versions, GroupVersion.Version)
+	i := slices.IndexFunc(crd.Spec.Versions, func(v apiextensionsv1.CustomResourceDefinitionVersion) bool {
+		return v.Name == GroupVersion.Version
+	})
+	if i < 0 || !crd.Spec.Versions[i].Served || !crd.Spec.Versions[i].Storage {
+		t.Fatalf("versions %v, want %s served and stored", crd.Spec.Versions, GroupVersion.Version)
 	}
-	schema := crd.Spec.Versions[0].Schema.OpenAPIV3Schema
+	schema := crd.Spec.Versions[i].Schema.OpenAPIV3Schema
 
 	message := schema.Properties["spec"].Properties["message"]
 	if message.MaxLength == nil || *message.MaxLength != MaxMessageLength {

@@ -1,13 +1,13 @@
 // Package v1beta1 holds the Sample API of group demo.example.com, version v1beta1: the hub of the
 // Sample's versions, which every other version converts to and from (Hub), and the version to be
-// stored once a conversion webhook serves it. Its spec holds data, a map of ConfigMap keys, in
-// place of v1alpha1's single message.
+// stored in a later slice. Its spec holds data, a map of ConfigMap keys, in place of v1alpha1's
+// single message.
 //
-// Staged: the CRD does not serve v1beta1 yet. Serving two versions needs the conversion webhook
-// (the API server's None strategy would hand a v1alpha1 object to v1beta1 clients unconverted,
-// and store v1beta1's data where v1alpha1 reads a message), so until the operator serves that
-// webhook, +kubebuilder:skipversion on Sample keeps this version out of config/crd and the API server never sees it.
-// docs/api-versions.md says what comes next.
+// Served, not stored: the CRD serves v1beta1 beside v1alpha1, which stays the storage version, and
+// converts between them through the operator's conversion webhook (controllers.SetupWebhooks);
+// the API server's None strategy would hand a v1alpha1 object to v1beta1 clients unconverted.
+// The controller still reconciles v1alpha1. docs/api-versions.md says what is in place and what
+// comes next.
 //
 // +kubebuilder:object:generate=true
 // +groupName=demo.example.com

@@ -54,16 +54,19 @@ type SampleStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
-// While v1beta1 is skipped (the package comment), controller-gen refuses the markers of a version
-// the CRD does not list: the status subresource and the printer columns (Ready, Reason, Age, as
-// v1alpha1's) join these markers in the slice that serves v1beta1.
+// The printer columns are v1alpha1's, its message data["message"]: `kubectl get samples` asks for
+// v1beta1, the version the API server prefers once it serves it, and prints what it printed before.
 
 // Sample keeps spec.data in a ConfigMap named "<name>-config", which it controls.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:skipversion
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Namespaced
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 246",message="metadata.name must be at most 246 characters, so that the ConfigMap name \"<name>-config\" is at most 253"
+// +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.spec.data.message`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Sample struct {
 	metav1.TypeMeta `json:",inline"`
 	// metadata is the standard object metadata.

@@ -13,8 +13,9 @@ import (
 	"example.com/operator-demo/testing/harness/operator"
 )
 
-// Operator is this project's operator, as the harness runs it: the scheme, manager options and
-// controller that cmd/ wires, reconciling Samples into ConfigMaps.
+// Operator is this project's operator, as the harness runs it: the scheme, manager options,
+// controller and webhooks that cmd/ wires, reconciling Samples into ConfigMaps and converting them
+// between v1alpha1 and v1beta1.
 var Operator = operator.Subject{
 	Scheme: controllers.NewScheme(),
 	Setup: func(mgr ctrl.Manager, settings operator.Settings) error {
@@ -24,8 +25,12 @@ var Operator = operator.Subject{
 		return r.SetupWithManager(mgr)
 	},
 	ManagerOptions: controllers.ManagerOptions,
-	Kind:           &demov1alpha1.Sample{},
-	Owned:          []client.Object{&corev1.ConfigMap{}},
+	// The conversion webhook alone, which the harness points the CRD's conversion at: there is no
+	// admission webhook, so no webhook configuration to install (WebhookManifests holds none).
+	Webhooks:         controllers.SetupWebhooks,
+	WebhookManifests: []string{"scenarios/samples/webhooks"},
+	Kind:             &demov1alpha1.Sample{},
+	Owned:            []client.Object{&corev1.ConfigMap{}},
 }
 
 // Workers is what the operator is told to run as --max-concurrent-reconciles (0: its default).

@@ -1,0 +1,46 @@
+package v1beta1
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// TestCRDBoundsMatchConstants: the bounds of spec.data in the kubebuilder markers (which the API
+// server enforces, through the generated CRD) are the constants that the tests use, in v1beta1,
+// which the CRD serves, not stores, with the status subresource.
+func TestCRDBoundsMatchConstants(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "config", "crd", "bases", "demo.example.com_samples.yaml"))
+	if err != nil {
+		t.Fatalf("read the generated CRD (make manifests): %v", err)
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.Unmarshal(raw, crd); err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(crd.Spec.Versions, func(v apiextensionsv1.CustomResourceDefinitionVersion) bool {
+		return v.Name == GroupVersion.Version
+	})
+	if i < 0 || !crd.Spec.Versions[i].Served || crd.Spec.Versions[i].Storage || crd.Spec.Versions[i].Subresources == nil || crd.Spec.Versions[i].Subresources.Status == nil {
+		t.Fatalf("versions %v, want %s served, with its status subresource, and not stored", crd.Spec.Versions, GroupVersion.Version)
+	}
+	data := crd.Spec.Versions[i].Schema.OpenAPIV3Schema.Properties["spec"].Properties["data"]
+	if data.MaxProperties == nil || *data.MaxProperties != MaxDataKeys {
+		t.Errorf("spec.data maxProperties = %v, want MaxDataKeys = %d", data.MaxProperties, MaxDataKeys)
+	}
+	for _, want := range []string{
+		"size(k) <= " + strconv.Itoa(MaxDataKeyLength),
+		"size(self[k]) <= " + strconv.Itoa(MaxDataValueLength),
+		".sum() <= " + strconv.Itoa(MaxDataBytes),
+	} {
+		if !slices.ContainsFunc(data.XValidations, func(r apiextensionsv1.ValidationRule) bool { return strings.Contains(r.Rule, want) }) {
+			t.Errorf("no rule of spec.data holds %q: %v", want, data.XValidations)
+		}
+	}
+}

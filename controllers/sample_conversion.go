@@ -16,7 +16,7 @@ import (
 // The conversions between the Sample's versions: v1beta1 is the hub, v1alpha1 its one spoke.
 //
 // They are controller-runtime's hub-and-spoke converter (pkg/webhook/conversion, since v0.23):
-// plain functions, registered by whoever serves the conversion webhook (WithConverter with
+// plain functions, registered with the conversion webhook (SetupWebhooks: WithConverter with
 // SampleConverter), rather than the ConvertTo/ConvertFrom methods of conversion.Convertible on
 // the v1alpha1 type. That keeps api/ types and their markers only, importing neither
 // controller-runtime nor the operator, and keeps what a conversion does beside the code that

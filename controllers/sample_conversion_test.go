@@ -216,7 +216,7 @@ func TestSampleReadModifyWriteThroughV1alpha1KeepsV1beta1Keys(t *testing.T) {
 	}
 }
 
-// TestSampleConverter: the converter that the conversion webhook will register (WithConverter)
+// TestSampleConverter: the converter that the conversion webhook registers (WithConverter)
 // converts through the scheme both ways, v1beta1 as the hub and v1alpha1 as its spoke.
 func TestSampleConverter(t *testing.T) {
 	scheme := runtime.NewScheme()

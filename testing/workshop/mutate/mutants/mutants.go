@@ -47,6 +47,7 @@ const (
 	configMapGo  = "controllers/sample_configmap.go"
 	statusGo     = "controllers/sample_status.go"
 	managerGo    = "controllers/manager.go"
+	conversionGo = "controllers/sample_conversion.go"
 )
 
 // All are the mutants, in the catalogue's reading order of their scenarios.
@@ -94,6 +95,10 @@ var All = []Mutant{
 		[]Edit{{configMapGo, "Data: map[string]string{demov1alpha1.MessageKey: sample.Spec.Message},", "Data: map[string]string{demov1alpha1.MessageKey: sample.Spec.Message[:min(len(sample.Spec.Message), 1024)]},"}}},
 	{"the message's bound is taken for bytes: the ConfigMap's message is cut at 65,536 bytes", "validation",
 		[]Edit{{configMapGo, "Data: map[string]string{demov1alpha1.MessageKey: sample.Spec.Message},", "Data: map[string]string{demov1alpha1.MessageKey: sample.Spec.Message[:min(len(sample.Spec.Message), demov1alpha1.MaxMessageLength)]},"}}},
+	{"v1alpha1's message does not become v1beta1's data[\"message\"]", "conversion",
+		[]Edit{{conversionGo, `if !kept.NoMessage || src.Spec.Message != "" {`, "if false {"}}},
+	{"the conversion to v1alpha1 keeps none of v1beta1's other keys: a v1alpha1 client's write drops them", "conversion",
+		[]Edit{{conversionGo, "if len(kept.Data) > 0 || kept.NoMessage {", "if false {"}}},
 	{"a ConfigMap that status records as created is never created again (status trusted over the cluster)", "operator-restart",
 		[]Edit{{controllerGo, "if apierrors.IsNotFound(err) {", "if apierrors.IsNotFound(err) && sample.Status.ConfigMapName != \"\" {\n\t\treturn nil\n\t}\n\tif apierrors.IsNotFound(err) {"}}},
 }

@@ -123,28 +123,32 @@ func TestJudge(t *testing.T) {
 		rewrite          string
 		tier             string
 		base, withAPI    outcome
-		head             outcome
+		wired, head      outcome
 		wantTick         string
 		wantVerdict      string
 	}{
-		{"red at the base, green at the head", added, false, "", "envtest", red, notRun, green, "✅", "written first"},
-		{"does not compile against the base, red with the head's api/", added, false, "", "unit", uncompiledBase, red, green, "✅", "written first: red against the base's behaviour with the head's api/"},
-		{"a unit test that does not compile against the base, even with the head's api/", added, false, "", "unit", uncompiledBase, uncompiledBase, green, "✅", "written first: does not compile against the base, even with the head's api/"},
-		{"a scenario that does not compile against the base, even with the head's api/", added, false, "", "envtest", uncompiledBase, uncompiledBase, green, "❌", "never seen red"},
-		{"the same, with a rewrite stated", changed, false, statement, "envtest", uncompiledBase, uncompiledBase, green, "⚠️", statement},
-		{"does not compile against the base, green with the head's api/", added, false, "", "envtest", uncompiledBase, green, green, "❌", "passes against the base's behaviour once given the head's api/"},
-		{"green with the head's api/, labelled characterization", added, true, "", "envtest", uncompiledBase, green, green, "✅", "characterization"},
-		{"changed, green with the head's api/, a rewrite stated", changed, false, statement, "envtest", uncompiledBase, green, green, "⚠️", statement},
-		{"does not compile against the base, broken with the head's api/", added, false, "", "envtest", uncompiledBase, broke, green, "❌", "proves nothing"},
-		{"green at the base", added, false, "", "envtest", green, notRun, green, "❌", "passed at the base"},
-		{"green at the base, labelled characterization", added, true, "", "envtest", green, notRun, green, "✅", "characterization"},
-		{"changed, green at the base, a rewrite stated", changed, false, statement, "envtest", green, notRun, green, "⚠️", statement},
-		{"changed, green at the base, no rewrite stated", changed, false, "", "envtest", green, notRun, green, "❌", "Spec-Rewrite"},
-		{"new, green at the base: renamed or split, a rewrite stated", added, false, statement, "envtest", green, notRun, green, "⚠️", statement},
-		{"red at the head", added, false, "", "envtest", red, notRun, red, "❌", "fails at the head"},
-		{"characterization does not excuse a red head", added, true, "", "envtest", green, notRun, red, "❌", "fails at the head"},
-		{"failed outside the spec at the base", added, false, "", "envtest", broke, notRun, green, "❌", "proves nothing"},
-		{"no tier runs it", added, false, "", "", notRun, notRun, notRun, "❌", "not checked"},
+		{"red at the base, green at the head", added, false, "", "envtest", red, notRun, notRun, green, "✅", "written first"},
+		{"does not compile against the base, red with the head's api/", added, false, "", "unit", uncompiledBase, red, notRun, green, "✅", "written first: red against the base's behaviour with the head's api/"},
+		{"a unit test that does not compile against the base, even with the head's api/", added, false, "", "unit", uncompiledBase, uncompiledBase, notRun, green, "✅", "written first: does not compile against the base, even with the head's api/"},
+		{"a scenario that does not compile against the base, even with the head's api/, nor as the base wires it", added, false, "", "envtest", uncompiledBase, uncompiledBase, uncompiledBase, green, "❌", "never seen red"},
+		{"a scenario that does not compile against the base, even with the head's api/, red as the base wires it", added, false, "", "envtest", uncompiledBase, uncompiledBase, red, green, "✅", "written first: red against the base's behaviour with the head's api/, as the base wires its scenarios"},
+		{"the same, green as the base wires it", added, false, "", "envtest", uncompiledBase, uncompiledBase, green, green, "❌", "passes against the base's behaviour once given the head's api/ names, as the base wires its scenarios"},
+		{"the same, green as the base wires it, labelled characterization", added, true, "", "envtest", uncompiledBase, uncompiledBase, green, green, "✅", "characterization"},
+		{"the same, broken as the base wires it", added, false, "", "envtest", uncompiledBase, uncompiledBase, broke, green, "❌", "as the base wires its scenarios, proves nothing"},
+		{"the same, with a rewrite stated", changed, false, statement, "envtest", uncompiledBase, uncompiledBase, uncompiledBase, green, "⚠️", statement},
+		{"does not compile against the base, green with the head's api/", added, false, "", "envtest", uncompiledBase, green, notRun, green, "❌", "passes against the base's behaviour once given the head's api/"},
+		{"green with the head's api/, labelled characterization", added, true, "", "envtest", uncompiledBase, green, notRun, green, "✅", "characterization"},
+		{"changed, green with the head's api/, a rewrite stated", changed, false, statement, "envtest", uncompiledBase, green, notRun, green, "⚠️", statement},
+		{"does not compile against the base, broken with the head's api/", added, false, "", "envtest", uncompiledBase, broke, notRun, green, "❌", "proves nothing"},
+		{"green at the base", added, false, "", "envtest", green, notRun, notRun, green, "❌", "passed at the base"},
+		{"green at the base, labelled characterization", added, true, "", "envtest", green, notRun, notRun, green, "✅", "characterization"},
+		{"changed, green at the base, a rewrite stated", changed, false, statement, "envtest", green, notRun, notRun, green, "⚠️", statement},
+		{"changed, green at the base, no rewrite stated", changed, false, "", "envtest", green, notRun, notRun, green, "❌", "Spec-Rewrite"},
+		{"new, green at the base: renamed or split, a rewrite stated", added, false, statement, "envtest", green, notRun, notRun, green, "⚠️", statement},
+		{"red at the head", added, false, "", "envtest", red, notRun, notRun, red, "❌", "fails at the head"},
+		{"characterization does not excuse a red head", added, true, "", "envtest", green, notRun, notRun, red, "❌", "fails at the head"},
+		{"failed outside the spec at the base", added, false, "", "envtest", broke, notRun, notRun, green, "❌", "proves nothing"},
+		{"no tier runs it", added, false, "", "", notRun, notRun, notRun, notRun, "❌", "not checked"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -156,7 +160,7 @@ func TestJudge(t *testing.T) {
 			if s.characterization {
 				s.reason = aReason
 			}
-			r := judge(s, tt.base, tt.withAPI, tt.head)
+			r := judge(s, tt.base, tt.withAPI, tt.wired, tt.head)
 			if r.tick != tt.wantTick || !strings.Contains(r.verdict, tt.wantVerdict) {
 				t.Errorf("judge = %s %q, want %s and a verdict containing %q", r.tick, r.verdict, tt.wantTick, tt.wantVerdict)
 			}
@@ -188,7 +192,7 @@ func TestACharacterizationSpecIsNewAndSaysWhy(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := spec{kind: scenario, name: "s", change: tt.change, tier: "envtest", characterization: true, reason: tt.reason, rewrite: tt.rewrite}
-			if r := judge(s, green, outcome{}, green); r.ok() != tt.wantOK || !strings.Contains(r.verdict, tt.wantVerdict) {
+			if r := judge(s, green, outcome{}, outcome{}, green); r.ok() != tt.wantOK || !strings.Contains(r.verdict, tt.wantVerdict) {
 				t.Errorf("judge = %v %q, want %v and a verdict containing %q", r.ok(), r.verdict, tt.wantOK, tt.wantVerdict)
 			}
 		})
@@ -270,7 +274,7 @@ func TestACharacterizationSpecMustFailAgainstABreak(t *testing.T) {
 		{"no break fails it, as it states", "unit", statement, 1, []sweeper.Verdict{survivor}, "⚠️", []string{"characterization no break fails: passed at the base, as its label says: " + strings.TrimSuffix(aReason, ".") + "; no break", "and it states: " + statement}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := judge(spec{kind: unit, name: "TestX", change: added, tier: tt.tier, characterization: true, reason: aReason, noBreak: tt.noBreak}, green, outcome{}, green)
+			r := judge(spec{kind: unit, name: "TestX", change: added, tier: tt.tier, characterization: true, reason: aReason, noBreak: tt.noBreak}, green, outcome{}, outcome{}, green)
 			if r.needs() != alone {
 				t.Fatalf("a characterization spec accepted at the base needs %d, want it tried alone (%d): %s %s", r.needs(), alone, r.tick, r.verdict)
 			}
@@ -286,7 +290,7 @@ func TestACharacterizationSpecMustFailAgainstABreak(t *testing.T) {
 		})
 	}
 	for noBreak, wantTick := range map[string]string{"": "❌", statement: "⚠️"} {
-		r := judge(spec{kind: scenario, name: "s", change: added, tier: "e2e local", characterization: true, reason: aReason, noBreak: noBreak}, green, outcome{}, green)
+		r := judge(spec{kind: scenario, name: "s", change: added, tier: "e2e local", characterization: true, reason: aReason, noBreak: noBreak}, green, outcome{}, outcome{}, green)
 		r.unswept()
 		if r.tick != wantTick || !strings.Contains(r.verdict, "no break was tried against it: the mutation sweep runs the unit tests and the envtest tier, not e2e local") {
 			t.Errorf("a characterization spec of the e2e tier, statement %q: %s %q, want %s, saying no break was tried", noBreak, r.tick, r.verdict, wantTick)
@@ -295,7 +299,7 @@ func TestACharacterizationSpecMustFailAgainstABreak(t *testing.T) {
 			t.Errorf("a characterization spec of the e2e tier, statement %q: %q: a clause follows the reason's full stop", noBreak, r.verdict)
 		}
 	}
-	r := judge(spec{kind: unit, name: "TestX", change: added, tier: "unit", characterization: true, reason: aReason, noBreak: "No break reaches it: n/a."}, green, outcome{}, green)
+	r := judge(spec{kind: unit, name: "TestX", change: added, tier: "unit", characterization: true, reason: aReason, noBreak: "No break reaches it: n/a."}, green, outcome{}, outcome{}, green)
 	if r.ok() || !strings.Contains(r.verdict, "its statement that no break reaches it says nothing (No break reaches it: n/a.)") || r.needs() != noBreaks {
 		t.Errorf("a statement that says nothing: %s %q, needs %d; want it refused before any break is tried", r.tick, r.verdict, r.needs())
 	}
@@ -329,7 +333,7 @@ func TestARewriteIsJudgedByTheSweepOfItsBreaks(t *testing.T) {
 		{"no verdict", []sweeper.Verdict{killed, unanswered}, "❌", []string{"1 break(s) of the lines it reaches without a verdict: controllers/a.go:10", "the scenarios wrote no report"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := judge(spec{kind: unit, name: "TestX", change: changed, tier: "unit", rewrite: statement}, green, outcome{}, green)
+			r := judge(spec{kind: unit, name: "TestX", change: changed, tier: "unit", rewrite: statement}, green, outcome{}, outcome{}, green)
 			if r.needs() != guarded {
 				t.Fatalf("a rewritten spec allowed at the base needs %d, want its breaks swept (%d): %s %s", r.needs(), guarded, r.tick, r.verdict)
 			}
@@ -344,7 +348,7 @@ func TestARewriteIsJudgedByTheSweepOfItsBreaks(t *testing.T) {
 			}
 		})
 	}
-	if r := judge(spec{kind: unit, name: "TestX", change: added, tier: "unit", rewrite: statement}, outcome{failed, "red"}, outcome{}, green); r.needs() != noBreaks {
+	if r := judge(spec{kind: unit, name: "TestX", change: added, tier: "unit", rewrite: statement}, outcome{failed, "red"}, outcome{}, outcome{}, green); r.needs() != noBreaks {
 		t.Errorf("a spec written first, a rewrite stated all the same, needs %d, want no sweep", r.needs())
 	}
 }
@@ -372,11 +376,13 @@ func TestRewriteStatementsNameChangedSpecs(t *testing.T) {
 
 // TestAgainstTheBaseIsTheHeadWithTheBasesProduction: the tree against the base is the head's with
 // the base's production code, tests aside (a file only the head has there is gone); with
-// production[1:], api/ stays the head's. The production files changed are those the table names.
+// production[1:], api/ stays the head's; with wiring too, the scenarios' code beside their specs
+// is the base's. The production files changed are those the table names.
 func TestAgainstTheBaseIsTheHeadWithTheBasesProduction(t *testing.T) {
 	root := t.TempDir()
 	paths := []string{"api/v1alpha1/types.go", "api/v1alpha1/types_test.go", "apis/x.go", "cmd/main.go", "config/crd/crd.yaml",
-		"config/rbac/role.yaml", "controllers/c.go", "controllers/c_test.go", "testing/x_test.go"}
+		"config/rbac/role.yaml", "controllers/c.go", "controllers/c_test.go", "testing/x_test.go",
+		"scenarios/x_test.go", "scenarios/samples/operator.go", "scenarios/samples/samples_test.go", "scenarios/README.md"}
 	mustGit := func(args ...string) string {
 		t.Helper()
 		out, err := repo.Git(root, args...)
@@ -401,7 +407,7 @@ func TestAgainstTheBaseIsTheHeadWithTheBasesProduction(t *testing.T) {
 	}
 	mustGit("init", "-q")
 	base := commit("base")
-	head := commit("head", "controllers/only_head.go")
+	head := commit("head", "controllers/only_head.go", "scenarios/samples/only_head.go")
 
 	tree := func(name string, paths ...string) map[string]string {
 		t.Helper()
@@ -425,13 +431,22 @@ func TestAgainstTheBaseIsTheHeadWithTheBasesProduction(t *testing.T) {
 		return got
 	}
 	want := map[string]string{"api/v1alpha1/types.go": "base", "api/v1alpha1/types_test.go": "head", "apis/x.go": "head", "cmd/main.go": "base",
-		"config/crd/crd.yaml": "base", "config/rbac/role.yaml": "head", "controllers/c.go": "base", "controllers/c_test.go": "head", "testing/x_test.go": "head"}
+		"config/crd/crd.yaml": "base", "config/rbac/role.yaml": "head", "controllers/c.go": "base", "controllers/c_test.go": "head", "testing/x_test.go": "head",
+		"scenarios/x_test.go": "head", "scenarios/samples/operator.go": "head", "scenarios/samples/samples_test.go": "head", "scenarios/README.md": "head",
+		"scenarios/samples/only_head.go": "head"}
 	if got := tree("against-base", production...); !maps.Equal(got, want) {
 		t.Errorf("against the base:\n got %v\nwant %v", got, want)
 	}
 	want["api/v1alpha1/types.go"] = "head"
 	if got := tree("with-head-api", production[1:]...); !maps.Equal(got, want) {
 		t.Errorf("against the base with the head's api/:\n got %v\nwant %v", got, want)
+	}
+	// As the base wires its scenarios: their code beside the specs is the base's too, the specs
+	// and the rest of scenarios/ the head's.
+	want["scenarios/samples/operator.go"] = "base"
+	delete(want, "scenarios/samples/only_head.go")
+	if got := tree("as-base-wires-it", append(slices.Clone(production[1:]), wiring)...); !maps.Equal(got, want) {
+		t.Errorf("against the base with the head's api/, as the base wires its scenarios:\n got %v\nwant %v", got, want)
 	}
 	if status := mustGit("status", "--porcelain"); status != "" {
 		t.Errorf("the repository's work tree or index changed:\n%s", status)
@@ -446,10 +461,12 @@ func TestAgainstTheBaseIsTheHeadWithTheBasesProduction(t *testing.T) {
 
 func TestMarkdownShowsEveryVerdictAndAChangeWithoutSpecs(t *testing.T) {
 	rp := report{base: "abc", head: "def", production: []string{"controllers/x.go"}, rows: []row{
-		judge(spec{kind: scenario, name: "Sample when a | b it c", change: "new", tier: "envtest"}, outcome{failed, "step: boom (x_test.go:1)"}, outcome{}, outcome{state: passed}),
-		judge(spec{kind: unit, name: "TestY", change: "changed", tier: "unit"}, outcome{state: passed}, outcome{}, outcome{state: passed}),
-		judge(spec{kind: unit, name: "TestZ", change: "new", tier: "unit"}, outcome{uncompiled, "does not compile: undefined: R"}, outcome{failed, "want R (z_test.go:9)"}, outcome{state: passed}),
-		judge(spec{kind: scenario, name: "Sample when copied it passes", change: "new", tier: "envtest"}, outcome{uncompiled, "does not compile: undefined: P"}, outcome{state: passed}, outcome{state: passed}),
+		judge(spec{kind: scenario, name: "Sample when a | b it c", change: "new", tier: "envtest"}, outcome{failed, "step: boom (x_test.go:1)"}, outcome{}, outcome{}, outcome{state: passed}),
+		judge(spec{kind: unit, name: "TestY", change: "changed", tier: "unit"}, outcome{state: passed}, outcome{}, outcome{}, outcome{state: passed}),
+		judge(spec{kind: unit, name: "TestZ", change: "new", tier: "unit"}, outcome{uncompiled, "does not compile: undefined: R"}, outcome{failed, "want R (z_test.go:9)"}, outcome{}, outcome{state: passed}),
+		judge(spec{kind: scenario, name: "Sample when copied it passes", change: "new", tier: "envtest"}, outcome{uncompiled, "does not compile: undefined: P"}, outcome{state: passed}, outcome{}, outcome{state: passed}),
+		judge(spec{kind: scenario, name: "Sample when wired it converts", change: "new", tier: "envtest"}, outcome{uncompiled, "does not compile: undefined: W"},
+			outcome{uncompiled, "does not compile: undefined: W"}, outcome{failed, "reading it: no kind v1beta1 (w_test.go:7)"}, outcome{state: passed}),
 	}}
 	md := rp.markdown()
 	for _, want := range []string{
@@ -457,8 +474,9 @@ func TestMarkdownShowsEveryVerdictAndAChangeWithoutSpecs(t *testing.T) {
 		"unit: TestY", "❌ passed at the base", "Production code changed: `controllers/x.go`",
 		"does not compile: undefined: R; with the head's api/: failed: want R (z_test.go:9)",
 		"does not compile: undefined: P; with the head's api/: passed",
+		"does not compile: undefined: W; with the head's api/: does not compile: undefined: W; as the base wires its scenarios: failed: reading it: no kind v1beta1 (w_test.go:7)",
 		"| passed | ✅ written first |", "| unit | passed | passed | ❌ passed at the base",
-		"4 spec(s): ✅ 2 written first, ✅ 0 characterization, ⚠️ 0 characterization no break fails, ⚠️ 0 rewrites stated, ⚠️ 0 removals stated, ❌ 2 not shown test-first",
+		"5 spec(s): ✅ 3 written first, ✅ 0 characterization, ⚠️ 0 characterization no break fails, ⚠️ 0 rewrites stated, ⚠️ 0 removals stated, ❌ 2 not shown test-first",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the table lacks %q:\n%s", want, md)

@@ -82,6 +82,36 @@ func TestASpecWrittenBeforeItsFixIsRedAtTheBaseAndGreenAtTheHead(t *testing.T) {
 	}
 }
 
+// A change whose suite wires what the change adds to controllers/ (the operator's webhooks, a
+// setup function) does not compile against the base, even with the head's api/: its scenario runs
+// against the base's behaviour once more as the base wires its scenarios (scenarios/samples), and
+// is red there.
+func TestASpecWhoseSuiteWiresNewCodeIsRedAsTheBaseWiresIt(t *testing.T) {
+	repo := newRepo(t)
+	repo.commit(t, "the break, and no scenario that catches it", breakIt, withoutScenario)
+	repo.commit(t, "the fix, with the scenario that catches the break, and the suite wired through a new setup function", wiredThroughSetup)
+
+	code, table, stderr := repo.testFirst(t)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0:\n%s\n%s", code, table, stderr)
+	}
+	row := scenarioRow(t, table)
+	for _, want := range []string{"| new |", "undefined: controllers.SetupSample", "; as the base wires its scenarios: failed: ", "| passed |",
+		"✅ written first: red against the base's behaviour with the head's api/, as the base wires its scenarios"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("the scenario's row lacks %q: %s", want, row)
+		}
+	}
+}
+
+// wiredThroughSetup wires the suite's operator through a function new to controllers/.
+func wiredThroughSetup(t *testing.T, dir string) {
+	t.Helper()
+	writeFile(t, filepath.Join(dir, "controllers", "setup.go"), "package controllers\n\nimport ctrl \"sigs.k8s.io/controller-runtime\"\n\n"+
+		"// SetupSample sets r up with mgr, as cmd/ would.\nfunc SetupSample(r *SampleReconciler, mgr ctrl.Manager) error {\n\treturn r.SetupWithManager(mgr)\n}\n")
+	edit(t, filepath.Join(dir, "scenarios", "samples", "operator.go"), "return r.SetupWithManager(mgr)", "return controllers.SetupSample(r, mgr)")
+}
+
 func TestASpecForBehaviourTheBaseHasFails(t *testing.T) {
 	repo := newRepo(t)
 	repo.commit(t, "the operator as it is, without the scenario", withoutScenario)

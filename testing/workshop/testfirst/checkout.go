@@ -23,6 +23,12 @@ import (
 // production are the paths of the operator's code; api/, first, has the names a new spec may need.
 var production = []string{"api", "controllers", "cmd", "config/crd"}
 
+// wiring is the git pathspec of the scenarios' own code beside their specs (scenarios/samples: the
+// operator as the suite runs it, wired from cmd/'s pieces, and the fixtures), tests aside: a
+// scenario whose suite wires what the change adds to controllers/ runs against the base's
+// behaviour as the base wires it.
+const wiring = ":(glob)scenarios/**/*.go"
+
 // productionSpec is the git pathspec of the production code under paths, tests aside.
 func productionSpec(paths ...string) []string {
 	return append([]string{"--", ":(exclude,glob)**/*_test.go"}, paths...)

@@ -14,17 +14,18 @@ import (
 // row is one spec, how it ended in each tree, and its verdict, ticked ✅, ⚠️ (allowed, but a
 // reviewer should look all the same) or ❌.
 type row struct {
-	spec                spec
-	base, withAPI, head outcome
-	verdict, tick       string
+	spec                       spec
+	base, withAPI, wired, head outcome // wired: against the base with the head's api/, as the base wires its scenarios
+	verdict, tick              string
 }
 
 func (r row) ok() bool { return r.tick == "✅" || r.tick == "⚠️" }
 
 // judge says what a spec's runs make it. Test-first is failing inside the spec against the base's
-// behaviour (given the head's api/ if need be), and passing at the head.
-func judge(s spec, base, withAPI, head outcome) row {
-	r := row{spec: s, base: base, withAPI: withAPI, head: head, tick: "❌"}
+// behaviour (given the head's api/ if need be, and for a scenario, as the base wires its
+// scenarios if need be), and passing at the head.
+func judge(s spec, base, withAPI, wired, head outcome) row {
+	r := row{spec: s, base: base, withAPI: withAPI, wired: wired, head: head, tick: "❌"}
 	switch unstated := unstatedCharacterization(s); {
 	case unstated != "":
 		r.verdict = unstated
@@ -50,9 +51,18 @@ func judge(s spec, base, withAPI, head outcome) row {
 		// The usual red of a unit test: what it tests does not exist yet. Whether it can fail is
 		// the sweep's to show: make mutate-sweep BASE= tries every break of the lines changed.
 		r.verdict, r.tick = "written first: does not compile against the base, even with the head's api/", "✅"
+	case wired.state == failed:
+		// Its suite wires what the change adds (its operator's webhooks, say): the base's wiring
+		// runs the base's behaviour.
+		r.verdict, r.tick = "written first: red against the base's behaviour with the head's api/, as the base wires its scenarios", "✅"
+	case wired.state == passed:
+		r.unproven("passes against the base's behaviour once given the head's api/ names, as the base wires its scenarios", true)
+	case wired.state == broken:
+		r.verdict = "the run against the base with the head's api/, as the base wires its scenarios, proves nothing"
 	default:
-		// A scenario that needs more of the head than api/'s names (a harness change, say).
-		r.unproven("does not compile against the base even with the head's api/, so it was never seen red against the base's behaviour", false)
+		// A scenario that needs more of the head than api/'s names and the wiring of its suite (a
+		// harness change, or a helper of scenarios/samples, say).
+		r.unproven("does not compile against the base even with the head's api/, nor as the base wires its scenarios, so it was never seen red against the base's behaviour", false)
 	}
 	return r
 }
@@ -238,7 +248,8 @@ func (rp report) markdown() string {
 	p("## Test first: %s..%s\n\n", rp.base, rp.head)
 	p("Each spec this change adds or changes runs, as the head has it, against the base's behaviour (its\n")
 	p("`api/`, `controllers/`, `cmd/`, `config/crd/`; with the head's `api/` where the spec needs its new\n")
-	p("names to compile), where it must fail inside the spec, and at the head, where it must pass. Each\n")
+	p("names to compile, and with the base's `scenarios/samples` where the suite wires what the base lacks),\n")
+	p("where it must fail inside the spec, and at the head, where it must pass. Each\n")
 	p("spec the base has and the head lacks (removed, or renamed) is listed with the commit that states\n")
 	p("its removal and why. A characterization spec runs at the head against the breaks of the\n")
 	p("production code it reaches, one of which must fail it; a rewritten spec is judged by the sweep of\n")
@@ -252,6 +263,9 @@ func (rp report) markdown() string {
 		against := mark(r.base)
 		if r.base.state == uncompiled && r.withAPI != (outcome{}) {
 			against += "; with the head's api/: " + mark(r.withAPI)
+		}
+		if r.withAPI.state == uncompiled && r.wired != (outcome{}) {
+			against += "; as the base wires its scenarios: " + mark(r.wired)
 		}
 		p("| %s | %s | %s | %s | %s | %s %s |\n", specreport.Cell(r.spec.kind+": "+r.spec.name), r.spec.change, cmp.Or(r.spec.tier, "—"),
 			against, mark(r.head), r.tick, specreport.Cell(r.verdict))

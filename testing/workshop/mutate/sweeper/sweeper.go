@@ -41,9 +41,10 @@ type group struct{ dirs, tests []string }
 
 // theOperator is the operator's logic (cmd/ only wires flags), judged by its unit tests and scenarios,
 // in that order: a break runs its tests in the order listed here, the cheap ones first. api/conditions
-// holds the condition and reasons of every version of the API; api/v1beta1 joins when the CRD serves
-// it, and scenarios reach it (until then it is only the types that controllers' conversions test).
-var theOperator = group{[]string{"controllers", "api/v1alpha1", "api/conditions"}, []string{"./controllers", "./api/v1alpha1", scenarios}}
+// holds the condition and reasons of every version of the API; api/v1beta1, the version the CRD
+// serves beside v1alpha1 and the hub of their conversions, is judged by its own tests, controllers'
+// conversion tests and the scenarios that read and write it (conversion, validation).
+var theOperator = group{[]string{"controllers", "api/v1alpha1", "api/v1beta1", "api/conditions"}, []string{"./controllers", "./api/v1alpha1", "./api/v1beta1", scenarios}}
 
 // theHarness is the harness a team copies (testing/README.md's copy list), judged by its own tests
 // alone, which go with the copy: the scenarios pass whatever a broken check lets through.

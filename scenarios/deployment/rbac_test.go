@@ -41,6 +41,26 @@ var _ = Describe("The operator's ServiceAccount, bound to exactly config/rbac", 
 		Entry("touch a Lease elsewhere: no", "update", "coordination.k8s.io", "leases", "", "kube-system", false),
 	)
 
+	DescribeTable("may keep its conversion webhook's certificate and CA where they go, and nowhere else",
+		func(ctx SpecContext, verb, group, resource, name, namespace string, allowed bool) {
+			c, err := client.New(d.OperatorConfig, client.Options{Scheme: samples.Operator.Scheme})
+			Expect(err).NotTo(HaveOccurred())
+			review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+				ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: verb, Group: group, Resource: resource, Name: name, Namespace: namespace},
+			}}
+			Expect(c.Create(ctx, review)).To(Succeed())
+			Expect(review.Status.Allowed).To(Equal(allowed), "%s %s/%s %q in %q: %s", verb, group, resource, name, namespace, review.Status.Reason)
+		},
+		Entry("watch the Secrets of its own namespace, where its certificate is", "watch", "", "secrets", "", "operator-demo-system", true),
+		Entry("update the Secret of its certificate", "update", "", "secrets", "operator-demo-webhook-server-cert", "operator-demo-system", true),
+		Entry("update another Secret of its namespace: no", "update", "", "secrets", "other", "operator-demo-system", false),
+		Entry("create a Secret of its namespace: no, its certificate's is deployed empty", "create", "", "secrets", "", "operator-demo-system", false),
+		Entry("watch CRDs", "watch", "apiextensions.k8s.io", "customresourcedefinitions", "", "", true),
+		Entry("update the Sample CRD, to write its CA into the conversion", "update", "apiextensions.k8s.io", "customresourcedefinitions", "samples.demo.example.com", "", true),
+		Entry("update another CRD: no", "update", "apiextensions.k8s.io", "customresourcedefinitions", "widgets.example.com", "", false),
+		Entry("delete the Sample CRD: no", "delete", "apiextensions.k8s.io", "customresourcedefinitions", "samples.demo.example.com", "", false),
+	)
+
 	It("is refused when it tries to list Secrets", func(ctx SpecContext) {
 		c, err := client.New(d.OperatorConfig, client.Options{Scheme: samples.Operator.Scheme})
 		Expect(err).NotTo(HaveOccurred())

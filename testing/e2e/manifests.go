@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
@@ -32,6 +33,9 @@ type Manifests struct {
 	// MetricsPort is the port of the Deployment's Pods behind the Service in front of them
 	// (config/default's metrics Service): its first port's target.
 	MetricsPort int32
+	// ConversionService is the Service that the CRD's conversion webhook names, in front of the
+	// operator's webhook server (none: no CRD converts through a webhook).
+	ConversionService types.NamespacedName
 }
 
 // ReadManifests reads a rendering of the operator's deployment: one Deployment with a

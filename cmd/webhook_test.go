@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/open-policy-agent/cert-controller/pkg/rotator"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/yaml"
+)
+
+// TestCertRotatorIssuesForTheServiceAndInjectsIntoTheCRDConfigInstalls: the rotator keeps the
+// certificate in the Secret the flag names, issued for the Service's DNS name, mounted in the
+// webhook's certificate directory, and writes its CA into the conversion of the CRD that
+// config/crd installs, on every replica: each serves the webhook behind the Service.
+func TestCertRotatorIssuesForTheServiceAndInjectsIntoTheCRDConfigInstalls(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "config", "crd", "bases", "demo.example.com_samples.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.Unmarshal(raw, crd); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan struct{})
+	cr, err := certRotator("demo-system/demo-webhook-server-cert", "demo-webhook-service.demo-system.svc", "/certs", ready)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cr.SecretKey != (types.NamespacedName{Namespace: "demo-system", Name: "demo-webhook-server-cert"}) {
+		t.Errorf("SecretKey = %v, want demo-system/demo-webhook-server-cert", cr.SecretKey)
+	}
+	if cr.DNSName != "demo-webhook-service.demo-system.svc" || cr.CertDir != "/certs" || cr.IsReady != ready {
+		t.Errorf("DNSName %q, CertDir %q, IsReady %v: want the Service's name, the webhook's certificate directory, ready", cr.DNSName, cr.CertDir, cr.IsReady)
+	}
+	if len(cr.Webhooks) != 1 || cr.Webhooks[0] != (rotator.WebhookInfo{Name: crd.Name, Type: rotator.CRDConversion}) {
+		t.Errorf("Webhooks = %v, want the conversion of %s, the CRD config/crd installs", cr.Webhooks, crd.Name)
+	}
+	if cr.RequireLeaderElection || !cr.EnableReadinessCheck || cr.CAName == "" || cr.CAOrganization == "" {
+		t.Errorf("RequireLeaderElection %t, EnableReadinessCheck %t, CA %q of %q: want every replica to issue and inject once its certificate is mounted, by a CA named", cr.RequireLeaderElection, cr.EnableReadinessCheck, cr.CAName, cr.CAOrganization)
+	}
+}
+
+func TestCertRotatorRefusesWhatItCannotIssueFor(t *testing.T) {
+	for _, tt := range []struct{ secret, service, certDir, want string }{
+		{"demo-webhook-server-cert", "svc.demo.svc", "/certs", "<namespace>/<name>"},
+		{"demo-system/", "svc.demo.svc", "/certs", "<namespace>/<name>"},
+		{"/demo-webhook-server-cert", "svc.demo.svc", "/certs", "<namespace>/<name>"},
+		{"demo-system/cert", "", "/certs", "--webhook-service"},
+		{"demo-system/cert", "svc.demo.svc", "", "--webhook-cert-dir"},
+	} {
+		if _, err := certRotator(tt.secret, tt.service, tt.certDir, make(chan struct{})); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("certRotator(%q, %q, %q) = %v, want an error naming %s", tt.secret, tt.service, tt.certDir, err, tt.want)
+		}
+	}
+}
+
+// startRecorder is a webhook server that records its start.
+type startRecorder struct {
+	webhook.Server
+	started chan struct{}
+}
+
+func (s startRecorder) Start(context.Context) error { close(s.started); return nil }
+
+// TestAfterCertificateStartsTheServerOnceItsCertificateIsReady: the webhook server does not start
+// (and so answers no readiness check) until the rotator says its certificate is ready; stopped
+// before, it returns without starting.
+func TestAfterCertificateStartsTheServerOnceItsCertificateIsReady(t *testing.T) {
+	ready := make(chan struct{})
+	inner := startRecorder{started: make(chan struct{})}
+	done := make(chan error)
+	go func() { done <- afterCertificate{Server: inner, ready: ready}.Start(t.Context()) }()
+	select {
+	case <-inner.started:
+		t.Fatal("the server started before its certificate was ready")
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(ready)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-inner.started:
+	default:
+		t.Fatal("the server did not start once its certificate was ready")
+	}
+
+	stopped := startRecorder{started: make(chan struct{})}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := (afterCertificate{Server: stopped, ready: make(chan struct{})}).Start(ctx); err != nil {
+		t.Errorf("stopped before its certificate: Start = %v, want nil", err)
+	}
+	select {
+	case <-stopped.started:
+		t.Error("stopped before its certificate, the server started")
+	default:
+	}
+}

@@ -1,7 +1,8 @@
 // Command manager runs the Sample operator: one controller, with health probes, an authenticated
 // metrics endpoint, and leader election when asked (--leader-elect, as config/manager does); and
 // the webhook that converts Samples between their versions, served when given its certificate
-// (--webhook-cert-dir).
+// (--webhook-cert-dir), which it issues itself with --webhook-cert-secret, as config/default
+// deploys it.
 package main
 
 import (
@@ -11,6 +12,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/open-policy-agent/cert-controller/pkg/rotator"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -43,6 +45,8 @@ func run() error {
 		shutdownTimeout  time.Duration
 		webhookCertDir   string
 		webhookPort      int
+		webhookSecret    string
+		webhookService   string
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443", "Address the metrics endpoint binds to; \"0\" turns it off.")
 	flag.BoolVar(&metricsSecure, "metrics-secure", true, "Serve metrics over HTTPS, to authenticated and authorized clients only.")
@@ -57,6 +61,8 @@ func run() error {
 	flag.DurationVar(&shutdownTimeout, "graceful-shutdown-timeout", 30*time.Second, "How long in-flight reconciles may take to finish on SIGTERM.")
 	flag.StringVar(&webhookCertDir, "webhook-cert-dir", "", "Directory of the conversion webhook's serving certificate (tls.crt, tls.key), whose CA the CRD's caBundle holds; empty: no webhook server, and the API server cannot convert Samples between v1alpha1 and v1beta1.")
 	flag.IntVar(&webhookPort, "webhook-port", 9443, "Port the conversion webhook is served on, with --webhook-cert-dir.")
+	flag.StringVar(&webhookSecret, "webhook-cert-secret", "", "The Secret, <namespace>/<name>, to issue the webhook's serving certificate into and keep it there (open-policy-agent/cert-controller's rotator: a CA of its own, the certificate for --webhook-service, renewed before they expire), mounted at --webhook-cert-dir; the CA goes into the Sample CRD's caBundle, and the webhook, and readiness, wait for both. Empty: the certificate comes from elsewhere (cert-manager, say).")
+	flag.StringVar(&webhookService, "webhook-service", "", "The DNS name the API server calls the webhook by, <service>.<namespace>.svc, that --webhook-cert-secret's certificate is issued for.")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -70,6 +76,16 @@ func run() error {
 	webhookOpts := webhook.Options{Port: webhookPort, CertDir: webhookCertDir, TLSOpts: tlsOpts}
 	if webhookCertDir == "" {
 		webhookOpts.Port = -1 // controller-runtime's "no server": nothing to serve it with
+	}
+	webhookServer := webhook.NewServer(webhookOpts)
+	var certificate *rotator.CertRotator
+	if webhookSecret != "" {
+		ready := make(chan struct{})
+		var err error
+		if certificate, err = certRotator(webhookSecret, webhookService, webhookCertDir, ready); err != nil {
+			return err
+		}
+		webhookServer = afterCertificate{Server: webhookServer, ready: ready}
 	}
 	if metricsSecure {
 		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization
@@ -89,7 +105,7 @@ func run() error {
 		LeaderElectionNamespace:       leaderElectionNS,
 		LeaderElectionReleaseOnCancel: true,
 		GracefulShutdownTimeout:       &shutdownTimeout,
-		WebhookServer:                 webhook.NewServer(webhookOpts),
+		WebhookServer:                 webhookServer,
 	}))
 	if err != nil {
 		return fmt.Errorf("create manager: %w", err)
@@ -103,13 +119,23 @@ func run() error {
 	if err := controllers.SetupWebhooks(mgr); err != nil {
 		return err
 	}
+	if certificate != nil {
+		if err := rotator.AddRotator(mgr, certificate); err != nil {
+			return fmt.Errorf("set up the rotator of the webhook's certificate in Secret %s: %w", certificate.SecretKey, err)
+		}
+	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return fmt.Errorf("add health check: %w", err)
 	}
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return fmt.Errorf("add readiness check: %w", err)
 	}
-	ctrl.Log.WithName("setup").Info("starting manager", "leaderElect", leaderElect, "maxConcurrentReconciles", concurrency, "metrics", metricsAddr, "webhookCertDir", webhookCertDir)
+	// Ready once the webhook answers, with its certificate: the Service sends the API server's
+	// conversions to Ready Pods alone.
+	if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
+		return fmt.Errorf("add the webhook's readiness check: %w", err)
+	}
+	ctrl.Log.WithName("setup").Info("starting manager", "leaderElect", leaderElect, "maxConcurrentReconciles", concurrency, "metrics", metricsAddr, "webhookCertDir", webhookCertDir, "webhookCertSecret", webhookSecret)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		return fmt.Errorf("run manager: %w", err)
 	}

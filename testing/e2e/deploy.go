@@ -29,6 +29,14 @@ import (
 // started and Ready through its readiness probe.
 const Rollout = 2 * time.Minute
 
+// FirstRollout bounds the first rollout of the operator on a cluster, where its Secret of the
+// webhook's certificate is still empty: Rollout, and the time the certificate the operator issues
+// takes to reach its Pod, Ready only once it serves the webhook with it. The kubelet writes a
+// changed Secret into the volumes that mount it at its next sync of the Pod (its sync period, a
+// minute, and up to half of it again), and cert-controller's rotator looks for the files at
+// backoff steps of 1, 2, 4 … 128 s, each up to doubled: a look past 90 s comes by 4 min 15 s.
+const FirstRollout = Rollout + 4*time.Minute
+
 // Deployment is the operator deployed from its rendered manifests, as in production, on a kind
 // cluster whose node has its image (Deploy), with what only that node can do.
 type Deployment struct {
@@ -50,7 +58,7 @@ type Deployment struct {
 
 // Deploy deploys the operator as testing/e2e/kind.sh has prepared it: its manifests, rendered with
 // its image, from the file $E2E_MANIFESTS, applied (Install) to the kind cluster in $KUBECONFIG;
-// its rollout waited for (WaitRollout: a Pod that cannot become Ready fails it, saying why), then
+// its rollout waited for (WaitRollout, within FirstRollout: a Pod that cannot become Ready fails it, saying why), then
 // its metrics; its writes counted from the API server's audit log at $E2E_AUDIT_LOG (written with
 // AuditPolicy); its containers killed, an image loaded and the API server restarted on the node,
 // the container $E2E_KIND_NODE.
@@ -81,7 +89,7 @@ func Deploy(ctx context.Context, subject operator.Subject) (*Deployment, error) 
 	if d.OperatorConfig, d.MetricsToken, err = Install(ctx, d.Client, d.Config, d.Manifests); err != nil {
 		return nil, err
 	}
-	if err := WaitRollout(ctx, d.Client, d.Namespace, d.Deployment.Name, Rollout); err != nil {
+	if err := WaitRollout(ctx, d.Client, d.Namespace, d.Deployment.Name, FirstRollout); err != nil {
 		return nil, fmt.Errorf("%w%s", err, d.logs(20))
 	}
 	d.Operator = operator.New(subject, operator.Controls{

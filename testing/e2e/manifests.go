@@ -39,7 +39,8 @@ type Manifests struct {
 }
 
 // ReadManifests reads a rendering of the operator's deployment: one Deployment with a
-// serviceAccountName, a Service in front of its Pods, and a ClusterRole that may GET /metrics.
+// serviceAccountName, a Service in front of its Pods (beside the Service its CRD's conversion
+// webhook names, if any), and a ClusterRole that may GET /metrics.
 func ReadManifests(rendered []byte) (Manifests, error) {
 	var m Manifests
 	var services []*corev1.Service
@@ -61,6 +62,10 @@ func ReadManifests(rendered []byte) (Manifests, error) {
 		case "Service":
 			services = append(services, &corev1.Service{})
 			err = runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, services[len(services)-1])
+		case "CustomResourceDefinition":
+			if service, _, _ := unstructured.NestedStringMap(obj.Object, "spec", "conversion", "webhook", "clientConfig", "service"); service["name"] != "" {
+				m.ConversionService = types.NamespacedName{Namespace: service["namespace"], Name: service["name"]}
+			}
 		case "ClusterRole":
 			role := &rbacv1.ClusterRole{}
 			if err = runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, role); readsMetrics(role) {
@@ -75,6 +80,10 @@ func ReadManifests(rendered []byte) (Manifests, error) {
 		return m, errors.New("the operator's manifests hold no Deployment with a serviceAccountName")
 	}
 	m.Namespace, m.ServiceAccount = m.Deployment.Namespace, m.Deployment.Spec.Template.Spec.ServiceAccountName
+	// The conversion webhook's Service is in front of the same Pods: the metrics' is another.
+	services = slices.DeleteFunc(services, func(svc *corev1.Service) bool {
+		return types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name} == m.ConversionService
+	})
 	if m.MetricsPort = metricsPort(m.Deployment, services); m.MetricsPort == 0 {
 		return m, errors.New("the operator's manifests hold no Service in front of its Deployment's Pods")
 	}

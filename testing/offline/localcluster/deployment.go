@@ -50,8 +50,10 @@ func E2E(ctx context.Context, subject operator.Subject) (*cluster.Cluster, []byt
 }
 
 // StartDeployment starts a LocalCluster in dir and deploys binary, which runs subject, into it.
-// subject's webhooks, if it has any, are served from this process, as on envtest: the binary's
-// own webhook server would need the certificates that cert-manager gives a Deployment.
+// subject's webhooks, if it has any, are served from this process, as on envtest, through the
+// CRDs of subject.CRDs, which the harness points here: the binary serves none (no
+// --webhook-cert-dir), as the certificate it issues on a cluster is for a Service's name, which no
+// local control plane resolves.
 func StartDeployment(ctx context.Context, dir, binary string, subject operator.Subject) (*LocalDeployment, error) {
 	if _, err := os.Stat(binary); err != nil {
 		return nil, fmt.Errorf("no operator binary at %s: run `make build`", binary)

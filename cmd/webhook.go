@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/open-policy-agent/cert-controller/pkg/rotator"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+)
+
+// conversionCRD is the CRD whose conversion the webhook serves, as config/crd installs it: the
+// rotator writes its CA into the CRD's spec.conversion.webhook.clientConfig.caBundle.
+const conversionCRD = "samples.demo.example.com"
+
+// certRotator is open-policy-agent/cert-controller's rotator of the conversion webhook's serving
+// certificate: it issues a CA and, from it, a certificate for service (the DNS name the API server
+// calls the webhook by, <service>.<namespace>.svc) into secret (<namespace>/<name>), which the
+// Deployment mounts in certDir; it writes the CA into conversionCRD's conversion, and renews both
+// before they expire. It closes ready once the certificate is in certDir and the CA in the CRD.
+// Every replica runs it, leader or not: each serves the webhook behind the Service.
+func certRotator(secret, service, certDir string, ready chan struct{}) (*rotator.CertRotator, error) {
+	namespace, name, _ := strings.Cut(secret, "/")
+	switch {
+	case namespace == "" || name == "":
+		return nil, fmt.Errorf("--webhook-cert-secret=%q: want <namespace>/<name>, the Secret to issue the certificate into", secret)
+	case service == "":
+		return nil, errors.New("--webhook-cert-secret needs --webhook-service, the DNS name to issue the certificate for (<service>.<namespace>.svc)")
+	case certDir == "":
+		return nil, errors.New("--webhook-cert-secret needs --webhook-cert-dir, where the Secret is mounted")
+	}
+	return &rotator.CertRotator{
+		SecretKey:      types.NamespacedName{Namespace: namespace, Name: name},
+		CertDir:        certDir,
+		CAName:         "operator-demo-ca",
+		CAOrganization: "operator-demo",
+		DNSName:        service,
+		IsReady:        ready,
+		Webhooks:       []rotator.WebhookInfo{{Name: conversionCRD, Type: rotator.CRDConversion}},
+		// The CA goes into the CRD once the certificate it signed is mounted, and served.
+		EnableReadinessCheck: true,
+	}, nil
+}
+
+// afterCertificate is a webhook server that starts once its certificate is ready (the rotator's
+// IsReady): until then it answers nothing, and its StartedChecker, the manager's readiness,
+// fails. Started before, it would find no certificate in its directory and stop the manager.
+type afterCertificate struct {
+	webhook.Server
+	ready <-chan struct{}
+}
+
+// Start starts the server once its certificate is ready; stopped before, it returns.
+func (s afterCertificate) Start(ctx context.Context) error {
+	select {
+	case <-s.ready:
+		return s.Server.Start(ctx)
+	case <-ctx.Done():
+		return nil
+	}
+}

@@ -25,7 +25,7 @@ import (
 //
 // Source: beyond both sources: issue #53, the Sample's second version (docs/api-versions.md).
 //
-// By hand (once the operator serves its conversion webhook on the cluster, docs/api-versions.md):
+// By hand (on a cluster where `make deploy` runs the operator, which serves the webhook, docs/api-versions.md):
 //
 //	kubectl apply -f config/samples/demo_v1alpha1_sample.yaml
 //	kubectl get samples.v1beta1.demo.example.com sample-sample -o jsonpath='{.spec.data}'   # {"message":"hello world"}

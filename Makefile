@@ -70,9 +70,10 @@ test: manifests generate fmt vet setup-envtest ## Regenerate and vet, then the u
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test $(GO_TEST_FLAGS) $(GO_TEST_PACKAGES)
 	$(scenarios)
 
-# go test's packages: all but cmd/ and the scenario suites (run by Ginkgo, and on e2e). All but the
-# harness's packages whose tests start a control plane are the unit tier.
-GO_TEST_PACKAGES = $(shell go list ./api/... ./controllers/... ./scenarios/samples/... ./testing/...)
+# go test's packages: all but the scenario suites (run by Ginkgo, and on e2e). All but the
+# harness's packages whose tests start a control plane are the unit tier (cmd/'s: the wiring of the
+# webhook's certificate).
+GO_TEST_PACKAGES = $(shell go list ./api/... ./cmd/... ./controllers/... ./scenarios/samples/... ./testing/...)
 HARNESS_ENVTEST_PACKAGES = ./testing/harness/controlplane ./testing/harness/operator ./testing/harness/cluster
 UNIT_PACKAGES = $(filter-out $(addprefix %/,$(HARNESS_ENVTEST_PACKAGES:./%=%)),$(GO_TEST_PACKAGES))
 

@@ -15,6 +15,7 @@ import (
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	demov1beta1 "example.com/operator-demo/api/v1beta1"
 	"example.com/operator-demo/scenarios/samples"
+	"example.com/operator-demo/testing/e2e"
 )
 
 // The names config/default gives the Sample CRD and the Secret the operator issues its webhook's
@@ -25,8 +26,13 @@ const (
 )
 
 var _ = Describe("The Sample CRD's conversion webhook, served by the deployed operator", func() {
+	BeforeEach(func(ctx SpecContext) {
+		// A spec before may have scaled or killed it: each of these starts from its Pods Ready.
+		Expect(e2e.WaitRollout(ctx, d.Client, d.Namespace, d.Deployment.Name, e2e.Rollout)).To(Succeed())
+	})
+
 	It("trusts the CA the operator issued its serving certificate from, for the Service the CRD names", func(ctx SpecContext) {
-		By("reading the CRD's conversion, once the operator is Ready: its CA is injected by then")
+		By("reading the CRD's conversion: its CA is injected by the time the operator is Ready")
 		scheme := runtime.NewScheme()
 		Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
 		admin, err := client.New(d.Config, client.Options{Scheme: scheme})
@@ -62,7 +68,7 @@ var _ = Describe("The Sample CRD's conversion webhook, served by the deployed op
 			return err
 		}).Should(Succeed())
 
-		By("reading it through v1beta1 at once: no wait for the webhook, which answers since the Pod is Ready")
+		By("reading it through v1beta1 at once: no wait for the webhook, which answers since the Pods are Ready")
 		read := &demov1beta1.Sample{}
 		Expect(d.Client.Get(ctx, client.ObjectKeyFromObject(sample), read)).To(Succeed())
 		Expect(read.Spec.Data).To(Equal(map[string]string{demov1alpha1.MessageKey: "hello world"}))

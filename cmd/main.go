@@ -73,19 +73,9 @@ func run() error {
 		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
 	}
 	metricsOpts := metricsserver.Options{BindAddress: metricsAddr, SecureServing: metricsSecure, TLSOpts: tlsOpts}
-	webhookOpts := webhook.Options{Port: webhookPort, CertDir: webhookCertDir, TLSOpts: tlsOpts}
-	if webhookCertDir == "" {
-		webhookOpts.Port = -1 // controller-runtime's "no server": nothing to serve it with
-	}
-	webhookServer := webhook.NewServer(webhookOpts)
-	var certificate *rotator.CertRotator
-	if webhookSecret != "" {
-		ready := make(chan struct{})
-		var err error
-		if certificate, err = certRotator(webhookSecret, webhookService, webhookCertDir, ready); err != nil {
-			return err
-		}
-		webhookServer = afterCertificate{Server: webhookServer, ready: ready}
+	webhookServer, certificate, err := newWebhookServer(webhook.Options{Port: webhookPort, CertDir: webhookCertDir, TLSOpts: tlsOpts}, webhookSecret, webhookService)
+	if err != nil {
+		return err
 	}
 	if metricsSecure {
 		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization

@@ -44,6 +44,25 @@ func certRotator(secret, service, certDir string, ready chan struct{}) (*rotator
 	}, nil
 }
 
+// newWebhookServer is the conversion webhook's server of opts: none (controller-runtime's port -1)
+// without a certificate directory; with secret, one that starts once the certificate the returned
+// rotator issues for service is in that directory (certRotator, afterCertificate).
+func newWebhookServer(opts webhook.Options, secret, service string) (webhook.Server, *rotator.CertRotator, error) {
+	if opts.CertDir == "" {
+		opts.Port = -1 // nothing to serve it with
+	}
+	server := webhook.NewServer(opts)
+	if secret == "" {
+		return server, nil, nil
+	}
+	ready := make(chan struct{})
+	certificate, err := certRotator(secret, service, opts.CertDir, ready)
+	if err != nil {
+		return nil, nil, err
+	}
+	return afterCertificate{Server: server, ready: ready}, certificate, nil
+}
+
 // afterCertificate is a webhook server that starts once its certificate is ready (the rotator's
 // IsReady): until then it answers nothing, and its StartedChecker, the manager's readiness,
 // fails. Started before, it would find no certificate in its directory and stop the manager.

@@ -104,3 +104,24 @@ func TestAfterCertificateStartsTheServerOnceItsCertificateIsReady(t *testing.T) 
 	default:
 	}
 }
+
+// TestNewWebhookServerServesWhatItHasACertificateFor: no server without a certificate directory;
+// one that serves at once with a directory alone (the certificate comes from elsewhere); with the
+// rotator's Secret, one that waits for the certificate the rotator issues into that directory.
+func TestNewWebhookServerServesWhatItHasACertificateFor(t *testing.T) {
+	server, cr, err := newWebhookServer(webhook.Options{Port: 9443}, "", "")
+	if s, ok := server.(*webhook.DefaultServer); err != nil || !ok || s.Options.Port != -1 || cr != nil {
+		t.Errorf("without a certificate directory: %T %+v, rotator %v, %v; want a server on port -1 (none), no rotator", server, server, cr, err)
+	}
+	server, cr, err = newWebhookServer(webhook.Options{Port: 9443, CertDir: "/certs"}, "", "")
+	if s, ok := server.(*webhook.DefaultServer); err != nil || !ok || s.Options.Port != 9443 || cr != nil {
+		t.Errorf("with a certificate directory alone: %T, rotator %v, %v; want a server on 9443 that starts at once, no rotator", server, cr, err)
+	}
+	server, cr, err = newWebhookServer(webhook.Options{Port: 9443, CertDir: "/certs"}, "demo-system/cert", "svc.demo-system.svc")
+	if s, ok := server.(afterCertificate); err != nil || !ok || cr == nil || cr.CertDir != "/certs" || s.ready == nil {
+		t.Errorf("with the rotator's Secret: %T, rotator %v, %v; want a server that waits for the rotator's certificate in /certs", server, cr, err)
+	}
+	if _, _, err := newWebhookServer(webhook.Options{Port: 9443, CertDir: "/certs"}, "cert", "svc.demo-system.svc"); err == nil {
+		t.Error("with a Secret that names no namespace: no error")
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -169,8 +170,17 @@ func ServeWebhooks(cfg *rest.Config, subject operator.Subject) (stop func() erro
 	if err != nil {
 		return nil, errors.Join(err, uninstall())
 	}
+	// The API server converts as the CRDs said before until its informer has seen them updated: a
+	// Sample written in between would be stored through their old conversion (None, say), what it
+	// holds of another version dropped for good. No request shows when it has: wait past it.
+	time.Sleep(RepointHoldBack)
 	return func() error { return errors.Join(stopServing(), uninstall()) }, nil
 }
+
+// RepointHoldBack is how long ServeWebhooks gives the API server to convert through the webhooks
+// it has pointed a running control plane's CRDs at: its CRD informer sees the update within
+// milliseconds when idle; the margin is CreateHoldBack's, the API server's own for a new CRD.
+const RepointHoldBack = controlplane.CreateHoldBack
 
 // serve serves subject's Webhooks (none: nothing to serve) where install has pointed the API
 // server, from a manager of their own: they answer for every test process, and while a spec has

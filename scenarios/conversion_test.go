@@ -41,7 +41,7 @@ var _ = Describe("Sample", Label("conversion"), func() {
 
 			By("reading it through v1beta1")
 			read := &demov1beta1.Sample{}
-			f.Eventually(ctx, func(g Gomega) {
+			Eventually(ctx, func(g Gomega) {
 				g.Expect(f.Client.Get(ctx, client.ObjectKeyFromObject(sample), read)).To(Succeed())
 				g.Expect(read.Spec.Data).To(Equal(map[string]string{demov1alpha1.MessageKey: "hello world"}))
 			}).Should(Succeed())
@@ -66,13 +66,15 @@ var _ = Describe("Sample", Label("conversion"), func() {
 			}
 			// Stored as v1alpha1, it converts through the operator's webhook: on a cluster, an
 			// operator a spec before restarted serves it once Ready, seconds after it reconciles.
-			f.Eventually(ctx, func(g Gomega) {
+			// Each wait for a conversion is Gomega's: it is the API server's and the webhook's
+			// work, not the reconciler's, which may well have settled meanwhile.
+			Eventually(ctx, func(g Gomega) {
 				g.Expect(client.IgnoreAlreadyExists(f.Client.Create(ctx, written))).To(Succeed())
 			}).Should(Succeed())
 
 			By("reading it through v1alpha1, as a client that knows only spec.message")
 			old := &demov1alpha1.Sample{ObjectMeta: metav1.ObjectMeta{Name: written.Name, Namespace: f.Namespace}}
-			f.Eventually(ctx, func(g Gomega) {
+			Eventually(ctx, func(g Gomega) {
 				g.Expect(f.Client.Get(ctx, client.ObjectKeyFromObject(old), old)).To(Succeed())
 				g.Expect(old.Spec.Message).To(Equal("hello world"))
 			}).Should(Succeed())
@@ -84,7 +86,7 @@ var _ = Describe("Sample", Label("conversion"), func() {
 
 			By("reading it back through v1beta1")
 			read := &demov1beta1.Sample{}
-			f.Eventually(ctx, func(g Gomega) {
+			Eventually(ctx, func(g Gomega) {
 				g.Expect(f.Client.Get(ctx, client.ObjectKeyFromObject(written), read)).To(Succeed())
 				g.Expect(read.Spec.Data).To(Equal(map[string]string{
 					demov1alpha1.MessageKey: "hello again", "colour": "blue", "size": "large",

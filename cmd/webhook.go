@@ -7,7 +7,11 @@ import (
 	"strings"
 
 	"github.com/open-policy-agent/cert-controller/pkg/rotator"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 )
 
@@ -61,6 +65,23 @@ func newWebhookServer(opts webhook.Options, secret, service string) (webhook.Ser
 		return nil, nil, err
 	}
 	return afterCertificate{Server: server, ready: ready}, certificate, nil
+}
+
+// withCertificateSecret is opts with the manager's cache holding the Secrets of the namespace of
+// certificate's Secret alone (nil: opts as they are). The rotator writes its Secret through the
+// manager's client, whose reads wait for the cache to have seen its writes
+// (controllers.ManagerOptions): the cache watches Secrets for it, where the operator's RBAC lets
+// it list them, in its own namespace; at the cluster scope the list is refused, and the write
+// waits on a cache that never syncs.
+func withCertificateSecret(certificate *rotator.CertRotator, opts ctrl.Options) ctrl.Options {
+	if certificate == nil {
+		return opts
+	}
+	if opts.Cache.ByObject == nil {
+		opts.Cache.ByObject = map[client.Object]cache.ByObject{}
+	}
+	opts.Cache.ByObject[&corev1.Secret{}] = cache.ByObject{Namespaces: map[string]cache.Config{certificate.SecretKey.Namespace: {}}}
+	return opts
 }
 
 // afterCertificate is a webhook server that starts once its certificate is ready (the rotator's

@@ -9,8 +9,13 @@ import (
 	"time"
 
 	"github.com/open-policy-agent/cert-controller/pkg/rotator"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/yaml"
 )
@@ -123,5 +128,32 @@ func TestNewWebhookServerServesWhatItHasACertificateFor(t *testing.T) {
 	}
 	if _, _, err := newWebhookServer(webhook.Options{Port: 9443, CertDir: "/certs"}, "cert", "svc.demo-system.svc"); err == nil {
 		t.Error("with a Secret that names no namespace: no error")
+	}
+}
+
+// TestWithCertificateSecretCachesTheSecretsOfItsNamespaceAlone: with the rotator, the manager's
+// cache holds Secrets of the namespace of the rotator's Secret alone, where the operator may list
+// them, beside what the options held; without it, the options are left as they are.
+func TestWithCertificateSecretCachesTheSecretsOfItsNamespaceAlone(t *testing.T) {
+	configMaps := cache.ByObject{Label: labels.Everything()}
+	opts := ctrl.Options{Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{&corev1.ConfigMap{}: configMaps}}}
+	if got := withCertificateSecret(nil, opts); len(got.Cache.ByObject) != 1 {
+		t.Errorf("without a rotator: ByObject = %v, want the options' own", got.Cache.ByObject)
+	}
+	got := withCertificateSecret(&rotator.CertRotator{SecretKey: types.NamespacedName{Namespace: "demo-system", Name: "cert"}}, opts)
+	var secrets *cache.ByObject
+	for obj, by := range got.Cache.ByObject {
+		if _, ok := obj.(*corev1.Secret); ok {
+			secrets = &by
+		}
+	}
+	if secrets == nil || len(secrets.Namespaces) != 1 || len(got.Cache.ByObject) != 2 {
+		t.Fatalf("with a rotator: ByObject = %v, want the ConfigMaps' and the Secrets' of demo-system alone", got.Cache.ByObject)
+	}
+	if _, ok := secrets.Namespaces["demo-system"]; !ok {
+		t.Errorf("the cache's Secrets are those of %v, want demo-system's", secrets.Namespaces)
+	}
+	if got := withCertificateSecret(&rotator.CertRotator{SecretKey: types.NamespacedName{Namespace: "x", Name: "cert"}}, ctrl.Options{}); len(got.Cache.ByObject) != 1 {
+		t.Errorf("with a rotator, on options without ByObject: %v, want the Secrets' alone", got.Cache.ByObject)
 	}
 }

@@ -106,30 +106,18 @@ func run(baseRev, headRev string) (rp report, err error) {
 		return rp, fmt.Errorf("against the base: %w", err)
 	}
 	// The specs that do not compile against the base run again with the head's api/'s new names.
-	var withAPI map[string]outcome
-	if uncompiledSpecs := slices.DeleteFunc(slices.Clone(specs), func(s spec) bool { return atBase[key(s)].state != uncompiled }); len(uncompiledSpecs) > 0 {
-		progress("%d spec(s) do not compile against the base: running them against it with the head's api/", len(uncompiledSpecs))
-		t, err := c.checkOut("against-base-with-head-api", c.head, c.base, production[1:]...)
-		if err == nil {
-			withAPI, err = t.runAll(description, uncompiledSpecs)
-		}
-		if err != nil {
-			return rp, fmt.Errorf("against the base with the head's api/: %w", err)
-		}
+	withAPI, err := c.runAgain("against-base-with-head-api", "spec(s) do not compile against the base: running them against it with the head's api/",
+		production[1:], description, specs, func(s spec) bool { return atBase[key(s)].state == uncompiled })
+	if err != nil {
+		return rp, fmt.Errorf("against the base with the head's api/: %w", err)
 	}
 	// The scenarios that still do not compile, where what the suite wires (its operator, in
 	// scenarios/samples) names what the change adds to controllers/ or cmd/, run once more against
 	// the base's behaviour with the head's api/, as the base's scenarios wire it.
-	var wired map[string]outcome
-	if unwired := slices.DeleteFunc(slices.Clone(specs), func(s spec) bool { return s.kind != scenario || withAPI[key(s)].state != uncompiled }); len(unwired) > 0 {
-		progress("%d scenario(s) do not compile against the base even with the head's api/: running them against it with the head's api/, as the base's scenarios wire it", len(unwired))
-		t, err := c.checkOut("against-base-as-base-wires-it", c.head, c.base, append(slices.Clone(production[1:]), wiring)...)
-		if err == nil {
-			wired, err = t.runAll(description, unwired)
-		}
-		if err != nil {
-			return rp, fmt.Errorf("against the base with the head's api/, as the base wires its scenarios: %w", err)
-		}
+	wired, err := c.runAgain("against-base-as-base-wires-it", "scenario(s) do not compile against the base even with the head's api/: running them against it with the head's api/, as the base's scenarios wire it",
+		append(slices.Clone(production[1:]), wiring), description, specs, func(s spec) bool { return s.kind == scenario && withAPI[key(s)].state == uncompiled })
+	if err != nil {
+		return rp, fmt.Errorf("against the base with the head's api/, as the base wires its scenarios: %w", err)
 	}
 	progress("running them at the head")
 	atHead, err := head.runAll(description, specs)
@@ -147,6 +135,22 @@ func run(baseRev, headRev string) (rp report, err error) {
 	}
 	rp.took = time.Since(started)
 	return rp, nil
+}
+
+// runAgain runs the specs that again keeps, in a checkout of the head with the base's production
+// under paths, named name, saying how many and what: their outcomes, by key (none when it keeps
+// none).
+func (c check) runAgain(name, what string, paths []string, description string, specs []spec, again func(spec) bool) (map[string]outcome, error) {
+	chosen := slices.DeleteFunc(slices.Clone(specs), func(s spec) bool { return !again(s) })
+	if len(chosen) == 0 {
+		return nil, nil
+	}
+	progress("%d %s", len(chosen), what)
+	t, err := c.checkOut(name, c.head, c.base, paths...)
+	if err != nil {
+		return nil, err
+	}
+	return t.runAll(description, chosen)
 }
 
 // tryBreaks judges the rows that need it by the breaks of the head's production code that their

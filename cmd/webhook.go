@@ -8,7 +8,10 @@ import (
 
 	"github.com/open-policy-agent/cert-controller/pkg/rotator"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -67,12 +70,13 @@ func newWebhookServer(opts webhook.Options, secret, service string) (webhook.Ser
 	return afterCertificate{Server: server, ready: ready}, certificate, nil
 }
 
-// withCertificateSecret is opts with the manager's cache holding the Secrets of the namespace of
-// certificate's Secret alone (nil: opts as they are). The rotator writes its Secret through the
-// manager's client, whose reads wait for the cache to have seen its writes
-// (controllers.ManagerOptions): the cache watches Secrets for it, where the operator's RBAC lets
-// it list them, in its own namespace; at the cluster scope the list is refused, and the write
-// waits on a cache that never syncs.
+// withCertificateSecret is opts for a manager that runs certificate's rotator (nil: opts as they
+// are). The rotator writes through the manager's client:
+//   - whose reads wait for the cache to have seen its writes (controllers.ManagerOptions): the
+//     cache holds the Secrets of its Secret's namespace alone, where the operator's RBAC lets it
+//     list them; at the cluster scope the list is refused, and its write waits on a cache that
+//     never syncs;
+//   - which sends no update of the CRD that changes nothing (unchangedUpdatesSkipped).
 func withCertificateSecret(certificate *rotator.CertRotator, opts ctrl.Options) ctrl.Options {
 	if certificate == nil {
 		return opts
@@ -81,6 +85,17 @@ func withCertificateSecret(certificate *rotator.CertRotator, opts ctrl.Options) 
 		opts.Cache.ByObject = map[client.Object]cache.ByObject{}
 	}
 	opts.Cache.ByObject[&corev1.Secret{}] = cache.ByObject{Namespaces: map[string]cache.Config{certificate.SecretKey.Namespace: {}}}
+	newClient := opts.NewClient
+	if newClient == nil {
+		newClient = client.New
+	}
+	opts.NewClient = func(config *rest.Config, options client.Options) (client.Client, error) {
+		c, err := newClient(config, options)
+		if err != nil {
+			return nil, err
+		}
+		return unchangedUpdatesSkipped{c}, nil
+	}
 	return opts
 }
 
@@ -100,4 +115,28 @@ func (s afterCertificate) Start(ctx context.Context) error {
 	case <-ctx.Done():
 		return nil
 	}
+}
+
+// unchangedUpdatesSkipped is the manager's client that sends no update of an unstructured object
+// that would change nothing the API server holds. The rotator updates the CRD it injects its CA
+// into, as unstructured, on every start, whether the CA is there already or not: on a cluster at
+// rest, a restarted operator would write the CRD each time.
+type unchangedUpdatesSkipped struct{ client.Client }
+
+// Update reads an unstructured object from the API server (the manager's client does not cache
+// unstructured reads) and sends the update only if obj differs from it; any other it sends.
+func (c unchangedUpdatesSkipped) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return c.Client.Update(ctx, obj, opts...)
+	}
+	stored := &unstructured.Unstructured{}
+	stored.SetGroupVersionKind(u.GroupVersionKind())
+	if err := c.Get(ctx, client.ObjectKeyFromObject(u), stored); err != nil {
+		return fmt.Errorf("read %s %s before updating it: %w", u.GetKind(), client.ObjectKeyFromObject(u), err)
+	}
+	if equality.Semantic.DeepEqual(stored.Object, u.Object) {
+		return nil
+	}
+	return c.Client.Update(ctx, obj, opts...)
 }

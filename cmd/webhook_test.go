@@ -11,11 +11,19 @@ import (
 	"github.com/open-policy-agent/cert-controller/pkg/rotator"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/yaml"
 )
@@ -134,7 +142,7 @@ func TestNewWebhookServerServesWhatItHasACertificateFor(t *testing.T) {
 // TestWithCertificateSecretCachesTheSecretsOfItsNamespaceAlone: with the rotator, the manager's
 // cache holds Secrets of the namespace of the rotator's Secret alone, where the operator may list
 // them, beside what the options held; without it, the options are left as they are.
-func TestWithCertificateSecretCachesTheSecretsOfItsNamespaceAlone(t *testing.T) {
+func TestWithCertificateSecretCachesTheSecretsOfItsNamespaceAloneAndSkipsUnchangedUpdates(t *testing.T) {
 	configMaps := cache.ByObject{Label: labels.Everything()}
 	opts := ctrl.Options{Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{&corev1.ConfigMap{}: configMaps}}}
 	if got := withCertificateSecret(nil, opts); len(got.Cache.ByObject) != 1 {
@@ -153,7 +161,62 @@ func TestWithCertificateSecretCachesTheSecretsOfItsNamespaceAlone(t *testing.T) 
 	if _, ok := secrets.Namespaces["demo-system"]; !ok {
 		t.Errorf("the cache's Secrets are those of %v, want demo-system's", secrets.Namespaces)
 	}
+	if c, err := got.NewClient(&rest.Config{Host: "https://127.0.0.1:1"}, client.Options{}); err != nil {
+		t.Errorf("with a rotator, the manager's client: %v", err)
+	} else if _, ok := c.(unchangedUpdatesSkipped); !ok {
+		t.Errorf("with a rotator, the manager's client is a %T, want one that skips unchanged updates", c)
+	}
 	if got := withCertificateSecret(&rotator.CertRotator{SecretKey: types.NamespacedName{Namespace: "x", Name: "cert"}}, ctrl.Options{}); len(got.Cache.ByObject) != 1 {
 		t.Errorf("with a rotator, on options without ByObject: %v, want the Secrets' alone", got.Cache.ByObject)
+	}
+}
+
+// TestUnchangedUpdatesSkippedSendsOnlyUpdatesThatChangeSomething: the rotator updates the CRD it
+// injects its CA into at every start, whether the CA is there or not; an update that would change
+// nothing the API server holds is not sent, one that changes the CA is, and so is every update of
+// a typed object.
+func TestUnchangedUpdatesSkippedSendsOnlyUpdatesThatChangeSomething(t *testing.T) {
+	stored := &unstructured.Unstructured{}
+	stored.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
+	stored.SetName(conversionCRD)
+	if err := unstructured.SetNestedField(stored.Object, "Q0E=", "spec", "conversion", "webhook", "clientConfig", "caBundle"); err != nil {
+		t.Fatal(err)
+	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-system", Name: "cert"}}
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(apiextensionsv1.AddToScheme(scheme))
+	updates := 0
+	c := unchangedUpdatesSkipped{fake.NewClientBuilder().WithScheme(scheme).WithObjects(stored, secret).WithInterceptorFuncs(interceptor.Funcs{
+		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			updates++
+			return c.Update(ctx, obj, opts...)
+		},
+	}).Build()}
+	ctx := context.Background()
+	read := func() *unstructured.Unstructured {
+		t.Helper()
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(stored.GroupVersionKind())
+		if err := c.Get(ctx, client.ObjectKeyFromObject(stored), u); err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	if err := c.Update(ctx, read()); err != nil || updates != 0 {
+		t.Errorf("the CRD updated unchanged: %v, %d updates sent; want none", err, updates)
+	}
+	changed := read()
+	if err := unstructured.SetNestedField(changed.Object, "bmV3", "spec", "conversion", "webhook", "clientConfig", "caBundle"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Update(ctx, changed); err != nil || updates != 1 {
+		t.Errorf("the CRD updated with a new CA: %v, %d updates sent; want 1", err, updates)
+	}
+	if ca, _, _ := unstructured.NestedString(read().Object, "spec", "conversion", "webhook", "clientConfig", "caBundle"); ca != "bmV3" {
+		t.Errorf("the CRD's caBundle after the update = %q, want the new CA", ca)
+	}
+	if err := c.Update(ctx, secret.DeepCopy()); err != nil || updates != 2 {
+		t.Errorf("a typed Secret updated: %v, %d updates sent; want 2", err, updates)
 	}
 }

@@ -64,7 +64,7 @@ func unread() ([]*dto.MetricFamily, error) { return nil, errors.New("connection 
 
 func reconcileTotal() *prometheus.CounterVec {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "controller_runtime_reconcile_total"}, []string{"controller", "result"})
-	c.WithLabelValues("widget", "success").Add(3)
+	c.WithLabelValues("configmap", "success").Add(3)
 	return c
 }
 
@@ -137,7 +137,7 @@ to equal
 func TestEventuallyWaitsOutItsTimeoutWhileARetryMayCome(t *testing.T) {
 	RegisterTestingT(t)
 	reconciles := reconcileTotal()
-	reconciles.WithLabelValues("widget", "error").Add(10)
+	reconciles.WithLabelValues("configmap", "error").Add(10)
 	f := &Fixture{Operator: fakeOperator(reconciles)}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*Settle) // past the wait's own timeout
 	defer cancel()
@@ -158,7 +158,7 @@ func TestEventuallyWaitsOutItsTimeoutWhileARetryMayCome(t *testing.T) {
 func TestEventuallyTakesAFewFailuresAsRetried(t *testing.T) {
 	RegisterTestingT(t)
 	reconciles := reconcileTotal()
-	reconciles.WithLabelValues("widget", "error").Add(2)
+	reconciles.WithLabelValues("configmap", "error").Add(2)
 	f := &Fixture{Operator: fakeOperator(reconciles)}
 	message, took, _ := failureOf(t, func() {
 		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(3 * Settle).Should(Equal("new"))
@@ -172,11 +172,11 @@ func TestEventuallyTakesAFewFailuresAsRetried(t *testing.T) {
 func TestEventuallyTakesARequeueAsEnded(t *testing.T) {
 	RegisterTestingT(t)
 	reconciles := reconcileTotal()
-	reconciles.WithLabelValues("widget", "requeue_after").Add(2)
-	reconciles.WithLabelValues("widget", "requeue").Inc()
-	reconciles.WithLabelValues("widget", "error").Inc()
+	reconciles.WithLabelValues("configmap", "requeue_after").Add(2)
+	reconciles.WithLabelValues("configmap", "requeue").Inc()
+	reconciles.WithLabelValues("configmap", "error").Inc()
 	terminal := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "controller_runtime_terminal_reconcile_errors_total"}, []string{"controller"})
-	terminal.WithLabelValues("widget").Inc()
+	terminal.WithLabelValues("configmap").Inc()
 	f := &Fixture{Operator: fakeOperator(reconciles, terminal)}
 	message, took, _ := failureOf(t, func() {
 		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(3 * Settle).Should(Equal("new"))
@@ -204,11 +204,11 @@ func TestEventuallyNamesAnOperatorThatNeverSettles(t *testing.T) {
 	f := reconciling(reconciles, 100)
 	message, _, _ := failureOf(t, func() {
 		f.Eventually(context.Background(), func() string {
-			reconciles.WithLabelValues("widget", "success").Inc()
+			reconciles.WithLabelValues("configmap", "success").Inc()
 			return "old"
 		}).WithTimeout(Settle).Should(Equal("new"), "waiting for %s", "new")
 	})
-	for _, want := range []string{"Timed out after ", "s.\nwaiting for new\nthe operator never settled: ", "reconciles during the wait (widget: ", "requeues sooner than that\nExpected"} {
+	for _, want := range []string{"Timed out after ", "s.\nwaiting for new\nthe operator never settled: ", "reconciles during the wait (configmap: ", "requeues sooner than that\nExpected"} {
 		if !strings.Contains(message, want) {
 			t.Errorf("the failure does not say %q:\n%s", want, message)
 		}
@@ -227,14 +227,14 @@ func TestEventuallyFailsAtOnceOnALoop(t *testing.T) {
 	).Build()}
 	message, took, _ := failureOf(t, func() {
 		f.Eventually(context.Background(), func() string {
-			reconciles.WithLabelValues("widget", "success").Add(10)
+			reconciles.WithLabelValues("configmap", "success").Add(10)
 			return "old"
 		}).WithTimeout(3 * Settle).Should(Equal("new"))
 	})
 	if took > Settle {
 		t.Errorf("failed after %s, want within Settle (%s)", took, Settle)
 	}
-	for _, want := range []string{"Context was cancelled (cause: the operator is in a reconcile loop: ", " reconciles during the wait (widget: ", ") for 1 ConfigMap in spec-a", " API writes) after ", "Expected\n    <string>: old"} {
+	for _, want := range []string{"Context was cancelled (cause: the operator is in a reconcile loop: ", " reconciles during the wait (configmap: ", ") for 1 ConfigMap in spec-a", " API writes) after ", "Expected\n    <string>: old"} {
 		if !strings.Contains(message, want) {
 			t.Errorf("the failure does not say %q:\n%s", want, message)
 		}
@@ -252,7 +252,7 @@ func TestEventuallyKeepsWaitingWhileTheOperatorWorks(t *testing.T) {
 	f := &Fixture{Operator: fakeOperator(reconciles)}
 	started := time.Now()
 	f.Eventually(context.Background(), func() time.Duration {
-		reconciles.WithLabelValues("widget", "success").Inc()
+		reconciles.WithLabelValues("configmap", "success").Inc()
 		return time.Since(started)
 	}).WithTimeout(time.Minute).Should(BeNumerically(">", Settle+time.Second))
 }
@@ -263,7 +263,7 @@ func TestEventuallyKeepsWaitingWhileTheOperatorWorks(t *testing.T) {
 func TestEventuallyCountsFromTheStartOfTheWait(t *testing.T) {
 	RegisterTestingT(t)
 	reconciles := reconcileTotal()
-	reconciles.WithLabelValues("widget", "success").Add(10 * Loop)
+	reconciles.WithLabelValues("configmap", "success").Add(10 * Loop)
 	f := &Fixture{Operator: fakeOperator(reconciles)}
 	message, took, _ := failureOf(t, func() {
 		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(3 * Settle).Should(Equal("new"))
@@ -273,13 +273,13 @@ func TestEventuallyCountsFromTheStartOfTheWait(t *testing.T) {
 	message, took, _ = failureOf(t, func() {
 		f.Eventually(context.Background(), func() string {
 			if polls++; polls == 1 {
-				reconciles.WithLabelValues("widget", "success").Inc()
+				reconciles.WithLabelValues("configmap", "success").Inc()
 			}
 			return "old"
 		}).WithTimeout(3 * Settle).Should(Equal("new"))
 	})
 	expectSettled(t, message, took)
-	if !strings.Contains(message, ", 1 reconciles during the wait (widget: 1)") {
+	if !strings.Contains(message, ", 1 reconciles during the wait (configmap: 1)") {
 		t.Errorf("the failure does not count the reconcile of the wait's first poll:\n%s", message)
 	}
 	message, _, _ = failureOf(t, func() {
@@ -298,7 +298,7 @@ func TestEventuallyNamesALoopItCannotCount(t *testing.T) {
 	looping := func(f *Fixture, reconciles *prometheus.CounterVec) string {
 		message, _, _ := failureOf(t, func() {
 			f.Eventually(context.Background(), func() string {
-				reconciles.WithLabelValues("widget", "success").Add(10)
+				reconciles.WithLabelValues("configmap", "success").Add(10)
 				return "old"
 			}).WithTimeout(Settle).Should(Equal("new"))
 		})
@@ -359,7 +359,7 @@ func TestEventuallySettledWaitsUntilTheReadingStopsMoving(t *testing.T) {
 			return nil, errors.New("connection refused") // not up yet
 		}
 		for ; counted < min(moves, int(time.Since(started)/step)); counted++ {
-			reconciles.WithLabelValues("widget", "success").Inc()
+			reconciles.WithLabelValues("configmap", "success").Inc()
 		}
 		return gathered()
 	}
@@ -431,7 +431,7 @@ func TestExpectAtRestWatchesForAtRest(t *testing.T) {
 		if started.IsZero() {
 			started = time.Now()
 		} else if time.Since(started) > AtRest/2 {
-			reconciles.WithLabelValues("widget", "success").Inc()
+			reconciles.WithLabelValues("configmap", "success").Inc()
 		}
 		return gathered()
 	}
@@ -477,7 +477,7 @@ func TestEventuallyScalesTheLoopWithTheObjects(t *testing.T) {
 	message, took, _ := failureOf(t, func() {
 		f.Eventually(context.Background(), func() string {
 			if during < 3*40 {
-				reconciles.WithLabelValues("widget", "success").Add(10)
+				reconciles.WithLabelValues("configmap", "success").Add(10)
 				during += 10
 			}
 			return "old"
@@ -501,7 +501,7 @@ func TestEventuallyClaimsNothingOfAnOperatorThatStoppedAnswering(t *testing.T) {
 	metrics := func() ([]*dto.MetricFamily, error) {
 		switch reads++; {
 		case reads == 2:
-			reconciles.WithLabelValues("widget", "success").Inc()
+			reconciles.WithLabelValues("configmap", "success").Inc()
 		case reads > 2:
 			return nil, errors.New("connection refused")
 		}
@@ -578,7 +578,7 @@ func TestEventuallyNamesTheObjectThatNeverAppeared(t *testing.T) {
 	gathered := gather(reconciles)
 	f.Operator = fakeOperatorWith(nil, func() ([]*dto.MetricFamily, error) {
 		if reads++; reads == 2 {
-			reconciles.WithLabelValues("widget", "success").Inc()
+			reconciles.WithLabelValues("configmap", "success").Inc()
 			writes["samples/status"]++
 		}
 		return gathered()
@@ -589,7 +589,7 @@ func TestEventuallyNamesTheObjectThatNeverAppeared(t *testing.T) {
 		}).WithTimeout(4 * Settle).Should(Succeed())
 	})
 	expectSettled(t, message, took)
-	for _, want := range []string{"after 4 reconciles and 2 writes, 1 reconciles during the wait (widget: 1) and 1 writes (samples/status: 1)", "no Widget yet"} {
+	for _, want := range []string{"after 4 reconciles and 2 writes, 1 reconciles during the wait (configmap: 1) and 1 writes (samples/status: 1)", "no Widget yet"} {
 		if !strings.Contains(message, want) {
 			t.Errorf("the failure does not say %q:\n%s", want, message)
 		}
@@ -662,7 +662,7 @@ func TestEventuallyFailsOnceTheOperatorHasSettledWhileTheFunctionFails(t *testin
 	f = &Fixture{Operator: fakeOperator(reconciles)}
 	message, took, _ = failureOf(t, func() {
 		f.Eventually(context.Background(), func() error {
-			reconciles.WithLabelValues("widget", "success").Add(10)
+			reconciles.WithLabelValues("configmap", "success").Add(10)
 			return errors.New("no Widget yet")
 		}).WithTimeout(4 * Settle).Should(Succeed())
 	})
@@ -772,7 +772,7 @@ func requeuing(t *testing.T, reconciles *prometheus.CounterVec) {
 			if shutdown {
 				return
 			}
-			reconciles.WithLabelValues("widget", "requeue").Inc()
+			reconciles.WithLabelValues("configmap", "requeue").Inc()
 			queue.AddRateLimited(item)
 			queue.Done(item)
 		}
@@ -818,7 +818,7 @@ func writing(t *testing.T, every time.Duration) *Fixture {
 				mu.Lock()
 				writes["configmaps/status"]++
 				mu.Unlock()
-				reconciles.WithLabelValues("widget", "success").Inc()
+				reconciles.WithLabelValues("configmap", "success").Inc()
 			}
 		}
 	}()
@@ -869,9 +869,9 @@ func stepped(t *testing.T, objects int, steps ...step) (string, time.Duration) {
 	f.Operator = fakeOperatorWith(&corev1.ConfigMap{}, func() ([]*dto.MetricFamily, error) {
 		if reads++; reads > 1 && reads <= len(steps)+1 {
 			s := steps[reads-2]
-			reconciles.WithLabelValues("widget", "success").Add(s.ok)
-			reconciles.WithLabelValues("widget", "requeue").Add(s.requeue)
-			reconciles.WithLabelValues("widget", "error").Add(s.failed)
+			reconciles.WithLabelValues("configmap", "success").Add(s.ok)
+			reconciles.WithLabelValues("configmap", "requeue").Add(s.requeue)
+			reconciles.WithLabelValues("configmap", "error").Add(s.failed)
 			writes["configmaps/status"] += s.writes
 		}
 		return gathered()
@@ -909,13 +909,13 @@ func TestEventuallyNamesTheRunOfPassesThatMakesALoop(t *testing.T) {
 		want    string
 	}{
 		{"wrote", 3, slices.Repeat([]step{{ok: 3, writes: 3}}, LoopRun+1),
-			"27 passes in a row each wrote or asked to be requeued at once, 27 reconciles during the wait (widget: 27) for 3 ConfigMap in spec-a, and 27 API writes"},
+			"27 passes in a row each wrote or asked to be requeued at once, 27 reconciles during the wait (configmap: 27) for 3 ConfigMap in spec-a, and 27 API writes"},
 		{"requeued", 3, slices.Repeat([]step{{requeue: 3}}, LoopRun+1),
-			"27 passes in a row each wrote or asked to be requeued at once, 27 reconciles during the wait (widget: 27) for 3 ConfigMap in spec-a, and 0 API writes"},
+			"27 passes in a row each wrote or asked to be requeued at once, 27 reconciles during the wait (configmap: 27) for 3 ConfigMap in spec-a, and 0 API writes"},
 		{"failed between", 1, slices.Concat(slices.Repeat([]step{{ok: 1, writes: 1}}, LoopRun), []step{{failed: 1}, {ok: 1, writes: 1}, {requeue: 1}}),
-			"9 passes in a row each wrote or asked to be requeued at once, 10 reconciles during the wait (widget: 10) for 1 ConfigMap in spec-a"},
+			"9 passes in a row each wrote or asked to be requeued at once, 10 reconciles during the wait (configmap: 10) for 1 ConfigMap in spec-a"},
 		{"its write read first", 1, slices.Concat([]step{{writes: 1}, {ok: 1}}, slices.Repeat([]step{{ok: 1, writes: 1}}, LoopRun)),
-			"9 passes in a row each wrote or asked to be requeued at once, 9 reconciles during the wait (widget: 9) for 1 ConfigMap in spec-a, and 9 API writes"},
+			"9 passes in a row each wrote or asked to be requeued at once, 9 reconciles during the wait (configmap: 9) for 1 ConfigMap in spec-a, and 9 API writes"},
 	} {
 		// Named as the last step shows it, not once the operator has settled.
 		if message, _ := stepped(t, c.objects, c.steps...); !strings.Contains(message, "the operator is in a reconcile loop: "+c.want) {
@@ -932,7 +932,7 @@ func TestEventuallyTakesTheReconcilesOfObjectsGoneForNoLoop(t *testing.T) {
 	RegisterTestingT(t)
 	message, _ := stepped(t, 0, step{ok: 2 * Loop}, step{ok: Loop})
 	expectSettledAfterSteps(t, message)
-	want := "the operator is in a reconcile loop: 9 passes in a row each wrote or asked to be requeued at once, 9 reconciles during the wait (widget: 9) for 0 ConfigMap in spec-a"
+	want := "the operator is in a reconcile loop: 9 passes in a row each wrote or asked to be requeued at once, 9 reconciles during the wait (configmap: 9) for 0 ConfigMap in spec-a"
 	if message, _ := stepped(t, 0, slices.Repeat([]step{{requeue: 1}}, LoopRun+1)...); !strings.Contains(message, want) {
 		t.Errorf("failed with %q, want the loop named: %q", message, want)
 	}
@@ -964,14 +964,14 @@ func TestEventuallyNamesARunOfPassesOverObjectsItCannotCount(t *testing.T) {
 	gathered := gather(reconciles)
 	f := &Fixture{Operator: fakeOperatorWith(&corev1.ConfigMap{}, func() ([]*dto.MetricFamily, error) {
 		if reads++; reads > 1 { // a pass requeued at once before each read but the first
-			reconciles.WithLabelValues("widget", "requeue").Inc()
+			reconciles.WithLabelValues("configmap", "requeue").Inc()
 		}
 		return gathered()
 	}, map[string]float64{})}
 	message, took, _ := failureOf(t, func() {
 		f.Eventually(context.Background(), func() string { return "old" }).WithTimeout(4 * Settle).Should(Equal("new"))
 	})
-	if took > 2*Settle || !strings.Contains(message, "the operator is in a reconcile loop: 9 passes in a row each wrote or asked to be requeued at once, 9 reconciles during the wait (widget: 9) for 0 objects") {
+	if took > 2*Settle || !strings.Contains(message, "the operator is in a reconcile loop: 9 passes in a row each wrote or asked to be requeued at once, 9 reconciles during the wait (configmap: 9) for 0 objects") {
 		t.Errorf("failed after %s with %q, want the loop named over 0 objects", took, message)
 	}
 }

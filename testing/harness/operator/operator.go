@@ -9,7 +9,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -17,6 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"example.com/operator-demo/testing/harness/poll"
 )
@@ -168,11 +171,34 @@ func (o *Operator) Read() (Reading, error) {
 	if _, err := sum(families, reconcileTotal, "", ""); err != nil {
 		return Reading{}, fmt.Errorf("%w: none of its controllers has started", err)
 	}
+	if err := o.started(families); err != nil {
+		return Reading{}, err
+	}
 	writes, err := o.controls.Writes()
 	if err != nil {
 		return Reading{}, fmt.Errorf("count the operator's API writes: %w", err)
 	}
 	return reading(families, writes).Minus(o.base), nil
+}
+
+// started says why the controller of the Subject's Kind has not started, if it has not (with no
+// Kind, or no Scheme to name it by, any controller will do): another of the operator's controllers
+// (a certificate rotator's, which every replica runs, leader or not) may report before it.
+// controller-runtime's builder names a controller after the kind it is For, lowercased.
+func (o *Operator) started(families []*dto.MetricFamily) error {
+	if o.subject.Kind == nil || o.subject.Scheme == nil {
+		return nil
+	}
+	gvk, err := apiutil.GVKForObject(o.subject.Kind, o.subject.Scheme)
+	if err != nil {
+		return fmt.Errorf("name the controller of the kind the operator reconciles: %w", err)
+	}
+	byController := reading(families, nil).ByController
+	name := strings.ToLower(gvk.Kind)
+	if _, ok := byController[name]; !ok {
+		return fmt.Errorf("its %s controller has not started (those that have: %s)", name, strings.Join(slices.Sorted(maps.Keys(byController)), ", "))
+	}
+	return nil
 }
 
 // Up starts the operator, unless it is running, and waits until its controllers report.

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 )
 
@@ -190,6 +191,28 @@ func TestUpWaitsUntilTheControllersReport(t *testing.T) {
 	}
 	if counts, err := op.Read(); err != nil || counts.Reconciles != 0 {
 		t.Errorf("Read right after Up = %+v, %v; want 0 reconciles, no error", counts, err)
+	}
+}
+
+// TestUpWaitsForTheControllerOfTheKindItReconciles: another of the operator's controllers (a
+// certificate rotator's, which every replica runs, leader or not) may report before the one that
+// reconciles the Subject's Kind, named after it as controller-runtime's builder names it: the
+// operator is not up, nor read, until that one reports.
+func TestUpWaitsForTheControllerOfTheKindItReconciles(t *testing.T) {
+	reconciles := prometheus.NewCounterVec(prometheus.CounterOpts{Name: reconcileTotal}, []string{"controller", "result"})
+	registry := prometheus.NewRegistry()
+	registry.MustRegister(reconciles)
+	reconciles.WithLabelValues("cert-rotator", "success").Inc()
+	op := New(Subject{Kind: &corev1.ConfigMap{}, Scheme: clientgoscheme.Scheme}, Controls{
+		Metrics: registry.Gather,
+		Writes:  func() (map[string]float64, error) { return map[string]float64{}, nil },
+	})
+	if _, err := op.Read(); err == nil || !strings.Contains(err.Error(), "its configmap controller has not started (those that have: cert-rotator)") {
+		t.Errorf("Read with the rotator's controller alone reporting = %v, want an error saying the configmap controller has not started", err)
+	}
+	reconciles.WithLabelValues("configmap", "success").Add(0)
+	if counts, err := op.Read(); err != nil || counts.ByController["cert-rotator"] != 1 {
+		t.Errorf("Read once the configmap controller reports = %+v, %v; want the rotator's reconcile among its counts", counts, err)
 	}
 }
 

@@ -436,7 +436,8 @@ func TestAValidationRuleInAPIAloneIsWrittenFirst(t *testing.T) {
 	repo.commit(t, "no rule on the Sample's name", func(t *testing.T, dir string) {
 		t.Helper()
 		edit(t, filepath.Join(dir, "api", "v1alpha1", "sample_types.go"), nameRuleMarker, "")
-		edit(t, filepath.Join(dir, "config", "crd", "bases", "demo.example.com_samples.yaml"), nameRuleSchema, "")
+		edit(t, filepath.Join(dir, "api", "v1beta1", "sample_types.go"), nameRuleMarker, "")
+		editEach(t, filepath.Join(dir, "config", "crd", "bases", "demo.example.com_samples.yaml"), nameRuleSchema, "", 2) // each version's schema
 		edit(t, filepath.Join(dir, "scenarios", "validation_test.go"), nameRuleEntry, "")
 	})
 	repo.commit(t, "the rule, and the spec that checks it")
@@ -834,14 +835,21 @@ func breakFile(t *testing.T) string {
 
 func edit(t *testing.T, path, from, to string) {
 	t.Helper()
+	editEach(t, path, from, to, 1)
+}
+
+// editEach replaces each of the times occurrences of from in the file at path with to, and fails
+// unless the file holds it exactly that many times.
+func editEach(t *testing.T, path, from, to string, times int) {
+	t.Helper()
 	content, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Count(string(content), from) != 1 {
-		t.Fatalf("%s does not hold %q once", path, from)
+	if n := strings.Count(string(content), from); n != times {
+		t.Fatalf("%s holds %q %d times, not %d", path, from, n, times)
 	}
-	if err := os.WriteFile(path, []byte(strings.Replace(string(content), from, to, 1)), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(strings.ReplaceAll(string(content), from, to)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -122,7 +122,7 @@ func steps(c client.Client) []step {
 	}
 	return []step{
 		{"Apply a Sample: its ConfigMap is created", "kubectl apply -f config/samples/demo_v1alpha1_sample.yaml", synced("hello world")},
-		{"Change spec.message: the ConfigMap follows", `kubectl patch sample sample-sample --type merge -p '{"spec":{"message":"updated"}}'`, synced("updated")},
+		{"Change spec.message: the ConfigMap follows", `kubectl patch samples.v1alpha1.demo.example.com sample-sample --type merge -p '{"spec":{"message":"updated"}}'`, synced("updated")},
 		{"Edit the ConfigMap directly: the operator reverts it", `kubectl patch configmap sample-sample-config --type merge -p '{"data":{"message":"fixed_directly"}}'`, synced("updated")},
 		{"Delete the ConfigMap: the operator creates it again", "kubectl delete configmap sample-sample-config", func(ctx context.Context) (string, error) {
 			cm := &corev1.ConfigMap{}

@@ -32,7 +32,7 @@ import (
 // By hand (on the demo cluster):
 //
 //	for i in $(seq 100); do kubectl create -f - <<< "{\"apiVersion\":\"demo.example.com/v1alpha1\",\"kind\":\"Sample\",\"metadata\":{\"name\":\"c$i\"},\"spec\":{\"message\":\"v1\"}}" & done; wait
-//	for i in $(seq 100); do kubectl patch sample c$i --type merge -p '{"spec":{"message":"v2"}}' & kubectl patch configmap c$i-config --type merge -p '{"data":{"extra":"mine"}}' & done; wait
+//	for i in $(seq 100); do kubectl patch samples.v1alpha1.demo.example.com c$i --type merge -p '{"spec":{"message":"v2"}}' & kubectl patch configmap c$i-config --type merge -p '{"data":{"extra":"mine"}}' & done; wait
 //	kubectl get configmaps -l app.kubernetes.io/managed-by=operator-demo -o jsonpath='{range .items[*]}{.data}{"\n"}{end}' | sort | uniq -c
 var _ = Describe("Sample", Label("concurrency"), SpecPriority(1), func() {
 	Context("when 100 Samples are created and changed at once while another writer edits their ConfigMaps", func() {

@@ -21,7 +21,7 @@ import (
 //
 // By hand:
 //
-//	kubectl patch sample sample-sample --type merge -p '{"spec":{"message":"hello again"}}'
+//	kubectl patch samples.v1alpha1.demo.example.com sample-sample --type merge -p '{"spec":{"message":"hello again"}}'
 //	kubectl get configmap sample-sample-config -o jsonpath='{.data.message}'   # hello again
 var _ = Describe("Sample", Label("update"), func() {
 	Context("when spec.message changes", func() {

@@ -57,6 +57,7 @@ var marker = operator.Subject{
 	},
 	WebhookManifests: []string{webhookManifests},
 	Kind:             &corev1.ConfigMap{},
+	Controller:       "marker",
 }
 
 // TestTheEnvtestTier: StartControlPlane starts a control plane with the subject's webhooks served

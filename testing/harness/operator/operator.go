@@ -49,6 +49,9 @@ type Subject struct {
 	// Kind is the kind it reconciles (an empty object): a spec's cleanup deletes those objects
 	// from the spec's namespace, and waits until they are gone, before the namespace goes.
 	Kind client.Object
+	// Controller names the controller that reconciles Kind, which Up waits for (default: Kind's
+	// kind, lowercased, the name controller-runtime's builder gives a controller not Named).
+	Controller string
 	// Owned are every kind it creates for them (empty objects). Once the objects of Kind are gone,
 	// the cleanup deletes those of these kinds that they owned (where a garbage collector runs, the
 	// e2e tier, it leaves that to it) and waits until none of them in the namespace has an owner of
@@ -181,20 +184,23 @@ func (o *Operator) Read() (Reading, error) {
 	return reading(families, writes).Minus(o.base), nil
 }
 
-// started says why the controller of the Subject's Kind has not started, if it has not (with no
-// Kind, or no Scheme to name it by, any controller will do): another of the operator's controllers
+// started says why the controller of the Subject's Kind (its Controller) has not started, if it
+// has not (with neither a Controller nor a Kind and a Scheme to name it by, any controller will do): another of the operator's controllers
 // (a certificate rotator's, which every replica runs, leader or not) may report before it.
 // controller-runtime's builder names a controller after the kind it is For, lowercased.
 func (o *Operator) started(families []*dto.MetricFamily) error {
-	if o.subject.Kind == nil || o.subject.Scheme == nil {
-		return nil
-	}
-	gvk, err := apiutil.GVKForObject(o.subject.Kind, o.subject.Scheme)
-	if err != nil {
-		return fmt.Errorf("name the controller of the kind the operator reconciles: %w", err)
+	name := o.subject.Controller
+	if name == "" {
+		if o.subject.Kind == nil || o.subject.Scheme == nil {
+			return nil
+		}
+		gvk, err := apiutil.GVKForObject(o.subject.Kind, o.subject.Scheme)
+		if err != nil {
+			return fmt.Errorf("name the controller of the kind the operator reconciles: %w", err)
+		}
+		name = strings.ToLower(gvk.Kind)
 	}
 	byController := reading(families, nil).ByController
-	name := strings.ToLower(gvk.Kind)
 	if _, ok := byController[name]; !ok {
 		return fmt.Errorf("its %s controller has not started (those that have: %s)", name, strings.Join(slices.Sorted(maps.Keys(byController)), ", "))
 	}

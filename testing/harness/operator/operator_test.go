@@ -197,7 +197,8 @@ func TestUpWaitsUntilTheControllersReport(t *testing.T) {
 // TestUpWaitsForTheControllerOfTheKindItReconciles: another of the operator's controllers (a
 // certificate rotator's, which every replica runs, leader or not) may report before the one that
 // reconciles the Subject's Kind, named after it as controller-runtime's builder names it: the
-// operator is not up, nor read, until that one reports.
+// operator is not up, nor read, until that one reports. A Subject whose controller has another
+// name says which (Controller).
 func TestUpWaitsForTheControllerOfTheKindItReconciles(t *testing.T) {
 	reconciles := prometheus.NewCounterVec(prometheus.CounterOpts{Name: reconcileTotal}, []string{"controller", "result"})
 	registry := prometheus.NewRegistry()
@@ -213,6 +214,17 @@ func TestUpWaitsForTheControllerOfTheKindItReconciles(t *testing.T) {
 	reconciles.WithLabelValues("configmap", "success").Add(0)
 	if counts, err := op.Read(); err != nil || counts.ByController["cert-rotator"] != 1 {
 		t.Errorf("Read once the configmap controller reports = %+v, %v; want the rotator's reconcile among its counts", counts, err)
+	}
+	named := New(Subject{Kind: &corev1.ConfigMap{}, Scheme: clientgoscheme.Scheme, Controller: "marker"}, Controls{
+		Metrics: registry.Gather,
+		Writes:  func() (map[string]float64, error) { return map[string]float64{}, nil },
+	})
+	if _, err := named.Read(); err == nil || !strings.Contains(err.Error(), "its marker controller has not started (those that have: cert-rotator, configmap)") {
+		t.Errorf("Read of a Subject whose Controller is marker, before marker reports = %v, want an error saying marker has not started", err)
+	}
+	reconciles.WithLabelValues("marker", "success").Add(0)
+	if _, err := named.Read(); err != nil {
+		t.Errorf("Read once marker reports = %v", err)
 	}
 }
 

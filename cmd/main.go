@@ -86,7 +86,7 @@ func run() error {
 		return fmt.Errorf("find the cluster (--kubeconfig, in-cluster config or ~/.kube/config): %w", err)
 	}
 	cfg.QPS, cfg.Burst = float32(qps), burst
-	mgr, err := ctrl.NewManager(cfg, controllers.ManagerOptions(withCertificateSecret(certificate, ctrl.Options{
+	mgr, err := ctrl.NewManager(cfg, controllers.ManagerOptions(withRotator(certificate, ctrl.Options{
 		Scheme:                        controllers.NewScheme(),
 		Metrics:                       metricsOpts,
 		HealthProbeBindAddress:        probeAddr,

@@ -70,14 +70,14 @@ func newWebhookServer(opts webhook.Options, secret, service string) (webhook.Ser
 	return afterCertificate{Server: server, ready: ready}, certificate, nil
 }
 
-// withCertificateSecret is opts for a manager that runs certificate's rotator (nil: opts as they
+// withRotator is opts for a manager that runs certificate's rotator (nil: opts as they
 // are). The rotator writes through the manager's client:
 //   - whose reads wait for the cache to have seen its writes (controllers.ManagerOptions): the
 //     cache holds the Secrets of its Secret's namespace alone, where the operator's RBAC lets it
 //     list them; at the cluster scope the list is refused, and its write waits on a cache that
 //     never syncs;
 //   - which sends no update of the CRD that changes nothing (unchangedUpdatesSkipped).
-func withCertificateSecret(certificate *rotator.CertRotator, opts ctrl.Options) ctrl.Options {
+func withRotator(certificate *rotator.CertRotator, opts ctrl.Options) ctrl.Options {
 	if certificate == nil {
 		return opts
 	}

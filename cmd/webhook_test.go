@@ -142,13 +142,13 @@ func TestNewWebhookServerServesWhatItHasACertificateFor(t *testing.T) {
 // TestWithCertificateSecretCachesTheSecretsOfItsNamespaceAlone: with the rotator, the manager's
 // cache holds Secrets of the namespace of the rotator's Secret alone, where the operator may list
 // them, beside what the options held; without it, the options are left as they are.
-func TestWithCertificateSecretCachesTheSecretsOfItsNamespaceAloneAndSkipsUnchangedUpdates(t *testing.T) {
+func TestWithRotatorCachesTheSecretsOfItsNamespaceAloneAndSkipsUnchangedUpdates(t *testing.T) {
 	configMaps := cache.ByObject{Label: labels.Everything()}
 	opts := ctrl.Options{Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{&corev1.ConfigMap{}: configMaps}}}
-	if got := withCertificateSecret(nil, opts); len(got.Cache.ByObject) != 1 {
+	if got := withRotator(nil, opts); len(got.Cache.ByObject) != 1 {
 		t.Errorf("without a rotator: ByObject = %v, want the options' own", got.Cache.ByObject)
 	}
-	got := withCertificateSecret(&rotator.CertRotator{SecretKey: types.NamespacedName{Namespace: "demo-system", Name: "cert"}}, opts)
+	got := withRotator(&rotator.CertRotator{SecretKey: types.NamespacedName{Namespace: "demo-system", Name: "cert"}}, opts)
 	var secrets *cache.ByObject
 	for obj, by := range got.Cache.ByObject {
 		if _, ok := obj.(*corev1.Secret); ok {
@@ -166,7 +166,7 @@ func TestWithCertificateSecretCachesTheSecretsOfItsNamespaceAloneAndSkipsUnchang
 	} else if _, ok := c.(unchangedUpdatesSkipped); !ok {
 		t.Errorf("with a rotator, the manager's client is a %T, want one that skips unchanged updates", c)
 	}
-	if got := withCertificateSecret(&rotator.CertRotator{SecretKey: types.NamespacedName{Namespace: "x", Name: "cert"}}, ctrl.Options{}); len(got.Cache.ByObject) != 1 {
+	if got := withRotator(&rotator.CertRotator{SecretKey: types.NamespacedName{Namespace: "x", Name: "cert"}}, ctrl.Options{}); len(got.Cache.ByObject) != 1 {
 		t.Errorf("with a rotator, on options without ByObject: %v, want the Secrets' alone", got.Cache.ByObject)
 	}
 }

@@ -211,9 +211,9 @@ func (w *watcher) follow(r operator.Reading) {
 	}
 }
 
-// loop says what the operator did during the wait, if it is in a loop: more than Loop reconciles
-// of each object (where any is left), more than LoopRun passes in a row for each that each wrote
-// or asked to be requeued at once, or a pass that asked to be requeued at once and none since for
+// loop says what the operator did during the wait, if it is in a loop: where it lists any object,
+// more than Loop reconciles of each, or more than LoopRun passes in a row for each that each wrote
+// or asked to be requeued at once; or a pass that asked to be requeued at once and none since for
 // longer than requeueBackoff (the backoff of more than LoopRun requeues in a row). "" if not, or
 // if it cannot tell.
 func (w *watcher) loop(r operator.Reading) string {
@@ -224,24 +224,23 @@ func (w *watcher) loop(r operator.Reading) string {
 	}
 	// As many as the objects of the kind it reconciles in the spec's namespace (with no kind or no
 	// client, a unit test's, none).
-	objects, kind := 0, "objects"
+	objects, kind, byCount := 0, "objects", true
 	if k := w.f.Operator.Subject().Kind; k != nil && w.f.Client != nil {
 		list := w.f.listOf(k)
 		if err := w.f.Client.List(w.ctx, list, client.InNamespace(w.f.Namespace)); err != nil {
 			return ""
 		}
 		objects, kind = len(list.Items), strings.TrimSuffix(list.Kind, "List")+" in "+w.f.Namespace
-		// None left (a cleanup's deletions): their reconciles are the echoes of the deletions of
-		// what they owned, each enqueueing its gone owner, no loop by their count alone.
-		if objects == 0 && w.busy <= LoopRun && !backedOff {
-			return ""
-		}
+		// None listed (a cleanup's deletions, whose reconciles are the echoes of the deletions of
+		// what they owned, each enqueueing its gone owner; or a list the API server answered empty
+		// while it rebuilt its storage): no count makes a loop, a requeue loop shows by its backoff.
+		byCount = objects > 0
 	}
 	each := float64(max(objects, 1))
 	var why string
 	switch {
-	case during.Reconciles > Loop*each:
-	case w.busy > LoopRun*each:
+	case byCount && during.Reconciles > Loop*each:
+	case byCount && w.busy > LoopRun*each:
 		why = fmt.Sprintf("%.0f passes in a row each wrote or asked to be requeued at once, ", w.busy)
 	case backedOff:
 		why = fmt.Sprintf("its passes ask to be requeued at once, and the rate limiter's backoff now puts the next beyond %s; ", requeueBackoff)

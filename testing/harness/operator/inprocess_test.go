@@ -235,6 +235,54 @@ func TestInProcess(t *testing.T) { //nolint:gocyclo // one t.Run a behaviour, on
 		}
 	})
 
+	t.Run("Up returns once its cache has synced the Subject's Kind and Owned, which its controllers start on", func(t *testing.T) {
+		var mgr ctrl.Manager
+		subject := toy.subject(scheme)
+		subject.Kind, subject.Owned, subject.Controller = &corev1.ConfigMap{}, []client.Object{&corev1.Secret{}}, "copier"
+		subject.Setup = func(m ctrl.Manager, s Settings) error {
+			mgr = m
+			return toy.setup(m, s)
+		}
+		// Its informers list and watch late: a controller that makes its own as it starts syncs
+		// them long after its metrics, which outlive its manager in this process, reported it.
+		late := func(cfg *rest.Config) *rest.Config {
+			cfg = rest.CopyConfig(cfg)
+			cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+				return promhttp.RoundTripperFunc(func(req *http.Request) (*http.Response, error) {
+					if req.Method == http.MethodGet && strings.Contains(req.URL.Path, "/namespaces/e-synced/") {
+						select {
+						case <-time.After(300 * time.Millisecond):
+						case <-req.Context().Done():
+							return nil, req.Context().Err()
+						}
+					}
+					return rt.RoundTrip(req)
+				})
+			})
+			return cfg
+		}
+		create(t, namespace("e-synced"))
+		synced, err := InProcess(cp.Config, "e-synced", subject, Changes{ClientConfig: late})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = synced.Down() })
+		for start := range 2 { // the second once its metrics live on
+			for _, obj := range []client.Object{subject.Kind, subject.Owned[0]} {
+				informer, err := mgr.GetCache().GetInformer(ctx, obj, cache.BlockUntilSynced(false))
+				if err != nil || !informer.HasSynced() {
+					t.Errorf("start %d: its informer of %T has not synced as Up returns (%v)", start+1, obj, err)
+				}
+			}
+			if err := synced.Down(); err != nil {
+				t.Fatal(err)
+			}
+			if err := synced.Up(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+
 	t.Run("StartManager returns once its cache has synced and its ready check passes; a check that fails for good fails it at once", func(t *testing.T) {
 		var informer cache.Informer
 		checks := 0

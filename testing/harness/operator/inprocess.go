@@ -18,6 +18,7 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -63,7 +64,7 @@ func InProcess(cfg *rest.Config, namespace string, subject Subject, changes Chan
 				if counted.controllers == 0 {
 					return errors.New("its Setup registered no controller with its manager: the Subject's Setup (or WithControllers') sets up the operator's controllers, as its cmd/ does")
 				}
-				return nil
+				return watched(mgr, subject)
 			}, nil)
 			if err != nil {
 				return fmt.Errorf("the operator for namespace %s: %w", namespace, err)
@@ -76,6 +77,23 @@ func InProcess(cfg *rest.Config, namespace string, subject Subject, changes Chan
 		},
 	})
 	return op, op.Up()
+}
+
+// watched makes the manager's informers of the Subject's Kind and Owned before it starts, so that
+// the cache sync StartManager waits for includes them. A controller makes its own only as it
+// starts, and reports started at once in this process, where its metrics outlive every manager
+// before it: without them, Up would return before the cache has listed what the spec's first wait
+// reads.
+func watched(mgr ctrl.Manager, subject Subject) error {
+	for _, obj := range append([]client.Object{subject.Kind}, subject.Owned...) {
+		if obj == nil {
+			continue
+		}
+		if _, err := mgr.GetCache().GetInformer(context.Background(), obj); err != nil {
+			return fmt.Errorf("watch the %T it reconciles or owns: %w", obj, err)
+		}
+	}
+	return nil
 }
 
 // controllersOf is a manager that counts the controllers registered with it.

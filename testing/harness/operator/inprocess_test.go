@@ -317,6 +317,13 @@ func TestInProcess(t *testing.T) { //nolint:gocyclo // one t.Run a behaviour, on
 			!strings.Contains(err.Error(), "the operator for namespace d-failing: set up its manager: no such kind") {
 			t.Errorf("InProcess = %v, want an error naming d-failing and the Setup's error", err)
 		}
+		unknown := toy.subject(scheme)
+		unknown.Kind, unknown.Controller = &unregistered{}, "copier"
+		if op, err := InProcess(cp.Config, "d-failing", unknown, Changes{}); err == nil {
+			t.Errorf("InProcess of a Subject whose Kind its Scheme does not know started it (Down: %v)", op.Down())
+		} else if !strings.Contains(err.Error(), "the operator for namespace d-failing: set up its manager: watch the *operator.unregistered it reconciles or owns: ") {
+			t.Errorf("InProcess of a Subject whose Kind its Scheme does not know = %v, want an error naming the Kind", err)
+		}
 		leading := toy.subject(scheme)
 		leading.ManagerOptions = func(options ctrl.Options) ctrl.Options {
 			options.LeaderElection, options.LeaderElectionID = true, "copier"
@@ -327,6 +334,9 @@ func TestInProcess(t *testing.T) { //nolint:gocyclo // one t.Run a behaviour, on
 		}
 	})
 }
+
+// unregistered is a kind no Scheme knows.
+type unregistered struct{ corev1.ConfigMap }
 
 // TestAManagerThatStopsAsItStartsIsAnError: a manager whose runnable fails at its start stops
 // before the operator is ready; StartManager says so, with the runnable's error, at once rather

@@ -3,9 +3,9 @@ package v1beta1
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -39,7 +39,9 @@ func TestCRDBoundsMatchConstants(t *testing.T) {
 		"size(self[k]) <= " + strconv.Itoa(MaxDataValueLength),
 		".sum() <= " + strconv.Itoa(MaxDataBytes),
 	} {
-		if !slices.ContainsFunc(data.XValidations, func(r apiextensionsv1.ValidationRule) bool { return strings.Contains(r.Rule, want) }) {
+		// The bound whole: "<= 1" is not "<= 1048576".
+		bound := regexp.MustCompile(regexp.QuoteMeta(want) + `\b`)
+		if !slices.ContainsFunc(data.XValidations, func(r apiextensionsv1.ValidationRule) bool { return bound.MatchString(r.Rule) }) {
 			t.Errorf("no rule of spec.data holds %q: %v", want, data.XValidations)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -144,6 +145,13 @@ type sweeper struct {
 	description string // the scenario suite's, which Ginkgo's focus matches
 	tests       []test // the tests and specs, listed once, and those run alone to see what they reach
 	ran         []bool
+	// alone is held by the one spec run unbroken to see what it reaches: a spec that fails then
+	// fails the sweep. On make envtest-up's control plane each scenario process points the CRDs'
+	// conversion at its own webhook server as it starts, and the API server rebuilds a CRD's
+	// storage on each such change, ending every other process's watches: their informers back off
+	// for seconds (a spec failed unbroken, its operator settled without a reconcile). The breaks'
+	// runs stay 4 at once: a spec that fails there is taken for a kill.
+	alone sync.Mutex
 }
 
 // test is a unit test of Pkg or a spec (Pkg scenarios), and the breaks whose code it ran (hits).
@@ -296,6 +304,10 @@ func (s *sweeper) reached(keep func(test) bool) ([]test, error) {
 		}
 		s.ran[i] = true
 		g.Go(func() error {
+			if s.tests[i].Pkg == scenarios {
+				s.alone.Lock()
+				defer s.alone.Unlock()
+			}
 			file := filepath.Join(s.work, "hits-"+strconv.Itoa(i))
 			v, _, err := s.runTests(s.work, []string{sweep.HitsEnv + "=" + file}, s.tests[i:i+1], "reach-"+strconv.Itoa(i))
 			if err == nil && v.Failed {

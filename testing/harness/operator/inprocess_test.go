@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"example.com/operator-demo/testing/harness/cachelag"
 	"example.com/operator-demo/testing/harness/controlplane"
 	"example.com/operator-demo/testing/harness/poll"
 )
@@ -243,26 +244,10 @@ func TestInProcess(t *testing.T) { //nolint:gocyclo // one t.Run a behaviour, on
 			mgr = m
 			return toy.setup(m, s)
 		}
-		// Its informers list and watch late: a controller that makes its own as it starts syncs
-		// them long after its metrics, which outlive its manager in this process, reported it.
-		late := func(cfg *rest.Config) *rest.Config {
-			cfg = rest.CopyConfig(cfg)
-			cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-				return promhttp.RoundTripperFunc(func(req *http.Request) (*http.Response, error) {
-					if req.Method == http.MethodGet && strings.Contains(req.URL.Path, "/namespaces/e-synced/") {
-						select {
-						case <-time.After(300 * time.Millisecond):
-						case <-req.Context().Done():
-							return nil, req.Context().Err()
-						}
-					}
-					return rt.RoundTrip(req)
-				})
-			})
-			return cfg
-		}
+		// Its cache lags (package cachelag): a controller that makes its informers as it starts
+		// syncs them long after its metrics, which outlive its manager in this process, reported it.
 		create(t, namespace("e-synced"))
-		synced, err := InProcess(cp.Config, "e-synced", subject, Changes{ClientConfig: late})
+		synced, err := InProcess(cp.Config, "e-synced", subject, Changes{ClientConfig: cachelag.Of(300 * time.Millisecond)})
 		if err != nil {
 			t.Fatal(err)
 		}

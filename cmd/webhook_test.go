@@ -139,9 +139,10 @@ func TestNewWebhookServerServesWhatItHasACertificateFor(t *testing.T) {
 	}
 }
 
-// TestWithCertificateSecretCachesTheSecretsOfItsNamespaceAlone: with the rotator, the manager's
-// cache holds Secrets of the namespace of the rotator's Secret alone, where the operator may list
-// them, beside what the options held; without it, the options are left as they are.
+// TestWithRotatorCachesTheSecretsOfItsNamespaceAloneAndSkipsUnchangedUpdates: with the rotator,
+// the manager's cache holds Secrets of the namespace of the rotator's Secret alone, where the
+// operator may list them, beside what the options held, and its client sends no update that
+// changes nothing; without it, the options are left as they are.
 func TestWithRotatorCachesTheSecretsOfItsNamespaceAloneAndSkipsUnchangedUpdates(t *testing.T) {
 	configMaps := cache.ByObject{Label: labels.Everything()}
 	opts := ctrl.Options{Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{&corev1.ConfigMap{}: configMaps}}}

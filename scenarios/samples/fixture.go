@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	demov1beta1 "example.com/operator-demo/api/v1beta1"
 	"example.com/operator-demo/testing/harness"
 	"example.com/operator-demo/testing/harness/cluster"
 )
@@ -26,10 +27,25 @@ func NewFixture(ctx context.Context, c cluster.Cluster, opts ...harness.Change) 
 	return &Fixture{harness.NewFixture(ctx, c, opts...)}
 }
 
-// CreateSample creates a Sample called name with message in the fixture's namespace.
+// CreateSample creates a v1alpha1 Sample called name with message in the fixture's namespace.
+// Stored as v1beta1, it converts through the operator's webhook, which on a cluster serves once
+// the operator is Ready (seconds after it reconciles, for an operator a spec before restarted):
+// the create is Gomega's wait, the API server's and the webhook's work, not the reconciler's.
+// Where the operator is down, create a v1beta1 Sample (CreateSampleData): it needs no conversion.
 func (f *Fixture) CreateSample(ctx context.Context, name, message string) *demov1alpha1.Sample {
 	GinkgoHelper()
 	sample := New(f.Namespace, name, message)
+	Eventually(ctx, func(g Gomega) {
+		g.Expect(client.IgnoreAlreadyExists(f.Client.Create(ctx, sample))).To(Succeed())
+	}).Should(Succeed())
+	return sample
+}
+
+// CreateSampleData creates a v1beta1 Sample, the version stored, called name with spec.data data
+// in the fixture's namespace.
+func (f *Fixture) CreateSampleData(ctx context.Context, name string, data map[string]string) *demov1beta1.Sample {
+	GinkgoHelper()
+	sample := NewData(f.Namespace, name, data)
 	Expect(f.Client.Create(ctx, sample)).To(Succeed())
 	return sample
 }
@@ -43,10 +59,10 @@ func (f *Fixture) PatchSample(ctx context.Context, sample *demov1alpha1.Sample, 
 	Expect(MergePatch(ctx, f.Client, sample, sample.Namespace, sample.Name, patch)).To(Succeed())
 }
 
-// EventuallySynced waits until the ConfigMap holds sample's message and the Sample reports
-// Ready=True for its current generation (Synced). It refreshes sample and returns the ConfigMap
-// as read.
-func (f *Fixture) EventuallySynced(ctx context.Context, sample *demov1alpha1.Sample) *corev1.ConfigMap {
+// EventuallySynced waits until the ConfigMap holds what sample, of either version, asks for and
+// the Sample reports Ready=True for its current generation (Synced). It refreshes sample and
+// returns the ConfigMap as read.
+func (f *Fixture) EventuallySynced(ctx context.Context, sample client.Object) *corev1.ConfigMap {
 	GinkgoHelper()
 	var cm *corev1.ConfigMap
 	f.Eventually(ctx, func() error {

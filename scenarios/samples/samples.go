@@ -8,6 +8,8 @@ package samples
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	demov1beta1 "example.com/operator-demo/api/v1beta1"
 	"example.com/operator-demo/controllers"
 )
 
@@ -28,27 +31,56 @@ func New(namespace, name, message string) *demov1alpha1.Sample {
 	}
 }
 
-// ConfigMapOf is the (empty) ConfigMap that sample keeps its message in, named for a Get.
-func ConfigMapOf(sample *demov1alpha1.Sample) *corev1.ConfigMap {
+// NewData is the v1beta1 Sample namespace/name with spec.data data, to create.
+func NewData(namespace, name string, data map[string]string) *demov1beta1.Sample {
+	return &demov1beta1.Sample{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec:       demov1beta1.SampleSpec{Data: data},
+	}
+}
+
+// ConfigMapOf is the (empty) ConfigMap that sample, of either version, keeps its data in, named
+// for a Get.
+func ConfigMapOf(sample client.Object) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
-		Name:      demov1alpha1.ConfigMapName(sample.Name),
-		Namespace: sample.Namespace,
+		Name:      demov1alpha1.ConfigMapName(sample.GetName()),
+		Namespace: sample.GetNamespace(),
 	}}
 }
 
-// Synced says why sample and its ConfigMap cm are not yet what the operator makes them, or nil
-// when they are: cm holds spec.message, and the Sample reports Ready=True, reason Synced, for its
-// current generation.
-func Synced(sample *demov1alpha1.Sample, cm *corev1.ConfigMap) error {
-	if got := cm.Data[demov1alpha1.MessageKey]; got != sample.Spec.Message {
-		return fmt.Errorf("ConfigMap %s holds message %s, Sample %s wants %s", cm.Name, messageDiff(got, sample.Spec.Message), sample.Name, messageDiff(sample.Spec.Message, got))
+// Synced says why sample, a *Sample of either version, and its ConfigMap cm are not yet what the
+// operator makes them, or nil when they are: cm holds each key of the Sample's data (v1alpha1's
+// message is its key "message"), and the Sample reports Ready=True, reason Synced, for its current
+// generation.
+func Synced(sample client.Object, cm *corev1.ConfigMap) error {
+	var (
+		data       map[string]string
+		observed   int64
+		conditions []metav1.Condition
+	)
+	switch s := any(sample).(type) {
+	case *demov1alpha1.Sample:
+		data, observed, conditions = map[string]string{demov1alpha1.MessageKey: s.Spec.Message}, s.Status.ObservedGeneration, s.Status.Conditions
+	case *demov1beta1.Sample:
+		data, observed, conditions = s.Spec.Data, s.Status.ObservedGeneration, s.Status.Conditions
+	default:
+		return fmt.Errorf("%T is not a Sample of either version", sample)
 	}
-	if sample.Status.ObservedGeneration != sample.Generation {
-		return fmt.Errorf("the status of Sample %s describes generation %d, its spec is at %d", sample.Name, sample.Status.ObservedGeneration, sample.Generation)
+	for _, key := range slices.Sorted(maps.Keys(data)) {
+		got, ok := cm.Data[key]
+		if !ok {
+			return fmt.Errorf("ConfigMap %s holds no %s, Sample %s wants %s", cm.Name, key, sample.GetName(), messageDiff(data[key], ""))
+		}
+		if got != data[key] {
+			return fmt.Errorf("ConfigMap %s holds %s %s, Sample %s wants %s", cm.Name, key, messageDiff(got, data[key]), sample.GetName(), messageDiff(data[key], got))
+		}
 	}
-	ready := meta.FindStatusCondition(sample.Status.Conditions, demov1alpha1.ConditionReady)
+	if observed != sample.GetGeneration() {
+		return fmt.Errorf("the status of Sample %s describes generation %d, its spec is at %d", sample.GetName(), observed, sample.GetGeneration())
+	}
+	ready := meta.FindStatusCondition(conditions, demov1alpha1.ConditionReady)
 	if ready == nil || ready.Status != metav1.ConditionTrue || ready.Reason != demov1alpha1.ReasonSynced {
-		return fmt.Errorf("the Ready condition of Sample %s is not True, reason %s: %+v", sample.Name, demov1alpha1.ReasonSynced, ready)
+		return fmt.Errorf("the Ready condition of Sample %s is not True, reason %s: %+v", sample.GetName(), demov1alpha1.ReasonSynced, ready)
 	}
 	return nil
 }
@@ -69,7 +101,7 @@ func messageDiff(a, b string) string {
 }
 
 // Check reads sample and its ConfigMap afresh, and says as Synced does why they are not synced.
-func Check(ctx context.Context, c client.Client, sample *demov1alpha1.Sample) (*corev1.ConfigMap, error) {
+func Check(ctx context.Context, c client.Client, sample client.Object) (*corev1.ConfigMap, error) {
 	cm := ConfigMapOf(sample)
 	if err := c.Get(ctx, client.ObjectKeyFromObject(sample), sample); err != nil {
 		return cm, err

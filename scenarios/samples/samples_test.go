@@ -52,3 +52,30 @@ func TestSynced(t *testing.T) {
 		})
 	}
 }
+
+// TestSyncedOfEitherVersion: a v1beta1 Sample is synced when its ConfigMap holds each key of
+// spec.data, whatever else it holds; anything but a Sample is an error, never synced.
+func TestSyncedOfEitherVersion(t *testing.T) {
+	sample := NewData("team-a", "palette", map[string]string{"message": "hello", "colour": "blue"})
+	sample.Generation, sample.Status.ObservedGeneration = 1, 1
+	meta.SetStatusCondition(&sample.Status.Conditions, metav1.Condition{Type: demov1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: demov1alpha1.ReasonSynced})
+	cm := ConfigMapOf(sample)
+	for _, tc := range []struct {
+		data map[string]string
+		want string // in the error; "" for synced
+	}{
+		{map[string]string{"message": "hello", "colour": "blue"}, ""},
+		{map[string]string{"message": "hello", "colour": "blue", "extra": "theirs"}, ""},
+		{map[string]string{"message": "hello"}, `holds no colour, Sample palette wants "blue"`},
+		{map[string]string{"message": "hello", "colour": "red"}, `holds colour "red", Sample palette wants "blue"`},
+	} {
+		cm.Data = tc.data
+		err := Synced(sample, cm)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("ConfigMap data %v: Synced = %v, want %q", tc.data, err, tc.want)
+		}
+	}
+	if err := Synced(cm, cm); err == nil || !strings.Contains(err.Error(), "not a Sample") {
+		t.Errorf("Synced of a ConfigMap = %v, want an error saying it is not a Sample", err)
+	}
+}

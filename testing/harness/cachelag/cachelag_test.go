@@ -21,12 +21,12 @@ func (s server) RoundTrip(req *http.Request) (*http.Response, error) {
 	return &http.Response{StatusCode: http.StatusOK, Body: r, Request: req}, nil
 }
 
-// get sends GET path through a client configured by Of(delay), and returns the response's body
-// and the pipe its server writes into.
-func get(t *testing.T, delay time.Duration, path string) (io.ReadCloser, *io.PipeWriter) {
+// get sends GET path through a client configured by Of(delay, resources...), and returns the
+// response's body and the pipe its server writes into.
+func get(t *testing.T, delay time.Duration, path string, resources ...string) (io.ReadCloser, *io.PipeWriter) {
 	t.Helper()
 	s := server{bodies: make(chan *io.PipeWriter, 1)}
-	client, err := rest.HTTPClientFor(Of(delay)(&rest.Config{Host: "http://apiserver", Transport: s}))
+	client, err := rest.HTTPClientFor(Of(delay, resources...)(&rest.Config{Host: "http://apiserver", Transport: s}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,5 +99,30 @@ func TestClosingAWatchEndsItAtOnce(t *testing.T) {
 	}
 	if _, err := server.Write([]byte("more")); !errors.Is(err, io.ErrClosedPipe) {
 		t.Errorf("the server's side after Close: Write = %v, want io.ErrClosedPipe", err)
+	}
+}
+
+// TestOnlyTheNamedResourcesLag: told its resources, a client holds back the watches of those alone:
+// a watch of another resource streams at once, one of a named resource late, in a namespace or
+// across all.
+func TestOnlyTheNamedResourcesLag(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		late bool
+	}{
+		{"/apis/demo.example.com/v1beta1/namespaces/team-a/samples?watch=true", false},
+		{"/api/v1/namespaces/team-a/configmaps?watch=true", true},
+		{"/api/v1/configmaps?watch=true", true},
+	} {
+		body, server := get(t, delay, tc.path, "configmaps")
+		sent := time.Now()
+		go func() { _, _ = server.Write([]byte("event")) }()
+		got, err := io.ReadAll(io.LimitReader(body, 5))
+		if string(got) != "event" || err != nil {
+			t.Fatalf("%s: %q, %v", tc.path, got, err)
+		}
+		if late := time.Since(sent) >= delay; late != tc.late {
+			t.Errorf("%s: its event arrived after %s; want it late: %v", tc.path, time.Since(sent), tc.late)
+		}
 	}
 }

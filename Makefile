@@ -54,8 +54,8 @@ manifests: controller-gen ## Generate the CRD and RBAC manifests under config/ f
 	@$(call copy-changed,$(LOCALBIN)/generated/rbac,config/rbac)
 
 .PHONY: generate
-generate: controller-gen ## Generate the DeepCopy methods of the API types.
-	$(CONTROLLER_GEN) object paths="./api/..."
+generate: controller-gen ## Generate the API types' DeepCopy methods and apply configurations (for server-side apply).
+	$(CONTROLLER_GEN) object applyconfiguration paths="./api/..."
 
 .PHONY: fmt
 fmt: ## Run go fmt against code.

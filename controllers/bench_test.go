@@ -37,17 +37,6 @@ func BenchmarkDesiredConfigMap(b *testing.B) {
 	}
 }
 
-func BenchmarkWithManagedFields(b *testing.B) {
-	sample := newSample("greeting", "hello world")
-	desired := desiredConfigMap(sample)
-	current := desired.DeepCopy()
-	current.Data["extra"] = "someone else's"
-	b.ReportAllocs()
-	for b.Loop() {
-		_, _ = withManagedFields(current, desired)
-	}
-}
-
 func BenchmarkDesiredStatus(b *testing.B) {
 	sample := newSample("greeting", "hello world")
 	now := metav1.NewTime(time.Now())

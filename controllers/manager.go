@@ -37,7 +37,7 @@ func ManagerOptions(opts ctrl.Options) ctrl.Options {
 }
 
 // NewScheme returns a scheme that knows the built-in kinds and the Sample API, every version of it:
-// v1alpha1, which the controller reconciles, and v1beta1, the hub its conversions go through.
+// v1beta1, which the controller reconciles and the hub its conversions go through, and v1alpha1.
 func NewScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))

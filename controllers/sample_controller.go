@@ -1,5 +1,5 @@
-// Package controllers holds the Sample controller: it keeps each Sample's spec.message in a
-// ConfigMap named "<name>-config" that the Sample controls.
+// Package controllers holds the Sample controller: it keeps each Sample's spec.data (v1alpha1's
+// spec.message) in a ConfigMap named "<name>-config" that the Sample controls.
 package controllers
 
 import (
@@ -10,8 +10,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/applyconfigurations"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -20,8 +23,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
-	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	demov1beta1 "example.com/operator-demo/api/v1beta1"
 )
+
+// FieldOwner is the field manager of every write the operator makes: metadata.managedFields lists
+// what it owns of an object under this name.
+const FieldOwner = "operator-demo"
 
 // ControllerName names the controller in logs and metrics (controller="sample").
 const ControllerName = "sample"
@@ -43,8 +50,7 @@ const (
 // DefaultConflictRecheck is how often a Sample whose ConfigMap name is taken looks again unless
 // told otherwise (--conflict-recheck): the ConfigMap in the way carries no label of ours, so no
 // watch event announces that it is gone. Whoever deletes it, as the condition's message says to,
-// sees the Sample take the name within 10 s; a conflict that lasts costs one rejected create and
-// one read every 10 s.
+// sees the Sample take the name within 10 s; a conflict that lasts costs one read every 10 s.
 const DefaultConflictRecheck = 10 * time.Second
 
 // +kubebuilder:rbac:groups=demo.example.com,resources=samples,verbs=get;list;watch
@@ -52,7 +58,7 @@ const DefaultConflictRecheck = 10 * time.Second
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// SampleReconciler keeps each Sample's message in its ConfigMap.
+// SampleReconciler keeps each Sample's data in its ConfigMap.
 type SampleReconciler struct {
 	client.Client
 	// APIReader reads from the API server, not the cache. Used only to look at a ConfigMap that
@@ -69,6 +75,10 @@ type SampleReconciler struct {
 
 // NewSampleReconciler returns a reconciler that uses mgr's client, API reader and event recorder.
 func NewSampleReconciler(mgr ctrl.Manager) *SampleReconciler {
+	// ExtractConfigMap parses client-go's schema of every built-in kind the first time it runs, once
+	// per process: 80 ms, 0.6 s under the race detector. Parsed here, as the operator starts, it never
+	// holds up a pass (the first to compare a ConfigMap held the harness's waits past Settle).
+	applyconfigurations.NewTypeConverter(mgr.GetScheme())
 	return &SampleReconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
@@ -83,7 +93,7 @@ func (r *SampleReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Named(ControllerName).
 		// GenerationChangedPredicate: a change of the Sample's status (or of its labels and
 		// annotations) does not bump metadata.generation and starts no reconcile; only spec does.
-		For(&demov1alpha1.Sample{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&demov1beta1.Sample{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		// A ConfigMap's creation is the operator's own doing (or, at start, the initial list,
 		// while every Sample is reconciled anyway): reconciling the Sample again for it would only
 		// compare against a cache that may not hold the new status yet, and write it twice.
@@ -117,7 +127,7 @@ func (r *SampleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 // reconcile is one pass: fetch the Sample, sync its ConfigMap, write what happened to status. A
 // failed sync is returned too, so that it is retried with backoff, counted and logged.
 func (r *SampleReconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	sample := &demov1alpha1.Sample{}
+	sample := &demov1beta1.Sample{}
 	if err := r.Get(ctx, req.NamespacedName, sample); err != nil {
 		// Gone: nothing to do. Its ConfigMap goes with it, by garbage collection.
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -141,41 +151,64 @@ func (r *SampleReconciler) reconcile(ctx context.Context, req ctrl.Request) (ctr
 // syncConfigMap makes the Sample's ConfigMap hold what desiredConfigMap says, or says why it
 // cannot: errConflict when the name is someone else's, else the API server's error.
 //
-// The write strategy, the same for every write the operator makes: read from the cache; compare
-// the fields the operator manages; write only when they differ, with a JSON merge patch that
-// carries just the difference. A merge patch names no resourceVersion, so it cannot fail on a
-// stale cache, and it leaves every field it does not name, including others' keys, labels and
-// annotations, as it found them. A ConfigMap that the Sample does not control is never written.
-func (r *SampleReconciler) syncConfigMap(ctx context.Context, sample *demov1alpha1.Sample) error {
+// The write strategy, the same for every write the operator makes: server-side apply, as field
+// owner FieldOwner, of the whole of what the operator wants and nothing else, and only when that
+// differs from what it owns now (an apply that changes nothing is still a request). The API server
+// merges it field by field: it removes what the operator applied before and no longer wants, and
+// leaves every field that others own as they wrote it. A ConfigMap the Sample does not control is
+// never written: an update names the uid of the ConfigMap read, so that one created again under
+// the same name since, which the cache may not show yet, is refused by the API server. (An apply
+// cannot ask that nothing exist: one that creates follows a read at the API server that found the
+// name free, a moment before.)
+func (r *SampleReconciler) syncConfigMap(ctx context.Context, sample *demov1beta1.Sample) error {
 	desired := desiredConfigMap(sample)
-	key := client.ObjectKeyFromObject(desired)
+	current, err := r.currentConfigMap(ctx, client.ObjectKey{Namespace: *desired.Namespace, Name: *desired.Name})
+	switch {
+	case err != nil:
+		return fmt.Errorf("read ConfigMap %s/%s for Sample %s: %w", *desired.Namespace, *desired.Name, sample.Name, err)
+	case current == nil:
+		return r.apply(ctx, sample, desired, EventCreated)
+	case !metav1.IsControlledBy(current, sample):
+		return errConflict
+	}
+	// What the operator owns of it now; where its managedFields cannot be read, it is applied
+	// again, which writes them afresh.
+	if owned, err := corev1ac.ExtractConfigMap(current, FieldOwner); err == nil && equality.Semantic.DeepEqual(owned, desired) {
+		return nil
+	}
+	return r.apply(ctx, sample, desired.WithUID(current.UID), EventUpdated)
+}
+
+// currentConfigMap reads the ConfigMap key from the cache, which holds only ConfigMaps with the
+// managed-by label; where the cache has none, from the API server, which also sees one without
+// the label (someone else's, or the operator's own with its label stripped). nil: there is none.
+func (r *SampleReconciler) currentConfigMap(ctx context.Context, key client.ObjectKey) (*corev1.ConfigMap, error) {
 	current := &corev1.ConfigMap{}
 	err := r.Get(ctx, key, current)
 	if apierrors.IsNotFound(err) {
-		// Not in the cache, which holds only ConfigMaps with our label: create it. When the name
-		// is taken by one the cache cannot see (someone else's, or ours with the label stripped),
-		// Create says so, and only then is the API server asked what it is.
-		if err = r.Create(ctx, desired); err == nil {
-			r.Recorder.Eventf(sample, desired, corev1.EventTypeNormal, EventCreated, "CreateConfigMap", "created ConfigMap %s", desired.Name)
-			return nil
-		}
-		if apierrors.IsAlreadyExists(err) {
-			err = r.APIReader.Get(ctx, key, current)
-		}
+		err = r.APIReader.Get(ctx, key, current)
 	}
-	if err != nil {
-		return fmt.Errorf("sync ConfigMap %s for Sample %s: %w", key, sample.Name, err)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
 	}
-	if !metav1.IsControlledBy(current, sample) {
-		return errConflict
+	return current, err
+}
+
+// apply applies desired as FieldOwner, taking over any field another manager holds of it, and
+// records reason (EventCreated, EventUpdated) as a Normal event of the Sample.
+func (r *SampleReconciler) apply(ctx context.Context, sample *demov1beta1.Sample, desired *corev1ac.ConfigMapApplyConfiguration, reason string) error {
+	if err := r.Apply(ctx, desired, client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
+		return fmt.Errorf("apply ConfigMap %s/%s for Sample %s: %w", *desired.Namespace, *desired.Name, sample.Name, err)
 	}
-	merged, changed := withManagedFields(current, desired)
-	if !changed {
-		return nil
+	// The event's related object: the ConfigMap as the apply answered with it, a create's uid too.
+	related := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: *desired.Name, Namespace: *desired.Namespace}}
+	if desired.UID != nil {
+		related.UID = *desired.UID
 	}
-	if err := r.Patch(ctx, merged, client.MergeFrom(current)); err != nil {
-		return fmt.Errorf("update ConfigMap %s for Sample %s: %w", key, sample.Name, err)
+	action, note := "CreateConfigMap", "created ConfigMap %s"
+	if reason == EventUpdated {
+		action, note = "UpdateConfigMap", "updated ConfigMap %s to match the Sample's spec"
 	}
-	r.Recorder.Eventf(sample, merged, corev1.EventTypeNormal, EventUpdated, "UpdateConfigMap", "updated ConfigMap %s to hold spec.message", merged.Name)
+	r.Recorder.Eventf(sample, related, corev1.EventTypeNormal, reason, action, note, related.Name)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,27 +15,34 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	demov1beta1 "example.com/operator-demo/api/v1beta1"
 )
 
-// fakeAPI is a fake API server (controller-runtime's fake client) that records every write the
-// reconciler sends and fails the calls named in faults.
+// fakeAPI is a fake API server (controller-runtime's fake client, which applies as the API server
+// does, field by field) that records every write the reconciler sends, the uid each apply of a
+// ConfigMap names ("" for none), and fails the calls named in faults.
 type fakeAPI struct {
 	client.Client
 	writes []string
+	uids   []types.UID
 	faults map[string]error
 	events *events.FakeRecorder
 }
 
-// call names an API call as "<verb> <Kind>[/<subresource>]", e.g. "patch Sample/status".
-func call(c client.Client, verb string, obj client.Object, sub string) string {
+// call names an API call as "<verb> <Kind>[/<subresource>]", e.g. "apply Sample/status".
+func call(c client.Client, verb string, obj runtime.Object, sub string) string {
 	gvk, _ := c.GroupVersionKindFor(obj)
 	if sub != "" {
 		return fmt.Sprintf("%s %s/%s", verb, gvk.Kind, sub)
@@ -42,18 +50,30 @@ func call(c client.Client, verb string, obj client.Object, sub string) string {
 	return fmt.Sprintf("%s %s", verb, gvk.Kind)
 }
 
+// applyCall names an apply as call does, by the kind its apply configuration names.
+func applyCall(obj runtime.ApplyConfiguration, sub string) string {
+	kind := ""
+	if k, ok := obj.(interface{ GetKind() *string }); ok && k.GetKind() != nil {
+		kind = *k.GetKind()
+	}
+	if sub != "" {
+		return fmt.Sprintf("apply %s/%s", kind, sub)
+	}
+	return "apply " + kind
+}
+
 func newFakeAPI(t testing.TB, objs ...client.Object) *fakeAPI {
 	t.Helper()
 	api := &fakeAPI{faults: map[string]error{}, events: events.NewFakeRecorder(10)}
-	write := func(c client.Client, verb string, obj client.Object, sub string) error {
-		name := call(c, verb, obj, sub)
+	write := func(name string) error {
 		api.writes = append(api.writes, name)
 		return api.faults[name]
 	}
 	api.Client = fake.NewClientBuilder().
 		WithScheme(NewScheme()).
 		WithObjects(objs...).
-		WithStatusSubresource(&demov1alpha1.Sample{}).
+		WithStatusSubresource(&demov1beta1.Sample{}).
+		WithReturnManagedFields().
 		WithInterceptorFuncs(interceptor.Funcs{
 			Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 				if err := api.faults[call(c, "get", obj, "")]; err != nil {
@@ -62,34 +82,49 @@ func newFakeAPI(t testing.TB, objs ...client.Object) *fakeAPI {
 				return c.Get(ctx, key, obj, opts...)
 			},
 			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-				if err := write(c, "create", obj, ""); err != nil {
+				if err := write(call(c, "create", obj, "")); err != nil {
 					return err
 				}
 				return c.Create(ctx, obj, opts...)
 			},
 			Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
-				if err := write(c, "update", obj, ""); err != nil {
+				if err := write(call(c, "update", obj, "")); err != nil {
 					return err
 				}
 				return c.Update(ctx, obj, opts...)
 			},
 			Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-				if err := write(c, "patch", obj, ""); err != nil {
+				if err := write(call(c, "patch", obj, "")); err != nil {
 					return err
 				}
 				return c.Patch(ctx, obj, patch, opts...)
 			},
 			SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
-				if err := write(c, "update", obj, sub); err != nil {
+				if err := write(call(c, "update", obj, sub)); err != nil {
 					return err
 				}
 				return c.SubResource(sub).Update(ctx, obj, opts...)
 			},
 			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-				if err := write(c, "patch", obj, sub); err != nil {
+				if err := write(call(c, "patch", obj, sub)); err != nil {
 					return err
 				}
 				return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+			},
+			Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+				if cm, ok := obj.(*corev1ac.ConfigMapApplyConfiguration); ok {
+					api.uids = append(api.uids, ptr.Deref(cm.UID, "")) // before the call, which overwrites cm with the answer
+				}
+				if err := write(applyCall(obj, "")); err != nil {
+					return err
+				}
+				return c.Apply(ctx, obj, opts...)
+			},
+			SubResourceApply: func(ctx context.Context, c client.Client, sub string, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
+				if err := write(applyCall(obj, sub)); err != nil {
+					return err
+				}
+				return c.SubResource(sub).Apply(ctx, obj, opts...)
 			},
 		}).
 		Build()
@@ -99,7 +134,7 @@ func newFakeAPI(t testing.TB, objs ...client.Object) *fakeAPI {
 // reconcile runs one pass over the Sample team-a/greeting, with api as the cache and the API reader.
 func (api *fakeAPI) reconcile(t testing.TB) (ctrl.Result, error) {
 	t.Helper()
-	api.writes = nil
+	api.writes, api.uids = nil, nil
 	r := &SampleReconciler{Client: api, APIReader: api, Recorder: api.events}
 	return r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team-a", Name: "greeting"}})
 }
@@ -119,12 +154,12 @@ func (api *fakeAPI) converged(t testing.TB) {
 }
 
 // sample reads the Sample as the fake API server holds it, whatever faults are injected.
-func (api *fakeAPI) sample(t *testing.T) *demov1alpha1.Sample {
+func (api *fakeAPI) sample(t *testing.T) *demov1beta1.Sample {
 	t.Helper()
 	faults := api.faults
 	api.faults = nil
 	defer func() { api.faults = faults }()
-	sample := &demov1alpha1.Sample{}
+	sample := &demov1beta1.Sample{}
 	if err := api.Get(context.Background(), client.ObjectKey{Namespace: "team-a", Name: "greeting"}, sample); err != nil {
 		t.Fatalf("get Sample: %v", err)
 	}
@@ -166,7 +201,7 @@ func TestReconcileCreatesTheConfigMapThenRests(t *testing.T) {
 	if _, err := api.reconcile(t); err != nil {
 		t.Fatalf("reconcile: %v", err)
 	}
-	wantWrites(t, api, "create ConfigMap", "patch Sample/status")
+	wantWrites(t, api, "apply ConfigMap", "apply Sample/status")
 	if got := api.configMap(t).Data[demov1alpha1.MessageKey]; got != "hello world" {
 		t.Errorf("data.message = %q", got)
 	}
@@ -192,8 +227,8 @@ func TestReconcileRestoresDriftWithOneWrite(t *testing.T) {
 	if _, err := api.reconcile(t); err != nil {
 		t.Fatalf("reconcile: %v", err)
 	}
-	wantWrites(t, api, "patch ConfigMap")
-	wantEvents(t, api, "Normal Updated updated ConfigMap greeting-config to hold spec.message")
+	wantWrites(t, api, "apply ConfigMap")
+	wantEvents(t, api, "Normal Updated updated ConfigMap greeting-config to match the Sample's spec")
 	if got := api.configMap(t).Data; got[demov1alpha1.MessageKey] != "hello world" || got["extra"] != "kept" {
 		t.Errorf("data = %v", got)
 	}
@@ -208,7 +243,7 @@ func TestReconcileNeverWritesAConfigMapItDoesNotControl(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reconcile: %v", err)
 	}
-	wantWrites(t, api, "patch Sample/status")
+	wantWrites(t, api, "apply Sample/status")
 	if result.RequeueAfter == 0 {
 		t.Error("a conflict should be looked at again later")
 	}
@@ -284,18 +319,18 @@ func TestReconcileReturnsEveryFault(t *testing.T) {
 	}
 	// Each call, and a starting state in which Reconcile makes it.
 	calls := []struct {
-		call  string
-		state func(api *fakeAPI, t *testing.T)
+		call, when string
+		state      func(api *fakeAPI, t *testing.T)
 	}{
-		{"get Sample", func(*fakeAPI, *testing.T) {}},
-		{"get ConfigMap", func(*fakeAPI, *testing.T) {}},
-		{"create ConfigMap", func(*fakeAPI, *testing.T) {}},
-		{"patch ConfigMap", driftAndStale},
-		{"patch Sample/status", func(*fakeAPI, *testing.T) {}},
+		{"get Sample", "", func(*fakeAPI, *testing.T) {}},
+		{"get ConfigMap", "", func(*fakeAPI, *testing.T) {}},
+		{"apply ConfigMap", " creating it", func(*fakeAPI, *testing.T) {}},
+		{"apply ConfigMap", " updating it", drifted},
+		{"apply Sample/status", "", func(*fakeAPI, *testing.T) {}},
 	}
 	for _, c := range calls {
 		for name, fault := range faults {
-			t.Run(c.call+" fails with "+name, func(t *testing.T) {
+			t.Run(c.call+c.when+" fails with "+name, func(t *testing.T) {
 				api := newFakeAPI(t, newSample("greeting", "hello world"))
 				c.state(api, t)
 				stored := api.sample(t).Status
@@ -334,7 +369,7 @@ func wantReturned(t *testing.T, call, name string, err, fault error) {
 		if err != nil {
 			t.Errorf("a Sample that is gone is not an error: %v", err)
 		}
-	case call == "patch Sample/status" && name == "NotFound":
+	case call == "apply Sample/status" && name == "NotFound":
 		// The Sample was deleted while the pass worked: nothing to report to.
 		if err != nil {
 			t.Errorf("a Sample deleted mid-pass is not an error: %v", err)
@@ -351,7 +386,7 @@ func wantReturned(t *testing.T, call, name string, err, fault error) {
 
 // wantRefused fails unless sample reports Ready=False with reason for its generation, in a message
 // that quotes the API server's refusal.
-func wantRefused(t *testing.T, sample *demov1alpha1.Sample, reason string, refusal error) {
+func wantRefused(t *testing.T, sample *demov1beta1.Sample, reason string, refusal error) {
 	t.Helper()
 	var status apierrors.APIStatus
 	if !errors.As(refusal, &status) {
@@ -377,13 +412,13 @@ func TestARefusedWriteIsReportedOncePerDistinctFailure(t *testing.T) {
 	api := newFakeAPI(t, newSample("greeting", "hello world"))
 	pass := func(fault error, wantStatusWrite bool, events ...string) {
 		t.Helper()
-		api.faults["create ConfigMap"] = fault
+		api.faults["apply ConfigMap"] = fault
 		if _, err := api.reconcile(t); fault != nil && !errors.Is(err, fault) {
 			t.Errorf("Reconcile returned %v, want the refusal", err)
 		}
-		want := []string{"create ConfigMap"}
+		want := []string{"apply ConfigMap"}
 		if wantStatusWrite {
-			want = append(want, "patch Sample/status")
+			want = append(want, "apply Sample/status")
 		}
 		wantWrites(t, api, want...)
 		wantEvents(t, api, events...)
@@ -413,8 +448,8 @@ func TestARefusedWriteIsReportedOncePerDistinctFailure(t *testing.T) {
 // event about the refusal its status could not record: there is no one left to tell.
 func TestASampleGoneMidPassIsToldNothing(t *testing.T) {
 	api := newFakeAPI(t, newSample("greeting", "hello world"))
-	api.faults["create ConfigMap"] = refusedByPolicy
-	api.faults["patch Sample/status"] = apierrors.NewNotFound(schema.GroupResource{Group: demov1alpha1.GroupVersion.Group, Resource: "samples"}, "greeting")
+	api.faults["apply ConfigMap"] = refusedByPolicy
+	api.faults["apply Sample/status"] = apierrors.NewNotFound(schema.GroupResource{Group: demov1alpha1.GroupVersion.Group, Resource: "samples"}, "greeting")
 	if _, err := api.reconcile(t); !errors.Is(err, refusedByPolicy) || apierrors.IsNotFound(err) {
 		t.Errorf("Reconcile returned %v, want the refusal alone", err)
 	}
@@ -426,7 +461,7 @@ func TestASampleGoneMidPassIsToldNothing(t *testing.T) {
 // error"); the next operator reconciles every Sample when it starts. A pass that times out is
 // still an error.
 func TestAStoppingOperatorLogsNoErrorForItsOwnCancellation(t *testing.T) {
-	for _, call := range []string{"create ConfigMap", "patch Sample/status"} {
+	for _, call := range []string{"apply ConfigMap", "apply Sample/status"} {
 		api := newFakeAPI(t, newSample("greeting", "hello world"))
 		ctx, cancel := context.WithCancel(context.Background())
 		api.faults[call] = fmt.Errorf("write: %w", context.Canceled)
@@ -443,7 +478,7 @@ func TestAStoppingOperatorLogsNoErrorForItsOwnCancellation(t *testing.T) {
 	api := newFakeAPI(t, newSample("greeting", "hello world"))
 	ctx, cancel := context.WithTimeout(context.Background(), -time.Second)
 	defer cancel()
-	api.faults["create ConfigMap"] = context.DeadlineExceeded
+	api.faults["apply ConfigMap"] = context.DeadlineExceeded
 	r := &SampleReconciler{Client: api, APIReader: api, Recorder: api.events}
 	if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team-a", Name: "greeting"}}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("a pass that timed out: Reconcile returned %v, want the deadline", err)
@@ -514,8 +549,8 @@ func TestFailingSamplesShareTenRetriesASecond(t *testing.T) {
 	}
 }
 
-// driftAndStale converges, then drifts the ConfigMap, so that the next pass patches it.
-func driftAndStale(api *fakeAPI, t *testing.T) {
+// drifted converges, then drifts the ConfigMap, so that the next pass applies it again.
+func drifted(api *fakeAPI, t *testing.T) {
 	t.Helper()
 	api.converged(t)
 	cm := api.configMap(t)
@@ -547,17 +582,33 @@ func (r *countingReader) Get(ctx context.Context, key client.ObjectKey, obj clie
 	return r.Reader.Get(ctx, key, obj, opts...)
 }
 
-func TestReconcileCreatesWithoutAskingTheAPIServerFirst(t *testing.T) {
-	api := newFakeAPI(t, newSample("greeting", "hello world"))
-	reader := &countingReader{Reader: api}
-	r := &SampleReconciler{Client: cacheBlind{api}, APIReader: reader, Recorder: api.events}
+// TestReconcileLooksPastTheCacheBeforeItCreates: a ConfigMap missing from the cache, which holds
+// only labelled ones, is looked up at the API server before the apply that would create it: an
+// apply of a name that someone else's ConfigMap holds would write into theirs.
+func TestReconcileLooksPastTheCacheBeforeItCreates(t *testing.T) {
+	theirs := &corev1.ConfigMap{Data: map[string]string{demov1alpha1.MessageKey: "theirs"}}
+	theirs.Name, theirs.Namespace = "greeting-config", "team-a"
+	for _, tc := range []struct {
+		name   string
+		exists []client.Object
+		writes []string
+	}{
+		{"none there: created", nil, []string{"apply ConfigMap", "apply Sample/status"}},
+		{"someone else's there: left alone", []client.Object{theirs}, []string{"apply Sample/status"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			api := newFakeAPI(t, append(tc.exists, newSample("greeting", "hello world"))...)
+			reader := &countingReader{Reader: api}
+			r := &SampleReconciler{Client: cacheBlind{api}, APIReader: reader, Recorder: api.events}
 
-	if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team-a", Name: "greeting"}}); err != nil {
-		t.Fatalf("reconcile: %v", err)
-	}
-	wantWrites(t, api, "create ConfigMap", "patch Sample/status")
-	if reader.reads != 0 {
-		t.Errorf("%d reads past the cache for a ConfigMap that did not exist; a create that succeeds needs none", reader.reads)
+			if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team-a", Name: "greeting"}}); err != nil {
+				t.Fatalf("reconcile: %v", err)
+			}
+			wantWrites(t, api, tc.writes...)
+			if reader.reads != 1 {
+				t.Errorf("%d reads past the cache, want 1: the one that finds whether the name is free", reader.reads)
+			}
+		})
 	}
 }
 
@@ -576,11 +627,65 @@ func TestReconcileRestoresTheLabelTheCacheSelectsOn(t *testing.T) {
 	if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team-a", Name: "greeting"}}); err != nil {
 		t.Fatalf("reconcile: %v", err)
 	}
-	wantWrites(t, api, "create ConfigMap", "patch ConfigMap")
+	wantWrites(t, api, "apply ConfigMap")
 	if reader.reads != 1 {
-		t.Errorf("%d reads past the cache; want 1, after the create found the name taken", reader.reads)
+		t.Errorf("%d reads past the cache; want 1, for the ConfigMap the cache no longer holds", reader.reads)
 	}
 	if got := api.configMap(t).Labels[ManagedByLabel]; got != ManagedByValue {
 		t.Errorf("managed-by label = %q, want it restored", got)
+	}
+}
+
+// TestAnUpdateNamesTheConfigMapsUID: an apply that updates the ConfigMap names the uid of the one
+// read, so that the API server refuses it should the name now be held by another; an apply that
+// creates it names none, which the API server would refuse.
+func TestAnUpdateNamesTheConfigMapsUID(t *testing.T) {
+	sample := newSample("greeting", "hello world")
+	ours := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "greeting-config", Namespace: "team-a", UID: "uid-of-the-one-read",
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(sample, demov1beta1.GroupVersion.WithKind("Sample"))}},
+		Data: map[string]string{demov1alpha1.MessageKey: "drifted"},
+	}
+	for _, tc := range []struct {
+		name   string
+		exists []client.Object
+		want   types.UID
+	}{
+		{"creating it: none", nil, ""},
+		{"updating it: the uid of the one read", []client.Object{ours}, ours.UID},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			api := newFakeAPI(t, append(tc.exists, sample.DeepCopy())...)
+			if _, err := api.reconcile(t); err != nil {
+				t.Fatalf("reconcile: %v", err)
+			}
+			if !slices.Equal(api.uids, []types.UID{tc.want}) {
+				t.Errorf("the applies of the ConfigMap name uids %q, want one naming %q", api.uids, tc.want)
+			}
+		})
+	}
+}
+
+// TestAKeyRemovedFromSpecLeavesTheConfigMap: the operator applies the whole of what it wants, so a
+// key it applied before and no longer wants is removed by the API server; a key someone else
+// wrote stays, being theirs.
+func TestAKeyRemovedFromSpecLeavesTheConfigMap(t *testing.T) {
+	api := newFakeAPI(t, newSampleData("greeting", map[string]string{"message": "hello world", "colour": "blue"}))
+	api.converged(t)
+	cm := api.configMap(t)
+	cm.Data["extra"] = "someone else's"
+	if err := api.Client.Update(context.Background(), cm, client.FieldOwner("someone")); err != nil {
+		t.Fatal(err)
+	}
+	sample := api.sample(t)
+	delete(sample.Spec.Data, "colour")
+	sample.Generation++
+	if err := api.Client.Update(context.Background(), sample); err != nil {
+		t.Fatal(err)
+	}
+
+	api.converged(t)
+	if diff := cmp.Diff(map[string]string{"message": "hello world", "extra": "someone else's"}, api.configMap(t).Data); diff != "" {
+		t.Errorf("data (-want +got):\n%s", diff)
 	}
 }

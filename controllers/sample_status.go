@@ -5,17 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	demov1beta1ac "example.com/operator-demo/api/applyconfiguration/api/v1beta1"
+	"example.com/operator-demo/api/conditions"
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	demov1beta1 "example.com/operator-demo/api/v1beta1"
 )
 
 // errConflict says that a ConfigMap of the Sample's ConfigMap name exists that the Sample does not
@@ -24,12 +28,12 @@ import (
 var errConflict = errors.New("the ConfigMap's name is taken by one this Sample does not control")
 
 // desiredStatus is the status that sample should have after a pass whose ConfigMap sync ended in
-// syncErr (nil: the ConfigMap holds spec.message). It is the one place where status is computed.
+// syncErr (nil: the ConfigMap holds spec.data). It is the one place where status is computed.
 // The Ready condition keeps its lastTransitionTime while its status stays the same, so a pass that
 // changes nothing computes exactly the stored status and writes nothing: a timestamp that moved
 // on every pass would make every pass a write, and every write a new pass. For the same reason a
 // refusal retried computes the status its first try wrote.
-func desiredStatus(sample *demov1alpha1.Sample, syncErr error, now metav1.Time) demov1alpha1.SampleStatus {
+func desiredStatus(sample *demov1beta1.Sample, syncErr error, now metav1.Time) demov1beta1.SampleStatus {
 	status := *sample.Status.DeepCopy()
 	configMap := demov1alpha1.ConfigMapName(sample.Name)
 	ready, ok := readyCondition(configMap, syncErr)
@@ -49,15 +53,15 @@ func desiredStatus(sample *demov1alpha1.Sample, syncErr error, now metav1.Time) 
 // lost connection, a namespace being deleted): those leave status as it was, since the retry will
 // most likely get through, and a status that flapped with every hiccup would only be noise.
 func readyCondition(configMap string, syncErr error) (metav1.Condition, bool) {
-	ready := metav1.Condition{Type: demov1alpha1.ConditionReady, Status: metav1.ConditionFalse}
+	ready := metav1.Condition{Type: conditions.Ready, Status: metav1.ConditionFalse}
 	if syncErr == nil {
 		ready.Status = metav1.ConditionTrue
-		ready.Reason = demov1alpha1.ReasonSynced
-		ready.Message = fmt.Sprintf("ConfigMap %s holds spec.message", configMap)
+		ready.Reason = conditions.ReasonSynced
+		ready.Message = fmt.Sprintf("ConfigMap %s matches the Sample's spec", configMap)
 		return ready, true
 	}
 	if errors.Is(syncErr, errConflict) {
-		ready.Reason = demov1alpha1.ReasonConfigMapConflict
+		ready.Reason = conditions.ReasonConfigMapConflict
 		ready.Message = fmt.Sprintf("ConfigMap %s exists and is not controlled by this Sample; it is left untouched: delete it to let this Sample create its own, or give the Sample another name", configMap)
 		return ready, true
 	}
@@ -80,19 +84,32 @@ func readyCondition(configMap string, syncErr error) (metav1.Condition, bool) {
 // a wrong one (the message still quotes the API server). TestRefusalReason holds that fallback.
 func refusalReason(err error, message string) string {
 	switch {
+	case apierrors.IsInvalid(err) && causedBy(err, "metadata.uid"):
+		// An update that named the uid of the ConfigMap read, since replaced under the same name:
+		// the retry reads it afresh, and finds it someone else's, or gone.
+		return ""
 	case apierrors.IsInvalid(err):
 		// An admission policy's denial, or a ConfigMap the API server finds invalid.
-		return demov1alpha1.ReasonConfigMapRefused
+		return conditions.ReasonConfigMapRefused
 	case !apierrors.IsForbidden(err), apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
 		return ""
 	case strings.Contains(message, "quota"):
-		return demov1alpha1.ReasonQuotaExceeded
+		return conditions.ReasonQuotaExceeded
 	case rbacDenial.MatchString(message):
-		return demov1alpha1.ReasonConfigMapForbidden
+		return conditions.ReasonConfigMapForbidden
 	default:
 		// An admission webhook's denial.
-		return demov1alpha1.ReasonConfigMapRefused
+		return conditions.ReasonConfigMapRefused
 	}
+}
+
+// causedBy says whether the API server's err names field among its causes.
+func causedBy(err error, field string) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || status.Status().Details == nil {
+		return false
+	}
+	return slices.ContainsFunc(status.Status().Details.Causes, func(c metav1.StatusCause) bool { return c.Field == field })
 }
 
 // rbacDenial is how the API server words a request that RBAC does not allow:
@@ -100,19 +117,16 @@ func refusalReason(err error, message string) string {
 var rbacDenial = regexp.MustCompile(`cannot \w+ resource "configmaps"`)
 
 // writeStatus writes the status that syncErr calls for, and only when it differs from the stored
-// one. When Ready turns False for a reason or message it did not have, a Warning event says so
-// too: once for each distinct failure, however often it is retried.
-func (r *SampleReconciler) writeStatus(ctx context.Context, sample *demov1alpha1.Sample, syncErr error) error {
+// one. It applies, as FieldOwner, what the operator owns of status: observedGeneration,
+// configMapName and the Ready condition, never the whole list of conditions, so that a condition
+// another controller adds survives. When Ready turns False for a reason or message it did not
+// have, a Warning event says so too: once for each distinct failure, however often it is retried.
+func (r *SampleReconciler) writeStatus(ctx context.Context, sample *demov1beta1.Sample, syncErr error) error {
 	status := desiredStatus(sample, syncErr, metav1.Now())
 	if equality.Semantic.DeepEqual(status, sample.Status) {
 		return nil
 	}
-	before := sample.DeepCopy()
-	sample.Status = status
-	// A JSON merge patch replaces status.conditions as a whole list. That is safe here: the
-	// operator is the only writer of a Sample's status (users write spec; the status subresource
-	// is the controller's by convention), and desiredStatus always computes the whole list.
-	err := r.Status().Patch(ctx, sample, client.MergeFrom(before))
+	err := r.Status().Apply(ctx, statusApply(sample, status), client.FieldOwner(FieldOwner), client.ForceOwnership)
 	switch {
 	case apierrors.IsNotFound(err):
 		// The Sample was deleted while this pass worked: there is no one left to tell.
@@ -120,15 +134,34 @@ func (r *SampleReconciler) writeStatus(ctx context.Context, sample *demov1alpha1
 	case err != nil:
 		return fmt.Errorf("write status of Sample %s/%s: %w", sample.Namespace, sample.Name, err)
 	}
-	r.recordFailure(before, sample)
+	after := sample.DeepCopy()
+	after.Status = status
+	r.recordFailure(sample, after)
 	return nil
+}
+
+// statusApply is the part of status that the operator owns, as an apply of sample's status.
+func statusApply(sample *demov1beta1.Sample, status demov1beta1.SampleStatus) *demov1beta1ac.SampleApplyConfiguration {
+	owned := demov1beta1ac.SampleStatus().
+		WithObservedGeneration(status.ObservedGeneration).
+		WithConfigMapName(status.ConfigMapName)
+	if ready := meta.FindStatusCondition(status.Conditions, conditions.Ready); ready != nil {
+		owned.WithConditions(metav1ac.Condition().
+			WithType(ready.Type).
+			WithStatus(ready.Status).
+			WithObservedGeneration(ready.ObservedGeneration).
+			WithLastTransitionTime(ready.LastTransitionTime).
+			WithReason(ready.Reason).
+			WithMessage(ready.Message))
+	}
+	return demov1beta1ac.Sample(sample.Name, sample.Namespace).WithStatus(owned)
 }
 
 // recordFailure records a Warning event, with the Ready condition's reason and message, when the
 // condition went from before's to a Ready=False that says something new.
-func (r *SampleReconciler) recordFailure(before, after *demov1alpha1.Sample) {
-	was := meta.FindStatusCondition(before.Status.Conditions, demov1alpha1.ConditionReady)
-	now := meta.FindStatusCondition(after.Status.Conditions, demov1alpha1.ConditionReady)
+func (r *SampleReconciler) recordFailure(before, after *demov1beta1.Sample) {
+	was := meta.FindStatusCondition(before.Status.Conditions, conditions.Ready)
+	now := meta.FindStatusCondition(after.Status.Conditions, conditions.Ready)
 	if now == nil || now.Status != metav1.ConditionFalse {
 		return
 	}

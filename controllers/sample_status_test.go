@@ -11,13 +11,15 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	demov1beta1 "example.com/operator-demo/api/v1beta1"
 )
 
 // The messages of the Ready condition, for the Sample greeting.
 const (
-	syncedMessage   = "ConfigMap greeting-config holds spec.message"
+	syncedMessage   = "ConfigMap greeting-config matches the Sample's spec"
 	conflictMessage = "ConfigMap greeting-config exists and is not controlled by this Sample; it is left untouched: delete it to let this Sample create its own, or give the Sample another name"
 	refusedMessage  = "the API server refused to write ConfigMap greeting-config: "
 )
@@ -36,15 +38,15 @@ func TestDesiredStatus(t *testing.T) {
 		return metav1.Condition{Type: "Ready", Status: status, Reason: reason, Message: messages[reason], ObservedGeneration: generation, LastTransitionTime: at}
 	}
 	// status is what a pass leaves: the generation it observed, the ConfigMap's name, one condition.
-	status := func(generation int64, condition metav1.Condition) demov1alpha1.SampleStatus {
-		return demov1alpha1.SampleStatus{ObservedGeneration: generation, ConfigMapName: "greeting-config", Conditions: []metav1.Condition{condition}}
+	status := func(generation int64, condition metav1.Condition) demov1beta1.SampleStatus {
+		return demov1beta1.SampleStatus{ObservedGeneration: generation, ConfigMapName: "greeting-config", Conditions: []metav1.Condition{condition}}
 	}
 	tests := []struct {
 		name       string
 		generation int64
-		stored     demov1alpha1.SampleStatus
+		stored     demov1beta1.SampleStatus
 		syncErr    error
-		want       demov1alpha1.SampleStatus
+		want       demov1beta1.SampleStatus
 	}{
 		{
 			name:       "first pass, synced: Ready=True since now",
@@ -157,6 +159,10 @@ func TestRefusalReason(t *testing.T) {
 		"RBAC, worded otherwise":                        {forbidden(`not allowed to write configmaps`), demov1alpha1.ReasonConfigMapRefused},
 		"an admission policy's denial":                  {apierrors.NewInvalid(schema.GroupKind{Kind: "ConfigMap"}, "greeting-config", nil), demov1alpha1.ReasonConfigMapRefused},
 		"a conflict: nothing the user can do":           {apierrors.NewConflict(configMaps, "greeting-config", errors.New("the object has been modified")), ""},
+		"an update that named the uid of a ConfigMap since replaced: nothing the user can do": {apierrors.NewInvalid(schema.GroupKind{Kind: "ConfigMap"}, "greeting-config",
+			field.ErrorList{field.Invalid(field.NewPath("metadata", "uid"), "uid-of-theirs", "field is immutable")}), ""},
+		"a ConfigMap found invalid elsewhere than its uid": {apierrors.NewInvalid(schema.GroupKind{Kind: "ConfigMap"}, "greeting-config",
+			field.ErrorList{field.TooLong(field.NewPath("data"), "", 1<<20)}), demov1alpha1.ReasonConfigMapRefused},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var status apierrors.APIStatus

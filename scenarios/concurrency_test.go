@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	demov1beta1 "example.com/operator-demo/api/v1beta1"
 	"example.com/operator-demo/scenarios/samples"
 )
 
@@ -20,7 +21,7 @@ import (
 //
 // Lesson: the operator is one writer among several. It reconciles Samples concurrently, users
 // change them while it works, and other tools write to the same ConfigMaps. Writing only the
-// fields it manages, as a merge patch, is what lets each writer's change survive the others';
+// fields it manages, by server-side apply, is what lets each writer's change survive the others';
 // reading the cluster afresh on every pass is what makes the last spec win. The scenario proves
 // that all of them converge, not how fast: a lost update fails it once the operator falls quiet,
 // and its waits give a loaded machine up to two minutes; BENCHMARKS.md times it.
@@ -44,7 +45,10 @@ var _ = Describe("Sample", Label("concurrency"), SpecPriority(1), func() {
 			By("creating 100 Samples at once")
 			var creates errgroup.Group
 			for i := range n {
-				creates.Go(func() error { return f.Client.Create(ctx, samples.New(f.Namespace, name(i), "v1")) })
+				// v1beta1, the version stored: a hundred writes at once need no conversion.
+				creates.Go(func() error {
+					return f.Client.Create(ctx, samples.NewData(f.Namespace, name(i), map[string]string{demov1alpha1.MessageKey: "v1"}))
+				})
 			}
 			Expect(creates.Wait()).To(Succeed())
 
@@ -57,7 +61,7 @@ var _ = Describe("Sample", Label("concurrency"), SpecPriority(1), func() {
 					var patches errgroup.Group
 					for i := range n {
 						patches.Go(func() error {
-							return samples.MergePatch(ctx, f.Client, &demov1alpha1.Sample{}, f.Namespace, name(i), `{"spec":{"message":"`+message+`"}}`)
+							return samples.MergePatch(ctx, f.Client, &demov1beta1.Sample{}, f.Namespace, name(i), `{"spec":{"data":{"message":"`+message+`"}}}`)
 						})
 					}
 					Expect(patches.Wait()).To(Succeed())

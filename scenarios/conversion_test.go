@@ -64,13 +64,7 @@ var _ = Describe("Sample", Label("conversion"), func() {
 					demov1alpha1.MessageKey: "hello world", "colour": "blue", "size": "large",
 				}},
 			}
-			// Stored as v1alpha1, it converts through the operator's webhook: on a cluster, an
-			// operator a spec before restarted serves it once Ready, seconds after it reconciles.
-			// Each wait for a conversion is Gomega's: it is the API server's and the webhook's
-			// work, not the reconciler's, which may well have settled meanwhile.
-			Eventually(ctx, func(g Gomega) {
-				g.Expect(client.IgnoreAlreadyExists(f.Client.Create(ctx, written))).To(Succeed())
-			}).Should(Succeed())
+			Expect(f.Client.Create(ctx, written)).To(Succeed())
 
 			By("reading it through v1alpha1, as a client that knows only spec.message")
 			old := &demov1alpha1.Sample{ObjectMeta: metav1.ObjectMeta{Name: written.Name, Namespace: f.Namespace}}

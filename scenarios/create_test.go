@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	demov1beta1 "example.com/operator-demo/api/v1beta1"
 	"example.com/operator-demo/scenarios/samples"
 )
 
@@ -47,7 +48,7 @@ var _ = Describe("Sample", Label("create"), func() {
 			By("checking that the Sample is the ConfigMap's controller, blocking its owner's deletion")
 			Expect(komega.Get(sample)()).To(Succeed())
 			Expect(cm.OwnerReferences).To(ConsistOf(And(
-				HaveField("APIVersion", demov1alpha1.GroupVersion.String()),
+				HaveField("APIVersion", demov1beta1.GroupVersion.String()),
 				HaveField("Kind", "Sample"),
 				HaveField("Name", sample.Name),
 				HaveField("UID", sample.UID),
@@ -74,15 +75,19 @@ var _ = Describe("Sample", Label("create"), func() {
 		It("records what it did as a Normal event of the Sample: reason Created, action CreateConfigMap, naming the ConfigMap", Label("characterization"), func(ctx SpecContext) {
 			f := samples.NewFixture(ctx, suiteCluster)
 			sample := f.CreateSample(ctx, "greeting", "hello world")
-			f.EventuallySynced(ctx, sample)
+			cm := f.EventuallySynced(ctx, sample)
 
-			By("finding the event, as kubectl describe sample greeting shows it")
+			By("finding the event, as kubectl describe sample greeting shows it, the ConfigMap its related object")
 			f.EventuallyEvent(ctx, And(
 				HaveField("Regarding.Name", "greeting"),
 				HaveField("Type", corev1.EventTypeNormal),
 				HaveField("Reason", "Created"),
 				HaveField("Action", "CreateConfigMap"),
 				HaveField("Note", "created ConfigMap greeting-config"),
+				HaveField("Related.Kind", "ConfigMap"),
+				HaveField("Related.Namespace", f.Namespace),
+				HaveField("Related.Name", "greeting-config"),
+				HaveField("Related.UID", cm.UID),
 			))
 		})
 	})

@@ -42,10 +42,10 @@ var _ = Describe("Sample", Label("killed-mid-run", tiers.NeedsKill), func() {
 			const n = 300
 			f := samples.NewFixture(ctx, suiteCluster)
 
-			By("stopping the operator and creating 300 Samples")
+			By("stopping the operator and creating 300 Samples, as v1beta1: the version stored needs no conversion, which the operator serves")
 			Expect(f.Operator.Down()).To(Succeed())
 			for i := range n {
-				f.CreateSample(ctx, fmt.Sprintf("s%03d", i), fmt.Sprintf("message %d", i))
+				f.CreateSampleData(ctx, fmt.Sprintf("s%03d", i), map[string]string{demov1alpha1.MessageKey: fmt.Sprintf("message %d", i)})
 			}
 
 			By("starting the operator and killing it (kill -9) once it has created some of their ConfigMaps, not all")

@@ -29,7 +29,9 @@ var _ = Describe("Sample", Label("operator-restart"), SpecPriority(1), func() {
 	Context("when the operator restarts over converged state", func() {
 		It("reconciles every Sample again and writes nothing", func(ctx SpecContext) {
 			f := samples.NewFixture(ctx, suiteCluster)
-			sample := f.CreateSample(ctx, "restarted", "hello world")
+			// v1beta1, the version stored: its reads need no conversion, which a restarted
+			// operator serves only once its Pod is Ready on a cluster.
+			sample := f.CreateSampleData(ctx, "restarted", map[string]string{demov1alpha1.MessageKey: "hello world"})
 			cm := f.EventuallySynced(ctx, sample)
 
 			By("stopping the operator and starting it again")
@@ -48,7 +50,7 @@ var _ = Describe("Sample", Label("operator-restart"), SpecPriority(1), func() {
 	Context("when its ConfigMap is deleted while the operator is down", func() {
 		It("recreates the ConfigMap when the operator comes back", func(ctx SpecContext) {
 			f := samples.NewFixture(ctx, suiteCluster)
-			sample := f.CreateSample(ctx, "caught-up", "hello world")
+			sample := f.CreateSampleData(ctx, "caught-up", map[string]string{demov1alpha1.MessageKey: "hello world"})
 			cm := f.EventuallySynced(ctx, sample)
 
 			By("stopping the operator")

@@ -67,7 +67,10 @@ var _ = Describe("Sample", Label("owned-drift"), func() {
 				HaveField("Type", corev1.EventTypeNormal),
 				HaveField("Reason", "Updated"),
 				HaveField("Action", "UpdateConfigMap"),
-				HaveField("Note", "updated ConfigMap edited-config to hold spec.message"),
+				HaveField("Note", "updated ConfigMap edited-config to match the Sample's spec"),
+				HaveField("Related.Namespace", f.Namespace),
+				HaveField("Related.Name", "edited-config"),
+				HaveField("Related.UID", cm.UID),
 			))
 		})
 	})

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	demov1beta1 "example.com/operator-demo/api/v1beta1"
 	"example.com/operator-demo/controllers"
 	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/testing/e2e/tiers"
@@ -62,6 +63,6 @@ var _ = Describe("Sample", Label("unwatched-drift", tiers.NeedsInProcessOperator
 func firstStage(mgr ctrl.Manager, _ operator.Settings) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(controllers.ControllerName).
-		For(&demov1alpha1.Sample{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&demov1beta1.Sample{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Complete(controllers.NewSampleReconciler(mgr))
 }

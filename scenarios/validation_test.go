@@ -105,11 +105,7 @@ var _ = Describe("Sample", Label("validation"), func() {
 			for i := len(sample.Spec.Data); i < demov1beta1.MaxDataKeys; i++ {
 				sample.Spec.Data[fmt.Sprintf("key-%d", i)] = "x"
 			}
-			// Stored as v1alpha1, it converts through the operator's webhook (see Conversion):
-			// Gomega's wait, as the webhook's work is not the reconciler's.
-			Eventually(ctx, func(g Gomega) {
-				g.Expect(client.IgnoreAlreadyExists(f.Client.Create(ctx, sample, client.FieldValidation("Strict")))).To(Succeed())
-			}).Should(Succeed())
+			Expect(f.Client.Create(ctx, sample, client.FieldValidation("Strict"))).To(Succeed())
 		})
 	})
 

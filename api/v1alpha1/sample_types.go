@@ -76,13 +76,12 @@ type SampleStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
-// v1alpha1 is the version the API server stores (storageversion); v1beta1 is served beside it,
-// converted by the operator's webhook (docs/api-versions.md).
+// v1alpha1 is served beside v1beta1, the version the API server stores (storageversion), converted
+// by the operator's webhook (docs/api-versions.md).
 
 // Sample keeps spec.message in a ConfigMap named "<name>-config", which it controls.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:storageversion
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Namespaced
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 246",message="metadata.name must be at most 246 characters, so that the ConfigMap name \"<name>-config\" is at most 253"

@@ -54,12 +54,10 @@ type SampleStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
-// The printer columns are v1alpha1's, its message data["message"]: `kubectl get samples` asks for
-// v1beta1, the version the API server prefers once it serves it, and prints what it printed before.
-
 // Sample keeps spec.data in a ConfigMap named "<name>-config", which it controls.
 //
 // +kubebuilder:object:root=true
+// +kubebuilder:storageversion
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Namespaced
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 246",message="metadata.name must be at most 246 characters, so that the ConfigMap name \"<name>-config\" is at most 253"

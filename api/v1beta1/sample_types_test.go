@@ -14,7 +14,7 @@ import (
 
 // TestCRDBoundsMatchConstants: the bounds of spec.data in the kubebuilder markers (which the API
 // server enforces, through the generated CRD) are the constants that the tests use, in v1beta1,
-// which the CRD serves, not stores, with the status subresource.
+// which the CRD serves and stores, with the status subresource.
 func TestCRDBoundsMatchConstants(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("..", "..", "config", "crd", "bases", "demo.example.com_samples.yaml"))
 	if err != nil {
@@ -27,8 +27,8 @@ func TestCRDBoundsMatchConstants(t *testing.T) {
 	i := slices.IndexFunc(crd.Spec.Versions, func(v apiextensionsv1.CustomResourceDefinitionVersion) bool {
 		return v.Name == GroupVersion.Version
 	})
-	if i < 0 || !crd.Spec.Versions[i].Served || crd.Spec.Versions[i].Storage || crd.Spec.Versions[i].Subresources == nil || crd.Spec.Versions[i].Subresources.Status == nil {
-		t.Fatalf("versions %v, want %s served, with its status subresource, and not stored", crd.Spec.Versions, GroupVersion.Version)
+	if i < 0 || !crd.Spec.Versions[i].Served || !crd.Spec.Versions[i].Storage || crd.Spec.Versions[i].Subresources == nil || crd.Spec.Versions[i].Subresources.Status == nil {
+		t.Fatalf("version %s: found %v, want it served and stored, with its status subresource", GroupVersion.Version, i >= 0)
 	}
 	data := crd.Spec.Versions[i].Schema.OpenAPIV3Schema.Properties["spec"].Properties["data"]
 	if data.MaxProperties == nil || *data.MaxProperties != MaxDataKeys {

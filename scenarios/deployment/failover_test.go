@@ -93,7 +93,9 @@ var _ = Describe("The operator's Deployment", func() {
 		By("creating a Sample every 200 ms until the rollout is complete: a new Pod Ready, the old one gone")
 		created := 0
 		Eventually(ctx, func(g Gomega) {
-			g.Expect(d.Client.Create(ctx, samples.New(ns.Name, fmt.Sprintf("s%03d", created), fmt.Sprintf("message %d", created)))).To(Succeed())
+			// v1beta1, the version stored: a create needs no conversion, which the Pods rolling over
+			// serve only while one of them is Ready.
+			g.Expect(d.Client.Create(ctx, samples.NewData(ns.Name, fmt.Sprintf("s%03d", created), map[string]string{"message": fmt.Sprintf("message %d", created)}))).To(Succeed())
 			created++
 			deployment := &appsv1.Deployment{}
 			g.Expect(d.Client.Get(ctx, client.ObjectKeyFromObject(d.Manifests.Deployment), deployment)).To(Succeed())

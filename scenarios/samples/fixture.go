@@ -29,17 +29,22 @@ func NewFixture(ctx context.Context, c cluster.Cluster, opts ...harness.Change) 
 
 // CreateSample creates a v1alpha1 Sample called name with message in the fixture's namespace.
 // Stored as v1beta1, it converts through the operator's webhook, which on a cluster serves once
-// the operator is Ready (seconds after it reconciles, for an operator a spec before restarted):
-// the create is Gomega's wait, the API server's and the webhook's work, not the reconciler's.
-// Where the operator is down, create a v1beta1 Sample (CreateSampleData): it needs no conversion.
+// the operator's Pod is Ready: the create is Gomega's wait, up to ConversionReady, the API
+// server's and the webhook's work, not the reconciler's. Where the operator is down, or has just
+// restarted, create a v1beta1 Sample (CreateSampleData): it needs no conversion.
 func (f *Fixture) CreateSample(ctx context.Context, name, message string) *demov1alpha1.Sample {
 	GinkgoHelper()
 	sample := New(f.Namespace, name, message)
 	Eventually(ctx, func(g Gomega) {
 		g.Expect(client.IgnoreAlreadyExists(f.Client.Create(ctx, sample))).To(Succeed())
-	}).Should(Succeed())
+	}).WithTimeout(ConversionReady).Should(Succeed())
 	return sample
 }
+
+// ConversionReady bounds how long a conversion waits for the operator's webhook: on a cluster, an
+// operator a spec before restarted serves it once its Pod is Ready and in its Service's endpoints,
+// its readiness probe's delay and period after its start (the kind tier saw more than 10 s).
+const ConversionReady = time.Minute
 
 // CreateSampleData creates a v1beta1 Sample, the version stored, called name with spec.data data
 // in the fixture's namespace.
@@ -87,7 +92,7 @@ const Many = 2 * time.Minute
 func (f *Fixture) EventuallyEverySample(ctx context.Context, n int, status metav1.ConditionStatus, reason string) {
 	GinkgoHelper()
 	f.Eventually(ctx, func(g Gomega) {
-		list := &demov1alpha1.SampleList{}
+		list := &demov1beta1.SampleList{} // the version stored: no conversion, however many
 		g.Expect(f.Client.List(ctx, list, client.InNamespace(f.Namespace))).To(Succeed())
 		g.Expect(list.Items).To(HaveLen(n))
 		g.Expect(list.Items).To(HaveEach(HaveReady(status, reason)))

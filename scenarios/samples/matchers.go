@@ -9,9 +9,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	demov1beta1 "example.com/operator-demo/api/v1beta1"
 )
 
-// HaveReady matches a Sample (or a *Sample) whose Ready condition has status and reason for its
+// HaveReady matches a Sample of either version (or a *Sample) whose Ready condition has status and reason for its
 // current generation: what `kubectl get samples` shows in its READY and REASON columns.
 //
 //	Eventually(komega.Object(sample)).Should(samples.HaveReady(metav1.ConditionFalse, demov1alpha1.ReasonConfigMapConflict))
@@ -19,18 +20,25 @@ import (
 func HaveReady(status metav1.ConditionStatus, reason string) types.GomegaMatcher {
 	want := metav1.Condition{Type: demov1alpha1.ConditionReady, Status: status, Reason: reason}
 	return gcustom.MakeMatcher(func(actual any) (bool, error) {
-		var s *demov1alpha1.Sample
+		var (
+			generation, observed int64
+			conditions           []metav1.Condition
+		)
 		switch a := actual.(type) {
 		case *demov1alpha1.Sample:
-			s = a
+			generation, observed, conditions = a.Generation, a.Status.ObservedGeneration, a.Status.Conditions
 		case demov1alpha1.Sample:
-			s = &a
+			generation, observed, conditions = a.Generation, a.Status.ObservedGeneration, a.Status.Conditions
+		case *demov1beta1.Sample:
+			generation, observed, conditions = a.Generation, a.Status.ObservedGeneration, a.Status.Conditions
+		case demov1beta1.Sample:
+			generation, observed, conditions = a.Generation, a.Status.ObservedGeneration, a.Status.Conditions
 		default:
-			return false, fmt.Errorf("HaveReady matches a Sample, not %T", actual)
+			return false, fmt.Errorf("HaveReady matches a Sample of either version, not %T", actual)
 		}
-		ready := meta.FindStatusCondition(s.Status.Conditions, demov1alpha1.ConditionReady)
+		ready := meta.FindStatusCondition(conditions, demov1alpha1.ConditionReady)
 		return ready != nil && ready.Status == status && ready.Reason == reason &&
-			ready.ObservedGeneration == s.Generation && s.Status.ObservedGeneration == s.Generation, nil
+			ready.ObservedGeneration == generation && observed == generation, nil
 	}).WithTemplate("Expected Sample {{.Actual.Name}}, at generation {{.Actual.Generation}}, {{.To}} report "+
 		"Ready={{.Data.Status}}, reason {{.Data.Reason}}, for that generation. Its status:\n{{format .Actual.Status 1}}", want)
 }

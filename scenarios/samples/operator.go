@@ -7,7 +7,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	demov1beta1 "example.com/operator-demo/api/v1beta1"
 	"example.com/operator-demo/controllers"
 	"example.com/operator-demo/testing/harness"
 	"example.com/operator-demo/testing/harness/operator"
@@ -29,7 +29,7 @@ var Operator = operator.Subject{
 	// admission webhook, so no webhook configuration to install (WebhookManifests holds none).
 	Webhooks:         controllers.SetupWebhooks,
 	WebhookManifests: []string{"scenarios/samples/webhooks"},
-	Kind:             &demov1alpha1.Sample{},
+	Kind:             &demov1beta1.Sample{},
 	Owned:            []client.Object{&corev1.ConfigMap{}},
 }
 

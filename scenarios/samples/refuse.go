@@ -126,8 +126,8 @@ func withoutConfigMapVerb(rules []rbacv1.PolicyRule, verb string) []rbacv1.Polic
 }
 
 // ForbidConfigMaps gives the operator that the fixture then runs a user of its own, whose RBAC is
-// what config/rbac grants (OperatorRole) minus verb on ConfigMaps ("patch": it may create its
-// ConfigMaps, never change one): a ClusterRole, bound to that user, that the API server enforces
+// what config/rbac grants (OperatorRole) minus verb on ConfigMaps ("patch": it may write none, each
+// write being a server-side apply): a ClusterRole, bound to that user, that the API server enforces
 // before the option is returned. Pass the option to NewFixture: the operator's client impersonates
 // the user (only an operator in the test process can: label the spec
 // tiers.NeedsInProcessOperator). The returned func grants verb back, all that config/rbac grants;

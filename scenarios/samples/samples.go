@@ -118,7 +118,7 @@ var Managed = client.MatchingLabels{controllers.ManagedByLabel: controllers.Mana
 
 // CountSynced counts the Samples in namespace that are synced, as Synced says.
 func CountSynced(ctx context.Context, c client.Client, namespace string) (int, error) {
-	samples := &demov1alpha1.SampleList{}
+	samples := &demov1beta1.SampleList{} // the version stored: no conversion, however many
 	cms := &corev1.ConfigMapList{}
 	if err := c.List(ctx, samples, client.InNamespace(namespace)); err != nil {
 		return 0, err

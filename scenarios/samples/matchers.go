@@ -9,7 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
-	demov1beta1 "example.com/operator-demo/api/v1beta1"
 )
 
 // HaveReady matches a Sample of either version (or a *Sample) whose Ready condition has status and reason for its
@@ -20,21 +19,9 @@ import (
 func HaveReady(status metav1.ConditionStatus, reason string) types.GomegaMatcher {
 	want := metav1.Condition{Type: demov1alpha1.ConditionReady, Status: status, Reason: reason}
 	return gcustom.MakeMatcher(func(actual any) (bool, error) {
-		var (
-			generation, observed int64
-			conditions           []metav1.Condition
-		)
-		switch a := actual.(type) {
-		case *demov1alpha1.Sample:
-			generation, observed, conditions = a.Generation, a.Status.ObservedGeneration, a.Status.Conditions
-		case demov1alpha1.Sample:
-			generation, observed, conditions = a.Generation, a.Status.ObservedGeneration, a.Status.Conditions
-		case *demov1beta1.Sample:
-			generation, observed, conditions = a.Generation, a.Status.ObservedGeneration, a.Status.Conditions
-		case demov1beta1.Sample:
-			generation, observed, conditions = a.Generation, a.Status.ObservedGeneration, a.Status.Conditions
-		default:
-			return false, fmt.Errorf("HaveReady matches a Sample of either version, not %T", actual)
+		_, generation, observed, conditions, err := read(actual)
+		if err != nil {
+			return false, fmt.Errorf("HaveReady: %w", err)
 		}
 		ready := meta.FindStatusCondition(conditions, demov1alpha1.ConditionReady)
 		return ready != nil && ready.Status == status && ready.Reason == reason &&

@@ -53,18 +53,9 @@ func ConfigMapOf(sample client.Object) *corev1.ConfigMap {
 // message is its key "message"), and the Sample reports Ready=True, reason Synced, for its current
 // generation.
 func Synced(sample client.Object, cm *corev1.ConfigMap) error {
-	var (
-		data       map[string]string
-		observed   int64
-		conditions []metav1.Condition
-	)
-	switch s := any(sample).(type) {
-	case *demov1alpha1.Sample:
-		data, observed, conditions = map[string]string{demov1alpha1.MessageKey: s.Spec.Message}, s.Status.ObservedGeneration, s.Status.Conditions
-	case *demov1beta1.Sample:
-		data, observed, conditions = s.Spec.Data, s.Status.ObservedGeneration, s.Status.Conditions
-	default:
-		return fmt.Errorf("%T is not a Sample of either version", sample)
+	data, _, observed, conditions, err := read(sample)
+	if err != nil {
+		return err
 	}
 	for _, key := range slices.Sorted(maps.Keys(data)) {
 		got, ok := cm.Data[key]
@@ -83,6 +74,24 @@ func Synced(sample client.Object, cm *corev1.ConfigMap) error {
 		return fmt.Errorf("the Ready condition of Sample %s is not True, reason %s: %+v", sample.GetName(), demov1alpha1.ReasonSynced, ready)
 	}
 	return nil
+}
+
+// read is what the checks read of a Sample of either version, as a value or a pointer: its data
+// (v1alpha1's message is its key "message"), its generation, the generation its status observed,
+// and its conditions.
+func read(sample any) (data map[string]string, generation, observed int64, conditions []metav1.Condition, err error) {
+	switch s := sample.(type) {
+	case demov1alpha1.Sample:
+		return read(&s)
+	case demov1beta1.Sample:
+		return read(&s)
+	case *demov1alpha1.Sample:
+		return map[string]string{demov1alpha1.MessageKey: s.Spec.Message}, s.Generation, s.Status.ObservedGeneration, s.Status.Conditions, nil
+	case *demov1beta1.Sample:
+		return s.Spec.Data, s.Generation, s.Status.ObservedGeneration, s.Status.Conditions, nil
+	default:
+		return nil, 0, 0, nil, fmt.Errorf("%T is not a Sample of either version", sample)
+	}
 }
 
 // messageDiff is message a as a failure shows it beside b: quoted whole when short; when long, its

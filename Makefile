@@ -11,9 +11,10 @@ CONTAINER_TOOL ?= docker
 KUBERNETES_VERSIONS_FILE := hack/k8sbin/kubernetes-versions.txt
 # kubernetes-version MINOR,FIELD: field 2 (the source release) or 3 (kind's node image) of MINOR.
 kubernetes-version = $(shell awk '$$1 == "$(1)" {print $$$(2)}' $(KUBERNETES_VERSIONS_FILE))
-# ENVTEST_K8S_VERSION: the minor the tests run on, go.mod's k8s.io/api's (v0.37.2: 1.37) or the file's.
+# ENVTEST_K8S_VERSION: the minor the tests run on, go.mod's k8s.io/api's (v0.37.2: 1.37) or the file's;
+# exported: the scenarios leave out what an older minor lacks (testing/e2e/tiers).
 GO_MOD_K8S_MINOR := $(shell go list -m -f '{{.Version}}' k8s.io/api | sed -E 's/^v0\.([0-9]+)\..*/1.\1/')
-ENVTEST_K8S_VERSION ?= $(GO_MOD_K8S_MINOR)
+export ENVTEST_K8S_VERSION ?= $(GO_MOD_K8S_MINOR)
 K8S_VERSION ?= $(call kubernetes-version,$(ENVTEST_K8S_VERSION),2)
 KIND_NODE_IMAGE ?= $(call kubernetes-version,$(ENVTEST_K8S_VERSION),3)
 

@@ -9,9 +9,12 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/version"
 
 	"example.com/operator-demo/testing/harness/cluster"
 	"example.com/operator-demo/testing/harness/operator"
@@ -23,6 +26,10 @@ const (
 	Env = "SCENARIOS_TIER"
 	// ProviderEnv chooses the e2e tier's cluster: ProviderLocal (the default) or ProviderKind.
 	ProviderEnv = "E2E_PROVIDER"
+	// MinorEnv names the Kubernetes minor the cluster runs ("1.37"), as the Makefile's
+	// ENVTEST_K8S_VERSION does (unset: the newest supported): a minor older than a label's
+	// feature leaves its scenarios out (SinceMinor).
+	MinorEnv = "ENVTEST_K8S_VERSION"
 
 	// Envtest: etcd and kube-apiserver started for the suite, an operator in the test process for
 	// each spec.
@@ -46,7 +53,17 @@ const (
 	// NeedsGarbageCollector marks a scenario that watches the garbage collector delete a
 	// dependent: envtest runs no kube-controller-manager, the e2e tier does.
 	NeedsGarbageCollector = "garbage-collector"
+	// NeedsStorageVersionMigrator marks a scenario that migrates what is stored through a
+	// StorageVersionMigration (storagemigration.k8s.io/v1, Kubernetes 1.37), which
+	// kube-controller-manager's storage version migrator carries out: envtest runs none.
+	NeedsStorageVersionMigrator = "storage-version-migrator"
 )
+
+// SinceMinor is the first Kubernetes minor that has what a label needs, for the labels that only
+// the newest minors serve: every tier leaves them out on an older one. 1.35 and 1.36 have the
+// storage version migrator as a beta, off unless a cluster's administrator turns it on
+// (docs/api-versions.md says how they migrate).
+var SinceMinor = map[string]*version.Version{NeedsStorageVersionMigrator: version.MajorMinor(1, 37)}
 
 // Tier is a place the scenarios run.
 type Tier struct {
@@ -61,14 +78,32 @@ type Tier struct {
 
 // All are the places the scenarios run, cheapest first.
 var All = []Tier{
-	{Name: "envtest", Provider: Envtest, Excludes: []string{NeedsGarbageCollector, NeedsKill}},
+	{Name: "envtest", Provider: Envtest, Excludes: []string{NeedsGarbageCollector, NeedsKill, NeedsStorageVersionMigrator}},
 	{Name: "e2e local", Provider: ProviderLocal, Excludes: []string{NeedsInProcessOperator}},
 	{Name: "e2e kind", Provider: ProviderKind, Excludes: []string{NeedsInProcessOperator}},
 }
 
 // Current is the tier that $SCENARIOS_TIER (default envtest) and $E2E_PROVIDER (default local)
-// name.
+// name, on the minor $ENVTEST_K8S_VERSION names: it excludes too the labels that need a newer one.
 func Current() (Tier, error) {
+	tier, err := current()
+	if err != nil || os.Getenv(MinorEnv) == "" {
+		return tier, err
+	}
+	minor, err := version.ParseGeneric(os.Getenv(MinorEnv))
+	if err != nil {
+		return Tier{}, fmt.Errorf("%s=%q: %w", MinorEnv, os.Getenv(MinorEnv), err)
+	}
+	for _, label := range slices.Sorted(maps.Keys(SinceMinor)) {
+		if minor.LessThan(SinceMinor[label]) && tier.Runs(label) {
+			tier.Excludes = append(slices.Clone(tier.Excludes), label)
+		}
+	}
+	return tier, nil
+}
+
+// current is the tier that $SCENARIOS_TIER and $E2E_PROVIDER name, whatever the minor.
+func current() (Tier, error) {
 	provider := Envtest
 	switch tier := os.Getenv(Env); tier {
 	case "", Envtest:

@@ -10,22 +10,25 @@ import (
 
 func TestLabelFilterLeavesOutWhatTheTierCannotRun(t *testing.T) {
 	tests := []struct {
-		tier, provider, filter, want string
+		tier, provider, minor, filter, want string
 	}{
-		{"", "", "", "!garbage-collector && !kill"},
-		{"envtest", "", "create || update", "(create || update) && !garbage-collector && !kill"},
-		{"e2e", "", "", "!in-process"},
-		{"e2e", "kind", "gc", "(gc) && !in-process"},
+		{"", "", "", "", "!garbage-collector && !kill && !storage-version-migrator"},
+		{"envtest", "", "1.37", "create || update", "(create || update) && !garbage-collector && !kill && !storage-version-migrator"},
+		{"e2e", "", "", "", "!in-process"},
+		{"e2e", "kind", "1.37", "gc", "(gc) && !in-process"},
+		{"e2e", "kind", "1.36", "", "!in-process && !storage-version-migrator"},
+		{"e2e", "local", "1.35", "", "!in-process && !storage-version-migrator"},
 	}
 	for _, tt := range tests {
 		t.Setenv(Env, tt.tier)
 		t.Setenv(ProviderEnv, tt.provider)
+		t.Setenv(MinorEnv, tt.minor)
 		tier, err := Current()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := tier.LabelFilter(tt.filter); got != tt.want {
-			t.Errorf("%s=%q %s=%q: LabelFilter(%q) = %q, want %q", Env, tt.tier, ProviderEnv, tt.provider, tt.filter, got, tt.want)
+			t.Errorf("%s=%q %s=%q %s=%q: LabelFilter(%q) = %q, want %q", Env, tt.tier, ProviderEnv, tt.provider, MinorEnv, tt.minor, tt.filter, got, tt.want)
 		}
 	}
 }
@@ -39,13 +42,14 @@ func TestRuns(t *testing.T) {
 	}
 }
 
-// TestAnUnknownTierIsAnError: a misspelt tier or provider is said, not taken for the default.
+// TestAnUnknownTierIsAnError: a misspelt tier, provider or minor is said, not taken for the default.
 func TestAnUnknownTierIsAnError(t *testing.T) {
-	for _, env := range [][2]string{{"e2f", ""}, {E2E, "kinda"}} {
+	for _, env := range [][3]string{{"e2f", "", ""}, {E2E, "kinda", ""}, {E2E, "kind", "1.x"}} {
 		t.Setenv(Env, env[0])
 		t.Setenv(ProviderEnv, env[1])
+		t.Setenv(MinorEnv, env[2])
 		if tier, err := Current(); err == nil {
-			t.Errorf("%s=%q %s=%q: ran on %q, want an error", Env, env[0], ProviderEnv, env[1], tier.Provider)
+			t.Errorf("%s=%q %s=%q %s=%q: ran on %q, want an error", Env, env[0], ProviderEnv, env[1], MinorEnv, env[2], tier.Provider)
 		}
 	}
 }

@@ -34,8 +34,9 @@ const (
 
 // LocalCluster is a control plane on loopback that does what a real cluster does for this
 // operator: envtest's etcd and kube-apiserver (RBAC on), plus kube-controller-manager running the
-// garbage collector and the namespace, service-account, deployment and replicaset controllers.
-// It is the e2e tier where Docker is absent.
+// garbage collector, the namespace, service-account, deployment and replicaset controllers, and
+// the storage version migrator (on by default since Kubernetes 1.37; an older minor's leaves
+// itself off). It is the e2e tier where Docker is absent.
 type LocalCluster struct {
 	*envtest.Environment
 	// Dir holds the kubeconfigs and every component's log.
@@ -100,7 +101,7 @@ func Start(dir string, crds []string) (_ *LocalCluster, err error) {
 	}
 	if lc.kcm, err = startProcess("kube-controller-manager", filepath.Join(lc.Dir, "kube-controller-manager.log"), 10*time.Second, kcmBinary,
 		"--kubeconfig="+lc.AdminKubeconfig,
-		"--controllers=garbagecollector,namespace,serviceaccount,deployment,replicaset",
+		"--controllers=garbagecollector,namespace,serviceaccount,deployment,replicaset,storage-version-migrator-controller",
 		"--leader-elect=false",
 		"--use-service-account-credentials=false",
 		"--secure-port=0",

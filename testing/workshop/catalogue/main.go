@@ -7,6 +7,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -54,8 +55,15 @@ var page = template.Must(template.New("catalogue").Funcs(template.FuncMap{
 	"link": func(s *scenario) string {
 		return fmt.Sprintf("[%s](#%s)", s.Title, strings.ReplaceAll(strings.ToLower(s.Title), " ", "-"))
 	},
-	"join":    func(items []string) string { return strings.Join(items, ", ") },
-	"tiers":   func() []tiers.Tier { return tiers.All },
+	"join":  func(items []string) string { return strings.Join(items, ", ") },
+	"tiers": func() []tiers.Tier { return tiers.All },
+	"since": func() []string {
+		since := make([]string, 0, len(tiers.SinceMinor))
+		for _, label := range slices.Sorted(maps.Keys(tiers.SinceMinor)) {
+			since = append(since, fmt.Sprintf("`%s` before %d.%d", label, tiers.SinceMinor[label].Major(), tiers.SinceMinor[label].Minor()))
+		}
+		return since
+	},
 	"mutants": func() []mutants.Mutant { return mutants.All },
 }).Parse(layout))
 

@@ -68,18 +68,20 @@ func RunScenarios(t GinkgoTestingT, description string, args ...any) bool {
 //	var suiteCluster cluster.Cluster
 //	var _ = harness.ShareCluster(&suiteCluster, myoperator.Subject, cluster.StartControlPlane)
 func ShareCluster(into *cluster.Cluster, subject operator.Subject, start cluster.Provider) bool {
-	return SynchronizedBeforeSuite(func(ctx SpecContext) []byte { return startShared(ctx, into, subject, start) },
-		func(kubeconfig []byte) { attach(into, kubeconfig, subject) })
+	return SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
+		kubeconfig := startShared(ctx, into, subject, start)
+		DeferCleanup(into.Stop)
+		return kubeconfig
+	}, func(kubeconfig []byte) { attach(into, kubeconfig, subject) })
 }
 
-// startShared is what ShareCluster does in the first process.
+// startShared is what ShareCluster does in the first process, its cleanup aside. This process
+// keeps the cluster it started, while the others attach: the webhooks it serves for them all
+// (Cluster.Webhooks) are this process's to take down.
 func startShared(ctx context.Context, into *cluster.Cluster, subject operator.Subject, start cluster.Provider) []byte {
 	started, kubeconfig, err := start(ctx, subject)
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(started.Stop)
-	if kubeconfig == nil {
-		*into = *started
-	}
+	*into = *started
 	return kubeconfig
 }
 

@@ -129,3 +129,21 @@ func TestAClusterThatCannotStartFailsTheSuiteWithWhy(t *testing.T) {
 		t.Errorf("a cluster that cannot start failed the suite with %v, want the provider's error", err)
 	}
 }
+
+// TestTheFirstProcessKeepsTheClusterItStarted: the process that starts the suite's cluster holds
+// it, as its provider returned it, even where the others attach through a kubeconfig: the webhooks
+// it serves for every process (Cluster.Webhooks) are its to take down.
+func TestTheFirstProcessKeepsTheClusterItStarted(t *testing.T) {
+	RegisterTestingT(t)
+	served := &cluster.Webhooks{}
+	var into cluster.Cluster
+	var kubeconfig []byte
+	err := InterceptGomegaFailure(func() {
+		kubeconfig = startShared(context.Background(), &into, operator.Subject{}, func(context.Context, operator.Subject) (*cluster.Cluster, []byte, error) {
+			return &cluster.Cluster{Webhooks: served, Stop: func() error { return nil }}, []byte("the others attach with this"), nil
+		})
+	})
+	if err != nil || into.Webhooks != served || string(kubeconfig) != "the others attach with this" {
+		t.Errorf("the first process holds %+v and hands the others %q (failure: %v), want the cluster it started and its kubeconfig", into, kubeconfig, err)
+	}
+}

@@ -43,6 +43,11 @@ type Cluster struct {
 	// CollectsGarbage says that a garbage collector deletes what an object owned once it is gone
 	// (on envtest none runs).
 	CollectsGarbage bool
+	// Webhooks are the subject's webhooks where this test process serves them for every spec
+	// (envtest: in the process that started the control plane, Ginkgo's first; the local e2e
+	// tier); nil where the operator serves them itself (a cluster it is deployed to, where
+	// RunOperator's Down takes them down with it), or in a process that does not serve them.
+	Webhooks *Webhooks
 	// Stop releases the cluster.
 	Stop func() error
 }
@@ -76,16 +81,62 @@ func StartControlPlane(_ context.Context, subject operator.Subject) (*Cluster, [
 	if err != nil {
 		return nil, nil, err
 	}
-	stopWebhooks, err := serve(env.Config, subject, &env.WebhookInstallOptions, crds)
+	served, err := NewWebhooks(func() (func() error, error) {
+		return serve(env.Config, subject, &env.WebhookInstallOptions, crds)
+	})
 	if err != nil {
 		return nil, nil, errors.Join(err, env.Stop())
 	}
-	stop := func() error { return errors.Join(stopWebhooks(), env.Stop()) }
+	stop := func() error { return errors.Join(served.Down(), env.Stop()) }
 	c, err := OnControlPlane(env.Config, subject, stop)
 	if err != nil {
 		return nil, nil, errors.Join(err, stop())
 	}
+	c.Webhooks = served
 	return c, env.KubeConfig, nil
+}
+
+// Webhooks are a subject's webhooks that the test process serves, for every spec of the run, and
+// that a spec may take down as a cluster's go down with the operator's Pods: then every request
+// that needs one (a conversion, an admission) fails, as it does there. They serve every spec, so
+// only a spec that runs alone (Ginkgo's Serial, in the process that serves them) may take them
+// down, and it brings them up again.
+type Webhooks struct {
+	serve func() (stop func() error, err error)
+	stop  func() error // nil while down
+}
+
+// NewWebhooks serves webhooks with serve, which returns once they answer, and returns them up.
+func NewWebhooks(serve func() (stop func() error, err error)) (*Webhooks, error) {
+	w := &Webhooks{serve: serve}
+	return w, w.Up()
+}
+
+// Down stops serving them and waits until they have stopped. Webhooks that are down stay so.
+func (w *Webhooks) Down() error {
+	if w.stop == nil {
+		return nil
+	}
+	stop := w.stop
+	w.stop = nil
+	if err := stop(); err != nil {
+		return fmt.Errorf("stop serving the webhooks: %w", err)
+	}
+	return nil
+}
+
+// Up serves them again as they were served first, and returns once they answer. Webhooks that
+// are up stay so.
+func (w *Webhooks) Up() error {
+	if w.stop != nil {
+		return nil
+	}
+	stop, err := w.serve()
+	if err != nil {
+		return err
+	}
+	w.stop = stop
+	return nil
 }
 
 // Attach returns the cluster that another process's Provider started, from the kubeconfig it

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,15 +107,7 @@ func widgets(v1, v2 runtime.Object) *runtime.Scheme {
 // the update.
 func TestStartControlPlaneServesConversion(t *testing.T) {
 	ctx := context.Background()
-	c, _, err := StartControlPlane(ctx, converting)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := c.Stop(); err != nil {
-			t.Errorf("Stop: %v", err)
-		}
-	})
+	c := startControlPlane(t, converting)
 
 	inV2 := createV2(ctx, t, c.Client)
 	crd := &apiextensionsv1.CustomResourceDefinition{}
@@ -244,15 +237,7 @@ func TestStartControlPlaneServesAConverterOfTheWebhooks(t *testing.T) {
 // in v2 reads back converted in v1.
 func TestWebhooksServedOnAControlPlaneStartedWithoutThem(t *testing.T) {
 	ctx := context.Background()
-	c, _, err := StartControlPlane(ctx, operator.Subject{Scheme: converting.Scheme, CRDs: converting.CRDs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := c.Stop(); err != nil {
-			t.Errorf("Stop: %v", err)
-		}
-	})
+	c := startControlPlane(t, operator.Subject{Scheme: converting.Scheme, CRDs: converting.CRDs})
 	configurations := &metav1.PartialObjectMetadataList{} // the subject's scheme knows only Widgets
 	configurations.SetGroupVersionKind(admissionregistrationv1.SchemeGroupVersion.WithKind("MutatingWebhookConfigurationList"))
 	if err := c.Client.List(ctx, configurations); err != nil || len(configurations.Items) != 0 {
@@ -283,6 +268,21 @@ func TestWebhooksServedOnAControlPlaneStartedWithoutThem(t *testing.T) {
 	}
 }
 
+// startControlPlane is StartControlPlane's cluster with subject in it, stopped when t ends.
+func startControlPlane(t *testing.T, subject operator.Subject) *Cluster {
+	t.Helper()
+	c, _, err := StartControlPlane(context.Background(), subject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Errorf("Stop: %v", err)
+		}
+	})
+	return c
+}
+
 // createV2 creates a v2 Widget whose spec.scale.replicas is 3.
 func createV2(ctx context.Context, t *testing.T, c client.Client) *widgetV2 {
 	t.Helper()
@@ -304,4 +304,35 @@ func readsInV1(ctx context.Context, c client.Client, inV2 *widgetV2) error {
 		return fmt.Errorf("the v2 Widget read in v1 has spec.replicas %d, want its spec.scale.replicas, 3", asV1.Spec.Replicas)
 	}
 	return nil
+}
+
+// TestWebhooksDownAsWithTheOperatorDown: the webhooks that the test process serves go down as a
+// cluster's go with the operator's Pods (Webhooks.Down): a read that needs a conversion then
+// fails, saying so, while one that needs none still answers; Webhooks.Up serves them again, and a
+// conversion answers as soon as it returns. Either, called twice, changes nothing the second time.
+func TestWebhooksDownAsWithTheOperatorDown(t *testing.T) {
+	ctx := context.Background()
+	c := startControlPlane(t, converting)
+	inV2 := createV2(ctx, t, c.Client)
+
+	for range 2 {
+		if err := c.Webhooks.Down(); err != nil {
+			t.Fatalf("Down: %v", err)
+		}
+	}
+	if err := readsInV1(ctx, c.Client, inV2); err == nil || !strings.Contains(err.Error(), "conversion webhook") {
+		t.Errorf("with the webhooks down, a read in v1: %v; want the API server's failed conversion webhook", err)
+	}
+	if err := c.Client.Get(ctx, client.ObjectKeyFromObject(inV2), &widgetV2{}); err != nil {
+		t.Errorf("with the webhooks down, a read in v2, the version stored: %v; want it read", err)
+	}
+
+	for range 2 {
+		if err := c.Webhooks.Up(); err != nil {
+			t.Fatalf("Up: %v", err)
+		}
+	}
+	if err := readsInV1(ctx, c.Client, inV2); err != nil {
+		t.Errorf("once Up has returned: %v", err)
+	}
 }

@@ -65,14 +65,15 @@ func Start(ctx context.Context, subject operator.Subject) (*cluster.Cluster, []b
 		return nil, nil, fmt.Errorf("apply the CRDs of %v to the warm control plane: %w", crds, err)
 	}
 	controlplane.WaitPastCreateHoldBack(cfg, installed)
-	stopWebhooks, err := cluster.ServeWebhooks(cfg, subject)
+	served, err := cluster.NewWebhooks(func() (func() error, error) { return cluster.ServeWebhooks(cfg, subject) })
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := cluster.OnControlPlane(cfg, subject, stopWebhooks)
+	c, err := cluster.OnControlPlane(cfg, subject, served.Down)
 	if err != nil {
-		return nil, nil, errors.Join(err, stopWebhooks())
+		return nil, nil, errors.Join(err, served.Down())
 	}
+	c.Webhooks = served
 	return c, attachment, nil
 }
 

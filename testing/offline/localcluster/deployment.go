@@ -31,7 +31,8 @@ type LocalDeployment struct {
 	// MetricsToken is the token of a ServiceAccount bound to the metrics-reader role;
 	// MetricsURL, where the operator serves its metrics; OperatorLog, where it logs.
 	MetricsToken, MetricsURL, OperatorLog string
-	stopWebhooks                          func() error
+	// Webhooks are the subject's, served from this process (StartDeployment).
+	Webhooks *cluster.Webhooks
 }
 
 // E2E is the e2e tier without a node: the binary $E2E_OPERATOR_BINARY playing the Deployment on a
@@ -46,7 +47,9 @@ func E2E(ctx context.Context, subject operator.Subject) (*cluster.Cluster, []byt
 	if err != nil {
 		return nil, nil, err
 	}
-	return e2e.New(d.Config, d.Client, d.Operator, d.Stop), nil, nil
+	c := e2e.New(d.Config, d.Client, d.Operator, d.Stop)
+	c.Webhooks = d.Webhooks
+	return c, nil, nil
 }
 
 // StartDeployment starts a LocalCluster in dir and deploys binary, which runs subject, into it.
@@ -63,11 +66,11 @@ func StartDeployment(ctx context.Context, dir, binary string, subject operator.S
 		return nil, err
 	}
 	d := &LocalDeployment{LocalCluster: lc, OperatorLog: filepath.Join(lc.Dir, "operator.log")}
-	if d.stopWebhooks, err = cluster.ServeWebhooks(lc.Config, subject); err != nil {
+	if d.Webhooks, err = cluster.NewWebhooks(func() (func() error, error) { return cluster.ServeWebhooks(lc.Config, subject) }); err != nil {
 		return nil, errors.Join(err, lc.Stop())
 	}
 	if err := d.deploy(ctx, binary, subject); err != nil {
-		return nil, errors.Join(err, d.stopWebhooks(), lc.Stop())
+		return nil, errors.Join(err, d.Webhooks.Down(), lc.Stop())
 	}
 	return d, nil
 }
@@ -140,5 +143,5 @@ func (d *LocalDeployment) deploy(ctx context.Context, binary string, subject ope
 
 // Stop stops the operator, then the webhooks and the cluster.
 func (d *LocalDeployment) Stop() error {
-	return errors.Join(d.Operator.Down(), d.stopWebhooks(), d.LocalCluster.Stop())
+	return errors.Join(d.Operator.Down(), d.Webhooks.Down(), d.LocalCluster.Stop())
 }

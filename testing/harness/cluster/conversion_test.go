@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -334,5 +335,22 @@ func TestWebhooksDownAsWithTheOperatorDown(t *testing.T) {
 	}
 	if err := readsInV1(ctx, c.Client, inV2); err != nil {
 		t.Errorf("once Up has returned: %v", err)
+	}
+}
+
+// TestWebhooksThatCannotStopOrServeSayWhy: Down passes on, saying what failed, the error of the
+// stop that serving returned; NewWebhooks (and so Up) passes on serve's.
+func TestWebhooksThatCannotStopOrServeSayWhy(t *testing.T) {
+	stuck := errors.New("the server did not shut down")
+	w, err := NewWebhooks(func() (func() error, error) { return func() error { return stuck }, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Down(); !errors.Is(err, stuck) || !strings.Contains(err.Error(), "stop serving the webhooks") {
+		t.Errorf("Down of webhooks that cannot stop: %v; want it to say it could not stop serving them, and why", err)
+	}
+	taken := errors.New("the port is taken")
+	if _, err := NewWebhooks(func() (func() error, error) { return nil, taken }); !errors.Is(err, taken) {
+		t.Errorf("webhooks that cannot be served: %v; want serve's error", err)
 	}
 }

@@ -35,7 +35,7 @@ var _ = Describe("Sample", Label("operator-down"), Serial, func() {
 	Context("when the operator is down", func() {
 		// Characterization: written after the outage it shows, because what fails then is the API
 		// server's call of the conversion webhook, not the operator's code: it pins that the
-		// operator, back up, converts the Sample as before.
+		// Sample, the webhook back up, converts as before.
 		It("cannot be read as v1alpha1, while v1beta1, the version stored, reads as before; and reads as v1alpha1 again once the operator is back", Label("characterization"), func(ctx SpecContext) {
 			f := samples.NewFixture(ctx, suiteCluster)
 			sample := f.CreateSample(ctx, "down", "hello world")
@@ -47,8 +47,8 @@ var _ = Describe("Sample", Label("operator-down"), Serial, func() {
 			// Where this test process serves the webhooks for the operator (envtest, the local
 			// e2e tier), they go down with it, as they do on a cluster with the operator's Pods.
 			if webhooks := suiteCluster.Webhooks; webhooks != nil {
+				DeferCleanup(webhooks.Up) // before Down: a Down that fails half-way leaves them down
 				Expect(webhooks.Down()).To(Succeed())
-				DeferCleanup(webhooks.Up)
 			}
 
 			By("reading it as v1alpha1: the API server cannot convert it")

@@ -62,7 +62,8 @@ func RunScenarios(t GinkgoTestingT, description string, args ...any) bool {
 
 // ShareCluster is the suite's SynchronizedBeforeSuite. The first test process starts the cluster
 // with start (cluster.StartControlPlane: envtest's), subject the operator under test, and stops
-// it once every process has finished; every process attaches to it and sets *into and komega's
+// it once every process has finished; it keeps the Cluster start returned (with the webhooks it
+// serves for them all), and every other process attaches to it; each sets *into and komega's
 // client. With `ginkgo -p` the processes share one control plane.
 //
 //	var suiteCluster cluster.Cluster

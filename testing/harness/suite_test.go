@@ -81,9 +81,8 @@ func TestSetDefaultsWritesTheLogToTheSpecsOutput(t *testing.T) {
 	}
 }
 
-// TestEveryProcessAttachesToTheSuitesCluster: in a process that did not start the cluster (or
-// whose provider serves every process through a kubeconfig), ShareCluster attaches to the
-// cluster that kubeconfig reaches, and fails, saying why, where there is none; a process that
+// TestEveryProcessAttachesToTheSuitesCluster: in a process that did not start the cluster,
+// ShareCluster attaches to the cluster that the first process's kubeconfig reaches, and fails, saying why, where there is none; a process that
 // holds its cluster keeps it. komega reads the cluster the process holds.
 func TestEveryProcessAttachesToTheSuitesCluster(t *testing.T) {
 	RegisterTestingT(t)

@@ -97,11 +97,14 @@ func StartControlPlane(_ context.Context, subject operator.Subject) (*Cluster, [
 }
 
 // Webhooks are a subject's webhooks that the test process serves, for every spec of the run, and
-// that a spec may take down as a cluster's go down with the operator's Pods: then every request
-// that needs one (a conversion, an admission) fails, as it does there. They serve every spec, so
-// only a spec that runs alone (Ginkgo's Serial, in the process that serves them) may take them
-// down, and it brings them up again.
+// that a spec may take down as a cluster's go down with the operator's Pods: then every
+// conversion through them fails, as it does there. (Admission differs: where ServeWebhooks
+// installed the webhook configurations, a warm control plane's or the local tier's, Down removes
+// them, and the API server admits without asking.) They serve every spec, so only a spec that
+// runs alone (Ginkgo's Serial, in the process that serves them) may take them down, and it brings
+// them up again. Down and Up wait for each other: a cleanup's Up after an interrupted one's.
 type Webhooks struct {
+	mu    sync.Mutex
 	serve func() (stop func() error, err error)
 	stop  func() error // nil while down
 }
@@ -114,6 +117,8 @@ func NewWebhooks(serve func() (stop func() error, err error)) (*Webhooks, error)
 
 // Down stops serving them and waits until they have stopped. Webhooks that are down stay so.
 func (w *Webhooks) Down() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.stop == nil {
 		return nil
 	}
@@ -128,6 +133,8 @@ func (w *Webhooks) Down() error {
 // Up serves them again as they were served first, and returns once they answer. Webhooks that
 // are up stay so.
 func (w *Webhooks) Up() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.stop != nil {
 		return nil
 	}

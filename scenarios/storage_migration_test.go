@@ -3,7 +3,6 @@ package scenarios
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"time"
 
@@ -15,18 +14,15 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apiserver/pkg/endpoints/discovery"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
+	endpoints "k8s.io/apiserver/pkg/endpoints/discovery"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	demov1beta1 "example.com/operator-demo/api/v1beta1"
 	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/testing/e2e/tiers"
-	"example.com/operator-demo/testing/harness/controlplane"
 )
 
 // Storage migration: Samples stored as v1alpha1, before v1beta1 was the storage version, are
@@ -58,13 +54,17 @@ import (
 var _ = Describe("Sample", Label("storage-migration", tiers.NeedsStorageVersionMigrator), Serial, Ordered, func() {
 	// crds reads and writes the cluster's CRDs and StorageVersionMigrations: each spec here changes
 	// the Sample CRD that every spec shares, which is why they run alone (Serial) and put it back.
+	// api reads the API server's discovery, and reads Samples as a client of one version does.
 	var crds client.Client
+	var api discovery.DiscoveryInterface
 	BeforeAll(func() {
 		scheme := runtime.NewScheme()
 		Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
 		Expect(storagemigrationv1.AddToScheme(scheme)).To(Succeed())
 		var err error
 		crds, err = client.New(suiteCluster.Config, client.Options{Scheme: scheme})
+		Expect(err).NotTo(HaveOccurred())
+		api, err = discovery.NewDiscoveryClientForConfig(suiteCluster.Config)
 		Expect(err).NotTo(HaveOccurred())
 	})
 
@@ -84,9 +84,9 @@ var _ = Describe("Sample", Label("storage-migration", tiers.NeedsStorageVersionM
 			setVersion(ctx, crds, "v1alpha1", func(v *apiextensionsv1.CustomResourceDefinitionVersion) { v.Storage = true })
 			DeferCleanup(func(ctx SpecContext) {
 				setVersion(ctx, crds, "v1beta1", func(v *apiextensionsv1.CustomResourceDefinitionVersion) { v.Storage = true })
-				eventuallyStoredAs(ctx, suiteCluster.Config, "v1beta1")
+				eventuallyStoredAs(ctx, api, "v1beta1")
 			})
-			eventuallyStoredAs(ctx, suiteCluster.Config, "v1alpha1")
+			eventuallyStoredAs(ctx, api, "v1alpha1")
 			data := []map[string]string{
 				{demov1alpha1.MessageKey: "hello world"},
 				{demov1alpha1.MessageKey: "hello world", "colour": "blue"},
@@ -102,7 +102,7 @@ var _ = Describe("Sample", Label("storage-migration", tiers.NeedsStorageVersionM
 
 			By("storing them as v1beta1 again, as the upgrade does: what etcd holds stays as it was")
 			setVersion(ctx, crds, "v1beta1", func(v *apiextensionsv1.CustomResourceDefinitionVersion) { v.Storage = true })
-			eventuallyStoredAs(ctx, suiteCluster.Config, "v1beta1")
+			eventuallyStoredAs(ctx, api, "v1beta1")
 			Expect(storedVersions(ctx, crds)).To(ConsistOf("v1alpha1", "v1beta1"))
 			base := f.EventuallySettled(ctx)
 			before := make([]*demov1beta1.Sample, len(written))
@@ -112,7 +112,8 @@ var _ = Describe("Sample", Label("storage-migration", tiers.NeedsStorageVersionM
 			}
 
 			By("migrating what is stored with config/migration/samples.yaml's StorageVersionMigration")
-			migration := readMigration()
+			migration := &storagemigrationv1.StorageVersionMigration{}
+			Expect(samples.ReadManifest("config/migration/samples.yaml", migration)).To(Succeed())
 			Expect(crds.Create(ctx, migration)).To(Succeed())
 			DeferCleanup(func(ctx SpecContext) { Expect(client.IgnoreNotFound(crds.Delete(ctx, migration))).To(Succeed()) })
 			Eventually(ctx, func(g Gomega) []metav1.Condition {
@@ -155,17 +156,17 @@ var _ = Describe("Sample", Label("storage-migration", tiers.NeedsStorageVersionM
 			f := samples.NewFixture(ctx, suiteCluster)
 			sample := f.CreateSampleData(ctx, "kept", map[string]string{demov1alpha1.MessageKey: "hello world"})
 			f.EventuallySynced(ctx, sample)
-			Expect(readAs(suiteCluster.Config, "v1alpha1", sample)(ctx)).To(Succeed(), "read through v1alpha1 while it is served")
+			Expect(readAs(api, "v1alpha1", sample)(ctx)).To(Succeed(), "read through v1alpha1 while it is served")
 
 			By("no longer serving v1alpha1")
 			setVersion(ctx, crds, "v1alpha1", func(v *apiextensionsv1.CustomResourceDefinitionVersion) { v.Served = false })
 			DeferCleanup(func(ctx SpecContext) {
 				setVersion(ctx, crds, "v1alpha1", func(v *apiextensionsv1.CustomResourceDefinitionVersion) { v.Served = true })
-				eventuallyServed(ctx, suiteCluster.Config, "v1alpha1")
+				eventuallyServed(ctx, api, "v1alpha1")
 			})
 
 			By("reading it through v1alpha1, as a client of the old version does")
-			Eventually(ctx, readAs(suiteCluster.Config, "v1alpha1", sample)).Should(Satisfy(apierrors.IsNotFound))
+			Eventually(ctx, readAs(api, "v1alpha1", sample)).Should(Satisfy(apierrors.IsNotFound))
 
 			By("changing it through v1beta1, and waiting for the operator to keep its ConfigMap in sync")
 			Expect(samples.MergePatch(ctx, f.Client, sample, sample.Namespace, sample.Name, `{"spec":{"data":{"colour":"blue"}}}`)).To(Succeed())
@@ -180,21 +181,18 @@ var _ = Describe("Sample", Label("storage-migration", tiers.NeedsStorageVersionM
 // backoff that doubles (its tries at about 41 s, 82 s, 164 s).
 const migrate = 3 * time.Minute
 
-// sampleCRD is the name of the Samples' CRD.
-const sampleCRD = "samples.demo.example.com"
-
 // setVersion changes the Sample CRD's version named version with change (and every other
 // version's Storage to false when change sets it), as a kubectl patch of the CRD would.
 func setVersion(ctx context.Context, crds client.Client, version string, change func(*apiextensionsv1.CustomResourceDefinitionVersion)) {
 	GinkgoHelper()
 	crd := &apiextensionsv1.CustomResourceDefinition{}
 	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := crds.Get(ctx, client.ObjectKey{Name: sampleCRD}, crd); err != nil {
+		if err := crds.Get(ctx, client.ObjectKey{Name: samples.CRDName}, crd); err != nil {
 			return err
 		}
 		i := slices.IndexFunc(crd.Spec.Versions, func(v apiextensionsv1.CustomResourceDefinitionVersion) bool { return v.Name == version })
 		if i < 0 {
-			return fmt.Errorf("CRD %s has no version %s", sampleCRD, version)
+			return fmt.Errorf("CRD %s has no version %s", samples.CRDName, version)
 		}
 		change(&crd.Spec.Versions[i])
 		for j := range crd.Spec.Versions {
@@ -203,69 +201,50 @@ func setVersion(ctx context.Context, crds client.Client, version string, change 
 			}
 		}
 		return crds.Update(ctx, crd)
-	})).To(Succeed(), "CRD %s, version %s", sampleCRD, version)
+	})).To(Succeed(), "CRD %s, version %s", samples.CRDName, version)
 }
 
 // storedVersions is the Sample CRD's status.storedVersions.
 func storedVersions(ctx context.Context, crds client.Client) []string {
 	GinkgoHelper()
 	crd := &apiextensionsv1.CustomResourceDefinition{}
-	Expect(crds.Get(ctx, client.ObjectKey{Name: sampleCRD}, crd)).To(Succeed())
+	Expect(crds.Get(ctx, client.ObjectKey{Name: samples.CRDName}, crd)).To(Succeed())
 	return crd.Status.StoredVersions
 }
 
 // eventuallyStoredAs waits until the API server announces that it stores Samples as version: the
-// storageVersionHash of its discovery document, which it updates once it serves the CRD as
-// changed (the way kube-storage-version-migrator tells when a migration is due).
-func eventuallyStoredAs(ctx context.Context, cfg *rest.Config, version string) {
+// storageVersionHash of samples in its discovery document, which it updates once it serves the
+// CRD as changed (the way kube-storage-version-migrator tells when a migration is due).
+func eventuallyStoredAs(ctx context.Context, api discovery.DiscoveryInterface, version string) {
 	GinkgoHelper()
-	cs, err := kubernetes.NewForConfig(cfg)
-	Expect(err).NotTo(HaveOccurred())
-	want := discovery.StorageVersionHash(demov1beta1.GroupVersion.Group, version, "Sample")
-	Eventually(ctx, func(g Gomega) string {
-		resources, err := cs.Discovery().ServerResourcesForGroupVersion(demov1beta1.GroupVersion.String())
-		g.Expect(err).NotTo(HaveOccurred())
-		i := slices.IndexFunc(resources.APIResources, func(r metav1.APIResource) bool { return r.Name == "samples" })
-		g.Expect(i).NotTo(BeNumerically("<", 0), "samples in %s's discovery", demov1beta1.GroupVersion)
-		return resources.APIResources[i].StorageVersionHash
-	}).Should(Equal(want), "the storageVersionHash of samples, as the API server announces it: want %s's", version)
+	Eventually(ctx, func(g Gomega) []metav1.APIResource {
+		return samplesIn(g, api, demov1beta1.GroupVersion.Version)
+	}).Should(ContainElement(HaveField("StorageVersionHash", endpoints.StorageVersionHash(demov1beta1.GroupVersion.Group, version, "Sample"))),
+		"samples in %s's discovery, announcing it stores %s", demov1beta1.GroupVersion, version)
 }
 
 // eventuallyServed waits until the API server's discovery lists samples in version, as a client
 // that maps the kind through discovery needs it to.
-func eventuallyServed(ctx context.Context, cfg *rest.Config, version string) {
+func eventuallyServed(ctx context.Context, api discovery.DiscoveryInterface, version string) {
 	GinkgoHelper()
-	cs, err := kubernetes.NewForConfig(cfg)
-	Expect(err).NotTo(HaveOccurred())
 	Eventually(ctx, func(g Gomega) []metav1.APIResource {
-		resources, err := cs.Discovery().ServerResourcesForGroupVersion(demov1beta1.GroupVersion.Group + "/" + version)
-		g.Expect(err).NotTo(HaveOccurred())
-		return resources.APIResources
+		return samplesIn(g, api, version)
 	}).Should(ContainElement(HaveField("Name", "samples")), "samples served in %s", version)
+}
+
+// samplesIn is the resources that the API server's discovery lists in the Samples' group at version.
+func samplesIn(g Gomega, api discovery.DiscoveryInterface, version string) []metav1.APIResource {
+	resources, err := api.ServerResourcesForGroupVersion(demov1beta1.GroupVersion.Group + "/" + version)
+	g.Expect(err).NotTo(HaveOccurred())
+	return resources.APIResources
 }
 
 // readAs reads sample through the API's version, as a client of that version alone does, with no
 // mapping cached from before.
-func readAs(cfg *rest.Config, version string, sample client.Object) func(context.Context) error {
+func readAs(api discovery.DiscoveryInterface, version string, sample client.Object) func(context.Context) error {
 	return func(ctx context.Context) error {
-		cs, err := kubernetes.NewForConfig(cfg)
-		if err != nil {
-			return err
-		}
-		return cs.Discovery().RESTClient().Get().
+		return api.RESTClient().Get().
 			AbsPath("/apis", demov1beta1.GroupVersion.Group, version, "namespaces", sample.GetNamespace(), "samples", sample.GetName()).
 			Do(ctx).Error()
 	}
-}
-
-// readMigration is config/migration/samples.yaml's StorageVersionMigration, as the repository has it.
-func readMigration() *storagemigrationv1.StorageVersionMigration {
-	GinkgoHelper()
-	path, err := controlplane.Find("config/migration/samples.yaml")
-	Expect(err).NotTo(HaveOccurred())
-	b, err := os.ReadFile(path)
-	Expect(err).NotTo(HaveOccurred())
-	migration := &storagemigrationv1.StorageVersionMigration{}
-	Expect(yaml.UnmarshalStrict(b, migration)).To(Succeed(), path)
-	return migration
 }

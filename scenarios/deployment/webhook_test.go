@@ -18,12 +18,9 @@ import (
 	"example.com/operator-demo/testing/e2e"
 )
 
-// The names config/default gives the Sample CRD and the Secret the operator issues its webhook's
+// certSecret is the name config/default gives the Secret the operator issues its webhook's
 // serving certificate into (its namePrefix, operator-demo-).
-const (
-	sampleCRD  = "samples.demo.example.com"
-	certSecret = "operator-demo-webhook-server-cert"
-)
+const certSecret = "operator-demo-webhook-server-cert"
 
 var _ = Describe("The Sample CRD's conversion webhook, served by the deployed operator", func() {
 	BeforeEach(func(ctx SpecContext) {
@@ -38,7 +35,7 @@ var _ = Describe("The Sample CRD's conversion webhook, served by the deployed op
 		admin, err := client.New(d.Config, client.Options{Scheme: scheme})
 		Expect(err).NotTo(HaveOccurred())
 		crd := &apiextensionsv1.CustomResourceDefinition{}
-		Expect(admin.Get(ctx, types.NamespacedName{Name: sampleCRD}, crd)).To(Succeed())
+		Expect(admin.Get(ctx, types.NamespacedName{Name: samples.CRDName}, crd)).To(Succeed())
 		Expect(crd.Spec.Conversion).NotTo(BeNil())
 		Expect(crd.Spec.Conversion.Strategy).To(Equal(apiextensionsv1.WebhookConverter))
 		hook := crd.Spec.Conversion.Webhook

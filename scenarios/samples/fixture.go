@@ -46,6 +46,9 @@ func (f *Fixture) CreateSample(ctx context.Context, name, message string) *demov
 // its readiness probe's delay and period after its start (the kind tier saw more than 10 s).
 const ConversionReady = time.Minute
 
+// CRDName is the name of the Samples' CustomResourceDefinition.
+const CRDName = "samples.demo.example.com"
+
 // CreateSampleData creates a v1beta1 Sample, the version stored, called name with spec.data data
 // in the fixture's namespace.
 func (f *Fixture) CreateSampleData(ctx context.Context, name string, data map[string]string) *demov1beta1.Sample {

@@ -97,19 +97,25 @@ func (f *Fixture) RefuseConfigMaps(ctx context.Context, message string) (lift fu
 // OperatorRole is the ClusterRole config/rbac grants the operator (controller-gen's role.yaml,
 // from the +kubebuilder:rbac markers), as the repository has it.
 func OperatorRole() (*rbacv1.ClusterRole, error) {
-	path, err := controlplane.Find(filepath.Join("config", "rbac", "role.yaml"))
-	if err != nil {
-		return nil, err
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read the operator's role: %w", err)
-	}
 	role := &rbacv1.ClusterRole{}
-	if err := yaml.UnmarshalStrict(b, role); err != nil {
-		return nil, fmt.Errorf("decode the operator's role %s: %w", path, err)
+	return role, ReadManifest(filepath.Join("config", "rbac", "role.yaml"), role)
+}
+
+// ReadManifest decodes the repository's manifest at path (from its root, found upwards from the
+// working directory) into obj, strictly: a field obj's type lacks is an error.
+func ReadManifest(path string, obj any) error {
+	found, err := controlplane.Find(path)
+	if err != nil {
+		return err
 	}
-	return role, nil
+	b, err := os.ReadFile(found)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", found, err)
+	}
+	if err := yaml.UnmarshalStrict(b, obj); err != nil {
+		return fmt.Errorf("decode %s: %w", found, err)
+	}
+	return nil
 }
 
 // withoutConfigMapVerb is rules with verb taken from every rule on ConfigMaps.

@@ -75,8 +75,9 @@ var _ = Describe("Sample", Label("storage-migration", tiers.NeedsStorageVersionM
 		// until that tier ran the migrator, and passes against any operator that converts.
 		//
 		// No break reaches it: that Samples stored as v1alpha1 are rewritten as v1beta1 with the
-		// data they were written with, because the sweep's breaks run on envtest alone, where no
-		// kube-controller-manager runs a migration.
+		// data they were written with, because the sweep's breaks of the operator's code run on
+		// envtest alone, where no kube-controller-manager runs a migration. make mutate's break of
+		// config/migration/samples.yaml fails it, on a local control plane.
 		It("rewrites each as v1beta1 through a StorageVersionMigration, leaves storedVersions naming v1beta1 alone, and the operator writes nothing", Label("characterization"), func(ctx SpecContext) {
 			f := samples.NewFixture(ctx, suiteCluster)
 

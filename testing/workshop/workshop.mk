@@ -58,13 +58,15 @@ watch: envtest-up ## Rerun the scenarios labelled LABEL=<label> on every save of
 	go tool ginkgo watch --label-filter='$(LABEL)' ./scenarios
 
 # SCENARIO=<label> tries only the breaks of that scenario; MUTANT=<text> only the breaks that
-# mention text.
+# mention text. A break whose scenario needs kube-controller-manager (storage-migration) runs on a
+# local control plane, which Linux alone has: elsewhere, choose the others with SCENARIO or MUTANT.
 .PHONY: mutate
 mutate: setup-envtest ## Prove the scenarios can fail: build each break of testing/workshop/mutate/mutants into the operator; its scenario must fail (SCENARIO=<label>, MUTANT=<text>: some).
 	@mkdir -p $(REPORTS)
 	@$(call workshop-tool,mutatesweep)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
-		$(WORKSHOP)/mutatesweep -mutants $(if $(SCENARIO),-scenario '$(SCENARIO)') $(if $(MUTANT),-mutant '$(MUTANT)') | tee $(REPORTS)/mutate.md
+		$(WORKSHOP)/mutatesweep -mutants $(if $(SCENARIO),-scenario '$(SCENARIO)') $(if $(MUTANT),-mutant '$(MUTANT)') \
+			$(if $(filter linux,$(shell go env GOOS)),-controlplane "$(CONTROLPLANE_ASSETS)") | tee $(REPORTS)/mutate.md
 
 # BASE=<rev> sweeps only the lines changed since rev (git diff BASE: the work tree and new files
 # count), as a pull request does; without it, every line. BREAK=<text> sweeps only the breaks whose

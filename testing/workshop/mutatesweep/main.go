@@ -15,6 +15,7 @@ func main() {
 	hand := flag.Bool("mutants", false, "make mutate: try the breaks of package mutants, each against the scenario it names")
 	scenario := flag.String("scenario", "", "with -mutants: try only the breaks that this scenario (its label) exists to catch")
 	mutant := flag.String("mutant", "", "with -mutants: try only the breaks whose description contains this text")
+	controlPlane := flag.String("controlplane", "", "with -mutants: the control plane's binaries with kube-controller-manager (make setup-controlplane's directory), for the breaks whose scenario only a local control plane runs")
 	harness := flag.Bool("harness", false, "break the harness a team copies, judged by its own tests, instead of the operator")
 	since := flag.String("changed-since", "", "try only the breaks on the lines changed since this revision (the work tree counts)")
 	reachedBy := flag.String("reached-by", "", "try only the breaks that this spec's run reaches: its package, a space, its full name (./controllers TestDesiredStatus)")
@@ -35,7 +36,7 @@ func main() {
 		return sweeper.Sweep(*harness, sel, os.Stdout)
 	}
 	if *hand {
-		tool, do = "mutate", func() error { return sweeper.Mutate(*scenario, *mutant) }
+		tool, do = "mutate", func() error { return sweeper.Mutate(*scenario, *mutant, *controlPlane) }
 	}
 	if err := do(); err != nil {
 		fmt.Fprintln(os.Stderr, tool+":", err)

@@ -1,4 +1,5 @@
-// Package mutants lists the breaks that the scenarios exist to catch (make mutate).
+// Package mutants lists the breaks that the scenarios exist to catch (make mutate): of the
+// operator's code, and of the manifests it ships.
 package mutants
 
 import (
@@ -43,11 +44,12 @@ func (m Mutant) Apply(root string) (map[string]string, error) {
 }
 
 const (
-	controllerGo = "controllers/sample_controller.go"
-	configMapGo  = "controllers/sample_configmap.go"
-	statusGo     = "controllers/sample_status.go"
-	managerGo    = "controllers/manager.go"
-	conversionGo = "controllers/sample_conversion.go"
+	controllerGo  = "controllers/sample_controller.go"
+	configMapGo   = "controllers/sample_configmap.go"
+	statusGo      = "controllers/sample_status.go"
+	managerGo     = "controllers/manager.go"
+	conversionGo  = "controllers/sample_conversion.go"
+	migrationYAML = "config/migration/samples.yaml"
 )
 
 // All are the mutants, in the catalogue's reading order of their scenarios.
@@ -104,6 +106,8 @@ var All = []Mutant{
 		[]Edit{{conversionGo, "if len(kept.Data) > 0 || kept.NoMessage {", "if false {"}}},
 	{"the ConfigMap is applied under a field manager for each kind of write: what its create applied, its updates never remove", "data",
 		[]Edit{{controllerGo, "if err := r.Apply(ctx, desired, client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {", "if err := r.Apply(ctx, desired, client.FieldOwner(FieldOwner+\"-\"+reason), client.ForceOwnership); err != nil {"}}},
+	{"the StorageVersionMigration rewrites another resource than the Samples (the ConfigMaps): the Samples stored as v1alpha1 stay so, and storedVersions keeps naming v1alpha1", "storage-migration",
+		[]Edit{{migrationYAML, "group: demo.example.com", `group: ""`}, {migrationYAML, "resource: samples", "resource: configmaps"}}},
 	{"a ConfigMap that status records as created is never created again (status trusted over the cluster)", "operator-restart",
 		[]Edit{{controllerGo, "case current == nil:", "case current == nil && sample.Status.ConfigMapName != \"\":\n\t\treturn nil\n\tcase current == nil:"}}},
 }

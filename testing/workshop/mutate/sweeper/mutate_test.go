@@ -1,12 +1,14 @@
 package sweeper
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"example.com/operator-demo/testing/workshop/mutate/mutants"
+	"example.com/operator-demo/testing/workshop/mutate/trial"
 )
 
 func TestChangedLinesAreTheNewSideOfEachHunk(t *testing.T) {
@@ -71,17 +73,39 @@ func TestChooseTakesAScenariosBreaksThatMentionTheText(t *testing.T) {
 	}
 }
 
-// TestAMutantWhoseScenarioNoSpecCarriesIsAnError: a mutant whose label selects no spec is an
-// error saying that nothing matched, not a pass of no spec and a break that "survived"; one whose
-// label selects specs runs them.
+// TestAMutantWhoseScenarioNoSpecCarriesIsAnError: a mutant whose label selects no spec on any
+// tier is an error saying that nothing matched, not a pass of no spec and a break that
+// "survived"; one whose label selects specs runs them, on the cheapest tier.
 func TestAMutantWhoseScenarioNoSpecCarriesIsAnError(t *testing.T) {
-	s := &sweeper{root: filepath.Join("..", "..", "testdata", "toy"), work: t.TempDir(), group: group{tests: []string{"./unit", scenarios}}}
-	_, _, _, err := s.tryMutant(filepath.Join(s.work, "none"), mutants.Mutant{Break: "b", Scenario: "no-such-label"})
+	s := &sweeper{root: filepath.Join("..", "..", "testdata", "toy"), work: t.TempDir(), group: group{tests: []string{"./unit", scenarios}}, places: placesOn("")}
+	if out, err := trial.Build(s.root, s.work, nil, scenarios); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	_, err := s.placeOf("no-such-label")
 	if err == nil || !strings.Contains(err.Error(), "nothing matched") || !strings.Contains(err.Error(), "no-such-label") {
 		t.Errorf("a mutant of a label no spec carries: %v, want an error naming the label, saying nothing matched", err)
 	}
-	caught, _, _, err := s.tryMutant(filepath.Join(s.work, "all"), mutants.Mutant{Break: "b", Scenario: "!no-such-label"})
-	if err != nil || caught.Failed || caught.Ran != 2 {
-		t.Errorf("a mutant of a label filter every spec passes: %+v, %v; want 2 specs run, passed", caught, err)
+	p, err := s.placeOf("!no-such-label")
+	if err != nil || p.name != "envtest" {
+		t.Fatalf("the place of a label filter every spec passes: %q, %v; want envtest", p.name, err)
+	}
+	caught, _, _, err := s.tryMutant(filepath.Join(s.work, "all"), mutants.Mutant{Break: "b", Scenario: "!no-such-label"}, p)
+	if err != nil || caught.Failed || caught.Ran != 3 {
+		t.Errorf("a mutant of a label filter every spec passes: %+v, %v; want 3 specs run, passed", caught, err)
+	}
+}
+
+// TestAMutantOfAManifestBreaksWhatTheScenariosRead: a mutant that edits a file the build cannot
+// overlay (a manifest) is read by the scenarios as it edited it, and the file stays as it was.
+func TestAMutantOfAManifestBreaksWhatTheScenariosRead(t *testing.T) {
+	s := &sweeper{root: filepath.Join("..", "..", "testdata", "toy"), work: t.TempDir(), group: group{tests: []string{"./unit", scenarios}}, places: placesOn("")}
+	manifest := filepath.Join(s.root, "manifest.txt")
+	m := mutants.Mutant{Break: "the manifest is not as written", Scenario: "!no-such-label", Edits: []mutants.Edit{{File: "manifest.txt", From: "as written", To: "as broken"}}}
+	caught, _, _, err := s.tryMutant(filepath.Join(s.work, "manifest"), m, s.places[0])
+	if err != nil || !caught.Failed || caught.Test != "A spec reads the toy's manifest" {
+		t.Errorf("a mutant of the manifest: %+v, %v; want the spec that reads it failed", caught, err)
+	}
+	if b, err := os.ReadFile(manifest); err != nil || string(b) != "as written\n" {
+		t.Errorf("the manifest on disk: %q, %v; want it as written", b, err)
 	}
 }

@@ -5,6 +5,7 @@ package sweeper
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -22,6 +23,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"example.com/operator-demo/testing/e2e/tiers"
+	"example.com/operator-demo/testing/harness/assets"
 	"example.com/operator-demo/testing/workshop/mutate/mutants"
 	"example.com/operator-demo/testing/workshop/mutate/sweep"
 	"example.com/operator-demo/testing/workshop/mutate/trial"
@@ -72,9 +75,13 @@ func Sweep(harness bool, sel Selection, w io.Writer) error {
 }
 
 // Mutate is make mutate: it tries the mutants of scenario ("": all) whose break mentions text,
-// each against its scenario.
-func Mutate(scenario, text string) error {
-	return withSweeper(false, func(s *sweeper) error { return s.mutate(scenario, text) })
+// each against its scenario, on envtest or, where only kube-controller-manager runs it, on a local
+// control plane of the binaries in controlPlane ("": none on this machine).
+func Mutate(scenario, text, controlPlane string) error {
+	return withSweeper(false, func(s *sweeper) error {
+		s.places = placesOn(controlPlane)
+		return s.mutate(scenario, text)
+	})
 }
 
 // Verdict is what the tiers said about one break.
@@ -142,8 +149,9 @@ type sweeper struct {
 	group       group    // what it breaks
 	env         []string // added to every run of tests
 	started     time.Time
-	description string // the scenario suite's, which Ginkgo's focus matches
-	tests       []test // the tests and specs, listed once, and those run alone to see what they reach
+	description string  // the scenario suite's, which Ginkgo's focus matches
+	places      []place // make mutate's
+	tests       []test  // the tests and specs, listed once, and those run alone to see what they reach
 	ran         []bool
 	// alone is held by the one spec run unbroken to see what it reaches: a spec that fails then
 	// fails the sweep. On make envtest-up's control plane each scenario process points the CRDs'
@@ -499,34 +507,45 @@ func reachedBy(v Verdict) string {
 	return cmp.Or(strings.Join(v.Reach, "; "), "no test reaches its code")
 }
 
-// mutate is make mutate: each chosen mutant must fail its scenario, which passes unbroken; the unit
-// tests show which layer of the pyramid sees which break.
+// mutate is make mutate: each chosen mutant must fail its scenario, which passes unbroken, on the
+// cheapest place that runs it; the unit tests show which layer of the pyramid sees which break.
 func (s *sweeper) mutate(scenario, text string) error {
 	chosen, err := choose(mutants.All, scenario, text)
 	if err != nil {
 		return err
 	}
-	var labels []string
-	for _, m := range chosen {
-		labels = append(labels, m.Scenario)
+	if out, err := trial.Build(s.root, s.work, nil, scenarios); err != nil {
+		return fmt.Errorf("the scenarios do not build: %w\n%s", err, out)
 	}
-	caught, unit, _, err := s.tryMutant(s.work, mutants.Mutant{Scenario: strings.Join(labels, " || ")})
-	if v := cmp.Or(caught, unit); err != nil {
-		return fmt.Errorf("without any mutant: %w", err)
-	} else if v.Failed {
-		return fmt.Errorf("without any mutant, %s fails (%s): fix that first", v.Test, v.Where)
+	places, labels := make([]place, len(chosen)), map[string][]string{}
+	for i, m := range chosen {
+		if places[i], err = s.placeOf(m.Scenario); err != nil {
+			return err
+		}
+		labels[places[i].name] = append(labels[places[i].name], m.Scenario)
+	}
+	for i, p := range s.places {
+		if len(labels[p.name]) == 0 {
+			continue
+		}
+		caught, unit, _, err := s.tryMutant(filepath.Join(s.work, "unbroken-"+strconv.Itoa(i)), mutants.Mutant{Scenario: strings.Join(labels[p.name], " || ")}, p)
+		if v := cmp.Or(caught, unit); err != nil {
+			return fmt.Errorf("without any mutant, on %s: %w", p.name, err)
+		} else if v.Failed {
+			return fmt.Errorf("without any mutant, %s fails on %s (%s): fix that first", v.Test, p.name, v.Where)
+		}
 	}
 	rows, survived := make([]string, len(chosen)), make([]string, len(chosen))
 	var g errgroup.Group
 	g.SetLimit(2) // a killed break mostly waits out an Eventually: two at a time roughly halve a run on two cores
 	for i, m := range chosen {
 		g.Go(func() error {
-			caught, unit, took, err := s.tryMutant(filepath.Join(s.work, strconv.Itoa(i+1)), m)
+			caught, unit, took, err := s.tryMutant(filepath.Join(s.work, strconv.Itoa(i+1)), m, places[i])
 			if err != nil {
 				return fmt.Errorf("mutant %q: %w", m.Break, err)
 			}
 			fmt.Fprintf(os.Stderr, "mutant %d/%d: %s: %s\n", i+1, len(chosen), m.Break, caught)
-			rows[i] = fmt.Sprintf("| %s | %s | %s (%.0f s) | %s |", m.Break, m.Scenario, specreport.Cell(caught.String()), took.Seconds(), specreport.Cell(unit.String()))
+			rows[i] = fmt.Sprintf("| %s | %s | %s | %s (%.0f s) | %s |", m.Break, m.Scenario, places[i].name, specreport.Cell(caught.String()), took.Seconds(), specreport.Cell(unit.String()))
 			if !caught.Failed {
 				survived[i] = fmt.Sprintf("%q survived %s", m.Break, m.Scenario)
 			}
@@ -536,7 +555,7 @@ func (s *sweeper) mutate(scenario, text string) error {
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	fmt.Printf("| Mutant | Scenario | Scenario run: the spec that failed, at its step and line | Unit tests |\n|---|---|---|---|\n%s\n", strings.Join(rows, "\n"))
+	fmt.Printf("| Mutant | Scenario | Tier | Scenario run: the spec that failed, at its step and line | Unit tests |\n|---|---|---|---|---|\n%s\n", strings.Join(rows, "\n"))
 	if survived = slices.DeleteFunc(survived, func(s string) bool { return s == "" }); len(survived) > 0 {
 		return fmt.Errorf("a scenario passed against the break it exists to catch: %s", strings.Join(survived, "; "))
 	}
@@ -544,9 +563,62 @@ func (s *sweeper) mutate(scenario, text string) error {
 	return nil
 }
 
-// tryMutant builds m into dir and runs the scenarios its label filter selects, then the unit tests
-// (make mutate's sweeper's: the operator's).
-func (s *sweeper) tryMutant(dir string, m mutants.Mutant) (caught, unit trial.Verdict, took time.Duration, err error) {
+// place is a tier that make mutate runs a scenario on.
+type place struct {
+	name string // as package tiers names it
+	// env is what a run of the scenarios built in a directory adds to the environment; nil where
+	// this machine lacks the tier, and err says why.
+	env func(dir string) []string
+	err error
+	// manager: the scenarios run the operator's manager, built with the break, as a process.
+	manager bool
+	// timeout bounds a run of the scenarios there: trial.Timeout, but longer where
+	// kube-controller-manager's controllers act, on their own schedule (its storage version
+	// migrator took 75 s to migrate the ConfigMaps, in the storage migration's break).
+	timeout time.Duration
+}
+
+// placesOn are make mutate's places, cheapest first: envtest, then, for a scenario that needs
+// kube-controller-manager, the local control plane, whose binaries are in controlPlane ("": this
+// machine has none).
+func placesOn(controlPlane string) []place {
+	envtest := place{name: tiers.All[0].Name, timeout: trial.Timeout, env: func(string) []string { return nil }}
+	local := place{name: tiers.All[1].Name, manager: true, timeout: 2 * trial.Timeout, env: func(dir string) []string {
+		return []string{
+			tiers.Env + "=" + tiers.E2E, tiers.ProviderEnv + "=" + tiers.ProviderLocal,
+			assets.Env + "=" + controlPlane, "E2E_OPERATOR_BINARY=" + filepath.Join(dir, "manager"),
+		}
+	}}
+	if controlPlane == "" {
+		local.err = errors.New("it needs a local control plane, with kube-controller-manager, which is built for Linux alone: make mutate on Linux provides it (make setup-controlplane)")
+	}
+	return []place{envtest, local}
+}
+
+// placeOf is the cheapest place where a spec labelled label runs: the scenarios' dry run there
+// passes it.
+func (s *sweeper) placeOf(label string) (place, error) {
+	for i, p := range s.places {
+		cmd := exec.Command(trial.Binary(s.work, scenarios), "-ginkgo.dry-run", "-ginkgo.label-filter="+label)
+		cmd.Dir, cmd.Env = filepath.Join(s.root, scenarios), append(os.Environ(), p.env(s.work)...)
+		suite, out, err, readErr := specreport.Run(cmd, filepath.Join(s.work, "dry-run-"+strconv.Itoa(i)+".json"), s.root)
+		if err = cmp.Or(err, readErr); err != nil {
+			return place{}, fmt.Errorf("the scenarios' dry run on %s: %w\n%s", p.name, err, out)
+		}
+		if !slices.ContainsFunc(suite.Specs, func(r specreport.Result) bool { return r.Passed }) {
+			continue
+		} else if p.err != nil {
+			return place{}, fmt.Errorf("scenario %q runs on %s alone: %w", label, p.name, p.err)
+		}
+		return p, nil
+	}
+	return place{}, fmt.Errorf("scenario %q: nothing matched: no spec labelled so runs on any tier make mutate runs", label)
+}
+
+// tryMutant builds m into dir and runs, on p, the scenarios its label filter selects, then the
+// unit tests (make mutate's sweeper's: the operator's). The work directory lies in the tree, where
+// the scenarios read the files of a break that are not Go (trial.Scenarios).
+func (s *sweeper) tryMutant(dir string, m mutants.Mutant, p place) (caught, unit trial.Verdict, took time.Duration, err error) {
 	mutated, err := m.Apply(s.root)
 	if err != nil {
 		return caught, unit, took, err
@@ -554,11 +626,16 @@ func (s *sweeper) tryMutant(dir string, m mutants.Mutant) (caught, unit trial.Ve
 	if out, err := trial.Build(s.root, dir, mutated, s.group.tests...); err != nil {
 		return caught, unit, took, fmt.Errorf("does not build: %w\n%s", err, out)
 	}
+	if p.manager {
+		if out, err := trial.BuildCommand(s.root, dir, mutated, "./cmd", "manager"); err != nil {
+			return caught, unit, took, fmt.Errorf("the manager does not build: %w\n%s", err, out)
+		}
+	}
 	start := time.Now()
-	if caught, err = trial.Scenarios(s.root, dir, "scenarios", nil, trial.ProvesNothing, trial.Timeout, "-ginkgo.label-filter="+m.Scenario); err != nil {
+	if caught, err = trial.Scenarios(s.root, dir, "scenarios", p.env(dir), trial.ProvesNothing, p.timeout, "-ginkgo.label-filter="+m.Scenario); err != nil {
 		return caught, unit, took, fmt.Errorf("scenario %s: %w", m.Scenario, err)
 	} else if caught.Ran == 0 { // no spec failed, for none ran: it says nothing of the break
-		return caught, unit, took, fmt.Errorf("scenario %q: nothing matched: no spec that runs is labelled so", m.Scenario)
+		return caught, unit, took, fmt.Errorf("scenario %q: nothing matched: no spec that runs on %s is labelled so", m.Scenario, p.name)
 	}
 	took = time.Since(start)
 	for _, pkg := range s.group.tests {

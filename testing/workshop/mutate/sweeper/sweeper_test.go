@@ -197,7 +197,7 @@ func TestReachRunsEachTestAndSpecAlone(t *testing.T) {
 	for _, test := range all {
 		got = append(got, test.Pkg+" "+test.Name)
 	}
-	if want := []string{"./unit TestFinishes", "./unit TestHangs", "./scenarios A spec finishes", "./scenarios A spec hangs"}; !slices.Equal(got, want) {
+	if want := []string{"./unit TestFinishes", "./unit TestHangs", "./scenarios A spec finishes", "./scenarios A spec hangs", "./scenarios A spec reads the toy's manifest"}; !slices.Equal(got, want) {
 		t.Errorf("reach lists %q, want %q", got, want)
 	}
 	if s.description != "Toy" {

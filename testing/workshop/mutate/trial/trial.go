@@ -4,6 +4,7 @@ package trial
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -48,28 +49,69 @@ func (v Verdict) String() string {
 	return "**passed**"
 }
 
-// Build builds pkgs' test binaries into dir with overlay (a file's absolute path → its content),
-// the tree untouched (go test -overlay): no debug information (a third of the link time), no vet
-// (which a broken format string would fail). The contents are written into dir, not named .go: dir
-// may sit inside the module, where ./... would take them for a package.
+// Build builds pkgs' test binaries into dir with overlay (a file's absolute path under root → its
+// content), the tree untouched (go test -overlay): no debug information (a third of the link time),
+// no vet (which a broken format string would fail). The contents are written into dir, not named
+// .go: dir may sit inside the module, where ./... would take them for a package. What is not Go (a
+// manifest, say), which a build cannot overlay, Build writes into dir at its path under root, for
+// Scenarios to read there.
 func Build(root, dir string, overlay map[string]string, pkgs ...string) ([]byte, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	replace, file := map[string]string{}, filepath.Join(dir, "overlay.json")
-	for path, content := range overlay {
-		replace[path] = filepath.Join(dir, strconv.Itoa(len(replace))+".edited")
-		if err := os.WriteFile(replace[path], []byte(content), 0o644); err != nil {
-			return nil, err
-		}
-	}
-	spec, _ := json.Marshal(map[string]any{"Replace": replace}) // of strings: it cannot fail
-	if err := os.WriteFile(file, spec, 0o644); err != nil {
+	file, err := writeOverlay(root, dir, overlay)
+	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command("go", append([]string{"test", "-c", "-o", dir + string(filepath.Separator), "-vet=off", "-ldflags=-s -w", "-overlay=" + file}, pkgs...)...)
 	cmd.Dir = root
 	return cmd.CombinedOutput()
+}
+
+// BuildCommand builds the command pkg into dir with overlay, as Build builds tests: the operator's
+// manager, for a scenario that runs it as a process. Its binary is dir/name.
+func BuildCommand(root, dir string, overlay map[string]string, pkg, name string) ([]byte, error) {
+	file, err := writeOverlay(root, dir, overlay)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), "-ldflags=-s -w", "-overlay="+file, pkg)
+	cmd.Dir = root
+	return cmd.CombinedOutput()
+}
+
+// writeOverlay writes overlay's Go files into dir for go's -overlay, and the specification that
+// names them, whose path it returns. The rest it writes into dir at their paths under root, and
+// makes dir's scenarios directory, from which Scenarios then runs the scenarios.
+func writeOverlay(root, dir string, overlay map[string]string) (string, error) {
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	replace, file := map[string]string{}, filepath.Join(dir, "overlay.json")
+	for i, path := range slices.Sorted(maps.Keys(overlay)) {
+		at := filepath.Join(dir, strconv.Itoa(i)+".edited")
+		if filepath.Ext(path) == ".go" {
+			replace[path] = at
+		} else {
+			abs, _ := filepath.Abs(path) // its error is Getwd's, which absRoot's already ruled out
+			rel, err := filepath.Rel(absRoot, abs)
+			if err != nil || !filepath.IsLocal(rel) {
+				return "", fmt.Errorf("%s is not under %s, where the scenarios would read it", path, absRoot)
+			}
+			at = filepath.Join(dir, rel)
+			for _, d := range []string{filepath.Dir(at), filepath.Join(dir, "scenarios")} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					return "", err
+				}
+			}
+		}
+		if err := os.WriteFile(at, []byte(overlay[path]), 0o644); err != nil {
+			return "", err
+		}
+	}
+	spec, _ := json.Marshal(map[string]any{"Replace": replace}) // of strings: it cannot fail
+	return file, os.WriteFile(file, spec, 0o644)
 }
 
 // Binary is the test binary that Build built of pkg into dir.
@@ -91,12 +133,18 @@ func Unit(root, dir, pkg string, env, tests []string, outside Outside, timeout t
 }
 
 // Scenarios runs the scenario binary in dir with env and flags, judged by its report dir/name.json,
-// within timeout.
+// within timeout. It runs in root's scenarios directory, or in dir's where Build wrote files that
+// are not Go into dir: the harness reads a file of the repository in the working directory or the
+// nearest above it that holds it (controlplane.Find), so in a dir inside root the files written
+// there stand in for root's, and root serves the rest.
 func Scenarios(root, dir, name string, env []string, outside Outside, timeout time.Duration, flags ...string) (Verdict, error) {
 	// Ginkgo's timeout, not go's: Ginkgo ends the spec that hangs, leaves its goroutine behind, and
 	// writes the report.
 	cmd := exec.Command(Binary(dir, "scenarios"), append([]string{"-ginkgo.timeout=" + timeout.String(), "-ginkgo.fail-fast"}, flags...)...)
 	cmd.Dir, cmd.Env = filepath.Join(root, "scenarios"), append(os.Environ(), env...)
+	if _, err := os.Stat(filepath.Join(dir, "scenarios")); err == nil {
+		cmd.Dir = filepath.Join(dir, "scenarios")
+	}
 	defer ownSession(cmd)()
 	suite, out, err, readErr := specreport.Run(cmd, filepath.Join(dir, name+".json"), root)
 	return judge(suite, err, readErr, out, outside, "the scenario binary")

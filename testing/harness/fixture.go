@@ -25,6 +25,10 @@ type Fixture struct {
 	Namespace string
 	Client    client.Client
 	Operator  *operator.Operator
+	// run runs an operator for the namespace; release is what the spec's cleanup does to the
+	// one running now (cluster.Cluster's RunOperator).
+	run     func(changes operator.Changes) (*operator.Operator, func() error, error)
+	release func() error
 }
 
 // Change changes the operator NewFixture runs (operator.Changes): only one in the test process.
@@ -55,10 +59,6 @@ func With[T any](setting *operator.Setting[T], value T) Change {
 // namespace deleted.
 func NewFixture(ctx context.Context, c cluster.Cluster, changes ...Change) *Fixture {
 	GinkgoHelper()
-	changed := operator.Changes{Settings: operator.Settings{}}
-	for _, change := range changes {
-		change(&changed)
-	}
 	f := &Fixture{Client: c.Client}
 	// Named for the webhooks' log lines, which the first process serves for every spec.
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "spec-", Annotations: map[string]string{
@@ -70,11 +70,11 @@ func NewFixture(ctx context.Context, c cluster.Cluster, changes ...Change) *Fixt
 	DeferCleanup(func(ctx SpecContext) {
 		Expect(client.IgnoreNotFound(f.Client.Delete(ctx, ns))).To(Succeed())
 	})
-	var release func() error
-	var err error
-	f.Operator, release, err = c.RunOperator(ns.Name, changed)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(release)
+	f.run = func(changes operator.Changes) (*operator.Operator, func() error, error) {
+		return c.RunOperator(ns.Name, changes)
+	}
+	f.runOperator(changes)
+	DeferCleanup(func() error { return f.release() })
 	DeferCleanup(f.emptyNamespace, c.CollectsGarbage)
 	// The first cleanup: all is still as the failure left it.
 	DeferCleanup(func(ctx SpecContext) {
@@ -83,6 +83,28 @@ func NewFixture(ctx context.Context, c cluster.Cluster, changes ...Change) *Fixt
 		}
 	})
 	return f
+}
+
+// Replace stops the spec's operator and runs another in its place, as changes change the Subject
+// (none: the Subject itself), as an upgrade replaces a release with the next; the spec's cleanup
+// then deletes the spec's objects with the new one running, and stops it. Changes other than
+// none need an operator in the test process (tiers.NeedsInProcessOperator), as NewFixture's do.
+func (f *Fixture) Replace(changes ...Change) {
+	GinkgoHelper()
+	Expect(f.Operator.Down()).To(Succeed(), "stop the operator that is replaced")
+	f.runOperator(changes)
+}
+
+// runOperator runs the operator for the spec's namespace as changes change it.
+func (f *Fixture) runOperator(changes []Change) {
+	GinkgoHelper()
+	changed := operator.Changes{Settings: operator.Settings{}}
+	for _, change := range changes {
+		change(&changed)
+	}
+	op, release, err := f.run(changed)
+	Expect(err).NotTo(HaveOccurred())
+	f.Operator, f.release = op, release
 }
 
 // emptyNamespace deletes the spec's objects of the kind the operator reconciles and waits for them

@@ -182,12 +182,13 @@ var threads = operator.NewSetting(1)
 // TestFixtures: a spec's fixture is a namespace of its own, named for the spec and its process,
 // and an operator the spec's changes changed. Its cleanup deletes the objects of the kind the
 // operator reconciles while the operator runs (started again if the spec stopped it), so that it
-// removes its finalizers, and only then stops it and deletes the namespace; for a spec that failed, and only then, it prints the
+// removes its finalizers, and only then stops it (the one that replaced it, if the spec replaced
+// it) and deletes the namespace; for a spec that failed, and only then, it prints the
 // namespace's events and the operator's logs, and its output holds what controller-runtime logged
 // (RunScenarios set the suite up). The suite's cluster (ShareCluster) is the one its
 // provider started, stopped once the specs have run.
 func TestFixtures(t *testing.T) {
-	var running, stopped, changed, failing *fakeCluster
+	var running, stopped, changed, replaced, failing *fakeCluster
 	var reports []SpecReport
 	shared, suiteCluster, sharedStopped := newFakeCluster(), cluster.Cluster{}, false
 	shared.Stop = func() error {
@@ -228,6 +229,13 @@ func TestFixtures(t *testing.T) {
 			Expect(changed.changes.Setup).NotTo(BeNil())
 			Expect(changed.changes.ClientConfig(nil)).To(BeIdenticalTo(config))
 			Expect(threads.In(changed.changes.Settings)).To(Equal(4))
+		})
+		It("replaces its operator with another, which its cleanup runs and stops", func(ctx SpecContext) {
+			replaced = newFakeCluster()
+			f := NewFixture(ctx, replaced.Cluster)
+			createHeld(ctx, f, "held", finalizer)
+			f.Replace(With(threads, 2))
+			Expect(threads.In(replaced.changes.Settings)).To(Equal(2))
 		})
 		It("fails, on purpose", func(ctx SpecContext) {
 			failing = newFakeCluster()
@@ -280,8 +288,8 @@ func TestFixtures(t *testing.T) {
 	for _, r := range reports {
 		expectReported(t, r)
 	}
-	if len(reports) != 10 || !sharedStopped {
-		t.Fatalf("%d specs ran, want 10; the suite's cluster stopped once they had: %t", len(reports), sharedStopped)
+	if len(reports) != 11 || !sharedStopped {
+		t.Fatalf("%d specs ran, want 11; the suite's cluster stopped once they had: %t", len(reports), sharedStopped)
 	}
 	want := []string{"finalizer of held removed", "operator stopped", "namespace deleted"}
 	if got := running.o.records(); !slices.Equal(got, want) {
@@ -289,6 +297,9 @@ func TestFixtures(t *testing.T) {
 	}
 	if got := stopped.o.records(); !slices.Equal(got, append([]string{"operator stopped"}, want...)) {
 		t.Errorf("the cleanup of a spec that stopped its operator did %q, want %q after the spec's stop", got, want)
+	}
+	if got := replaced.o.records(); !slices.Equal(got, append([]string{"operator stopped"}, want...)) {
+		t.Errorf("the cleanup of a spec that replaced its operator did %q, want %q after the replaced one's stop", got, want)
 	}
 }
 

@@ -30,6 +30,11 @@ import (
 // what it owns of an object under this name.
 const FieldOwner = "operator-demo"
 
+// PreviousFieldManager is the field manager that the releases before server-side apply wrote
+// under: their merge patches named none, so the API server recorded the program name of their
+// User-Agent, their binary's (config/manager runs /manager).
+const PreviousFieldManager = "manager"
+
 // ControllerName names the controller in logs and metrics (controller="sample").
 const ControllerName = "sample"
 

@@ -100,10 +100,11 @@ var _ = Describe("Sample", Label("data"), func() {
 
 // mergePatchStage wires a Sample reconciler that writes as the operator did before server-side
 // apply: the keys of spec.data laid over what the ConfigMap holds, sent as a JSON merge patch of
-// the difference (controllerutil.CreateOrPatch). It writes no status. The production write path is
+// the difference (controllerutil.CreateOrPatch), under the field manager that its binary's name
+// gave it (controllers.PreviousFieldManager). It writes no status. The production write path is
 // SampleReconciler.syncConfigMap.
 func mergePatchStage(mgr ctrl.Manager, _ operator.Settings) error {
-	c := mgr.GetClient()
+	c := client.WithFieldOwner(mgr.GetClient(), controllers.PreviousFieldManager)
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(controllers.ControllerName).
 		For(&demov1beta1.Sample{}).

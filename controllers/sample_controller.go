@@ -13,8 +13,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/applyconfigurations"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/client-go/util/csaupgrade"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -176,12 +179,29 @@ func (r *SampleReconciler) syncConfigMap(ctx context.Context, sample *demov1beta
 	case !metav1.IsControlledBy(current, sample):
 		return errConflict
 	}
+	if err := r.takeOver(ctx, current); err != nil {
+		return fmt.Errorf("hand ConfigMap %s/%s of Sample %s over to %s: %w", current.Namespace, current.Name, sample.Name, FieldOwner, err)
+	}
 	// What the operator owns of it now; where its managedFields cannot be read, it is applied
 	// again, which writes them afresh.
 	if owned, err := corev1ac.ExtractConfigMap(current, FieldOwner); err == nil && equality.Semantic.DeepEqual(owned, desired) {
 		return nil
 	}
 	return r.apply(ctx, sample, desired.WithUID(current.UID), EventUpdated)
+}
+
+// takeOver hands what PreviousFieldManager owns of current (a release before server-side apply
+// wrote it) over to FieldOwner's apply, as `kubectl apply --server-side` does for what client-side
+// apply wrote: otherwise an apply that sets a field to the value it holds would share it with that
+// manager, and a key removed from spec.data later would stay. It is one JSON patch of
+// managedFields, which tests the resourceVersion read; current is then as the API server answered.
+// A ConfigMap with nothing of PreviousFieldManager's costs no request.
+func (r *SampleReconciler) takeOver(ctx context.Context, current *corev1.ConfigMap) error {
+	patch, err := csaupgrade.UpgradeManagedFieldsPatch(current, sets.New(PreviousFieldManager), FieldOwner)
+	if err != nil || patch == nil {
+		return err
+	}
+	return r.Patch(ctx, current, client.RawPatch(types.JSONPatchType, patch))
 }
 
 // currentConfigMap reads the ConfigMap key from the cache, which holds only ConfigMaps with the

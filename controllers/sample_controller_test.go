@@ -689,3 +689,43 @@ func TestAKeyRemovedFromSpecLeavesTheConfigMap(t *testing.T) {
 		t.Errorf("data (-want +got):\n%s", diff)
 	}
 }
+
+// TestAConfigMapThePreviousReleaseWroteIsHandedOverInOnePatch: the fields that the release before
+// server-side apply wrote (PreviousFieldManager's) pass to FieldOwner in one patch, after which
+// the operator owns them alone, rests, and removes a key it no longer wants; a ConfigMap of its
+// own costs no such patch.
+func TestAConfigMapThePreviousReleaseWroteIsHandedOverInOnePatch(t *testing.T) {
+	sample := newSampleData("greeting", map[string]string{"message": "hello world", "colour": "blue"})
+	api := newFakeAPI(t, sample.DeepCopy())
+	written := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "greeting-config", Namespace: "team-a", Labels: map[string]string{ManagedByLabel: ManagedByValue},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(sample, demov1beta1.GroupVersion.WithKind("Sample"))}},
+		Data: map[string]string{"message": "hello world", "colour": "blue"},
+	}
+	if err := api.Client.Create(context.Background(), written, client.FieldOwner(PreviousFieldManager)); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := api.reconcile(t); err != nil {
+		t.Fatalf("reconcile: %v", err)
+	}
+	wantWrites(t, api, "patch ConfigMap", "apply Sample/status")
+	for _, entry := range api.configMap(t).ManagedFields {
+		if entry.Manager != FieldOwner || entry.Operation != metav1.ManagedFieldsOperationApply {
+			t.Errorf("the ConfigMap's fields are still %s's too, by %s", entry.Manager, entry.Operation)
+		}
+	}
+	api.converged(t)
+	wantWrites(t, api)
+
+	sample = api.sample(t)
+	delete(sample.Spec.Data, "colour")
+	sample.Generation++
+	if err := api.Client.Update(context.Background(), sample); err != nil {
+		t.Fatal(err)
+	}
+	api.converged(t)
+	if diff := cmp.Diff(map[string]string{"message": "hello world"}, api.configMap(t).Data); diff != "" {
+		t.Errorf("data once colour left spec.data (-want +got):\n%s", diff)
+	}
+}

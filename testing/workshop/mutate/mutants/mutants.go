@@ -106,6 +106,8 @@ var All = []Mutant{
 		[]Edit{{conversionGo, "if len(kept.Data) > 0 || kept.NoMessage {", "if false {"}}},
 	{"the ConfigMap is applied under a field manager for each kind of write: what its create applied, its updates never remove", "data",
 		[]Edit{{controllerGo, "if err := r.Apply(ctx, desired, client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {", "if err := r.Apply(ctx, desired, client.FieldOwner(FieldOwner+\"-\"+reason), client.ForceOwnership); err != nil {"}}},
+	{"what the release before server-side apply wrote stays co-owned by its field manager: a key removed from spec.data after the upgrade stays", "handover",
+		[]Edit{{controllerGo, "patch, err := csaupgrade.UpgradeManagedFieldsPatch(current, sets.New(PreviousFieldManager), FieldOwner)", "patch, err := csaupgrade.UpgradeManagedFieldsPatch(current, sets.New[string](), FieldOwner)"}}},
 	{"the StorageVersionMigration rewrites another resource than the Samples (the ConfigMaps): the Samples stored as v1alpha1 stay so, and storedVersions keeps naming v1alpha1", "storage-migration",
 		[]Edit{{migrationYAML, "group: demo.example.com", `group: ""`}, {migrationYAML, "resource: samples", "resource: configmaps"}}},
 	{"a ConfigMap that status records as created is never created again (status trusted over the cluster)", "operator-restart",

@@ -11,6 +11,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"example.com/operator-demo/testing/e2e"
 	"example.com/operator-demo/testing/harness/cluster"
@@ -52,38 +53,113 @@ func E2E(ctx context.Context, subject operator.Subject) (*cluster.Cluster, []byt
 	return c, nil, nil
 }
 
-// StartDeployment starts a LocalCluster in dir and deploys binary, which runs subject, into it.
-// subject's webhooks, if it has any, are served from this process, as on envtest, through the
+// StartDeployment starts a LocalCluster in dir and deploys binary, which runs subject, into it,
+// with this repository's config (Root): StartRelease of the release the working tree is.
+func StartDeployment(ctx context.Context, dir, binary string, subject operator.Subject) (*LocalDeployment, error) {
+	root, err := Root()
+	if err != nil {
+		return nil, err
+	}
+	return StartRelease(ctx, dir, Release{Root: root, Binary: binary}, subject)
+}
+
+// Release is a release of the operator as a cluster receives it: the manager binary built from
+// it, and the tree it was built from (a worktree of an older commit, say), whose config/default is
+// deployed with it and whose directories subject's CRDs name.
+type Release struct{ Root, Binary string }
+
+// crds is subject as release ships it: its CRDs (default: config/crd/bases) those of release's
+// tree.
+func (r Release) crds(subject operator.Subject) operator.Subject {
+	dirs := subject.CRDs
+	if len(dirs) == 0 {
+		dirs = []string{controlplane.DefaultCRDs}
+	}
+	subject.CRDs = make([]string, len(dirs))
+	for i, dir := range dirs {
+		subject.CRDs[i] = dir
+		if !filepath.IsAbs(dir) {
+			subject.CRDs[i] = filepath.Join(r.Root, dir)
+		}
+	}
+	return subject
+}
+
+// StartRelease starts a LocalCluster in dir and deploys release, whose binary runs subject, into
+// it. subject's webhooks, if it has any, are served from this process, as on envtest, through the
 // CRDs of subject.CRDs, which the harness points here: the binary serves none (no
 // --webhook-cert-dir), as the certificate it issues on a cluster is for a Service's name, which no
 // local control plane resolves.
-func StartDeployment(ctx context.Context, dir, binary string, subject operator.Subject) (*LocalDeployment, error) {
-	if _, err := os.Stat(binary); err != nil {
-		return nil, fmt.Errorf("no operator binary at %s: run `make build`", binary)
+func StartRelease(ctx context.Context, dir string, release Release, subject operator.Subject) (*LocalDeployment, error) {
+	if _, err := os.Stat(release.Binary); err != nil {
+		return nil, fmt.Errorf("no operator binary at %s: run `make build`", release.Binary)
 	}
+	subject = release.crds(subject)
 	lc, err := Start(dir, subject.CRDs)
 	if err != nil {
 		return nil, err
 	}
 	d := &LocalDeployment{LocalCluster: lc, OperatorLog: filepath.Join(lc.Dir, "operator.log")}
-	if d.Webhooks, err = cluster.NewWebhooks(func() (func() error, error) { return cluster.ServeWebhooks(lc.Config, subject) }); err != nil {
+	if d.Webhooks, err = d.serve(subject); err != nil {
 		return nil, errors.Join(err, lc.Stop())
 	}
-	if err := d.deploy(ctx, binary, subject); err != nil {
+	if err := d.deploy(ctx, release, subject); err != nil {
 		return nil, errors.Join(err, d.Webhooks.Down(), lc.Stop())
 	}
 	return d, nil
 }
 
-func (d *LocalDeployment) deploy(ctx context.Context, binary string, subject operator.Subject) (err error) {
+// Upgrade replaces the operator with release, whose binary runs subject, as deploying the next
+// release does: ReplaceCRDs, then Deploy.
+func (d *LocalDeployment) Upgrade(ctx context.Context, release Release, subject operator.Subject) error {
+	if err := d.ReplaceCRDs(release, subject); err != nil {
+		return err
+	}
+	return d.Deploy(ctx, release, subject)
+}
+
+// ReplaceCRDs stops the operator (and the webhooks served for it), then installs release's CRDs
+// (subject's) over the cluster's, converting through subject's webhooks where it has any, served
+// from this process. An API server that refuses them (a release whose CRD drops a version still
+// stored) fails it, in its words, with the operator stopped.
+func (d *LocalDeployment) ReplaceCRDs(release Release, subject operator.Subject) error {
+	if err := errors.Join(d.Operator.Down(), d.Webhooks.Down()); err != nil {
+		return fmt.Errorf("stop the release before: %w", err)
+	}
+	subject = release.crds(subject)
+	if subject.Webhooks == nil { // serve, below, installs them where there are webhooks to convert
+		if _, err := envtest.InstallCRDs(d.Config, envtest.CRDInstallOptions{Paths: subject.CRDs, ErrorIfPathMissing: true}); err != nil {
+			return fmt.Errorf("install the CRDs of %v: %w", subject.CRDs, err)
+		}
+	}
+	var err error
+	d.Webhooks, err = d.serve(subject)
+	return err
+}
+
+// Deploy applies release's config/default to the cluster and starts its binary, which runs
+// subject, in place of the operator, and waits until its controllers report.
+func (d *LocalDeployment) Deploy(ctx context.Context, release Release, subject operator.Subject) error {
+	if _, err := os.Stat(release.Binary); err != nil {
+		return fmt.Errorf("no operator binary at %s", release.Binary)
+	}
+	if err := d.Operator.Down(); err != nil {
+		return fmt.Errorf("stop the operator it replaces: %w", err)
+	}
+	return d.deploy(ctx, release, subject)
+}
+
+// serve serves subject's webhooks from this process (none: nothing to serve).
+func (d *LocalDeployment) serve(subject operator.Subject) (*cluster.Webhooks, error) {
+	return cluster.NewWebhooks(func() (func() error, error) { return cluster.ServeWebhooks(d.Config, subject) })
+}
+
+func (d *LocalDeployment) deploy(ctx context.Context, release Release, subject operator.Subject) (err error) {
 	if d.Client, err = client.New(d.Config, client.Options{Scheme: subject.Scheme}); err != nil {
 		return fmt.Errorf("client for %s: %w", d.Config.Host, err)
 	}
-	// config/default, rendered with kubectl's built-in kustomize.
-	kustomizeDir, err := controlplane.Find(filepath.Join("config", "default"))
-	if err != nil {
-		return err
-	}
+	// The release's config/default, rendered with kubectl's built-in kustomize.
+	kustomizeDir := filepath.Join(release.Root, "config", "default")
 	rendered, err := e2e.Run(ctx, nil, d.ControlPlane.KubectlPath, "kustomize", kustomizeDir)
 	if err != nil {
 		return err
@@ -128,7 +204,7 @@ func (d *LocalDeployment) deploy(ctx context.Context, binary string, subject ope
 		},
 		Writes: e2e.AuditWrites(d.AuditLog, serviceaccount.MakeUsername(m.Namespace, m.ServiceAccount)),
 		Start: func() (err error) {
-			proc, err = startProcess("operator", d.OperatorLog, 30*time.Second, binary, args...)
+			proc, err = startProcess("operator", d.OperatorLog, 30*time.Second, release.Binary, args...)
 			return err
 		},
 		Stop: func() error { return proc.Stop() },

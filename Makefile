@@ -4,6 +4,12 @@
 # Image URL to use all building/pushing image targets; config/manager names operator-demo:dev.
 IMG ?= operator-demo:dev
 
+# PREVIOUS_RELEASE: the release the upgrade scenarios start from (scenarios/upgrade), the last
+# commit whose CRD served v1alpha1 alone, written with merge patches (before issue #53's v1beta1);
+# make previous-release builds it from a worktree of this repository's history, in bin/previous/.
+PREVIOUS_RELEASE ?= bad3ab27973934233877315f4eddde398e857c5f
+PREVIOUS_RELEASE_DIR = $(LOCALBIN)/previous/$(PREVIOUS_RELEASE)
+
 # CONTAINER_TOOL defines the container tool to be used for building images (docker, podman).
 CONTAINER_TOOL ?= docker
 
@@ -106,10 +112,12 @@ test-e2e: ## E2e tier: the scenarios on a real cluster (E2E_PROVIDER=kind or loc
 	$(MAKE) --no-print-directory test-e2e-$$provider
 
 .PHONY: test-e2e-local
-test-e2e-local: linux-only build setup-controlplane ## E2e tier where Docker is absent: the scenarios on a local control plane with a garbage collector, the manager binary playing its Deployment.
+test-e2e-local: linux-only build previous-release setup-controlplane ## E2e tier where Docker is absent: the scenarios on a local control plane with a garbage collector, the manager binary playing its Deployment; then the upgrade from PREVIOUS_RELEASE.
 	@mkdir -p $(REPORTS)
 	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" E2E_OPERATOR_BINARY=$(LOCALBIN)/manager SCENARIOS_TIER=e2e E2E_PROVIDER=local \
 		go test ./scenarios/ -count=1 -timeout 20m -args -ginkgo.junit-report=$(REPORTS)/e2e.xml
+	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" E2E_OPERATOR_BINARY=$(LOCALBIN)/manager E2E_PREVIOUS_RELEASE=$(PREVIOUS_RELEASE_DIR) \
+		go test ./scenarios/upgrade/ -count=1 -timeout 10m -args -ginkgo.junit-report=$(REPORTS)/e2e-upgrade.xml
 
 .PHONY: test-e2e-kind
 test-e2e-kind: setup-envtest kustomize kind ## E2e tier on kind: the image IMG, deployed as build-installer renders it; then scenarios/deployment.
@@ -144,6 +152,12 @@ verify: ## Regenerate everything generated, tidy go.mod, check every Markdown li
 .PHONY: build
 build: manifests generate fmt vet ## Build manager binary.
 	go build -o $(LOCALBIN)/manager ./cmd
+
+.PHONY: previous-release
+previous-release: ## Check PREVIOUS_RELEASE out of this repository's history into a worktree, bin/previous/<commit>, and build its manager there, bin/previous/<commit>/bin/manager.
+	@git cat-file -e '$(PREVIOUS_RELEASE)^{commit}' 2>/dev/null || { echo "previous-release: $(PREVIOUS_RELEASE) is not in this clone's history (a shallow clone? git fetch --unshallow)"; exit 1; }
+	@[ -d $(PREVIOUS_RELEASE_DIR) ] || { git worktree prune && git worktree add --detach $(PREVIOUS_RELEASE_DIR) $(PREVIOUS_RELEASE); }
+	go build -C $(PREVIOUS_RELEASE_DIR) -o bin/manager ./cmd
 
 .PHONY: run
 run: manifests generate fmt vet ## Run a controller from your host, against the cluster in your kubeconfig.

@@ -7,6 +7,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	demov1beta1 "example.com/operator-demo/api/v1beta1"
 	"example.com/operator-demo/controllers"
 	"example.com/operator-demo/testing/harness"
@@ -31,6 +32,16 @@ var Operator = operator.Subject{
 	WebhookManifests: []string{"scenarios/samples/webhooks"},
 	Kind:             &demov1beta1.Sample{},
 	Owned:            []client.Object{&corev1.ConfigMap{}},
+}
+
+// Previous is the release before v1beta1 and server-side apply (the Makefile's PREVIOUS_RELEASE),
+// as the upgrade scenarios deploy it from its own tree: its binary runs its own controller; the
+// harness needs its kind, v1alpha1, and what it creates. It has no webhooks, and its CRDs are its
+// tree's config/crd/bases.
+var Previous = operator.Subject{
+	Scheme: controllers.NewScheme(),
+	Kind:   &demov1alpha1.Sample{},
+	Owned:  []client.Object{&corev1.ConfigMap{}},
 }
 
 // Workers is what the operator is told to run as --max-concurrent-reconciles (0: its default).

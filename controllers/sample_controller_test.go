@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -326,6 +327,7 @@ func TestReconcileReturnsEveryFault(t *testing.T) {
 		{"get ConfigMap", "", func(*fakeAPI, *testing.T) {}},
 		{"apply ConfigMap", " creating it", func(*fakeAPI, *testing.T) {}},
 		{"apply ConfigMap", " updating it", drifted},
+		{"patch ConfigMap", " handing it over", writtenByThePreviousRelease},
 		{"apply Sample/status", "", func(*fakeAPI, *testing.T) {}},
 	}
 	for _, c := range calls {
@@ -560,6 +562,21 @@ func drifted(api *fakeAPI, t *testing.T) {
 	}
 }
 
+// writtenByThePreviousRelease creates the Sample's ConfigMap as the release before server-side
+// apply wrote it: its label, its controller reference, its data, under PreviousFieldManager.
+func writtenByThePreviousRelease(api *fakeAPI, t *testing.T) {
+	t.Helper()
+	sample := api.sample(t)
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "greeting-config", Namespace: "team-a", Labels: map[string]string{ManagedByLabel: ManagedByValue},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(sample, demov1beta1.GroupVersion.WithKind("Sample"))}},
+		Data: maps.Clone(sample.Spec.Data),
+	}
+	if err := api.Client.Create(context.Background(), cm, client.FieldOwner(PreviousFieldManager)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // cacheBlind is a cache that holds no ConfigMap, as the operator's label-selected cache holds
 // none without the managed-by label; everything else it reads from the fake API server.
 type cacheBlind struct{ client.Client }
@@ -695,16 +712,8 @@ func TestAKeyRemovedFromSpecLeavesTheConfigMap(t *testing.T) {
 // the operator owns them alone, rests, and removes a key it no longer wants; a ConfigMap of its
 // own costs no such patch.
 func TestAConfigMapThePreviousReleaseWroteIsHandedOverInOnePatch(t *testing.T) {
-	sample := newSampleData("greeting", map[string]string{"message": "hello world", "colour": "blue"})
-	api := newFakeAPI(t, sample.DeepCopy())
-	written := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: "greeting-config", Namespace: "team-a", Labels: map[string]string{ManagedByLabel: ManagedByValue},
-			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(sample, demov1beta1.GroupVersion.WithKind("Sample"))}},
-		Data: map[string]string{"message": "hello world", "colour": "blue"},
-	}
-	if err := api.Client.Create(context.Background(), written, client.FieldOwner(PreviousFieldManager)); err != nil {
-		t.Fatal(err)
-	}
+	api := newFakeAPI(t, newSampleData("greeting", map[string]string{"message": "hello world", "colour": "blue"}))
+	writtenByThePreviousRelease(api, t)
 
 	if _, err := api.reconcile(t); err != nil {
 		t.Fatalf("reconcile: %v", err)
@@ -718,7 +727,7 @@ func TestAConfigMapThePreviousReleaseWroteIsHandedOverInOnePatch(t *testing.T) {
 	api.converged(t)
 	wantWrites(t, api)
 
-	sample = api.sample(t)
+	sample := api.sample(t)
 	delete(sample.Spec.Data, "colour")
 	sample.Generation++
 	if err := api.Client.Update(context.Background(), sample); err != nil {
@@ -728,4 +737,38 @@ func TestAConfigMapThePreviousReleaseWroteIsHandedOverInOnePatch(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"message": "hello world"}, api.configMap(t).Data); diff != "" {
 		t.Errorf("data once colour left spec.data (-want +got):\n%s", diff)
 	}
+}
+
+// TestAHandoverThatCannotReadTheManagedFieldsIsReturned: a ConfigMap whose managedFields the
+// handover cannot read, as the cache holds it, is neither patched nor applied, and the pass fails
+// naming it. (The API server refuses such managedFields: only a reader can garble them.)
+func TestAHandoverThatCannotReadTheManagedFieldsIsReturned(t *testing.T) {
+	api := newFakeAPI(t, newSample("greeting", "hello world"))
+	writtenByThePreviousRelease(api, t)
+	garbled := garbledFields{api}
+	api.writes = nil
+	r := &SampleReconciler{Client: garbled, APIReader: garbled, Recorder: api.events}
+	_, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team-a", Name: "greeting"}})
+	if err == nil || !strings.Contains(err.Error(), "hand ConfigMap team-a/greeting-config of Sample greeting over to operator-demo") {
+		t.Errorf("Reconcile returned %v, want the handover's error, naming the ConfigMap", err)
+	}
+	if slices.ContainsFunc(api.writes, func(w string) bool { return strings.HasSuffix(w, "ConfigMap") }) {
+		t.Errorf("writes = %q, want none of the ConfigMap", api.writes)
+	}
+}
+
+// garbledFields reads as the fake API server does, but a ConfigMap's managedFields as no field
+// set.
+type garbledFields struct{ client.Client }
+
+func (g garbledFields) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if err := g.Client.Get(ctx, key, obj, opts...); err != nil {
+		return err
+	}
+	if cm, ok := obj.(*corev1.ConfigMap); ok {
+		for i := range cm.ManagedFields {
+			cm.ManagedFields[i].FieldsV1 = metav1.NewFieldsV1("not a field set")
+		}
+	}
+	return nil
 }

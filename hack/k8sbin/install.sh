@@ -187,6 +187,19 @@ tool() {
     pause) version=v$(sed -n 's/^TAG ?= //p' "$src/build/pause/Makefile"); pkg=$src/build/pause/linux/pause.c ;;
   esac
   [ "$version" != v ] && [ -n "$version" ] || die "k8s.io/kubernetes@v$(k8s_of "$dir") names no $name version"
+  if [ "$name" = crictl ]; then
+    # The Go module proxy may not serve that release (v1.35.0, which Kubernetes 1.36 names): crictl
+    # speaks CRI v1 to the node's containerd whatever its minor, so take the newest release served
+    # that is not newer, saying so.
+    local served nearest
+    served=$(cd "$(module_dir)" && go list -m -versions sigs.k8s.io/cri-tools | tr ' ' '\n' | tail -n +2)
+    if ! grep -qxF "$version" <<<"$served"; then
+      nearest=$(printf '%s\n' "$served" "$version" | sort -V | grep -B1 -xF "$version" | head -n 1)
+      [ "$nearest" != "$version" ] || die "the Go module proxy serves no crictl release up to $version (it serves: ${served//$'\n'/ })"
+      say "crictl $version is not served by the Go module proxy; taking $nearest, the newest served before it"
+      version=$nearest
+    fi
+  fi
   say "building $name $version from ${pkg#"$src/"}"
   case $name in
     pause) fill "$dir" compile_pause "$pkg" "$version" ;;

@@ -87,12 +87,14 @@ func NewFixture(ctx context.Context, c cluster.Cluster, changes ...Change) *Fixt
 
 // Replace stops the spec's operator and runs another in its place, as changes change the Subject
 // (none: the Subject itself), as an upgrade replaces a release with the next; the spec's cleanup
-// then deletes the spec's objects with the new one running, and stops it. Changes other than
-// none need an operator in the test process (tiers.NeedsInProcessOperator), as NewFixture's do.
+// then deletes the spec's objects with the new one running, and releases it. Changes other than
+// none need an operator in the test process (tiers.NeedsInProcessOperator), as NewFixture's do;
+// where the operator is the cluster's, shared by every spec, it is the same one, started again.
 func (f *Fixture) Replace(changes ...Change) {
 	GinkgoHelper()
 	Expect(f.Operator.Down()).To(Succeed(), "stop the operator that is replaced")
 	f.runOperator(changes)
+	Expect(f.Operator.Up()).To(Succeed(), "start the operator that replaces it")
 }
 
 // runOperator runs the operator for the spec's namespace as changes change it.

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -237,6 +238,27 @@ func TestFixtures(t *testing.T) {
 			f.Replace(With(threads, 2))
 			Expect(threads.In(replaced.changes.Settings)).To(Equal(2))
 		})
+		It("replaces a shared operator with itself, running again at once", func(ctx SpecContext) {
+			fc := newFakeCluster()
+			var shared *operator.Operator
+			c := fc.Cluster
+			c.RunOperator = func(namespace string, _ operator.Changes) (*operator.Operator, func() error, error) {
+				if shared == nil { // as the e2e tier's: started once, its release an Up
+					shared = operator.New(operator.Subject{Kind: &corev1.ConfigMap{}}, fc.o.run(namespace))
+					if err := shared.Up(); err != nil {
+						return nil, nil, err
+					}
+				}
+				return shared, shared.Up, nil
+			}
+			f := NewFixture(ctx, c)
+			createHeld(ctx, f, "held", finalizer)
+			f.Replace()
+			held := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "held", Namespace: f.Namespace}}
+			Expect(f.Client.Delete(ctx, held)).To(Succeed())
+			Eventually(ctx, func() error { return f.Client.Get(ctx, client.ObjectKeyFromObject(held), held) }).
+				WithTimeout(5*time.Second).Should(Satisfy(apierrors.IsNotFound), "the held ConfigMap, which only a running operator lets go")
+		})
 		It("fails, on purpose", func(ctx SpecContext) {
 			failing = newFakeCluster()
 			f := NewFixture(ctx, failing.Cluster)
@@ -288,8 +310,8 @@ func TestFixtures(t *testing.T) {
 	for _, r := range reports {
 		expectReported(t, r)
 	}
-	if len(reports) != 11 || !sharedStopped {
-		t.Fatalf("%d specs ran, want 11; the suite's cluster stopped once they had: %t", len(reports), sharedStopped)
+	if len(reports) != 12 || !sharedStopped {
+		t.Fatalf("%d specs ran, want 12; the suite's cluster stopped once they had: %t", len(reports), sharedStopped)
 	}
 	want := []string{"finalizer of held removed", "operator stopped", "namespace deleted"}
 	if got := running.o.records(); !slices.Equal(got, want) {

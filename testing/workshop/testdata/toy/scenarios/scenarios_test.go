@@ -1,6 +1,6 @@
 // Package scenarios holds the toy specs of the sweep's tests: one that hangs with TOY_HANG set, as
 // a break might make it (TestAHangIsAKillByTimeout), one that reads a file of the toy's, as the
-// scenarios read a manifest (TestABuildWritesWhatIsNotGoWhereTheScenariosReadIt), and one pending,
+// scenarios read a manifest (TestAMutantOfAManifestBreaksWhatTheScenariosRead), and one pending,
 // which the sweep leaves out (TestReachRunsEachTestAndSpecAlone).
 package scenarios
 

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -190,13 +191,20 @@ func (r *SampleReconciler) syncConfigMap(ctx context.Context, sample *demov1beta
 	return r.apply(ctx, sample, desired.WithUID(current.UID), EventUpdated)
 }
 
-// takeOver hands what PreviousFieldManager owns of current (a release before server-side apply
-// wrote it) over to FieldOwner's apply, as `kubectl apply --server-side` does for what client-side
-// apply wrote: otherwise an apply that sets a field to the value it holds would share it with that
-// manager, and a key removed from spec.data later would stay. It is one JSON patch of
-// managedFields, which tests the resourceVersion read; current is then as the API server answered.
-// A ConfigMap with nothing of PreviousFieldManager's costs no request.
+// takeOver hands what PreviousFieldManager owns of current over to FieldOwner's apply, where the
+// operator has never applied it: a release before server-side apply wrote it. It does what
+// `kubectl apply --server-side` does for what client-side apply wrote: otherwise an apply that sets
+// a field to the value it holds would share it with that manager, and a key removed from spec.data
+// later would stay. It is one JSON patch of managedFields, which tests the resourceVersion read;
+// current is then as the API server answered. Once the operator has applied the ConfigMap, a
+// client of that name (every kubebuilder binary is "manager") is someone else, whose fields stay
+// theirs; and a ConfigMap with nothing of PreviousFieldManager's costs no request.
 func (r *SampleReconciler) takeOver(ctx context.Context, current *corev1.ConfigMap) error {
+	if slices.ContainsFunc(current.ManagedFields, func(e metav1.ManagedFieldsEntry) bool {
+		return e.Manager == FieldOwner && e.Operation == metav1.ManagedFieldsOperationApply
+	}) {
+		return nil
+	}
 	patch, err := csaupgrade.UpgradeManagedFieldsPatch(current, sets.New(PreviousFieldManager), FieldOwner)
 	if err != nil || patch == nil {
 		return err

@@ -772,3 +772,52 @@ func (g garbledFields) Get(ctx context.Context, key client.ObjectKey, obj client
 	}
 	return nil
 }
+
+// TestAKeyAnotherManagerNamedManagerWritesLaterStays: once the operator has applied a ConfigMap,
+// a client that happens to be named like the release before (every kubebuilder binary is
+// "manager") is someone else: the key it adds is not handed over, and stays.
+func TestAKeyAnotherManagerNamedManagerWritesLaterStays(t *testing.T) {
+	api := newFakeAPI(t, newSample("greeting", "hello world"))
+	api.converged(t)
+	cm := api.configMap(t)
+	cm.Data["theirs"] = "another operator's"
+	if err := api.Client.Update(context.Background(), cm, client.FieldOwner(PreviousFieldManager)); err != nil {
+		t.Fatal(err)
+	}
+
+	api.converged(t)
+	if diff := cmp.Diff(map[string]string{demov1alpha1.MessageKey: "hello world", "theirs": "another operator's"}, api.configMap(t).Data); diff != "" {
+		t.Errorf("data (-want +got):\n%s", diff)
+	}
+	wantWrites(t, api)
+}
+
+// TestTheHandoverLooksForTheOperatorsOwnApply: a ConfigMap that the release before wrote and that
+// another client has applied to since (kubectl apply --server-side) is still handed over, in one
+// patch: what tells the handover that it is done is the operator's own apply, not anyone's.
+func TestTheHandoverLooksForTheOperatorsOwnApply(t *testing.T) {
+	api := newFakeAPI(t, newSample("greeting", "hello world"))
+	writtenByThePreviousRelease(api, t)
+	theirs := corev1ac.ConfigMap("greeting-config", "team-a").WithData(map[string]string{"theirs": "kubectl's"})
+	if err := api.Client.Apply(context.Background(), theirs, client.FieldOwner("kubectl")); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := api.reconcile(t); err != nil {
+		t.Fatalf("reconcile: %v", err)
+	}
+	wantWrites(t, api, "patch ConfigMap", "apply Sample/status")
+	if owners := managers(api.configMap(t).ManagedFields); !slices.Equal(owners, []string{"kubectl Apply", FieldOwner + " Apply"}) {
+		t.Errorf("the ConfigMap's field managers: %q, want kubectl's apply and the operator's", owners)
+	}
+}
+
+// managers names each entry of managed as "<manager> <operation>", sorted.
+func managers(managed []metav1.ManagedFieldsEntry) []string {
+	names := make([]string, 0, len(managed))
+	for _, entry := range managed {
+		names = append(names, entry.Manager+" "+string(entry.Operation))
+	}
+	slices.Sort(names)
+	return names
+}

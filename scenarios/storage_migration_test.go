@@ -76,8 +76,8 @@ var _ = Describe("Sample", Label("storage-migration", tiers.NeedsStorageVersionM
 		//
 		// No break reaches it: that Samples stored as v1alpha1 are rewritten as v1beta1 with the
 		// data they were written with, because the sweep's breaks of the operator's code run on
-		// envtest alone, where no kube-controller-manager runs a migration. make mutate's break of
-		// config/migration/samples.yaml fails it, on a local control plane.
+		// envtest alone, where no kube-controller-manager runs a migration. (make mutate's break of
+		// a manifest, config/migration/samples.yaml, not of the code, fails it on the local tier.)
 		It("rewrites each as v1beta1 through a StorageVersionMigration, leaves storedVersions naming v1beta1 alone, and the operator writes nothing", Label("characterization"), func(ctx SpecContext) {
 			f := samples.NewFixture(ctx, suiteCluster)
 

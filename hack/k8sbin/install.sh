@@ -192,7 +192,8 @@ tool() {
     # speaks CRI v1 to the node's containerd whatever its minor, so take the newest release served
     # that is not newer, saying so.
     local served nearest
-    served=$(cd "$(module_dir)" && go list -m -versions sigs.k8s.io/cri-tools | tr ' ' '\n' | tail -n +2)
+    served=$(cd "$(module_dir)" && go list -m -versions sigs.k8s.io/cri-tools) || die "the Go module proxy lists no crictl releases (above)"
+    served=$(tr ' ' '\n' <<<"$served" | tail -n +2 | { grep -v -- - || true; }) # releases, not candidates
     if ! grep -qxF "$version" <<<"$served"; then
       nearest=$(printf '%s\n' "$served" "$version" | sort -V | grep -B1 -xF "$version" | head -n 1)
       [ "$nearest" != "$version" ] || die "the Go module proxy serves no crictl release up to $version (it serves: ${served//$'\n'/ })"

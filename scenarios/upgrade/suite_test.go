@@ -39,7 +39,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	previous = localcluster.Release{Root: worktree, Binary: filepath.Join(worktree, "bin", "manager")}
 	root, err := localcluster.Root()
 	Expect(err).NotTo(HaveOccurred())
-	current = localcluster.Release{Root: root, Binary: os.Getenv("E2E_OPERATOR_BINARY")}
+	current = localcluster.Release{Binary: os.Getenv("E2E_OPERATOR_BINARY")} // the working tree's
 
 	By("deploying the release before, with its own CRD and config/default")
 	d, err = localcluster.StartRelease(ctx, filepath.Join(root, "reports", "e2e-upgrade"), previous, samples.Previous)

@@ -86,8 +86,10 @@ var _ = Describe("The operator", Label("upgrade"), Ordered, func() {
 		list := &demov1alpha1.SampleList{}
 		Expect(d.Client.List(ctx, list, client.InNamespace(namespace))).To(Succeed())
 		Expect(list.Items).To(HaveLen(len(names)))
+		transitions := map[string]metav1.Time{}
 		for _, sample := range list.Items {
 			Expect(meta.IsStatusConditionTrue(sample.Status.Conditions, conditions.Ready)).To(BeTrue(), "Sample %s: %v", sample.Name, sample.Status.Conditions)
+			transitions[sample.Name] = meta.FindStatusCondition(sample.Status.Conditions, conditions.Ready).LastTransitionTime
 		}
 		ready := watchReady(ctx, list.ResourceVersion)
 
@@ -128,11 +130,14 @@ var _ = Describe("The operator", Label("upgrade"), Ordered, func() {
 		Expect(samples.MergePatch(ctx, d.Client, sample, namespace, sample.Name, `{"metadata":{"annotations":{"upgrade.test/seen":"yes"}}}`)).To(Succeed())
 		Eventually(ctx, func() int { return len(ready.seen()) }).Should(BeNumerically(">", before), "the watch's events of Ready")
 
-		By("checking that no Sample's Ready condition was False at any time, and that each is True now")
+		By("checking that no Sample's Ready condition was False at any time, and that each is True now, since the time it was before")
 		Expect(ready.seen()).NotTo(ContainElement(metav1.ConditionFalse))
 		for _, sample := range written {
 			Expect(d.Client.Get(ctx, client.ObjectKeyFromObject(sample), sample)).To(Succeed())
-			Expect(meta.IsStatusConditionTrue(sample.Status.Conditions, conditions.Ready)).To(BeTrue(), "Sample %s: %v", sample.Name, sample.Status.Conditions)
+			Expect(meta.FindStatusCondition(sample.Status.Conditions, conditions.Ready)).To(And(
+				HaveField("Status", metav1.ConditionTrue),
+				HaveField("LastTransitionTime", transitions[sample.Name]),
+			), "Sample %s's Ready", sample.Name)
 		}
 	})
 
@@ -204,6 +209,7 @@ type samplesIn struct {
 	namespace string
 }
 
+// WatchWithContext watches them from what opts say (their resourceVersion, the RetryWatcher's).
 func (s samplesIn) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	return s.c.Watch(ctx, &demov1alpha1.SampleList{}, client.InNamespace(s.namespace), &client.ListOptions{Raw: &opts})
 }

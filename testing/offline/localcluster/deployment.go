@@ -1,6 +1,7 @@
 package localcluster
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,7 +33,7 @@ type LocalDeployment struct {
 	// MetricsToken is the token of a ServiceAccount bound to the metrics-reader role;
 	// MetricsURL, where the operator serves its metrics; OperatorLog, where it logs.
 	MetricsToken, MetricsURL, OperatorLog string
-	// Webhooks are the subject's, served from this process (StartDeployment).
+	// Webhooks are the subject's, served from this process (StartRelease, ReplaceCRDs).
 	Webhooks *cluster.Webhooks
 }
 
@@ -53,24 +54,26 @@ func E2E(ctx context.Context, subject operator.Subject) (*cluster.Cluster, []byt
 	return c, nil, nil
 }
 
-// StartDeployment starts a LocalCluster in dir and deploys binary, which runs subject, into it,
-// with this repository's config (Root): StartRelease of the release the working tree is.
+// StartDeployment starts a LocalCluster in dir and deploys binary, which runs subject, into it:
+// StartRelease of the working tree's release.
 func StartDeployment(ctx context.Context, dir, binary string, subject operator.Subject) (*LocalDeployment, error) {
-	root, err := Root()
-	if err != nil {
-		return nil, err
-	}
-	return StartRelease(ctx, dir, Release{Root: root, Binary: binary}, subject)
+	return StartRelease(ctx, dir, Release{Binary: binary}, subject)
 }
 
 // Release is a release of the operator as a cluster receives it: the manager binary built from
-// it, and the tree it was built from (a worktree of an older commit, say), whose config/default is
-// deployed with it and whose directories subject's CRDs name.
+// it, and Root, the tree it was built from (a worktree of an older commit, say), whose
+// config/default is deployed with it and whose directories subject's CRDs name. An empty Root is
+// the working tree, where each is found as the harness finds a repository's files
+// (controlplane.Find: a break's copy of one stands in for it, make mutate's). subject's webhook
+// configurations are the working tree's either way.
 type Release struct{ Root, Binary string }
 
 // crds is subject as release ships it: its CRDs (default: config/crd/bases) those of release's
 // tree.
 func (r Release) crds(subject operator.Subject) operator.Subject {
+	if r.Root == "" {
+		return subject
+	}
 	dirs := subject.CRDs
 	if len(dirs) == 0 {
 		dirs = []string{controlplane.DefaultCRDs}
@@ -92,7 +95,7 @@ func (r Release) crds(subject operator.Subject) operator.Subject {
 // local control plane resolves.
 func StartRelease(ctx context.Context, dir string, release Release, subject operator.Subject) (*LocalDeployment, error) {
 	if _, err := os.Stat(release.Binary); err != nil {
-		return nil, fmt.Errorf("no operator binary at %s: run `make build`", release.Binary)
+		return nil, fmt.Errorf("no operator binary at %s: run `make build`: %w", release.Binary, err)
 	}
 	subject = release.crds(subject)
 	lc, err := Start(dir, subject.CRDs)
@@ -107,15 +110,6 @@ func StartRelease(ctx context.Context, dir string, release Release, subject oper
 		return nil, errors.Join(err, d.Webhooks.Down(), lc.Stop())
 	}
 	return d, nil
-}
-
-// Upgrade replaces the operator with release, whose binary runs subject, as deploying the next
-// release does: ReplaceCRDs, then Deploy.
-func (d *LocalDeployment) Upgrade(ctx context.Context, release Release, subject operator.Subject) error {
-	if err := d.ReplaceCRDs(release, subject); err != nil {
-		return err
-	}
-	return d.Deploy(ctx, release, subject)
 }
 
 // ReplaceCRDs stops the operator (and the webhooks served for it), then installs release's CRDs
@@ -133,15 +127,17 @@ func (d *LocalDeployment) ReplaceCRDs(release Release, subject operator.Subject)
 		}
 	}
 	var err error
-	d.Webhooks, err = d.serve(subject)
-	return err
+	if d.Webhooks, err = d.serve(subject); err != nil {
+		return fmt.Errorf("serve the webhooks of the release at %s: %w", cmp.Or(release.Root, "the working tree"), err)
+	}
+	return nil
 }
 
 // Deploy applies release's config/default to the cluster and starts its binary, which runs
 // subject, in place of the operator, and waits until its controllers report.
 func (d *LocalDeployment) Deploy(ctx context.Context, release Release, subject operator.Subject) error {
 	if _, err := os.Stat(release.Binary); err != nil {
-		return fmt.Errorf("no operator binary at %s", release.Binary)
+		return fmt.Errorf("no operator binary at %s: %w", release.Binary, err)
 	}
 	if err := d.Operator.Down(); err != nil {
 		return fmt.Errorf("stop the operator it replaces: %w", err)
@@ -160,6 +156,11 @@ func (d *LocalDeployment) deploy(ctx context.Context, release Release, subject o
 	}
 	// The release's config/default, rendered with kubectl's built-in kustomize.
 	kustomizeDir := filepath.Join(release.Root, "config", "default")
+	if release.Root == "" {
+		if kustomizeDir, err = controlplane.Find(kustomizeDir); err != nil {
+			return err
+		}
+	}
 	rendered, err := e2e.Run(ctx, nil, d.ControlPlane.KubectlPath, "kustomize", kustomizeDir)
 	if err != nil {
 		return err

@@ -78,10 +78,7 @@ var All = []Mutant{
 	{"a ConfigMap the Sample does not control is written anyway", "conflict",
 		[]Edit{{controllerGo, "case !metav1.IsControlledBy(current, sample):", "case !metav1.IsControlledBy(current, sample) && false:"}}},
 	{"any owner reference is taken for control: a ConfigMap that names the Sample as a mere owner is applied over", "conflict",
-		[]Edit{
-			{controllerGo, `"time"`, `"slices"; "time"`},
-			{controllerGo, "case !metav1.IsControlledBy(current, sample):", "case !slices.ContainsFunc(current.OwnerReferences, func(ref metav1.OwnerReference) bool { return ref.UID == sample.UID }):"},
-		}},
+		[]Edit{{controllerGo, "case !metav1.IsControlledBy(current, sample):", "case !slices.ContainsFunc(current.OwnerReferences, func(ref metav1.OwnerReference) bool { return ref.UID == sample.UID }):"}}},
 	{"a ConfigMap missing from the cache is taken for none: someone else's of that name, which the cache never holds, is applied over", "conflict",
 		[]Edit{{controllerGo, "err = r.APIReader.Get(ctx, key, current)", "err = r.Get(ctx, key, current)"}}},
 	{"an update names no uid: someone else's ConfigMap, put in the place of the one the cache shows, is applied over", "conflict",

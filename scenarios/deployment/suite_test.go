@@ -45,7 +45,12 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 func syncedConfigMap(ctx context.Context, name string) (*corev1.ConfigMap, client.ObjectKey) {
 	GinkgoHelper()
 	sample := samples.New("default", name, "hello world")
-	Expect(d.Client.Create(ctx, sample)).To(Succeed())
+	// Its create goes through the conversion webhook (a v1alpha1 Sample is stored as v1beta1). Just
+	// after a spec that killed or replaced a Pod, the webhook's Service may still be moving to a
+	// ready one, and the API server's call fails, creating nothing (on .ci/run's machines, once,
+	// as a TLS error: the call left the node for the machine's own proxy): try again until it lands.
+	Eventually(ctx, func() error { return client.IgnoreAlreadyExists(d.Client.Create(ctx, sample.DeepCopy())) }).
+		Should(Succeed(), "create Sample %s through the conversion webhook", name)
 	var cm *corev1.ConfigMap
 	Eventually(ctx, func() (err error) {
 		cm, err = samples.Check(ctx, d.Client, sample)

@@ -347,14 +347,12 @@ func (s *sweeper) list() (all []test, err error) {
 		}
 	}
 	if slices.Contains(s.group.tests, scenarios) { // the harness's tests are unit tests alone
-		cmd := exec.Command(trial.Binary(s.work, scenarios), "-ginkgo.dry-run")
-		cmd.Dir, cmd.Env = filepath.Join(s.root, scenarios), append(os.Environ(), s.env...)
-		suite, out, err, readErr := specreport.Run(cmd, filepath.Join(s.work, "dry-run.json"), s.root)
-		if err = cmp.Or(err, readErr); err != nil {
-			return nil, fmt.Errorf("the scenarios' dry run: %w\n%s", err, out)
+		suite, err := s.dryRun(s.env, "dry-run")
+		if err != nil {
+			return nil, err
 		}
 		for _, spec := range suite.Specs {
-			if spec.Passed { // a dry run passes the specs this tier runs
+			if spec.Passed {
 				all = append(all, test{Pkg: scenarios, Name: spec.Name})
 			}
 		}
@@ -517,12 +515,17 @@ func (s *sweeper) mutate(scenario, text string) error {
 	if out, err := trial.Build(s.root, s.work, nil, scenarios); err != nil {
 		return fmt.Errorf("the scenarios do not build: %w\n%s", err, out)
 	}
-	places, labels := make([]place, len(chosen)), map[string][]string{}
+	places, labels, placed := make([]place, len(chosen)), map[string][]string{}, map[string]place{}
 	for i, m := range chosen {
-		if places[i], err = s.placeOf(m.Scenario); err != nil {
-			return err
+		p, ok := placed[m.Scenario]
+		if !ok { // a dry run or two for each scenario, not for each of its breaks
+			if p, err = s.placeOf(m.Scenario); err != nil {
+				return err
+			}
+			placed[m.Scenario] = p
+			labels[p.name] = append(labels[p.name], m.Scenario)
 		}
-		labels[places[i].name] = append(labels[places[i].name], m.Scenario)
+		places[i] = p
 	}
 	for i, p := range s.places {
 		if len(labels[p.name]) == 0 {
@@ -599,11 +602,9 @@ func placesOn(controlPlane string) []place {
 // passes it.
 func (s *sweeper) placeOf(label string) (place, error) {
 	for i, p := range s.places {
-		cmd := exec.Command(trial.Binary(s.work, scenarios), "-ginkgo.dry-run", "-ginkgo.label-filter="+label)
-		cmd.Dir, cmd.Env = filepath.Join(s.root, scenarios), append(os.Environ(), p.env(s.work)...)
-		suite, out, err, readErr := specreport.Run(cmd, filepath.Join(s.work, "dry-run-"+strconv.Itoa(i)+".json"), s.root)
-		if err = cmp.Or(err, readErr); err != nil {
-			return place{}, fmt.Errorf("the scenarios' dry run on %s: %w\n%s", p.name, err, out)
+		suite, err := s.dryRun(p.env(s.work), "dry-run-"+strconv.Itoa(i), "-ginkgo.label-filter="+label)
+		if err != nil {
+			return place{}, fmt.Errorf("on %s: %w", p.name, err)
 		}
 		if !slices.ContainsFunc(suite.Specs, func(r specreport.Result) bool { return r.Passed }) {
 			continue
@@ -613,6 +614,18 @@ func (s *sweeper) placeOf(label string) (place, error) {
 		return p, nil
 	}
 	return place{}, fmt.Errorf("scenario %q: nothing matched: no spec labelled so runs on any tier make mutate runs", label)
+}
+
+// dryRun is the scenarios' dry run in the build in s.work, with env and flags, its report
+// s.work/name.json: it passes the specs that the tier env names runs, and starts nothing.
+func (s *sweeper) dryRun(env []string, name string, flags ...string) (specreport.Suite, error) {
+	cmd := exec.Command(trial.Binary(s.work, scenarios), append([]string{"-ginkgo.dry-run"}, flags...)...)
+	cmd.Dir, cmd.Env = filepath.Join(s.root, scenarios), append(os.Environ(), env...)
+	suite, out, err, readErr := specreport.Run(cmd, filepath.Join(s.work, name+".json"), s.root)
+	if err = cmp.Or(err, readErr); err != nil {
+		return suite, fmt.Errorf("the scenarios' dry run: %w\n%s", err, out)
+	}
+	return suite, nil
 }
 
 // tryMutant builds m into dir and runs, on p, the scenarios its label filter selects, then the

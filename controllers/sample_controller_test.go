@@ -167,6 +167,18 @@ func (api *fakeAPI) sample(t *testing.T) *demov1beta1.Sample {
 	return sample
 }
 
+// changeSpec changes the Sample's spec with change, as a user would, and moves its generation as
+// the API server would (the fake does not).
+func (api *fakeAPI) changeSpec(t *testing.T, change func(*demov1beta1.SampleSpec)) {
+	t.Helper()
+	sample := api.sample(t)
+	change(&sample.Spec)
+	sample.Generation++
+	if err := api.Client.Update(context.Background(), sample); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (api *fakeAPI) configMap(t *testing.T) *corev1.ConfigMap {
 	t.Helper()
 	cm := &corev1.ConfigMap{}
@@ -433,11 +445,7 @@ func TestARefusedWriteIsReportedOncePerDistinctFailure(t *testing.T) {
 	pass(refusedByPolicy, false)
 	// A new generation, refused alike: status says which generation it observed; the event
 	// would say nothing new.
-	sample := api.sample(t)
-	sample.Generation++
-	if err := api.Client.Update(context.Background(), sample); err != nil {
-		t.Fatal(err)
-	}
+	api.changeSpec(t, func(*demov1beta1.SampleSpec) {})
 	pass(refusedByPolicy, true)
 	pass(refusedByQuota, true, "Warning QuotaExceeded the API server refused to write ConfigMap greeting-config: "+quota)
 	pass(nil, true, "Normal Created created ConfigMap greeting-config")
@@ -694,12 +702,7 @@ func TestAKeyRemovedFromSpecLeavesTheConfigMap(t *testing.T) {
 	if err := api.Client.Update(context.Background(), cm, client.FieldOwner("someone")); err != nil {
 		t.Fatal(err)
 	}
-	sample := api.sample(t)
-	delete(sample.Spec.Data, "colour")
-	sample.Generation++
-	if err := api.Client.Update(context.Background(), sample); err != nil {
-		t.Fatal(err)
-	}
+	api.changeSpec(t, func(spec *demov1beta1.SampleSpec) { delete(spec.Data, "colour") })
 
 	api.converged(t)
 	if diff := cmp.Diff(map[string]string{"message": "hello world", "extra": "someone else's"}, api.configMap(t).Data); diff != "" {
@@ -719,20 +722,13 @@ func TestAConfigMapThePreviousReleaseWroteIsHandedOverInOnePatch(t *testing.T) {
 		t.Fatalf("reconcile: %v", err)
 	}
 	wantWrites(t, api, "patch ConfigMap", "apply Sample/status")
-	for _, entry := range api.configMap(t).ManagedFields {
-		if entry.Manager != FieldOwner || entry.Operation != metav1.ManagedFieldsOperationApply {
-			t.Errorf("the ConfigMap's fields are still %s's too, by %s", entry.Manager, entry.Operation)
-		}
+	if owners := managers(api.configMap(t).ManagedFields); !slices.Equal(owners, []string{FieldOwner + " Apply"}) {
+		t.Errorf("the ConfigMap's field managers: %q, want the operator's apply alone", owners)
 	}
 	api.converged(t)
 	wantWrites(t, api)
 
-	sample := api.sample(t)
-	delete(sample.Spec.Data, "colour")
-	sample.Generation++
-	if err := api.Client.Update(context.Background(), sample); err != nil {
-		t.Fatal(err)
-	}
+	api.changeSpec(t, func(spec *demov1beta1.SampleSpec) { delete(spec.Data, "colour") })
 	api.converged(t)
 	if diff := cmp.Diff(map[string]string{"message": "hello world"}, api.configMap(t).Data); diff != "" {
 		t.Errorf("data once colour left spec.data (-want +got):\n%s", diff)

@@ -57,6 +57,8 @@ var _ = Describe("The operator", Label("upgrade"), Ordered, func() {
 	// The Samples and their ConfigMaps, as the release before left them.
 	var written []*demov1alpha1.Sample
 	var configMaps []*corev1.ConfigMap
+	// f is this release's, once deployed: the harness's waits on the namespace and its operator.
+	var f *harness.Fixture
 
 	BeforeAll(func(ctx SpecContext) {
 		Expect(d.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}})).To(Succeed())
@@ -95,7 +97,7 @@ var _ = Describe("The operator", Label("upgrade"), Ordered, func() {
 
 		By("deploying this release: its config/default, its binary")
 		Expect(d.Deploy(ctx, current, samples.Operator)).To(Succeed())
-		f := &harness.Fixture{Namespace: namespace, Client: d.Client, Operator: d.Operator}
+		f = &harness.Fixture{Namespace: namespace, Client: d.Client, Operator: d.Operator}
 
 		By("waiting for it to settle, and counting its writes from the API server's audit log: two of each ConfigMap, one of each status")
 		settled := f.EventuallySettled(ctx)
@@ -147,7 +149,6 @@ var _ = Describe("The operator", Label("upgrade"), Ordered, func() {
 		Expect(samples.MergePatch(ctx, d.Client, &demov1beta1.Sample{}, namespace, sample.Name, `{"spec":{"data":{"message":null,"greeting":"hi"}}}`)).To(Succeed())
 
 		By("waiting for the ConfigMap to hold that key alone")
-		f := &harness.Fixture{Namespace: namespace, Client: d.Client, Operator: d.Operator}
 		cm := samples.ConfigMapOf(sample)
 		f.Eventually(ctx, func(g Gomega) map[string]string {
 			g.Expect(d.Client.Get(ctx, client.ObjectKeyFromObject(cm), cm)).To(Succeed())

@@ -57,6 +57,11 @@ const (
 	// StorageVersionMigration (storagemigration.k8s.io/v1, Kubernetes 1.37), which
 	// kube-controller-manager's storage version migrator carries out: envtest runs none.
 	NeedsStorageVersionMigrator = "storage-version-migrator"
+	// NeedsPreviousRelease marks a scenario that deploys the release before this one, built from a
+	// worktree of this repository's history, and replaces it (scenarios/upgrade): the local tier
+	// runs each release's binary; kind would need the release before's image, which no tier builds
+	// yet; envtest runs no release at all.
+	NeedsPreviousRelease = "previous-release"
 )
 
 // SinceMinor is the first Kubernetes minor that has what a label needs, for the labels that only
@@ -78,9 +83,9 @@ type Tier struct {
 
 // All are the places the scenarios run, cheapest first.
 var All = []Tier{
-	{Name: "envtest", Provider: Envtest, Excludes: []string{NeedsGarbageCollector, NeedsKill, NeedsStorageVersionMigrator}},
+	{Name: "envtest", Provider: Envtest, Excludes: []string{NeedsGarbageCollector, NeedsKill, NeedsStorageVersionMigrator, NeedsPreviousRelease}},
 	{Name: "e2e local", Provider: ProviderLocal, Excludes: []string{NeedsInProcessOperator}},
-	{Name: "e2e kind", Provider: ProviderKind, Excludes: []string{NeedsInProcessOperator}},
+	{Name: "e2e kind", Provider: ProviderKind, Excludes: []string{NeedsInProcessOperator, NeedsPreviousRelease}},
 }
 
 // Current is the tier that $SCENARIOS_TIER (default envtest) and $E2E_PROVIDER (default local)

@@ -12,11 +12,11 @@ func TestLabelFilterLeavesOutWhatTheTierCannotRun(t *testing.T) {
 	tests := []struct {
 		tier, provider, minor, filter, want string
 	}{
-		{"", "", "", "", "!garbage-collector && !kill && !storage-version-migrator"},
-		{"envtest", "", "1.37", "create || update", "(create || update) && !garbage-collector && !kill && !storage-version-migrator"},
+		{"", "", "", "", "!garbage-collector && !kill && !storage-version-migrator && !previous-release"},
+		{"envtest", "", "1.37", "create || update", "(create || update) && !garbage-collector && !kill && !storage-version-migrator && !previous-release"},
 		{"e2e", "", "", "", "!in-process"},
-		{"e2e", "kind", "1.37", "gc", "(gc) && !in-process"},
-		{"e2e", "kind", "1.36", "", "!in-process && !storage-version-migrator"},
+		{"e2e", "kind", "1.37", "gc", "(gc) && !in-process && !previous-release"},
+		{"e2e", "kind", "1.36", "", "!in-process && !previous-release && !storage-version-migrator"},
 		{"e2e", "local", "1.35", "", "!in-process && !storage-version-migrator"},
 	}
 	for _, tt := range tests {

@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	endpoints "k8s.io/apiserver/pkg/endpoints/discovery"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,6 +21,7 @@ import (
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	demov1beta1 "example.com/operator-demo/api/v1beta1"
 	"example.com/operator-demo/scenarios/samples"
+	"example.com/operator-demo/scenarios/samples/apidiscovery"
 	"example.com/operator-demo/testing/e2e/tiers"
 )
 
@@ -218,26 +218,18 @@ func storedVersions(ctx context.Context, crds client.Client) []string {
 // CRD as changed (the way kube-storage-version-migrator tells when a migration is due).
 func eventuallyStoredAs(ctx context.Context, api discovery.DiscoveryInterface, version string) {
 	GinkgoHelper()
-	Eventually(ctx, func(g Gomega) []metav1.APIResource {
-		return samplesIn(g, api, demov1beta1.GroupVersion.Version)
-	}).Should(ContainElement(HaveField("StorageVersionHash", endpoints.StorageVersionHash(demov1beta1.GroupVersion.Group, version, "Sample"))),
-		"samples in %s's discovery, announcing it stores %s", demov1beta1.GroupVersion, version)
+	Eventually(ctx, func() ([]metav1.APIResource, error) {
+		return apidiscovery.Samples(api, demov1beta1.GroupVersion.Version)
+	}).Should(apidiscovery.StoredAs(version), "samples in %s's discovery, announcing it stores %s", demov1beta1.GroupVersion, version)
 }
 
 // eventuallyServed waits until the API server's discovery lists samples in version, as a client
 // that maps the kind through discovery needs it to.
 func eventuallyServed(ctx context.Context, api discovery.DiscoveryInterface, version string) {
 	GinkgoHelper()
-	Eventually(ctx, func(g Gomega) []metav1.APIResource {
-		return samplesIn(g, api, version)
+	Eventually(ctx, func() ([]metav1.APIResource, error) {
+		return apidiscovery.Samples(api, version)
 	}).Should(ContainElement(HaveField("Name", "samples")), "samples served in %s", version)
-}
-
-// samplesIn is the resources that the API server's discovery lists in the Samples' group at version.
-func samplesIn(g Gomega, api discovery.DiscoveryInterface, version string) []metav1.APIResource {
-	resources, err := api.ServerResourcesForGroupVersion(demov1beta1.GroupVersion.Group + "/" + version)
-	g.Expect(err).NotTo(HaveOccurred())
-	return resources.APIResources
 }
 
 // readAs reads sample through the API's version, as a client of that version alone does, with no

@@ -4,9 +4,10 @@
 # Image URL to use all building/pushing image targets; config/manager names operator-demo:dev.
 IMG ?= operator-demo:dev
 
-# PREVIOUS_RELEASE: the release the upgrade scenarios start from (scenarios/upgrade), the last
-# commit whose CRD served v1alpha1 alone, written with merge patches (before issue #53's v1beta1);
-# make previous-release builds it from a worktree of this repository's history, in bin/previous/.
+# PREVIOUS_RELEASE: the release the upgrade scenarios start from and roll back to
+# (scenarios/upgrade), the last commit whose CRD served v1alpha1 alone, written with merge patches
+# (before issue #53's v1beta1); make previous-release builds it from a worktree of this
+# repository's history, in bin/previous/.
 PREVIOUS_RELEASE ?= bad3ab27973934233877315f4eddde398e857c5f
 PREVIOUS_RELEASE_DIR = $(LOCALBIN)/previous/$(PREVIOUS_RELEASE)
 

@@ -19,7 +19,8 @@ import (
 	demov1beta1 "example.com/operator-demo/api/v1beta1"
 	"example.com/operator-demo/controllers"
 	"example.com/operator-demo/scenarios/samples"
-	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/e2e/tiers"
+	"example.com/operator-demo/testing/offline/localcluster"
 )
 
 // Upgrade: Samples that the release before converged keep their ConfigMaps, the same objects,
@@ -51,18 +52,18 @@ import (
 //	kubectl get configmap sample-sample-config -o jsonpath='{.metadata.uid}'   # before, and the same after
 //	make deploy   # this release
 //	kubectl get samples.v1alpha1.demo.example.com -w   # Ready stays True
-var _ = Describe("The operator", Label("upgrade"), Ordered, func() {
+var _ = Describe("The operator", Label("upgrade", tiers.NeedsPreviousRelease), Ordered, func() {
 	const namespace = "upgrade"
 	names := []string{"first", "second"}
 	// The Samples and their ConfigMaps, as the release before left them.
 	var written []*demov1alpha1.Sample
 	var configMaps []*corev1.ConfigMap
-	// f is this release's, once deployed: the harness's waits on the namespace and its operator.
-	var f *harness.Fixture
+	// d is the cluster the releases are deployed to, one after the other; f is this release's,
+	// once deployed: the harness's waits on the namespace and its operator.
+	var d *localcluster.LocalDeployment
+	var f *samples.Fixture
 
-	BeforeAll(func(ctx SpecContext) {
-		Expect(d.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}})).To(Succeed())
-	})
+	BeforeAll(func(ctx SpecContext) { d = startPrevious(ctx, namespace) })
 
 	It("converges Samples under the release before, which writes their ConfigMaps with merge patches", func(ctx SpecContext) {
 		for _, name := range names {
@@ -70,11 +71,7 @@ var _ = Describe("The operator", Label("upgrade"), Ordered, func() {
 			Expect(d.Client.Create(ctx, written[len(written)-1])).To(Succeed())
 		}
 		for _, sample := range written {
-			var cm *corev1.ConfigMap
-			Eventually(ctx, func() (err error) {
-				cm, err = samples.Check(ctx, d.Client, sample)
-				return err
-			}).Should(Succeed(), "Sample %s under the release before", sample.Name)
+			cm := fixture(d, namespace).EventuallySynced(ctx, sample)
 			Expect(cm.ManagedFields).To(ContainElement(HaveField("Manager", controllers.PreviousFieldManager)), "ConfigMap %s", cm.Name)
 			configMaps = append(configMaps, cm)
 		}
@@ -93,11 +90,11 @@ var _ = Describe("The operator", Label("upgrade"), Ordered, func() {
 			Expect(meta.IsStatusConditionTrue(sample.Status.Conditions, conditions.Ready)).To(BeTrue(), "Sample %s: %v", sample.Name, sample.Status.Conditions)
 			transitions[sample.Name] = meta.FindStatusCondition(sample.Status.Conditions, conditions.Ready).LastTransitionTime
 		}
-		ready := watchReady(ctx, list.ResourceVersion)
+		ready := watchReady(ctx, d, namespace, list.ResourceVersion)
 
 		By("deploying this release: its config/default, its binary")
 		Expect(d.Deploy(ctx, current, samples.Operator)).To(Succeed())
-		f = &harness.Fixture{Namespace: namespace, Client: d.Client, Operator: d.Operator}
+		f = fixture(d, namespace)
 
 		By("waiting for it to settle, and counting its writes from the API server's audit log: two of each ConfigMap, one of each status")
 		settled := f.EventuallySettled(ctx)
@@ -157,7 +154,7 @@ var _ = Describe("The operator", Label("upgrade"), Ordered, func() {
 	})
 })
 
-// readiness is what a watch of the Samples of the namespace "upgrade" saw of their Ready
+// readiness is what a watch of the Samples of a namespace saw of their Ready
 // conditions: each status, in order. It resumes from the last resourceVersion it saw when the API
 // server ends it (watchtools.RetryWatcher): it misses no change, or fails. (A CRD's change ends
 // it for good: the API server's new watch cache starts past what it saw.)
@@ -167,14 +164,13 @@ type readiness struct {
 	err      error
 }
 
-// watchReady watches the Samples of the namespace "upgrade" from resourceVersion on, until the
-// spec ends.
-func watchReady(ctx context.Context, resourceVersion string) *readiness {
+// watchReady watches the Samples of namespace in d from resourceVersion on, until the spec ends.
+func watchReady(ctx context.Context, d *localcluster.LocalDeployment, namespace, resourceVersion string) *readiness {
 	GinkgoHelper()
 	c, err := client.NewWithWatch(d.Config, client.Options{Scheme: samples.Operator.Scheme})
 	Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	rw, err := watchtools.NewRetryWatcherWithContext(ctx, resourceVersion, samplesIn{c, "upgrade"})
+	rw, err := watchtools.NewRetryWatcherWithContext(ctx, resourceVersion, samplesIn{c, namespace})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { cancel(); rw.Stop(); <-rw.Done() })
 	r := &readiness{}

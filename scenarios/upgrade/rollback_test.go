@@ -1,0 +1,266 @@
+package upgrade
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"example.com/operator-demo/api/conditions"
+	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	demov1beta1 "example.com/operator-demo/api/v1beta1"
+	"example.com/operator-demo/controllers"
+	"example.com/operator-demo/scenarios/samples"
+	"example.com/operator-demo/scenarios/samples/apidiscovery"
+	"example.com/operator-demo/testing/e2e/tiers"
+	"example.com/operator-demo/testing/offline/localcluster"
+)
+
+// Rollback: from this release back to the release before, with what the upgrade left (the CRD at
+// this release's, the Samples stored as v1beta1). The release before's CRD is refused; with the
+// operator alone rolled back, no Sample can be read or created through v1alpha1, the release
+// before's only version; the documented procedure (docs/upgrades.md) takes the cluster back, and
+// the release before then keeps every ConfigMap, Ready never False, and collects the ConfigMap of a
+// Sample deleted.
+//
+// Lesson: a rollback is an upgrade to an older release, and the cluster does not go back by
+// itself. The API server keeps what the newer release changed: the Samples stay stored as
+// v1beta1, a version the release before neither serves nor converts, and the CRD's
+// status.storedVersions names it, so the API server refuses a CRD without it. The conversion
+// webhook goes with the newer release, so its Deployment alone rolled back leaves every Sample
+// unreadable through v1alpha1. The safe way back is the upgrade's migration run backwards while
+// this release still runs and converts: v1alpha1 stored again, every Sample rewritten, storedVersions
+// v1alpha1 alone; then, with this release stopped, each ConfigMap's owner named in v1alpha1 (the
+// garbage collector resolves an owner by the version its reference names, and v1beta1 is about to
+// leave the API), and what this release applied handed back to the release before's field manager
+// (the upgrade's handover, backwards: else an upgrade again would leave what the release before
+// wrote meanwhile co-owned for good); and only then the release before's CRD and operator.
+//
+// Red first, twice. Without the owners named in v1alpha1, the garbage collector never deleted the
+// ConfigMap of a Sample deleted under the release before: it could not resolve an owner named in
+// v1beta1 once that version had left the API. Without the handback, the upgrade again left the
+// empty message that the release before had written into a ConfigMap whose Sample holds none.
+// Clearing the field managers instead ([{}]), or removing this release's entry alone, was no
+// better: a ConfigMap left with no entry had none either after the release before's write (the API
+// server tracks no update of an object that lists no field manager), and the message stayed.
+//
+// Source: beyond both sources: issue #54, the operator rolled back (docs/upgrades.md).
+//
+// By hand (this release deployed over the release before, as the upgrade left it):
+//
+//	kubectl apply -f bin/previous/<commit>/config/crd/bases   # … is invalid: status.storedVersions[1]: Invalid value: "v1beta1": missing from spec.versions; …
+//	kubectl get --raw /apis/demo.example.com/v1alpha1 | grep -o '"storageVersionHash":"[^"]*"'   # before the patch
+//	kubectl patch crd samples.demo.example.com --type json -p '[{"op":"test","path":"/spec/versions/0/name","value":"v1alpha1"},{"op":"replace","path":"/spec/versions/0/storage","value":true},{"op":"replace","path":"/spec/versions/1/storage","value":false}]'
+//	kubectl get --raw /apis/demo.example.com/v1alpha1 | grep -o '"storageVersionHash":"[^"]*"'   # again, until it differs
+//	kubectl get samples.v1alpha1.demo.example.com -A -o json | kubectl replace -f -   # again on a conflict
+//	kubectl get samples.v1alpha1.demo.example.com -A -o jsonpath='{range .items[*]}{.metadata.namespace} {.metadata.name}{"\n"}{end}' > samples.txt
+//	kubectl -n operator-demo-system scale deployment operator-demo-controller-manager --replicas 0
+//	while read -r ns name; do kubectl -n "$ns" get samples.v1alpha1.demo.example.com "$name"; done < samples.txt   # each must read, with no webhook
+//	kubectl patch crd samples.demo.example.com --subresource status --type merge -p '{"status":{"storedVersions":["v1alpha1"]}}'
+//	kubectl get configmaps -A -l app.kubernetes.io/managed-by=operator-demo --show-managed-fields -o go-template='{{range .items}}{{$cm := .metadata}}{{range $i, $e := .metadata.managedFields}}{{if and (eq $e.manager "operator-demo") (eq $e.operation "Apply")}}{{$cm.namespace}} {{$cm.name}} {{$i}}{{"\n"}}{{end}}{{end}}{{end}}' > configmaps.txt
+//	while read -r ns name i; do kubectl -n "$ns" patch configmap "$name" --type json -p "[{\"op\":\"replace\",\"path\":\"/metadata/ownerReferences/0/apiVersion\",\"value\":\"demo.example.com/v1alpha1\"},{\"op\":\"test\",\"path\":\"/metadata/managedFields/$i/manager\",\"value\":\"operator-demo\"},{\"op\":\"replace\",\"path\":\"/metadata/managedFields/$i/manager\",\"value\":\"manager\"},{\"op\":\"replace\",\"path\":\"/metadata/managedFields/$i/operation\",\"value\":\"Update\"}]"; done < configmaps.txt
+//	kubectl apply -k bin/previous/<commit>/config/default   # the release before, its CRD included
+var _ = Describe("The operator", Label("rollback", tiers.NeedsPreviousRelease), Ordered, func() {
+	const namespace = "rollback"
+	// d is the cluster: the release before, then this release, then the release before again.
+	// kept was written under the release before; keys, under this release, has data that holds no
+	// message. configMaps are theirs, as this release first synced them (their uids, their names).
+	var d *localcluster.LocalDeployment
+	var f *samples.Fixture
+	var kept *demov1alpha1.Sample
+	var keys *demov1beta1.Sample
+	var configMaps []*corev1.ConfigMap
+
+	BeforeAll(func(ctx SpecContext) {
+		d = startPrevious(ctx, namespace)
+		kept = samples.New(namespace, "kept", "hello world")
+		Expect(d.Client.Create(ctx, kept)).To(Succeed())
+		fixture(d, namespace).EventuallySynced(ctx, kept)
+
+		By("upgrading to this release, and writing a Sample whose data holds no message")
+		f = deploy(ctx, d, current, samples.Operator, namespace)
+		keys = samples.NewData(namespace, "keys", map[string]string{"greeting": "hi"})
+		Expect(d.Client.Create(ctx, keys)).To(Succeed())
+		configMaps = []*corev1.ConfigMap{f.EventuallySynced(ctx, kept), f.EventuallySynced(ctx, keys)}
+	})
+
+	It("cannot take the release before's CRD while Samples are stored as v1beta1: the API server refuses it, and this release carries on", func(ctx SpecContext) {
+		By("applying the release before's CRD, which serves v1alpha1 alone")
+		_, err := envtest.InstallCRDs(d.Config, envtest.CRDInstallOptions{Paths: []string{filepath.Join(previous.Root, "config", "crd", "bases")}, ErrorIfPathMissing: true})
+		Expect(err).To(MatchError(And(ContainSubstring("status.storedVersions"), ContainSubstring(`"v1beta1"`))), "the API server's refusal names storedVersions and v1beta1")
+		Expect(storedVersions(ctx, d.Client)).To(ConsistOf("v1alpha1", "v1beta1"))
+
+		By("checking that this release still keeps a Sample in sync")
+		Expect(samples.MergePatch(ctx, d.Client, &demov1beta1.Sample{}, namespace, kept.Name, `{"spec":{"data":{"greeting":"hello"}}}`)).To(Succeed())
+		f.EventuallySynced(ctx, &demov1beta1.Sample{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: kept.Name}})
+	})
+
+	It("leaves no Sample readable or creatable through v1alpha1, the release before's only version, when only its Deployment is rolled back: the conversion webhook leaves with this release", func(ctx SpecContext) {
+		By("stopping this release and the conversion webhook it serves, as rolling back its Deployment alone does")
+		Expect(d.Operator.Down()).To(Succeed())
+		Expect(d.Webhooks.Down()).To(Succeed())
+		DeferCleanup(func(ctx SpecContext) { f = deploy(ctx, d, current, samples.Operator, namespace) }) // for the specs after this one
+
+		By("reading a Sample through v1alpha1, the release before's only version, and creating one: the API server can convert neither")
+		// A read names the Sample: a list may still be answered from the API server's cache of
+		// v1alpha1, which holds what it converted while the webhook was up.
+		refused := MatchError(MatchRegexp(`conversion webhook for demo\.example\.com/v1(alpha|beta)1, Kind=Sample failed`))
+		for _, name := range []string{kept.Name, keys.Name} {
+			Eventually(ctx, func() error {
+				return d.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &demov1alpha1.Sample{})
+			}).Should(refused, "Sample %s", name)
+		}
+		Expect(d.Client.Create(ctx, samples.New(namespace, "unwritten", "hello world"))).To(refused)
+	})
+
+	It("takes the cluster back by the documented procedure: v1alpha1 stored again while this release converts, owners named in v1alpha1, then the release before", func(ctx SpecContext) {
+		By("storing Samples as v1alpha1 again, while this release still runs and converts")
+		Expect(d.Client.Patch(ctx, sampleCRD(), client.RawPatch(types.JSONPatchType, []byte(
+			`[{"op":"test","path":"/spec/versions/0/name","value":"v1alpha1"},{"op":"replace","path":"/spec/versions/0/storage","value":true},{"op":"replace","path":"/spec/versions/1/storage","value":false}]`)))).To(Succeed())
+
+		api, err := discovery.NewDiscoveryClientForConfig(d.Config)
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(ctx, func() ([]metav1.APIResource, error) { return apidiscovery.Samples(api, "v1alpha1") }).
+			Should(apidiscovery.StoredAs("v1alpha1"), "the API server's discovery, announcing it stores v1alpha1")
+
+		By("rewriting every Sample, which the API server now stores as v1alpha1")
+		list := &demov1alpha1.SampleList{}
+		Expect(d.Client.List(ctx, list, client.InNamespace(namespace))).To(Succeed())
+		Expect(list.Items).To(HaveLen(len(configMaps)))
+		for i := range list.Items {
+			Expect(d.Client.Update(ctx, &list.Items[i])).To(Succeed(), "Sample %s", list.Items[i].Name)
+		}
+
+		By("stopping this release and its conversion webhook, and reading each Sample through v1alpha1: stored so, it needs no conversion")
+		Expect(d.Operator.Down()).To(Succeed())
+		Expect(d.Webhooks.Down()).To(Succeed())
+		for _, item := range list.Items {
+			Expect(d.Client.Get(ctx, client.ObjectKeyFromObject(&item), &demov1alpha1.Sample{})).To(Succeed(), "Sample %s, read through v1alpha1 with no webhook", item.Name)
+		}
+
+		By("naming v1alpha1 alone in the CRD's storedVersions")
+		Expect(d.Client.Status().Patch(ctx, sampleCRD(), client.RawPatch(types.MergePatchType, []byte(`{"status":{"storedVersions":["v1alpha1"]}}`)))).To(Succeed())
+		Expect(storedVersions(ctx, d.Client)).To(Equal([]string{"v1alpha1"}))
+
+		By("naming each ConfigMap's owner in v1alpha1, and handing what this release applied back to the release before's field manager: an upgrade again hands over what that manager owns only where this release has no apply entry")
+		for _, cm := range configMaps {
+			Expect(d.Client.Get(ctx, client.ObjectKeyFromObject(cm), cm)).To(Succeed())
+			applied := slices.IndexFunc(cm.ManagedFields, func(e metav1.ManagedFieldsEntry) bool {
+				return e.Manager == controllers.FieldOwner && e.Operation == metav1.ManagedFieldsOperationApply
+			})
+			Expect(applied).NotTo(BeNumerically("<", 0), "ConfigMap %s: %s's apply entry", cm.Name, controllers.FieldOwner)
+			Expect(d.Client.Patch(ctx, cm, client.RawPatch(types.JSONPatchType, []byte(fmt.Sprintf(
+				`[{"op":"test","path":"/metadata/ownerReferences/0/apiVersion","value":%q},{"op":"replace","path":"/metadata/ownerReferences/0/apiVersion","value":%q},`+
+					`{"op":"test","path":"/metadata/managedFields/%d/manager","value":%q},{"op":"replace","path":"/metadata/managedFields/%[3]d/manager","value":%[5]q},{"op":"replace","path":"/metadata/managedFields/%[3]d/operation","value":"Update"}]`,
+				demov1beta1.GroupVersion, demov1alpha1.GroupVersion, applied, controllers.FieldOwner, controllers.PreviousFieldManager))))).To(Succeed(), "ConfigMap %s", cm.Name)
+			Expect(cm.ManagedFields).To(And(
+				Not(ContainElement(HaveField("Manager", controllers.FieldOwner))),
+				ContainElement(HaveField("Manager", controllers.PreviousFieldManager)),
+			), "ConfigMap %s", cm.Name)
+		}
+
+		By("installing the release before's CRD, which the API server now accepts")
+		Expect(d.ReplaceCRDs(previous, samples.Previous)).To(Succeed())
+		Expect(d.Client.List(ctx, list, client.InNamespace(namespace))).To(Succeed())
+		transitions := map[string]metav1.Time{}
+		for _, sample := range list.Items {
+			ready := meta.FindStatusCondition(sample.Status.Conditions, conditions.Ready)
+			Expect(ready).NotTo(BeNil(), "Sample %s's Ready", sample.Name)
+			transitions[sample.Name] = ready.LastTransitionTime
+		}
+
+		By("deploying the release before: its config/default, its binary")
+		Expect(d.Deploy(ctx, previous, samples.Previous)).To(Succeed())
+		f = fixture(d, namespace)
+		By("waiting for it to converge: each Sample's Ready in its words, and a message, empty, in the ConfigMap of the Sample whose data holds none")
+		cm := samples.ConfigMapOf(keys)
+		f.Eventually(ctx, func(g Gomega) {
+			for _, name := range []string{kept.Name, keys.Name} {
+				sample := &demov1alpha1.Sample{}
+				g.Expect(d.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, sample)).To(Succeed())
+				g.Expect(meta.FindStatusCondition(sample.Status.Conditions, conditions.Ready)).To(HaveField("Message", HaveSuffix("holds spec.message")), "Sample %s's Ready", name)
+			}
+			g.Expect(d.Client.Get(ctx, client.ObjectKeyFromObject(cm), cm)).To(Succeed())
+			g.Expect(cm.Data).To(Equal(map[string]string{"greeting": "hi", demov1alpha1.MessageKey: ""}), "ConfigMap %s", cm.Name)
+		}).Should(Succeed())
+
+		By("counting its writes once it settles: each status once, and that ConfigMap")
+		settled := f.EventuallySettled(ctx)
+		Expect(settled.ByResource).To(Equal(map[string]float64{"configmaps": 1, "samples/status": float64(len(configMaps))}), "the release before's writes since the rollback, by resource")
+
+		By("checking that each ConfigMap is the one the release before first wrote, and each Sample Ready since the time it was: its one status write since left it True")
+		for _, cm := range configMaps {
+			now := &corev1.ConfigMap{}
+			Expect(d.Client.Get(ctx, client.ObjectKeyFromObject(cm), now)).To(Succeed())
+			Expect(now.UID).To(Equal(cm.UID), "ConfigMap %s was replaced", cm.Name)
+		}
+		for _, name := range []string{kept.Name, keys.Name} {
+			sample := &demov1alpha1.Sample{}
+			Expect(d.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, sample)).To(Succeed())
+			Expect(meta.FindStatusCondition(sample.Status.Conditions, conditions.Ready)).To(And(
+				HaveField("Status", metav1.ConditionTrue),
+				HaveField("LastTransitionTime", transitions[sample.Name]),
+			), "Sample %s's Ready", sample.Name)
+		}
+	})
+
+	It("keeps a ConfigMap in sync under the release before, and collects the ConfigMap of a Sample deleted", func(ctx SpecContext) {
+		sample := kept.DeepCopy()
+		By("changing a Sample's message through v1alpha1")
+		Expect(samples.MergePatch(ctx, d.Client, sample, namespace, sample.Name, `{"spec":{"message":"rolled back"}}`)).To(Succeed())
+		f.EventuallySynced(ctx, sample)
+
+		By("deleting it, and waiting for the garbage collector to delete its ConfigMap")
+		Expect(d.Client.Delete(ctx, sample)).To(Succeed())
+		cm := samples.ConfigMapOf(sample)
+		Eventually(ctx, func() error {
+			if err := d.Client.Get(ctx, client.ObjectKeyFromObject(cm), cm); err != nil {
+				return err
+			}
+			return fmt.Errorf("ConfigMap %s is still there, its owner %v", cm.Name, cm.OwnerReferences)
+		}).Should(Satisfy(apierrors.IsNotFound))
+	})
+
+	It("upgrades again after the rollback: the key the release before wrote meanwhile, which spec.data does not hold, leaves the ConfigMap", func(ctx SpecContext) {
+		By("upgrading to this release again")
+		f = deploy(ctx, d, current, samples.Operator, namespace)
+
+		By("waiting for the ConfigMap of the Sample whose data holds no message to hold its data alone: the empty message the release before wrote is gone")
+		cm := samples.ConfigMapOf(keys)
+		f.Eventually(ctx, func(g Gomega) map[string]string {
+			g.Expect(d.Client.Get(ctx, client.ObjectKeyFromObject(cm), cm)).To(Succeed())
+			return cm.Data
+		}).Should(Equal(map[string]string{"greeting": "hi"}))
+	})
+})
+
+// sampleCRD is the Sample CRD, to read and write as kubectl does, whatever its versions.
+func sampleCRD() *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("apiextensions.k8s.io/v1")
+	u.SetKind("CustomResourceDefinition")
+	u.SetName(samples.CRDName)
+	return u
+}
+
+// storedVersions is the Sample CRD's status.storedVersions.
+func storedVersions(ctx context.Context, c client.Client) []string {
+	GinkgoHelper()
+	u := sampleCRD()
+	Expect(c.Get(ctx, client.ObjectKeyFromObject(u), u)).To(Succeed())
+	versions, _, err := unstructured.NestedStringSlice(u.Object, "status", "storedVersions")
+	Expect(err).NotTo(HaveOccurred())
+	return versions
+}

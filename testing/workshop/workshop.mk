@@ -25,18 +25,26 @@ demo: linux-only build setup-controlplane ## Walk through the introductory artic
 
 ##@ The test-first loop (docs/test-first.md)
 
-# The catalogue takes the spec tree, its labels and locations from a dry run of the scenario
-# binary (Ginkgo lists every spec without running one), and what only the source holds (doc
-# comments, By steps) from the scenario files. make verify regenerates it.
-CATALOGUE_DRY_RUN = $(CURDIR)/bin/catalogue-dry-run.json
+# The catalogue takes the spec tree, its labels and locations from a dry run of each scenario
+# binary, ./scenarios and ./scenarios/upgrade (Ginkgo lists every spec without running one), and
+# what only the source holds (doc comments, By steps) from the scenario files. make verify
+# regenerates it.
+CATALOGUE_DRY_RUN = $(CURDIR)/bin/catalogue-dry-run
+UPGRADE_TEST = $(CURDIR)/bin/upgrade.test
+# catalogue-dry-run runs the test binary $(1) as a dry run, its report into $(2).
+define catalogue-dry-run
+@cd bin && out=$$($(1) -ginkgo.dry-run -ginkgo.no-color -ginkgo.json-report=$(2) 2>&1) || \
+	{ printf 'catalogue: the dry run of %s failed:\n%s\n' "$(1)" "$$out" >&2; exit 1; }
+endef
 
 .PHONY: catalogue
 catalogue: ## Generate scenarios/README.md, the scenario catalogue, from the specs and the mutants.
 	$(build-scenarios)
+	go tool ginkgo build $(GINKGO_FLAGS) -o $(UPGRADE_TEST) ./scenarios/upgrade
 	@$(call workshop-tool,catalogue)
-	@cd bin && out=$$($(SCENARIOS_TEST) -ginkgo.dry-run -ginkgo.no-color -ginkgo.json-report=$(CATALOGUE_DRY_RUN) 2>&1) || \
-		{ printf 'catalogue: the dry run of the scenarios failed:\n%s\n' "$$out" >&2; exit 1; }
-	$(WORKSHOP)/catalogue scenarios $(CATALOGUE_DRY_RUN) scenarios/README.md
+	$(call catalogue-dry-run,$(SCENARIOS_TEST),$(CATALOGUE_DRY_RUN).json)
+	$(call catalogue-dry-run,$(UPGRADE_TEST),$(CATALOGUE_DRY_RUN)-upgrade.json)
+	$(WORKSHOP)/catalogue scenarios/README.md scenarios $(CATALOGUE_DRY_RUN).json scenarios/upgrade $(CATALOGUE_DRY_RUN)-upgrade.json
 
 .PHONY: envtest-up
 envtest-up: setup-envtest ## Start etcd and kube-apiserver with the CRDs once and leave them running: the scenarios then attach to them instead of starting their own (a stale one is replaced).

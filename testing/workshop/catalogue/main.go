@@ -18,20 +18,25 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "usage: catalogue SCENARIO_DIR DRY_RUN OUTPUT")
+	if len(os.Args) < 4 || len(os.Args)%2 != 0 {
+		fmt.Fprintln(os.Stderr, "usage: catalogue OUTPUT SCENARIO_DIR DRY_RUN [SCENARIO_DIR DRY_RUN]...")
 		os.Exit(2)
 	}
-	if err := write(os.Args[1], os.Args[2], os.Args[3]); err != nil {
+	var suites []suite
+	for i := 2; i < len(os.Args); i += 2 {
+		suites = append(suites, suite{Dir: os.Args[i], DryRun: os.Args[i+1]})
+	}
+	if err := write(os.Args[1], suites); err != nil {
 		fmt.Fprintln(os.Stderr, "catalogue:", err)
 		os.Exit(1)
 	}
 }
 
-// write renders the catalogue of the scenarios in dir into output.
-func write(dir, dryRun, output string) error {
+// write renders the catalogue of the suites' scenarios into output; the first suite's directory
+// holds the reading order, and the others are below it.
+func write(output string, suites []suite) error {
 	r := &reader{}
-	scenarios, err := r.scenarios(dir, dryRun)
+	scenarios, err := r.scenarios(suites...)
 	if err != nil {
 		return err
 	}

@@ -72,22 +72,73 @@ func dryRunOf(path string) []types.Report {
 func readDryRun(t *testing.T, source string, reports func(file string) []types.Report) ([]*scenario, []string) {
 	t.Helper()
 	dir := t.TempDir()
-	file := filepath.Join(dir, "paused_test.go")
-	report, err := json.Marshal(reports(file))
-	if err != nil {
+	if err := os.WriteFile(filepath.Join(dir, readingOrderFile), []byte("paused\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for path, content := range map[string]string{file: source, filepath.Join(dir, readingOrderFile): "paused\n", filepath.Join(dir, "dry-run.json"): string(report)} {
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	r := &reader{}
-	got, err := r.scenarios(dir, filepath.Join(dir, "dry-run.json"))
+	got, err := r.scenarios(writeSuite(t, dir, "paused_test.go", source, reports))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return got, r.problems
+}
+
+// writeSuite writes source into dir's file, and the dry run's reports of it beside it: a suite of
+// scenarios for the catalogue to read.
+func writeSuite(t *testing.T, dir, file, source string, reports func(file string) []types.Report) suite {
+	t.Helper()
+	path := filepath.Join(dir, file)
+	report, err := json.Marshal(reports(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for path, content := range map[string]string{path: source, filepath.Join(dir, "dry-run.json"): string(report)} {
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return suite{Dir: dir, DryRun: filepath.Join(dir, "dry-run.json")}
+}
+
+// TestASuiteOfItsOwnIsReadFromItsDirectory: scenarios in a directory below the first suite's (a
+// test binary of their own, as scenarios/upgrade is) are read from their own dry run, placed by
+// the one reading order, and linked from the catalogue by their path below the first.
+func TestASuiteOfItsOwnIsReadFromItsDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, readingOrderFile), []byte("later\npaused\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := strings.Replace(strings.Replace(scenarioSource, `Label("paused")`, `Label("later")`, 1), "Paused:", "Later:", 1)
+	laterRun := func(file string) []types.Report {
+		reports := dryRunOf(file)
+		for _, spec := range reports[0].SpecReports {
+			if len(spec.ContainerHierarchyLabels) > 0 {
+				spec.ContainerHierarchyLabels[0] = []string{"later"}
+			}
+		}
+		return reports
+	}
+	r := &reader{}
+	got, err := r.scenarios(writeSuite(t, dir, "paused_test.go", scenarioSource, dryRunOf), writeSuite(t, filepath.Join(dir, "upgrade"), "later_test.go", later, laterRun))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Title != "Later" || got[0].File != "upgrade/later_test.go" || got[1].File != "paused_test.go" {
+		t.Fatalf("read %+v, problems %v", got, r.problems)
+	}
+	if len(got[0].Specs) != 3 || !slices.Equal(got[0].Specs[0].Steps, []string{"pausing it", "editing its spec"}) {
+		t.Errorf("the second suite's specs read as %+v", got[0].Specs)
+	}
+	page, err := (&catalogue{Scenarios: got}).render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[spec](upgrade/later_test.go#L14)"; !strings.Contains(string(page), want) {
+		t.Errorf("the catalogue lacks %q:\n%s", want, page)
+	}
 }
 
 // TestSpecsAreReadFromTheDryRun: the spec tree, the labels and the lines are Ginkgo's own (from

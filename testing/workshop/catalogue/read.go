@@ -40,20 +40,30 @@ func (r *reader) problem(format string, args ...any) {
 	r.problems = append(r.problems, fmt.Sprintf(format, args...))
 }
 
-// scenarios reads dir's scenarios, in the reading order, from a Ginkgo dry run's report and source.
-func (r *reader) scenarios(dir, report string) ([]*scenario, error) {
-	order, err := readingOrder(filepath.Join(dir, readingOrderFile))
+// suite is a directory of scenarios and the report of its test binary's Ginkgo dry run.
+type suite struct{ Dir, DryRun string }
+
+// scenarios reads the suites' scenarios, from each one's dry run and source, in the reading order
+// of the first suite's directory, which the others are below.
+func (r *reader) scenarios(suites ...suite) ([]*scenario, error) {
+	order, err := readingOrder(filepath.Join(suites[0].Dir, readingOrderFile))
 	if err != nil {
 		return nil, err
 	}
-	reports, err := specreport.Reports(report)
-	if err != nil {
-		return nil, fmt.Errorf("the scenarios' dry run: %w (make catalogue writes it)", err)
-	}
 	var all []*scenario
-	for _, report := range reports {
-		if all, err = r.place(dir, report.SpecReports.WithLeafNodeType(types.NodeTypeIt), all); err != nil {
+	for _, s := range suites {
+		reports, err := specreport.Reports(s.DryRun)
+		if err != nil {
+			return nil, fmt.Errorf("the dry run of %s: %w (make catalogue writes it)", s.Dir, err)
+		}
+		below, err := filepath.Rel(suites[0].Dir, s.Dir)
+		if err != nil {
 			return nil, err
+		}
+		for _, report := range reports {
+			if all, err = r.place(s.Dir, below, report.SpecReports.WithLeafNodeType(types.NodeTypeIt), all); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, s := range all {
@@ -78,11 +88,12 @@ func (r *reader) scenarios(dir, report string) ([]*scenario, error) {
 func firstLabel(s *scenario) string { return cmp.Or(s.labels...) } // Ginkgo refuses an empty label
 
 // place puts each spec of the dry run, read in dir, under its scenario: the Describe around it,
-// with the doc comment just above it, added to all when first met. A table's entries read
-// "table: entry".
-func (r *reader) place(dir string, specs []types.SpecReport, all []*scenario) ([]*scenario, error) {
+// with the doc comment just above it, added to all when first met, its file named by its path
+// below the first suite's directory. A table's entries read "table: entry".
+func (r *reader) place(dir, below string, specs []types.SpecReport, all []*scenario) ([]*scenario, error) {
 	for _, s := range specs {
-		file, line := filepath.Base(s.LeafNodeLocation.FileName), s.LeafNodeLocation.LineNumber
+		name, line := filepath.Base(s.LeafNodeLocation.FileName), s.LeafNodeLocation.LineNumber
+		file := filepath.ToSlash(filepath.Join(below, name))
 		if s.State.Is(types.SpecStatePending) {
 			r.problem("%s:%d: spec %q is pending: %s", file, line, s.FullText(), specreport.PendingGap)
 			continue
@@ -91,7 +102,7 @@ func (r *reader) place(dir string, specs []types.SpecReport, all []*scenario) ([
 			r.problem("%s:%d: spec %q is outside every Describe", file, line, s.FullText())
 			continue
 		}
-		src, err := specsource.Parse(filepath.Join(dir, file))
+		src, err := specsource.Parse(filepath.Join(dir, name))
 		if err != nil {
 			return nil, err
 		}

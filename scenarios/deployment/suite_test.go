@@ -40,17 +40,31 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 })
 
+// Every spec starts from the operator's Deployment rolled out and its conversion webhook answering
+// through its Service: a spec before may have scaled its Pods, killed or deleted one, or restarted
+// the API server.
+var _ = BeforeEach(func(ctx SpecContext) {
+	Expect(e2e.WaitRollout(ctx, d.Client, d.Namespace, d.Deployment.Name, e2e.Rollout)).To(Succeed())
+	webhookAnswers(ctx)
+})
+
+// webhookAnswers waits until the API server's call to the conversion webhook through its Service
+// succeeds: a Sample created through v1alpha1 as a dry run, converted on its way to storage and
+// stored nowhere. A Pod Ready is not yet one the Service sends to: each node's kube-proxy learns
+// of it a moment later, and until then the call is refused.
+func webhookAnswers(ctx context.Context) {
+	GinkgoHelper()
+	Eventually(ctx, func() error {
+		return d.Client.Create(ctx, samples.New("default", "probe", "hello world"), client.DryRunAll)
+	}).Should(Succeed(), "a dry-run create through v1alpha1, converted by the webhook behind Service %s", d.ConversionService)
+}
+
 // syncedConfigMap creates a Sample called name in the default namespace and returns its
 // ConfigMap, with the ConfigMap's key, once the operator has synced them.
 func syncedConfigMap(ctx context.Context, name string) (*corev1.ConfigMap, client.ObjectKey) {
 	GinkgoHelper()
 	sample := samples.New("default", name, "hello world")
-	// Its create goes through the conversion webhook (a v1alpha1 Sample is stored as v1beta1). Just
-	// after a spec that killed or replaced a Pod, the webhook's Service may still be moving to a
-	// ready one, and the API server's call fails, creating nothing (on .ci/run's machines, once,
-	// as a TLS error: the call left the node for the machine's own proxy): try again until it lands.
-	Eventually(ctx, func() error { return client.IgnoreAlreadyExists(d.Client.Create(ctx, sample.DeepCopy())) }).
-		Should(Succeed(), "create Sample %s through the conversion webhook", name)
+	Expect(d.Client.Create(ctx, sample)).To(Succeed())
 	var cm *corev1.ConfigMap
 	Eventually(ctx, func() (err error) {
 		cm, err = samples.Check(ctx, d.Client, sample)

@@ -15,7 +15,6 @@ import (
 	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
 	demov1beta1 "example.com/operator-demo/api/v1beta1"
 	"example.com/operator-demo/scenarios/samples"
-	"example.com/operator-demo/testing/e2e"
 )
 
 // certSecret is the name config/default gives the Secret the operator issues its webhook's
@@ -23,11 +22,6 @@ import (
 const certSecret = "operator-demo-webhook-server-cert"
 
 var _ = Describe("The Sample CRD's conversion webhook, served by the deployed operator", func() {
-	BeforeEach(func(ctx SpecContext) {
-		// A spec before may have scaled or killed it: each of these starts from its Pods Ready.
-		Expect(e2e.WaitRollout(ctx, d.Client, d.Namespace, d.Deployment.Name, e2e.Rollout)).To(Succeed())
-	})
-
 	It("trusts the CA the operator issued its serving certificate from, for the Service the CRD names", func(ctx SpecContext) {
 		By("reading the CRD's conversion: its CA is injected by the time the operator is Ready")
 		scheme := runtime.NewScheme()
@@ -57,7 +51,7 @@ var _ = Describe("The Sample CRD's conversion webhook, served by the deployed op
 		Expect(err).NotTo(HaveOccurred())
 	})
 
-	It("converts a Sample written as v1alpha1 when it is read as v1beta1, whenever the operator is Ready", func(ctx SpecContext) {
+	It("converts a Sample written as v1alpha1 when it is read as v1beta1, once the webhook answers through its Service", func(ctx SpecContext) {
 		sample := samples.New("default", "converted", "hello world")
 		Expect(d.Client.Create(ctx, sample)).To(Succeed())
 		Eventually(ctx, func() error {
@@ -65,7 +59,7 @@ var _ = Describe("The Sample CRD's conversion webhook, served by the deployed op
 			return err
 		}).Should(Succeed())
 
-		By("reading it through v1beta1 at once: no wait for the webhook, which answers since the Pods are Ready")
+		By("reading it through v1beta1 at once: no wait for the webhook, which answered before the spec began")
 		read := &demov1beta1.Sample{}
 		Expect(d.Client.Get(ctx, client.ObjectKeyFromObject(sample), read)).To(Succeed())
 		Expect(read.Spec.Data).To(Equal(map[string]string{demov1alpha1.MessageKey: "hello world"}))

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/open-policy-agent/cert-controller/pkg/rotator"
 	corev1 "k8s.io/api/core/v1"
@@ -52,22 +55,74 @@ func certRotator(secret, service, certDir string, ready chan struct{}) (*rotator
 }
 
 // newWebhookServer is the conversion webhook's server of opts: none (controller-runtime's port -1)
-// without a certificate directory; with secret, one that starts once the certificate the returned
-// rotator issues for service is in that directory (certRotator, afterCertificate).
+// without a certificate directory; otherwise one that drains before the Pod stops (draining), and,
+// with secret, starts once the certificate the returned rotator issues for service is in that
+// directory (certRotator, afterCertificate).
 func newWebhookServer(opts webhook.Options, secret, service string) (webhook.Server, *rotator.CertRotator, error) {
 	if opts.CertDir == "" {
 		opts.Port = -1 // nothing to serve it with
 	}
 	server := webhook.NewServer(opts)
-	if secret == "" {
+	if opts.CertDir == "" {
 		return server, nil, nil
+	}
+	served := newDraining(server, drainFor)
+	if secret == "" {
+		return served, nil, nil
 	}
 	ready := make(chan struct{})
 	certificate, err := certRotator(secret, service, opts.CertDir, ready)
 	if err != nil {
 		return nil, nil, err
 	}
-	return afterCertificate{Server: server, ready: ready}, certificate, nil
+	return afterCertificate{Server: served, ready: ready}, certificate, nil
+}
+
+// drainPath is where the kubelet calls the Pod's preStop hook (config/default), once the Pod is
+// marked for deletion and before the manager gets SIGTERM; drainFor is how long the call lasts.
+const (
+	drainPath = "/drain"
+	drainFor  = 5 * time.Second
+)
+
+// draining is a webhook server that stops keeping connections open once it is told to drain (its
+// handler at drainPath): from then on it answers every webhook call with Connection: close, and
+// the API server's next call dials afresh, through the Service, which by the end of the drain
+// sends it to a Pod that stays. The drain's call lasts its duration, in which the Pod's endpoint
+// turns not ready and kube-proxy stops sending it new connections; only then does the kubelet send
+// SIGTERM and the manager stop listening. Without the drain, a connection the API server kept open
+// to the Pod is closed under a call it is sending ("broken pipe"); without the wait, calls still
+// routed to the Pod find nothing listening ("connection refused"), or, once its IP is gone, no
+// route at all.
+type draining struct {
+	webhook.Server
+	// started is whether the drain has begun: shared by the copies of the server.
+	started *atomic.Bool
+}
+
+// newDraining is server, draining for d from the first call of its drainPath.
+func newDraining(server webhook.Server, d time.Duration) draining {
+	s := draining{Server: server, started: &atomic.Bool{}}
+	server.Register(drainPath, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.started.Store(true)
+		select {
+		case <-time.After(d):
+		case <-r.Context().Done():
+		}
+		w.Header().Set("Connection", "close")
+		_, _ = fmt.Fprintf(w, "drained for %s\n", d) // the kubelet reads only the status
+	}))
+	return s
+}
+
+// Register registers hook at path, answering with Connection: close once the drain has begun.
+func (s draining) Register(path string, hook http.Handler) {
+	s.Server.Register(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.started.Load() {
+			w.Header().Set("Connection", "close")
+		}
+		hook.ServeHTTP(w, r)
+	}))
 }
 
 // withRotator is opts for a manager that runs certificate's rotator (nil: opts as they

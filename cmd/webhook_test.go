@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,11 +125,11 @@ func TestAfterCertificateStartsTheServerOnceItsCertificateIsReady(t *testing.T) 
 // rotator's Secret, one that waits for the certificate the rotator issues into that directory.
 func TestNewWebhookServerServesWhatItHasACertificateFor(t *testing.T) {
 	server, cr, err := newWebhookServer(webhook.Options{Port: 9443}, "", "")
-	if s, ok := server.(*webhook.DefaultServer); err != nil || !ok || s.Options.Port != -1 || cr != nil {
+	if err != nil || portOf(server) != -1 || cr != nil {
 		t.Errorf("without a certificate directory: %T %+v, rotator %v, %v; want a server on port -1 (none), no rotator", server, server, cr, err)
 	}
 	server, cr, err = newWebhookServer(webhook.Options{Port: 9443, CertDir: "/certs"}, "", "")
-	if s, ok := server.(*webhook.DefaultServer); err != nil || !ok || s.Options.Port != 9443 || cr != nil {
+	if s, ok := server.(draining); err != nil || !ok || portOf(s.Server) != 9443 || cr != nil {
 		t.Errorf("with a certificate directory alone: %T, rotator %v, %v; want a server on 9443 that starts at once, no rotator", server, cr, err)
 	}
 	server, cr, err = newWebhookServer(webhook.Options{Port: 9443, CertDir: "/certs"}, "demo-system/cert", "svc.demo-system.svc")
@@ -136,6 +138,108 @@ func TestNewWebhookServerServesWhatItHasACertificateFor(t *testing.T) {
 	}
 	if _, _, err := newWebhookServer(webhook.Options{Port: 9443, CertDir: "/certs"}, "cert", "svc.demo-system.svc"); err == nil {
 		t.Error("with a Secret that names no namespace: no error")
+	}
+}
+
+// portOf is the port of controller-runtime's webhook server, 0 for any other server.
+func portOf(server webhook.Server) int {
+	if s, ok := server.(*webhook.DefaultServer); ok {
+		return s.Options.Port
+	}
+	return 0
+}
+
+// TestEveryWebhookServerThatServesDrains: with a certificate directory, with or without the
+// rotator's Secret, the server drains before its Pod stops, its drain served at drainPath.
+func TestEveryWebhookServerThatServesDrains(t *testing.T) {
+	for _, secret := range []string{"", "demo-system/cert"} {
+		server, _, err := newWebhookServer(webhook.Options{Port: 9443, CertDir: "/certs"}, secret, "svc.demo-system.svc")
+		if err != nil {
+			t.Fatalf("with Secret %q: %v", secret, err)
+		}
+		if after, ok := server.(afterCertificate); ok {
+			server = after.Server
+		}
+		_, pattern := server.WebhookMux().Handler(httptest.NewRequest(http.MethodGet, drainPath, nil))
+		if _, ok := server.(draining); !ok || pattern != drainPath {
+			t.Errorf("with Secret %q: a %T serving %s at %q; want one that drains, at %s", secret, server, drainPath, pattern, drainPath)
+		}
+	}
+}
+
+// handlers is a webhook server that keeps what is registered on it, by path.
+type handlers struct {
+	webhook.Server
+	byPath map[string]http.Handler
+}
+
+func (h handlers) Register(path string, hook http.Handler) { h.byPath[path] = hook }
+
+// serve is the response of h's handler at path to a request with ctx.
+func (h handlers) serve(ctx context.Context, method, path string) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	h.byPath[path].ServeHTTP(rec, httptest.NewRequestWithContext(ctx, method, path, nil))
+	return rec
+}
+
+// TestDrainingClosesEveryConnectionOnceTheDrainHasBegun: a webhook call keeps its connection open
+// until the kubelet's preStop hook calls drainPath; from then on each is answered with Connection:
+// close. The hook's call lasts the drain's duration (here, until the kubelet gives up on it).
+func TestDrainingClosesEveryConnectionOnceTheDrainHasBegun(t *testing.T) {
+	inner := handlers{byPath: map[string]http.Handler{}}
+	s := newDraining(inner, time.Hour)
+	s.Register("/convert", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
+	if rec := inner.serve(t.Context(), http.MethodPost, "/convert"); rec.Code != http.StatusOK || rec.Header().Get("Connection") != "" {
+		t.Fatalf("before the drain: %d, Connection %q; want 200, the connection kept open", rec.Code, rec.Header().Get("Connection"))
+	}
+
+	hook, giveUp := context.WithCancel(t.Context())
+	drained := make(chan *httptest.ResponseRecorder, 1)
+	go func() { drained <- inner.serve(hook, http.MethodGet, drainPath) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for !s.started.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("the drain had not begun 5 s after the preStop hook's call")
+		}
+		select {
+		case <-drained:
+			t.Fatal("the preStop hook's call returned before the drain began")
+		case <-time.After(time.Millisecond):
+		}
+	}
+	if rec := inner.serve(t.Context(), http.MethodPost, "/convert"); rec.Code != http.StatusOK || rec.Header().Get("Connection") != "close" {
+		t.Errorf("during the drain: %d, Connection %q; want 200, Connection close", rec.Code, rec.Header().Get("Connection"))
+	}
+	select {
+	case <-drained:
+		t.Fatal("the preStop hook's call returned before the drain's hour was up")
+	default:
+	}
+	giveUp()
+	select {
+	case rec := <-drained:
+		if rec.Code != http.StatusOK {
+			t.Errorf("the preStop hook's call, given up: %d, want 200", rec.Code)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the preStop hook's call still runs 5 s after the kubelet gave up on it")
+	}
+}
+
+// TestTheDrainLastsItsDuration: the preStop hook's call returns once the drain's duration is up,
+// with the kubelet still waiting.
+func TestTheDrainLastsItsDuration(t *testing.T) {
+	inner := handlers{byPath: map[string]http.Handler{}}
+	newDraining(inner, 0)
+	drained := make(chan *httptest.ResponseRecorder, 1)
+	go func() { drained <- inner.serve(t.Context(), http.MethodGet, drainPath) }()
+	select {
+	case rec := <-drained:
+		if rec.Code != http.StatusOK || rec.Header().Get("Connection") != "close" {
+			t.Errorf("the drain: %d, Connection %q; want 200, Connection close", rec.Code, rec.Header().Get("Connection"))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a drain of 0 s still runs after 5 s")
 	}
 }
 

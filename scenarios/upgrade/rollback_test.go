@@ -1,10 +1,14 @@
 package upgrade
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
-	"slices"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -13,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -25,13 +28,14 @@ import (
 	"example.com/operator-demo/scenarios/samples"
 	"example.com/operator-demo/scenarios/samples/apidiscovery"
 	"example.com/operator-demo/testing/e2e/tiers"
+	"example.com/operator-demo/testing/harness/controlplane"
 	"example.com/operator-demo/testing/offline/localcluster"
 )
 
 // Rollback: from this release back to the release before, with what the upgrade left (the CRD at
 // this release's, the Samples stored as v1beta1). The release before's CRD is refused; with the
 // operator alone rolled back, no Sample can be read or created through v1alpha1, the release
-// before's only version; the documented procedure (docs/upgrades.md) takes the cluster back, and
+// before's only version; the documented procedure (docs/upgrades.md, config/rollback/rollback.sh) takes the cluster back, and
 // the release before then keeps every ConfigMap, Ready never False, and collects the ConfigMap of a
 // Sample deleted.
 //
@@ -55,22 +59,21 @@ import (
 // Clearing the field managers instead ([{}]), or removing this release's entry alone, was no
 // better: a ConfigMap left with no entry had none either after the release before's write (the API
 // server tracks no update of an object that lists no field manager), and the message stayed.
+// The procedure is config/rollback/rollback.sh, which this scenario runs: with its rewrite
+// rewriting nothing, its check failed, naming each Sample; with its hand-back leaving the owners
+// named in v1beta1, so did the check of each ConfigMap's owner.
 //
 // Source: beyond both sources: issue #54, the operator rolled back (docs/upgrades.md).
 //
 // By hand (this release deployed over the release before, as the upgrade left it):
 //
 //	kubectl apply -f bin/previous/<commit>/config/crd/bases   # … is invalid: status.storedVersions[1]: Invalid value: "v1beta1": missing from spec.versions; …
-//	kubectl get --raw /apis/demo.example.com/v1alpha1 | grep -o '"storageVersionHash":"[^"]*"'   # before the patch
-//	kubectl patch crd samples.demo.example.com --type json -p '[{"op":"test","path":"/spec/versions/0/name","value":"v1alpha1"},{"op":"replace","path":"/spec/versions/0/storage","value":true},{"op":"replace","path":"/spec/versions/1/storage","value":false}]'
-//	kubectl get --raw /apis/demo.example.com/v1alpha1 | grep -o '"storageVersionHash":"[^"]*"'   # again, until it differs
-//	kubectl get samples.v1alpha1.demo.example.com -A -o json | kubectl replace -f -   # again on a conflict
-//	kubectl get samples.v1alpha1.demo.example.com -A -o jsonpath='{range .items[*]}{.metadata.namespace} {.metadata.name}{"\n"}{end}' > samples.txt
+//	config/rollback/rollback.sh store-v1alpha1   # this release still running; it returns once the API server stores v1alpha1
+//	config/rollback/rollback.sh rewrite > samples.txt
 //	kubectl -n operator-demo-system scale deployment operator-demo-controller-manager --replicas 0
-//	while read -r ns name; do kubectl -n "$ns" get samples.v1alpha1.demo.example.com "$name"; done < samples.txt   # each must read, with no webhook
-//	kubectl patch crd samples.demo.example.com --subresource status --type merge -p '{"status":{"storedVersions":["v1alpha1"]}}'
-//	kubectl get configmaps -A -l app.kubernetes.io/managed-by=operator-demo --show-managed-fields -o go-template='{{range .items}}{{$cm := .metadata}}{{range $i, $e := .metadata.managedFields}}{{if and (eq $e.manager "operator-demo") (eq $e.operation "Apply")}}{{$cm.namespace}} {{$cm.name}} {{$i}}{{"\n"}}{{end}}{{end}}{{end}}' > configmaps.txt
-//	while read -r ns name i; do kubectl -n "$ns" patch configmap "$name" --type json -p "[{\"op\":\"replace\",\"path\":\"/metadata/ownerReferences/0/apiVersion\",\"value\":\"demo.example.com/v1alpha1\"},{\"op\":\"test\",\"path\":\"/metadata/managedFields/$i/manager\",\"value\":\"operator-demo\"},{\"op\":\"replace\",\"path\":\"/metadata/managedFields/$i/manager\",\"value\":\"manager\"},{\"op\":\"replace\",\"path\":\"/metadata/managedFields/$i/operation\",\"value\":\"Update\"}]"; done < configmaps.txt
+//	config/rollback/rollback.sh check samples.txt   # each Sample reads through v1alpha1, with no webhook
+//	config/rollback/rollback.sh stored-versions
+//	config/rollback/rollback.sh hand-back   # owners in v1alpha1, this release's fields back to "manager"
 //	kubectl apply -k bin/previous/<commit>/config/default   # the release before, its CRD included
 var _ = Describe("The operator", Label("rollback", tiers.NeedsPreviousRelease), Ordered, func() {
 	const namespace = "rollback"
@@ -126,53 +129,41 @@ var _ = Describe("The operator", Label("rollback", tiers.NeedsPreviousRelease), 
 	})
 
 	It("takes the cluster back by the documented procedure: v1alpha1 stored again while this release converts, owners named in v1alpha1, then the release before", func(ctx SpecContext) {
-		By("storing Samples as v1alpha1 again, while this release still runs and converts")
-		Expect(d.Client.Patch(ctx, sampleCRD(), client.RawPatch(types.JSONPatchType, []byte(
-			`[{"op":"test","path":"/spec/versions/0/name","value":"v1alpha1"},{"op":"replace","path":"/spec/versions/0/storage","value":true},{"op":"replace","path":"/spec/versions/1/storage","value":false}]`)))).To(Succeed())
-
+		By("storing Samples as v1alpha1 again, while this release still runs and converts: rollback.sh store-v1alpha1, which returns once the API server announces it")
+		rollback(ctx, d, "store-v1alpha1")
 		api, err := discovery.NewDiscoveryClientForConfig(d.Config)
 		Expect(err).NotTo(HaveOccurred())
-		Eventually(ctx, func() ([]metav1.APIResource, error) { return apidiscovery.Samples(api, "v1alpha1") }).
-			Should(apidiscovery.StoredAs("v1alpha1"), "the API server's discovery, announcing it stores v1alpha1")
+		Expect(apidiscovery.Samples(api, "v1alpha1")).To(apidiscovery.StoredAs("v1alpha1"), "the API server's discovery, once rollback.sh store-v1alpha1 returned")
 
-		By("rewriting every Sample, which the API server now stores as v1alpha1")
-		list := &demov1alpha1.SampleList{}
-		Expect(d.Client.List(ctx, list, client.InNamespace(namespace))).To(Succeed())
-		Expect(list.Items).To(HaveLen(len(configMaps)))
-		for i := range list.Items {
-			Expect(d.Client.Update(ctx, &list.Items[i])).To(Succeed(), "Sample %s", list.Items[i].Name)
-		}
+		By("rewriting every Sample, which the API server now stores as v1alpha1: rollback.sh rewrite, which names each")
+		names := rollback(ctx, d, "rewrite")
+		Expect(strings.Split(strings.TrimSpace(names), "\n")).To(ConsistOf(namespace+" "+kept.Name, namespace+" "+keys.Name), "the Samples rollback.sh rewrite names")
+		written := filepath.Join(GinkgoT().TempDir(), "samples.txt")
+		Expect(os.WriteFile(written, []byte(names), 0o600)).To(Succeed())
 
-		By("stopping this release and its conversion webhook, and reading each Sample through v1alpha1: stored so, it needs no conversion")
+		By("stopping this release and its conversion webhook, and reading each Sample through v1alpha1 with rollback.sh check: stored so, it needs no conversion")
 		Expect(d.Operator.Down()).To(Succeed())
 		Expect(d.Webhooks.Down()).To(Succeed())
-		for _, item := range list.Items {
-			Expect(d.Client.Get(ctx, client.ObjectKeyFromObject(&item), &demov1alpha1.Sample{})).To(Succeed(), "Sample %s, read through v1alpha1 with no webhook", item.Name)
-		}
+		rollback(ctx, d, "check", written)
 
-		By("naming v1alpha1 alone in the CRD's storedVersions")
-		Expect(d.Client.Status().Patch(ctx, sampleCRD(), client.RawPatch(types.MergePatchType, []byte(`{"status":{"storedVersions":["v1alpha1"]}}`)))).To(Succeed())
+		By("naming v1alpha1 alone in the CRD's storedVersions: rollback.sh stored-versions")
+		rollback(ctx, d, "stored-versions")
 		Expect(storedVersions(ctx, d.Client)).To(Equal([]string{"v1alpha1"}))
 
-		By("naming each ConfigMap's owner in v1alpha1, and handing what this release applied back to the release before's field manager: an upgrade again hands over what that manager owns only where this release has no apply entry")
+		By("naming each ConfigMap's owner in v1alpha1, and handing what this release applied back to the release before's field manager (rollback.sh hand-back): an upgrade again hands over what that manager owns only where this release has no apply entry")
+		rollback(ctx, d, "hand-back")
 		for _, cm := range configMaps {
 			Expect(d.Client.Get(ctx, client.ObjectKeyFromObject(cm), cm)).To(Succeed())
-			applied := slices.IndexFunc(cm.ManagedFields, func(e metav1.ManagedFieldsEntry) bool {
-				return e.Manager == controllers.FieldOwner && e.Operation == metav1.ManagedFieldsOperationApply
-			})
-			Expect(applied).NotTo(BeNumerically("<", 0), "ConfigMap %s: %s's apply entry", cm.Name, controllers.FieldOwner)
-			Expect(d.Client.Patch(ctx, cm, client.RawPatch(types.JSONPatchType, []byte(fmt.Sprintf(
-				`[{"op":"test","path":"/metadata/ownerReferences/0/apiVersion","value":%q},{"op":"replace","path":"/metadata/ownerReferences/0/apiVersion","value":%q},`+
-					`{"op":"test","path":"/metadata/managedFields/%d/manager","value":%q},{"op":"replace","path":"/metadata/managedFields/%[3]d/manager","value":%[5]q},{"op":"replace","path":"/metadata/managedFields/%[3]d/operation","value":"Update"}]`,
-				demov1beta1.GroupVersion, demov1alpha1.GroupVersion, applied, controllers.FieldOwner, controllers.PreviousFieldManager))))).To(Succeed(), "ConfigMap %s", cm.Name)
+			Expect(cm.OwnerReferences).To(ConsistOf(HaveField("APIVersion", demov1alpha1.GroupVersion.String())), "ConfigMap %s", cm.Name)
 			Expect(cm.ManagedFields).To(And(
 				Not(ContainElement(HaveField("Manager", controllers.FieldOwner))),
-				ContainElement(HaveField("Manager", controllers.PreviousFieldManager)),
+				ContainElement(And(HaveField("Manager", controllers.PreviousFieldManager), HaveField("Operation", metav1.ManagedFieldsOperationUpdate))),
 			), "ConfigMap %s", cm.Name)
 		}
 
 		By("installing the release before's CRD, which the API server now accepts")
 		Expect(d.ReplaceCRDs(previous, samples.Previous)).To(Succeed())
+		list := &demov1alpha1.SampleList{}
 		Expect(d.Client.List(ctx, list, client.InNamespace(namespace))).To(Succeed())
 		transitions := map[string]metav1.Time{}
 		for _, sample := range list.Items {
@@ -263,4 +254,21 @@ func storedVersions(ctx context.Context, c client.Client) []string {
 	versions, _, err := unstructured.NestedStringSlice(u.Object, "status", "storedVersions")
 	Expect(err).NotTo(HaveOccurred())
 	return versions
+}
+
+// rollback runs step (with its arguments) of config/rollback/rollback.sh, the documented rollback
+// (docs/upgrades.md), against d as its cluster administrator, with the kubectl of d's control
+// plane, and returns what it printed. A step that fails fails the spec with what it said.
+func rollback(ctx context.Context, d *localcluster.LocalDeployment, step ...string) string {
+	GinkgoHelper()
+	script, err := controlplane.Find(filepath.Join("config", "rollback", "rollback.sh"))
+	Expect(err).NotTo(HaveOccurred())
+	cmd := exec.CommandContext(ctx, "bash", append([]string{script}, step...)...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+d.AdminKubeconfig,
+		"PATH="+filepath.Dir(d.ControlPlane.KubectlPath)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	var said bytes.Buffer
+	cmd.Stderr = io.MultiWriter(&said, GinkgoWriter)
+	out, err := cmd.Output()
+	Expect(err).NotTo(HaveOccurred(), "rollback.sh %s said: %s", strings.Join(step, " "), said.String())
+	return string(out)
 }

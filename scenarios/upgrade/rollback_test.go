@@ -35,9 +35,9 @@ import (
 // Rollback: from this release back to the release before, with what the upgrade left (the CRD at
 // this release's, the Samples stored as v1beta1). The release before's CRD is refused; with the
 // operator alone rolled back, no Sample can be read or created through v1alpha1, the release
-// before's only version; the documented procedure (docs/upgrades.md, config/rollback/rollback.sh) takes the cluster back, and
-// the release before then keeps every ConfigMap, Ready never False, and collects the ConfigMap of a
-// Sample deleted.
+// before's only version; the documented procedure (docs/upgrades.md, config/rollback/rollback.sh)
+// takes the cluster back, and the release before then keeps every ConfigMap, Ready never False,
+// and collects the ConfigMap of a Sample deleted.
 //
 // Lesson: a rollback is an upgrade to an older release, and the cluster does not go back by
 // itself. The API server keeps what the newer release changed: the Samples stay stored as

@@ -9,7 +9,9 @@ IMG ?= operator-demo:dev
 # (before issue #53's v1beta1); make previous-release builds it from a worktree of this
 # repository's history, in bin/previous/.
 PREVIOUS_RELEASE ?= bad3ab27973934233877315f4eddde398e857c5f
-PREVIOUS_RELEASE_DIR = $(LOCALBIN)/previous/$(PREVIOUS_RELEASE)
+# INTERIM_RELEASE: the last commit that served v1beta1 while it stored v1alpha1, the rollback
+# target that needs no migration (scenarios/upgrade's Interim rollback); built beside it.
+INTERIM_RELEASE ?= ca597a498be567bec67c60ec20e4d769ecaab9e8
 
 # CONTAINER_TOOL defines the container tool to be used for building images (docker, podman).
 CONTAINER_TOOL ?= docker
@@ -117,7 +119,7 @@ test-e2e-local: linux-only build previous-release setup-controlplane ## E2e tier
 	@mkdir -p $(REPORTS)
 	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" E2E_OPERATOR_BINARY=$(LOCALBIN)/manager SCENARIOS_TIER=e2e E2E_PROVIDER=local \
 		go test ./scenarios/ -count=1 -timeout 20m -args -ginkgo.junit-report=$(REPORTS)/e2e.xml
-	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" E2E_OPERATOR_BINARY=$(LOCALBIN)/manager E2E_PREVIOUS_RELEASE=$(PREVIOUS_RELEASE_DIR) \
+	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" E2E_OPERATOR_BINARY=$(LOCALBIN)/manager E2E_PREVIOUS_RELEASE=$(LOCALBIN)/previous/$(PREVIOUS_RELEASE) E2E_INTERIM_RELEASE=$(LOCALBIN)/previous/$(INTERIM_RELEASE) \
 		go test ./scenarios/upgrade/ -count=1 -timeout 10m -args -ginkgo.junit-report=$(REPORTS)/e2e-upgrade.xml
 
 .PHONY: test-e2e-kind
@@ -155,10 +157,12 @@ build: manifests generate fmt vet ## Build manager binary.
 	go build -o $(LOCALBIN)/manager ./cmd
 
 .PHONY: previous-release
-previous-release: ## Check PREVIOUS_RELEASE out of this repository's history into a worktree, bin/previous/<commit>, and build its manager there, bin/previous/<commit>/bin/manager.
-	@git cat-file -e '$(PREVIOUS_RELEASE)^{commit}' 2>/dev/null || { echo "previous-release: $(PREVIOUS_RELEASE) is not in this clone's history (a shallow clone? git fetch --unshallow)"; exit 1; }
-	@[ -d $(PREVIOUS_RELEASE_DIR) ] || { git worktree prune && git worktree add --detach $(PREVIOUS_RELEASE_DIR) $(PREVIOUS_RELEASE); }
-	go build -C $(PREVIOUS_RELEASE_DIR) -o bin/manager ./cmd
+previous-release: ## Check PREVIOUS_RELEASE and INTERIM_RELEASE out of this repository's history, each into a worktree, bin/previous/<commit>, and build its manager there, bin/previous/<commit>/bin/manager.
+	@for c in $(PREVIOUS_RELEASE) $(INTERIM_RELEASE); do \
+	  git cat-file -e "$$c^{commit}" 2>/dev/null || { echo "previous-release: $$c is not in this clone's history (a shallow clone? git fetch --unshallow)"; exit 1; }; \
+	  [ -d $(LOCALBIN)/previous/$$c ] || { git worktree prune && git worktree add --detach $(LOCALBIN)/previous/$$c $$c; } || exit 1; \
+	  echo "go build -C $(LOCALBIN)/previous/$$c -o bin/manager ./cmd"; go build -C $(LOCALBIN)/previous/$$c -o bin/manager ./cmd || exit 1; \
+	done
 
 .PHONY: run
 run: manifests generate fmt vet ## Run a controller from your host, against the cluster in your kubeconfig.

@@ -1,9 +1,11 @@
 // Package upgrade proves the operator's upgrade from the release before it, built from this
 // repository's own history (make previous-release: PREVIOUS_RELEASE, checked out into a worktree),
-// an upgrade that fails half-way, and the rollback to that release, each on a local control plane
-// of its own: that release deployed first, with its own config/, then replaced by this one's (and,
-// for the rollback, put back). It runs on the e2e tier where Docker is absent (make test-e2e-local, after the
-// scenarios): $E2E_PREVIOUS_RELEASE names the worktree, whose manager is built in its bin/;
+// an upgrade that fails half-way, the rollback to that release, and the rollback to the interim
+// release (INTERIM_RELEASE, which serves v1beta1 while it stores v1alpha1), each on a local
+// control plane of its own: the release before deployed first, with its own config/, then
+// replaced by this one's (and, for a rollback, by the older release's again). It runs on the e2e
+// tier where Docker is absent (make test-e2e-local, after the scenarios): $E2E_PREVIOUS_RELEASE
+// and $E2E_INTERIM_RELEASE name the worktrees, whose managers are built in their bin/;
 // $E2E_OPERATOR_BINARY is this release's.
 package upgrade
 
@@ -24,9 +26,9 @@ import (
 	"example.com/operator-demo/testing/offline/localcluster"
 )
 
-// previous and current are the two releases: the one before, as make previous-release built it,
-// and this one.
-var previous, current localcluster.Release
+// previous, interim and current are the releases: the one before, and the one that serves
+// v1beta1 while it stores v1alpha1, as make previous-release built them, and this one.
+var previous, interim, current localcluster.Release
 
 func TestUpgrade(t *testing.T) {
 	RegisterFailHandler(Fail)
@@ -38,6 +40,9 @@ var _ = BeforeSuite(func() {
 	worktree := os.Getenv("E2E_PREVIOUS_RELEASE")
 	Expect(worktree).NotTo(BeEmpty(), "E2E_PREVIOUS_RELEASE names no worktree of the release before: run make test-e2e-local, which runs make previous-release")
 	previous = localcluster.Release{Root: worktree, Binary: filepath.Join(worktree, "bin", "manager")}
+	worktree = os.Getenv("E2E_INTERIM_RELEASE")
+	Expect(worktree).NotTo(BeEmpty(), "E2E_INTERIM_RELEASE names no worktree of the release that serves v1beta1 while it stores v1alpha1: run make test-e2e-local, which runs make previous-release")
+	interim = localcluster.Release{Root: worktree, Binary: filepath.Join(worktree, "bin", "manager")}
 	current = localcluster.Release{Binary: os.Getenv("E2E_OPERATOR_BINARY")} // the working tree's
 })
 

@@ -115,7 +115,7 @@ test-e2e: ## E2e tier: the scenarios on a real cluster (E2E_PROVIDER=kind or loc
 	$(MAKE) --no-print-directory test-e2e-$$provider
 
 .PHONY: test-e2e-local
-test-e2e-local: linux-only build previous-release setup-controlplane ## E2e tier where Docker is absent: the scenarios on a local control plane with a garbage collector, the manager binary playing its Deployment; then the upgrade from PREVIOUS_RELEASE.
+test-e2e-local: linux-only build previous-release setup-controlplane ## E2e tier where Docker is absent: the scenarios on a local control plane with a garbage collector, the manager binary playing its Deployment; then scenarios/upgrade, from PREVIOUS_RELEASE (and INTERIM_RELEASE).
 	@mkdir -p $(REPORTS)
 	KUBEBUILDER_ASSETS="$(CONTROLPLANE_ASSETS)" E2E_OPERATOR_BINARY=$(LOCALBIN)/manager SCENARIOS_TIER=e2e E2E_PROVIDER=local \
 		go test ./scenarios/ -count=1 -timeout 20m -args -ginkgo.junit-report=$(REPORTS)/e2e.xml

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -52,7 +53,7 @@ import (
 // (the upgrade's handover, backwards: else an upgrade again would leave what the release before
 // wrote meanwhile co-owned for good); and only then the release before's CRD and operator.
 //
-// Red first, twice. Without the owners named in v1alpha1, the garbage collector never deleted the
+// Red first. Without the owners named in v1alpha1, the garbage collector never deleted the
 // ConfigMap of a Sample deleted under the release before: it could not resolve an owner named in
 // v1beta1 once that version had left the API. Without the handback, the upgrade again left the
 // empty message that the release before had written into a ConfigMap whose Sample holds none.
@@ -61,7 +62,8 @@ import (
 // server tracks no update of an object that lists no field manager), and the message stayed.
 // The procedure is config/rollback/rollback.sh, which this scenario runs: with its rewrite
 // rewriting nothing, its check failed, naming each Sample; with its hand-back leaving the owners
-// named in v1beta1, so did the check of each ConfigMap's owner.
+// named in v1beta1, so did the check of each ConfigMap's owner; with its proof that no conversion
+// webhook answers taken out of its check, the check run while one does was not refused.
 //
 // Source: beyond both sources: issue #54, the operator rolled back (docs/upgrades.md).
 //
@@ -137,9 +139,16 @@ var _ = Describe("The operator", Label("rollback", tiers.NeedsPreviousRelease), 
 
 		By("rewriting every Sample, which the API server now stores as v1alpha1: rollback.sh rewrite, which names each")
 		names := rollback(ctx, d, "rewrite")
-		Expect(strings.Split(strings.TrimSpace(names), "\n")).To(ConsistOf(namespace+" "+kept.Name, namespace+" "+keys.Name), "the Samples rollback.sh rewrite names")
+		lines := strings.Split(strings.TrimSpace(names), "\n")
+		Expect(lines).To(And(HaveLen(3), HaveEach(Not(BeEmpty()))), "what rollback.sh rewrite printed")
+		Expect(lines[0]).To(Equal("# 2 Samples"), "rollback.sh rewrite's count")
+		Expect(lines[1:]).To(ConsistOf(namespace+" "+kept.Name, namespace+" "+keys.Name), "the Samples rollback.sh rewrite names")
 		written := filepath.Join(GinkgoT().TempDir(), "samples.txt")
 		Expect(os.WriteFile(written, []byte(names), 0o600)).To(Succeed())
+
+		By("checking with rollback.sh check while the conversion webhook still answers: it refuses, since every read would then succeed")
+		_, err = runRollback(ctx, d, "check", written)
+		Expect(err).To(MatchError(ContainSubstring("the conversion webhook still answers")))
 
 		By("stopping this release and its conversion webhook, and reading each Sample through v1alpha1 with rollback.sh check: stored so, it needs no conversion")
 		Expect(d.Operator.Down()).To(Succeed())
@@ -261,14 +270,27 @@ func storedVersions(ctx context.Context, c client.Client) []string {
 // plane, and returns what it printed. A step that fails fails the spec with what it said.
 func rollback(ctx context.Context, d *localcluster.LocalDeployment, step ...string) string {
 	GinkgoHelper()
-	script, err := controlplane.Find(filepath.Join("config", "rollback", "rollback.sh"))
+	out, err := runRollback(ctx, d, step...)
 	Expect(err).NotTo(HaveOccurred())
+	return out
+}
+
+// runRollback runs step as rollback does, and returns what it printed, or an error with what it
+// said.
+func runRollback(ctx context.Context, d *localcluster.LocalDeployment, step ...string) (string, error) {
+	script, err := controlplane.Find(filepath.Join("config", "rollback", "rollback.sh"))
+	if err != nil {
+		return "", err
+	}
 	cmd := exec.CommandContext(ctx, "bash", append([]string{script}, step...)...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+d.AdminKubeconfig,
 		"PATH="+filepath.Dir(d.ControlPlane.KubectlPath)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.WaitDelay = 5 * time.Second // a cancelled spec does not wait on kubectl's pipes
 	var said bytes.Buffer
 	cmd.Stderr = io.MultiWriter(&said, GinkgoWriter)
 	out, err := cmd.Output()
-	Expect(err).NotTo(HaveOccurred(), "rollback.sh %s said: %s", strings.Join(step, " "), said.String())
-	return string(out)
+	if err != nil {
+		return "", fmt.Errorf("rollback.sh %s: %w; it said: %s", strings.Join(step, " "), err, said.String())
+	}
+	return string(out), nil
 }

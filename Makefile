@@ -159,7 +159,7 @@ build: manifests generate fmt vet ## Build manager binary.
 .PHONY: previous-release
 previous-release: ## Check PREVIOUS_RELEASE and INTERIM_RELEASE out of this repository's history, each into a worktree, bin/previous/<commit>, and build its manager there, bin/previous/<commit>/bin/manager.
 	@for c in $(PREVIOUS_RELEASE) $(INTERIM_RELEASE); do \
-	  git cat-file -e "$$c^{commit}" 2>/dev/null || { echo "previous-release: $$c is not in this clone's history (a shallow clone? git fetch --unshallow)"; exit 1; }; \
+	  git cat-file -e "$$c^{commit}" 2>/dev/null || { echo "previous-release: $$c is not in this clone's history (a shallow clone? git fetch --unshallow)" >&2; exit 1; }; \
 	  [ -d $(LOCALBIN)/previous/$$c ] || { git worktree prune && git worktree add --detach $(LOCALBIN)/previous/$$c $$c; } || exit 1; \
 	  echo "go build -C $(LOCALBIN)/previous/$$c -o bin/manager ./cmd"; go build -C $(LOCALBIN)/previous/$$c -o bin/manager ./cmd || exit 1; \
 	done

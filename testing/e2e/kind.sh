@@ -46,7 +46,16 @@ kubeadmConfigPatches:
 - |
   kind: KubeletConfiguration
   failCgroupV1: false
+# kind v0.33.0 writes kubeadm's v1beta3 config for Kubernetes 1.35 and v1beta4 from 1.36 on, and
+# applies only the patch of the version it writes: one for each (extraArgs a map, then a list).
 kubeadmConfigPatchesJSON6902:
+- group: kubeadm.k8s.io
+  version: v1beta3
+  kind: ClusterConfiguration
+  patch: |
+    - {op: add, path: /apiServer/extraArgs/audit-policy-file, value: /etc/kubernetes/audit/policy.yaml}
+    - {op: add, path: /apiServer/extraArgs/audit-log-path, value: /etc/kubernetes/audit/audit.log}
+    - {op: add, path: /apiServer/extraVolumes, value: [{name: audit, hostPath: /etc/kubernetes/audit, mountPath: /etc/kubernetes/audit, pathType: DirectoryOrCreate}]}
 - group: kubeadm.k8s.io
   version: v1beta4
   kind: ClusterConfiguration
@@ -55,6 +64,10 @@ kubeadmConfigPatchesJSON6902:
     - {op: add, path: /apiServer/extraArgs/-, value: {name: audit-log-path, value: /etc/kubernetes/audit/audit.log}}
     - {op: add, path: /apiServer/extraVolumes, value: [{name: audit, hostPath: /etc/kubernetes/audit, mountPath: /etc/kubernetes/audit, pathType: DirectoryOrCreate}]}
 EOF2
+[ -f "$audit/audit.log" ] || {
+  echo "kind.sh: the API server keeps no audit log ($audit/audit.log): kind's kubeadm config took neither audit patch (docker exec $cluster-control-plane cat /kind/kubeadm.conf)" >&2
+  exit 1
+}
 # The API server writes its audit log as root, readable by root alone.
 chmod a+r "$audit/audit.log" 2>/dev/null || sudo chmod a+r "$audit/audit.log"
 docker build -t "$IMG" .

@@ -13,8 +13,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -78,91 +76,73 @@ import (
 //	config/rollback/rollback.sh hand-back   # owners in v1alpha1, this release's fields back to "manager"
 //	kubectl apply -k bin/previous/<commit>/config/default   # the release before, its CRD included
 var _ = Describe("The operator", Label("rollback", tiers.NeedsPreviousRelease), Ordered, func() {
-	const namespace = "rollback"
-	// d is the cluster: the release before, then this release, then the release before again.
-	// kept was written under the release before; keys, under this release, has data that holds no
-	// message. configMaps are theirs, as this release first synced them (their uids, their names).
-	var d *localcluster.LocalDeployment
-	var f *samples.Fixture
-	var kept *demov1alpha1.Sample
-	var keys *demov1beta1.Sample
-	var configMaps []*corev1.ConfigMap
+	// u is the cluster: the release before, then this release, then the release before again.
+	var u *upgraded
 
-	BeforeAll(func(ctx SpecContext) {
-		d = startPrevious(ctx, namespace)
-		kept = samples.New(namespace, "kept", "hello world")
-		Expect(d.Client.Create(ctx, kept)).To(Succeed())
-		fixture(d, namespace).EventuallySynced(ctx, kept)
-
-		By("upgrading to this release, and writing a Sample whose data holds no message")
-		f = deploy(ctx, d, current, samples.Operator, namespace)
-		keys = samples.NewData(namespace, "keys", map[string]string{"greeting": "hi"})
-		Expect(d.Client.Create(ctx, keys)).To(Succeed())
-		configMaps = []*corev1.ConfigMap{f.EventuallySynced(ctx, kept), f.EventuallySynced(ctx, keys)}
-	})
+	BeforeAll(func(ctx SpecContext) { u = startUpgraded(ctx, "rollback") })
 
 	It("cannot take the release before's CRD while Samples are stored as v1beta1: the API server refuses it, and this release carries on", func(ctx SpecContext) {
 		By("applying the release before's CRD, which serves v1alpha1 alone")
-		_, err := envtest.InstallCRDs(d.Config, envtest.CRDInstallOptions{Paths: []string{filepath.Join(previous.Root, "config", "crd", "bases")}, ErrorIfPathMissing: true})
+		_, err := envtest.InstallCRDs(u.d.Config, envtest.CRDInstallOptions{Paths: []string{filepath.Join(previous.Root, "config", "crd", "bases")}, ErrorIfPathMissing: true})
 		Expect(err).To(MatchError(And(ContainSubstring("status.storedVersions"), ContainSubstring(`"v1beta1"`))), "the API server's refusal names storedVersions and v1beta1")
-		Expect(storedVersions(ctx, d.Client)).To(ConsistOf("v1alpha1", "v1beta1"))
+		Expect(storedVersions(ctx, u.d.Client)).To(ConsistOf("v1alpha1", "v1beta1"))
 
 		By("checking that this release still keeps a Sample in sync")
-		Expect(samples.MergePatch(ctx, d.Client, &demov1beta1.Sample{}, namespace, kept.Name, `{"spec":{"data":{"greeting":"hello"}}}`)).To(Succeed())
-		f.EventuallySynced(ctx, &demov1beta1.Sample{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: kept.Name}})
+		Expect(samples.MergePatch(ctx, u.d.Client, &demov1beta1.Sample{}, u.namespace, u.kept.Name, `{"spec":{"data":{"greeting":"hello"}}}`)).To(Succeed())
+		u.f.EventuallySynced(ctx, &demov1beta1.Sample{ObjectMeta: metav1.ObjectMeta{Namespace: u.namespace, Name: u.kept.Name}})
 	})
 
 	It("leaves no Sample readable or creatable through v1alpha1, the release before's only version, when only its Deployment is rolled back: the conversion webhook leaves with this release", func(ctx SpecContext) {
 		By("stopping this release and the conversion webhook it serves, as rolling back its Deployment alone does")
-		Expect(d.Operator.Down()).To(Succeed())
-		Expect(d.Webhooks.Down()).To(Succeed())
-		DeferCleanup(func(ctx SpecContext) { f = deploy(ctx, d, current, samples.Operator, namespace) }) // for the specs after this one
+		Expect(u.d.Operator.Down()).To(Succeed())
+		Expect(u.d.Webhooks.Down()).To(Succeed())
+		DeferCleanup(func(ctx SpecContext) { u.f = deploy(ctx, u.d, current, samples.Operator, u.namespace) }) // for the specs after this one
 
 		By("reading a Sample through v1alpha1, the release before's only version, and creating one: the API server can convert neither")
 		// A read names the Sample: a list may still be answered from the API server's cache of
 		// v1alpha1, which holds what it converted while the webhook was up.
 		refused := MatchError(MatchRegexp(`conversion webhook for demo\.example\.com/v1(alpha|beta)1, Kind=Sample failed`))
-		for _, name := range []string{kept.Name, keys.Name} {
+		for _, name := range []string{u.kept.Name, u.keys.Name} {
 			Eventually(ctx, func() error {
-				return d.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &demov1alpha1.Sample{})
+				return u.d.Client.Get(ctx, client.ObjectKey{Namespace: u.namespace, Name: name}, &demov1alpha1.Sample{})
 			}).Should(refused, "Sample %s", name)
 		}
-		Expect(d.Client.Create(ctx, samples.New(namespace, "unwritten", "hello world"))).To(refused)
+		Expect(u.d.Client.Create(ctx, samples.New(u.namespace, "unwritten", "hello world"))).To(refused)
 	})
 
 	It("takes the cluster back by the documented procedure: v1alpha1 stored again while this release converts, owners named in v1alpha1, then the release before", func(ctx SpecContext) {
 		By("storing Samples as v1alpha1 again, while this release still runs and converts: rollback.sh store-v1alpha1, which returns once the API server announces it")
-		rollback(ctx, d, "store-v1alpha1")
-		api, err := discovery.NewDiscoveryClientForConfig(d.Config)
+		rollback(ctx, u.d, "store-v1alpha1")
+		api, err := discovery.NewDiscoveryClientForConfig(u.d.Config)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(apidiscovery.Samples(api, "v1alpha1")).To(apidiscovery.StoredAs("v1alpha1"), "the API server's discovery, once rollback.sh store-v1alpha1 returned")
 
 		By("rewriting every Sample, which the API server now stores as v1alpha1: rollback.sh rewrite, which names each")
-		names := rollback(ctx, d, "rewrite")
+		names := rollback(ctx, u.d, "rewrite")
 		lines := strings.Split(strings.TrimSpace(names), "\n")
 		Expect(lines).To(And(HaveLen(3), HaveEach(Not(BeEmpty()))), "what rollback.sh rewrite printed")
 		Expect(lines[0]).To(Equal("# 2 Samples"), "rollback.sh rewrite's count")
-		Expect(lines[1:]).To(ConsistOf(namespace+" "+kept.Name, namespace+" "+keys.Name), "the Samples rollback.sh rewrite names")
+		Expect(lines[1:]).To(ConsistOf(u.namespace+" "+u.kept.Name, u.namespace+" "+u.keys.Name), "the Samples rollback.sh rewrite names")
 		written := filepath.Join(GinkgoT().TempDir(), "samples.txt")
 		Expect(os.WriteFile(written, []byte(names), 0o600)).To(Succeed())
 
 		By("checking with rollback.sh check while the conversion webhook still answers: it refuses, since every read would then succeed")
-		_, err = runRollback(ctx, d, "check", written)
+		_, err = runRollback(ctx, u.d, "check", written)
 		Expect(err).To(MatchError(ContainSubstring("the conversion webhook still answers")))
 
 		By("stopping this release and its conversion webhook, and reading each Sample through v1alpha1 with rollback.sh check: stored so, it needs no conversion")
-		Expect(d.Operator.Down()).To(Succeed())
-		Expect(d.Webhooks.Down()).To(Succeed())
-		rollback(ctx, d, "check", written)
+		Expect(u.d.Operator.Down()).To(Succeed())
+		Expect(u.d.Webhooks.Down()).To(Succeed())
+		rollback(ctx, u.d, "check", written)
 
 		By("naming v1alpha1 alone in the CRD's storedVersions: rollback.sh stored-versions")
-		rollback(ctx, d, "stored-versions")
-		Expect(storedVersions(ctx, d.Client)).To(Equal([]string{"v1alpha1"}))
+		rollback(ctx, u.d, "stored-versions")
+		Expect(storedVersions(ctx, u.d.Client)).To(Equal([]string{"v1alpha1"}))
 
 		By("naming each ConfigMap's owner in v1alpha1, and handing what this release applied back to the release before's field manager (rollback.sh hand-back): an upgrade again hands over what that manager owns only where this release has no apply entry")
-		rollback(ctx, d, "hand-back")
-		for _, cm := range configMaps {
-			Expect(d.Client.Get(ctx, client.ObjectKeyFromObject(cm), cm)).To(Succeed())
+		rollback(ctx, u.d, "hand-back")
+		for _, cm := range u.configMaps {
+			Expect(u.d.Client.Get(ctx, client.ObjectKeyFromObject(cm), cm)).To(Succeed())
 			Expect(cm.OwnerReferences).To(ConsistOf(HaveField("APIVersion", demov1alpha1.GroupVersion.String())), "ConfigMap %s", cm.Name)
 			Expect(cm.ManagedFields).To(And(
 				Not(ContainElement(HaveField("Manager", controllers.FieldOwner))),
@@ -171,9 +151,9 @@ var _ = Describe("The operator", Label("rollback", tiers.NeedsPreviousRelease), 
 		}
 
 		By("installing the release before's CRD, which the API server now accepts")
-		Expect(d.ReplaceCRDs(previous, samples.Previous)).To(Succeed())
+		Expect(u.d.ReplaceCRDs(previous, samples.Previous)).To(Succeed())
 		list := &demov1alpha1.SampleList{}
-		Expect(d.Client.List(ctx, list, client.InNamespace(namespace))).To(Succeed())
+		Expect(u.d.Client.List(ctx, list, client.InNamespace(u.namespace))).To(Succeed())
 		transitions := map[string]metav1.Time{}
 		for _, sample := range list.Items {
 			ready := meta.FindStatusCondition(sample.Status.Conditions, conditions.Ready)
@@ -182,33 +162,14 @@ var _ = Describe("The operator", Label("rollback", tiers.NeedsPreviousRelease), 
 		}
 
 		By("deploying the release before: its config/default, its binary")
-		Expect(d.Deploy(ctx, previous, samples.Previous)).To(Succeed())
-		f = fixture(d, namespace)
-		By("waiting for it to converge: each Sample's Ready in its words, and a message, empty, in the ConfigMap of the Sample whose data holds none")
-		cm := samples.ConfigMapOf(keys)
-		f.Eventually(ctx, func(g Gomega) {
-			for _, name := range []string{kept.Name, keys.Name} {
-				sample := &demov1alpha1.Sample{}
-				g.Expect(d.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, sample)).To(Succeed())
-				g.Expect(meta.FindStatusCondition(sample.Status.Conditions, conditions.Ready)).To(HaveField("Message", HaveSuffix("holds spec.message")), "Sample %s's Ready", name)
-			}
-			g.Expect(d.Client.Get(ctx, client.ObjectKeyFromObject(cm), cm)).To(Succeed())
-			g.Expect(cm.Data).To(Equal(map[string]string{"greeting": "hi", demov1alpha1.MessageKey: ""}), "ConfigMap %s", cm.Name)
-		}).Should(Succeed())
+		Expect(u.d.Deploy(ctx, previous, samples.Previous)).To(Succeed())
+		u.f = fixture(u.d, u.namespace)
+		u.expectOlderConverged(ctx)
 
-		By("counting its writes once it settles: each status once, and that ConfigMap")
-		settled := f.EventuallySettled(ctx)
-		Expect(settled.ByResource).To(Equal(map[string]float64{"configmaps": 1, "samples/status": float64(len(configMaps))}), "the release before's writes since the rollback, by resource")
-
-		By("checking that each ConfigMap is the one the release before first wrote, and each Sample Ready since the time it was: its one status write since left it True")
-		for _, cm := range configMaps {
-			now := &corev1.ConfigMap{}
-			Expect(d.Client.Get(ctx, client.ObjectKeyFromObject(cm), now)).To(Succeed())
-			Expect(now.UID).To(Equal(cm.UID), "ConfigMap %s was replaced", cm.Name)
-		}
-		for _, name := range []string{kept.Name, keys.Name} {
+		By("checking that each Sample has been Ready since the time it was: its one status write since left it True")
+		for _, name := range []string{u.kept.Name, u.keys.Name} {
 			sample := &demov1alpha1.Sample{}
-			Expect(d.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, sample)).To(Succeed())
+			Expect(u.d.Client.Get(ctx, client.ObjectKey{Namespace: u.namespace, Name: name}, sample)).To(Succeed())
 			Expect(meta.FindStatusCondition(sample.Status.Conditions, conditions.Ready)).To(And(
 				HaveField("Status", metav1.ConditionTrue),
 				HaveField("LastTransitionTime", transitions[sample.Name]),
@@ -217,32 +178,11 @@ var _ = Describe("The operator", Label("rollback", tiers.NeedsPreviousRelease), 
 	})
 
 	It("keeps a ConfigMap in sync under the release before, and collects the ConfigMap of a Sample deleted", func(ctx SpecContext) {
-		sample := kept.DeepCopy()
-		By("changing a Sample's message through v1alpha1")
-		Expect(samples.MergePatch(ctx, d.Client, sample, namespace, sample.Name, `{"spec":{"message":"rolled back"}}`)).To(Succeed())
-		f.EventuallySynced(ctx, sample)
-
-		By("deleting it, and waiting for the garbage collector to delete its ConfigMap")
-		Expect(d.Client.Delete(ctx, sample)).To(Succeed())
-		cm := samples.ConfigMapOf(sample)
-		Eventually(ctx, func() error {
-			if err := d.Client.Get(ctx, client.ObjectKeyFromObject(cm), cm); err != nil {
-				return err
-			}
-			return fmt.Errorf("ConfigMap %s is still there, its owner %v", cm.Name, cm.OwnerReferences)
-		}).Should(Satisfy(apierrors.IsNotFound))
+		u.expectSyncedAndCollected(ctx)
 	})
 
 	It("upgrades again after the rollback: the key the release before wrote meanwhile, which spec.data does not hold, leaves the ConfigMap", func(ctx SpecContext) {
-		By("upgrading to this release again")
-		f = deploy(ctx, d, current, samples.Operator, namespace)
-
-		By("waiting for the ConfigMap of the Sample whose data holds no message to hold its data alone: the empty message the release before wrote is gone")
-		cm := samples.ConfigMapOf(keys)
-		f.Eventually(ctx, func(g Gomega) map[string]string {
-			g.Expect(d.Client.Get(ctx, client.ObjectKeyFromObject(cm), cm)).To(Succeed())
-			return cm.Data
-		}).Should(Equal(map[string]string{"greeting": "hi"}))
+		u.upgradeAgain(ctx)
 	})
 })
 

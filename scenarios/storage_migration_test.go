@@ -86,6 +86,7 @@ var _ = Describe("Sample", Label("storage-migration", tiers.NeedsStorageVersionM
 			DeferCleanup(func(ctx SpecContext) {
 				setVersion(ctx, crds, "v1beta1", func(v *apiextensionsv1.CustomResourceDefinitionVersion) { v.Storage = true })
 				eventuallyStoredAs(ctx, api, "v1beta1")
+				eventuallyWatching(ctx, f, "after-storage")
 			})
 			eventuallyStoredAs(ctx, api, "v1alpha1")
 			data := []map[string]string{
@@ -164,6 +165,7 @@ var _ = Describe("Sample", Label("storage-migration", tiers.NeedsStorageVersionM
 			DeferCleanup(func(ctx SpecContext) {
 				setVersion(ctx, crds, "v1alpha1", func(v *apiextensionsv1.CustomResourceDefinitionVersion) { v.Served = true })
 				eventuallyServed(ctx, api, "v1alpha1")
+				eventuallyWatching(ctx, f, "after-served")
 			})
 
 			By("reading it through v1alpha1, as a client of the old version does")
@@ -221,6 +223,20 @@ func eventuallyStoredAs(ctx context.Context, api discovery.DiscoveryInterface, v
 	Eventually(ctx, func() ([]metav1.APIResource, error) {
 		return apidiscovery.Samples(api, demov1beta1.GroupVersion.Version)
 	}).Should(apidiscovery.StoredAs(version), "samples in %s's discovery, announcing it stores %s", demov1beta1.GroupVersion, version)
+}
+
+// eventuallyWatching waits until the operator syncs a Sample created now, name, in f's namespace:
+// the spec that changes the CRD leaves it watching Samples again. A change of the CRD ends every
+// watch of Samples, the operator's too, and its informer sees Samples again only once it has
+// listed them anew. Until then the operator is quiet because it cannot see, not because it has
+// settled, and the fixture's waits, which end once it is quiet, fail: Operator down, run next on
+// kind, failed so (its Sample's ConfigMap not there when the operator had been quiet for 1.6 s).
+// So this wait is Gomega's, bounded by the suite's default timeout, not the fixture's.
+func eventuallyWatching(ctx context.Context, f *samples.Fixture, name string) {
+	GinkgoHelper()
+	cm := samples.ConfigMapOf(f.CreateSample(ctx, name, "hello world"))
+	Eventually(ctx, func() error { return f.Client.Get(ctx, client.ObjectKeyFromObject(cm), cm) }).
+		Should(Succeed(), "the operator syncs a Sample created once the CRD is back as it was")
 }
 
 // eventuallyServed waits until the API server's discovery lists samples in version, as a client

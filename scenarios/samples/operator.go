@@ -45,16 +45,15 @@ var Previous = operator.Subject{
 }
 
 // Interim is the release that serves v1beta1 while it stores v1alpha1 (the Makefile's
-// INTERIM_RELEASE), as the rollback to it deploys it from its own tree: its binary runs its own
-// controller, of v1alpha1 Samples, written with merge patches. On the local tier its conversion
-// webhook is served from the test process, as every release's is there: by this release's code.
-var Interim = operator.Subject{
-	Scheme:           controllers.NewScheme(),
-	Webhooks:         controllers.SetupWebhooks,
-	WebhookManifests: []string{"scenarios/samples/webhooks"},
-	Kind:             &demov1alpha1.Sample{},
-	Owned:            []client.Object{&corev1.ConfigMap{}},
-}
+// INTERIM_RELEASE), as the rollback to it deploys it from its own tree: the release before's
+// Subject (its binary reconciles v1alpha1 Samples, written with merge patches) with this one's
+// conversion webhook. On the local tier that webhook is served from the test process, as every
+// release's is there: by this release's code.
+var Interim = func() operator.Subject {
+	s := Previous
+	s.Webhooks, s.WebhookManifests = Operator.Webhooks, Operator.WebhookManifests
+	return s
+}()
 
 // Workers is what the operator is told to run as --max-concurrent-reconciles (0: its default).
 var Workers = operator.NewSetting(0)

@@ -119,10 +119,8 @@ var _ = Describe("The operator", Label("rollback", tiers.NeedsPreviousRelease), 
 
 		By("rewriting every Sample, which the API server now stores as v1alpha1: rollback.sh rewrite, which names each")
 		names := rollback(ctx, u.d, "rewrite")
-		lines := strings.Split(strings.TrimSpace(names), "\n")
-		Expect(lines).To(And(HaveLen(3), HaveEach(Not(BeEmpty()))), "what rollback.sh rewrite printed")
-		Expect(lines[0]).To(Equal("# 2 Samples"), "rollback.sh rewrite's count")
-		Expect(lines[1:]).To(ConsistOf(u.namespace+" "+u.kept.Name, u.namespace+" "+u.keys.Name), "the Samples rollback.sh rewrite names")
+		Expect(strings.Split(strings.TrimSpace(names), "\n")).To(HaveExactElements("# 2 Samples", u.namespace+" "+u.kept.Name, u.namespace+" "+u.keys.Name),
+			"what rollback.sh rewrite printed: its count, then each Sample, in the API server's order")
 		written := filepath.Join(GinkgoT().TempDir(), "samples.txt")
 		Expect(os.WriteFile(written, []byte(names), 0o600)).To(Succeed())
 

@@ -4,8 +4,10 @@ ARG TARGETOS
 ARG TARGETARCH
 
 WORKDIR /workspace
-# Module downloads in their own layer, reused until go.mod or go.sum change.
+# Module downloads in their own layer, reused until go.mod or go.sum change. The harness's go.mod is
+# the module graph's too (go.mod's replace), though no package of it is built.
 COPY go.mod go.sum ./
+COPY testing/go.mod testing/go.sum testing/
 RUN go mod download
 
 # Only the packages the manager is built from.

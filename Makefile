@@ -77,24 +77,23 @@ vet: ## Run go vet against code.
 
 .PHONY: test
 test: manifests generate fmt vet setup-envtest ## Regenerate and vet, then the unit and envtest tiers, with the race detector: go test's packages in one run, then the scenarios.
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test $(GO_TEST_FLAGS) $(GO_TEST_PACKAGES)
+	go test $(GO_TEST_FLAGS) $(GO_TEST_PACKAGES)
 	$(scenarios)
 
-# go test's packages: all but the scenario suites (run by Ginkgo, and on e2e). All but the
-# harness's packages whose tests start a control plane are the unit tier (cmd/'s: the wiring of the
-# webhook's certificate).
-GO_TEST_PACKAGES = $(shell go list ./api/... ./cmd/... ./controllers/... ./scenarios/samples/... ./testing/...)
-HARNESS_ENVTEST_PACKAGES = ./testing/harness/controlplane ./testing/harness/operator ./testing/harness/cluster
-UNIT_PACKAGES = $(filter-out $(addprefix %/,$(HARNESS_ENVTEST_PACKAGES:./%=%)),$(GO_TEST_PACKAGES))
+# go test's packages, the unit tier: all but the scenario suites (run by Ginkgo, and on e2e).
+GO_TEST_PACKAGES = $(shell go list ./api/... ./cmd/... ./controllers/... ./scenarios/samples/...)
 
 .PHONY: test-unit
-test-unit: ## Unit tier: pure functions and Reconcile against a fake client; the harness's own tests but those that start a control plane. No control plane.
-	go test $(GO_TEST_FLAGS) $(UNIT_PACKAGES)
+test-unit: ## Unit tier: pure functions and Reconcile against a fake client. No control plane.
+	go test $(GO_TEST_FLAGS) $(GO_TEST_PACKAGES)
 
 .PHONY: test-envtest
-test-envtest: setup-envtest ## Envtest tier: the tests of the harness's control plane, in-process operator and cluster, then the scenarios on a real kube-apiserver + etcd, in parallel (ENVTEST_K8S_VERSION=1.35: another minor).
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test $(GO_TEST_FLAGS) $(HARNESS_ENVTEST_PACKAGES)
+test-envtest: setup-envtest ## Envtest tier: the scenarios on a real kube-apiserver + etcd, in parallel (ENVTEST_K8S_VERSION=1.35: another minor).
 	$(scenarios)
+
+.PHONY: test-harness
+test-harness: setup-envtest ## The harness's own tests (testing/, a Go module of its own, which make test does not run): some start a control plane.
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -C testing $(GO_TEST_FLAGS) ./...
 
 # scenarios builds the scenario binary (go's cache decides; into bin/, as in scenarios/ it would be
 # taken for a scenario) and runs it in SCENARIO_PROCS Ginkgo processes sharing one control plane.
@@ -129,10 +128,10 @@ test-e2e-kind: setup-envtest kustomize kind ## E2e tier on kind: the image IMG, 
 	KIND=$(KIND) KIND_NODE_IMAGE=$(KIND_NODE_IMAGE) IMG=$(IMG) REPORTS=$(REPORTS) MANIFESTS=$(LOCALBIN)/e2e-kind/install.yaml \
 		testing/e2e/kind.sh
 
-GO_MODULES = . testing/workshop
+GO_MODULES = . testing testing/workshop
 
 .PHONY: lint
-lint: golangci-lint actionlint cross-vet ## golangci-lint on the Go code (both modules), actionlint on the GitHub workflows, go vet for macOS and Windows.
+lint: golangci-lint actionlint cross-vet ## golangci-lint on the Go code (its three modules), actionlint on the GitHub workflows, go vet for macOS and Windows.
 	for m in $(GO_MODULES); do (cd $$m && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml ./...); done
 	$(ACTIONLINT)
 

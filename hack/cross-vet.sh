@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# cross-vet.sh PLATFORM...: go vet every package of the operator's module and the workshop's,
-# tests included, for each GOOS/GOARCH given, so
-# that code only Linux has (Pdeathsig, /proc) cannot creep into a file that macOS or Windows
-# builds: such code sits in a _linux.go file or behind a build tag. make lint runs it.
+# cross-vet.sh PLATFORM...: go vet every package of the operator's module, the harness's and the
+# workshop's, tests included, for each GOOS/GOARCH given, so that code only Linux has (Pdeathsig,
+# /proc) cannot creep into a file that macOS or Windows builds: such code sits in a _linux.go file
+# or behind a build tag. make lint runs it.
 set -euo pipefail
 for platform in "$@"; do
   goos=${platform%/*} goarch=${platform#*/}
-  for module in . testing/workshop; do
+  for module in . testing testing/workshop; do
     echo "cross-vet: go vet for $platform, $module"
     GOOS=$goos GOARCH=$goarch go vet -C "$module" ./...
   done

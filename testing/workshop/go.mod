@@ -6,6 +6,7 @@ toolchain go1.26.8
 
 require (
 	example.com/operator-demo v0.0.0
+	example.com/operator-demo/testing v0.0.0
 	github.com/google/go-cmp v0.7.0
 	github.com/onsi/ginkgo/v2 v2.34.0
 	github.com/prometheus/procfs v0.21.1
@@ -86,5 +87,9 @@ require (
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
-// The workshop works on the operator in the repository around it, never on a published version.
-replace example.com/operator-demo => ../..
+// The workshop works on the operator and the harness in the repository around it, never on a
+// published version.
+replace (
+	example.com/operator-demo => ../..
+	example.com/operator-demo/testing => ../
+)

@@ -83,20 +83,22 @@ func TestFindLooksWhereMakeAndSetupEnvtestPutThem(t *testing.T) {
 }
 
 // TestTheVersionsFileStartsWithGoModsKubernetes: the supported versions, one place for the Makefile
-// and the workflow, begin with the default, go.mod's, and pin every kind node image by digest.
+// and the workflow, begin with the default, go.mod's, and pin every kind node image by digest. The
+// file and that go.mod are the operator's, the repository's root, above the harness's module.
 func TestTheVersionsFileStartsWithGoModsKubernetes(t *testing.T) {
-	gomodPath, err := controlplane.Find("go.mod")
+	versionsPath, err := controlplane.Find(filepath.Join("hack", "k8sbin", "kubernetes-versions.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := filepath.Dir(gomodPath)
+	root := filepath.Dir(filepath.Dir(filepath.Dir(versionsPath)))
+	gomodPath := filepath.Join(root, "go.mod")
 	t.Setenv("ENVTEST_K8S_VERSION", "")
 	minor, err := KubernetesMinor(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	api := requiredAPI(t, gomodPath)
-	content, err := os.ReadFile(filepath.Join(root, "hack", "k8sbin", "kubernetes-versions.txt"))
+	content, err := os.ReadFile(versionsPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,3 +44,25 @@ func Git(dir string, args ...string) (string, error) {
 	}
 	return strings.TrimSpace(string(out)), nil
 }
+
+// Workspace makes go, in this process and every go command it starts, work on modules as one (a
+// workspace: GOWORK, the go.work that go work init writes into dir), so that go names the packages
+// of a module below the repository's root from the root. restore sets GOWORK back.
+func Workspace(dir string, modules ...string) (restore func(), err error) {
+	cmd := exec.Command("go", append([]string{"work", "init"}, modules...)...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go work init %s: %w: %s", strings.Join(modules, " "), err, out)
+	}
+	previous, had := os.LookupEnv("GOWORK")
+	if err := os.Setenv("GOWORK", filepath.Join(dir, "go.work")); err != nil {
+		return nil, err
+	}
+	return func() {
+		if had {
+			_ = os.Setenv("GOWORK", previous)
+		} else {
+			_ = os.Unsetenv("GOWORK")
+		}
+	}, nil
+}

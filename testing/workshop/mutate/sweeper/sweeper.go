@@ -40,21 +40,26 @@ const (
 	workers     = 4 // test processes at once
 )
 
-// group is code the sweep breaks (dirs, each a package) and the test packages that judge its breaks.
-type group struct{ dirs, tests []string }
+// group is code the sweep breaks (dirs, each a package) and the test packages that judge its breaks,
+// all under root; module is the directory of their go.mod, when it is not root's.
+type group struct {
+	dirs, tests []string
+	module      string
+}
 
 // theOperator is the operator's logic (cmd/ only wires flags), judged by its unit tests and scenarios,
 // in that order: a break runs its tests in the order listed here, the cheap ones first. api/conditions
 // holds the condition and reasons of every version of the API; api/v1beta1, the version the CRD
 // serves beside v1alpha1 and the hub of their conversions, is judged by its own tests, controllers'
 // conversion tests and the scenarios that read and write it (conversion, validation).
-var theOperator = group{[]string{"controllers", "api/v1alpha1", "api/v1beta1", "api/conditions"}, []string{"./controllers", "./api/v1alpha1", "./api/v1beta1", scenarios}}
+var theOperator = group{dirs: []string{"controllers", "api/v1alpha1", "api/v1beta1", "api/conditions"}, tests: []string{"./controllers", "./api/v1alpha1", "./api/v1beta1", scenarios}}
 
 // theHarness is the harness a team copies (testing/README.md's copy list), judged by its own tests
-// alone, which go with the copy: the scenarios pass whatever a broken check lets through.
+// alone, which go with the copy: the scenarios pass whatever a broken check lets through. Its module
+// is testing/'s.
 func theHarness(root string) (group, error) {
 	copied, err := repo.Copied(root)
-	harness := group{dirs: copied}
+	harness := group{dirs: copied, module: "testing"}
 	for _, dir := range copied {
 		harness.tests = append(harness.tests, "./"+dir)
 	}
@@ -185,6 +190,14 @@ func withSweeper(harness bool, f func(*sweeper) error) error {
 		if g, err = theHarness(root); err != nil {
 			return err
 		}
+	}
+	if g.module != "" {
+		// go names the module's packages and files from root, as it does the operator's.
+		restore, err := repo.Workspace(work, filepath.Join(root, g.module))
+		if err != nil {
+			return err
+		}
+		defer restore()
 	}
 	return f(&sweeper{root: root, work: work, group: g, started: time.Now()})
 }

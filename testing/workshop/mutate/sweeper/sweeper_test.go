@@ -171,6 +171,9 @@ func TestTheHarnessIsJudgedByItsOwnTests(t *testing.T) {
 	if !slices.Contains(harness.dirs, "testing/harness") || slices.Contains(harness.dirs, "testing/harness/warm") {
 		t.Errorf("the harness's sweep breaks %q", harness.dirs)
 	}
+	if harness.module != "testing" {
+		t.Errorf("the harness's module is %q, want testing", harness.module)
+	}
 }
 
 // TestAGroupWithoutTheScenariosReachesWithoutADryRun: the harness's sweep, judged by unit tests

@@ -2,7 +2,7 @@
 # of its own), included by the root Makefile. Nothing here is part of `make test`; a team taking
 # the operator can delete this file, the include line and testing/workshop.
 
-# KUBEBUILDER_VERSION: the project that make test-harness-copy copies the harness into.
+# KUBEBUILDER_VERSION: the project that make test-adopter uses the harness in.
 KUBEBUILDER_VERSION ?= v4.16.0
 KUBEBUILDER ?= $(LOCALBIN)/kubebuilder-$(KUBEBUILDER_VERSION)
 # A kubebuilder project as a team starts one: init, one kind (Widget) with its controller, its CRD
@@ -85,7 +85,7 @@ mutate: setup-envtest ## Prove the scenarios can fail: build each break of testi
 # and of a rewritten one. The scenarios attach to make envtest-up's control plane, which stays up afterwards (make
 # envtest-down). On GitHub Actions, tee writes the report to the step's summary too.
 .PHONY: mutate-sweep
-mutate-sweep: envtest-up ## Make every generic break of controllers/ and api/ (delete a statement, negate a condition, drop a returned error, replace a constant), or with BASE=<rev> those of the lines changed since rev, with REACHED_BY='<package> <spec>' those that spec reaches (ALONE=1: up to the first that fails it alone), or with HARNESS=1 those of the harness a team copies (judged by its own tests); run the tests that reach each against it; report the score and fail on every survivor.
+mutate-sweep: envtest-up ## Make every generic break of controllers/ and api/ (delete a statement, negate a condition, drop a returned error, replace a constant), or with BASE=<rev> those of the lines changed since rev, with REACHED_BY='<package> <spec>' those that spec reaches (ALONE=1: up to the first that fails it alone), or with HARNESS=1 those of the harness a team imports (judged by its own tests); run the tests that reach each against it; report the score and fail on every survivor.
 	@mkdir -p $(REPORTS)
 	@$(call workshop-tool,mutatesweep)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
@@ -117,12 +117,12 @@ test-workshop: ## The tools' own tests and the Markdown links among them. No con
 test-fresh-clone: setup-envtest ## Run the README's one-scenario command in a fresh clone, with only setup-envtest's store populated.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -C testing/workshop -count=1 -timeout=15m ./freshclone/
 
-.PHONY: test-harness-copy
-test-harness-copy: setup-envtest $(SCAFFOLD) ## Take the harness as testing/README.md says: copy it into a fresh kubebuilder project (a Pod template, a finalizer, RequeueAfter, a converted v2, a second kind), run its scenarios on envtest, see each break of it red within seconds.
+.PHONY: test-adopter
+test-adopter: setup-envtest $(SCAFFOLD) ## Use the harness as testing/README.md says: a fresh kubebuilder project requires its module (a Pod template, a finalizer, RequeueAfter, a converted v2, a second kind), runs its scenarios on envtest, sees each break of it red within seconds.
 	@mkdir -p $(REPORTS)
-	@$(call workshop-tool,harnesscopy)
+	@$(call workshop-tool,adopter)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
-		$(WORKSHOP)/harnesscopy -scaffold $(SCAFFOLD) -kubebuilder $(KUBEBUILDER) -dir $(LOCALBIN)/harness-copy | tee $(REPORTS)/harness-copy.md
+		$(WORKSHOP)/adopter -scaffold $(SCAFFOLD) -kubebuilder $(KUBEBUILDER) -dir $(LOCALBIN)/adopter | tee $(REPORTS)/adopter.md
 
 .PHONY: test-first-selftest
 test-first-selftest: setup-controlplane envtest-up ## Test make test-first on throwaway git histories: red then green, green at the base, characterization (and one no break fails), red at the head, rewrites (and one that weakens), removals, equivalents, pending specs. Their envtest runs share make envtest-up's control plane; each case's time is printed.
@@ -136,11 +136,11 @@ bench: ## Measure (not part of make test): the reconcile's Go benchmarks, time a
 	go test -run '^$$' -bench . -benchmem ./controllers/
 
 .PHONY: kubebuilder
-kubebuilder: $(KUBEBUILDER) ## Download kubebuilder locally if necessary (make test-harness-copy's project).
+kubebuilder: $(KUBEBUILDER) ## Download kubebuilder locally if necessary (make test-adopter's project).
 $(KUBEBUILDER): | $(LOCALBIN)
 	$(call go-install-tool,$(KUBEBUILDER),sigs.k8s.io/kubebuilder/v4,$(KUBEBUILDER_VERSION))
 
-# SCAFFOLD is made once: make test-harness-copy copies the harness into a copy of it.
+# SCAFFOLD is made once: make test-adopter uses the harness in a copy of it.
 $(SCAFFOLD): | $(KUBEBUILDER)
 	@echo "generating a kubebuilder $(KUBEBUILDER_VERSION) project in $@ (once)"
 	@rm -rf $@.new && mkdir -p $@.new && cd $@.new && { \

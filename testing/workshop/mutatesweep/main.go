@@ -16,7 +16,7 @@ func main() {
 	scenario := flag.String("scenario", "", "with -mutants: try only the breaks that this scenario (its label) exists to catch")
 	mutant := flag.String("mutant", "", "with -mutants: try only the breaks whose description contains this text")
 	controlPlane := flag.String("controlplane", "", "with -mutants: the control plane's binaries with kube-controller-manager (make setup-controlplane's directory), for the breaks whose scenario only a local control plane runs")
-	harness := flag.Bool("harness", false, "break the harness a team copies, judged by its own tests, instead of the operator")
+	harness := flag.Bool("harness", false, "break the harness a team imports, judged by its own tests, instead of the operator")
 	since := flag.String("changed-since", "", "try only the breaks on the lines changed since this revision (the work tree counts)")
 	reachedBy := flag.String("reached-by", "", "try only the breaks that this spec's run reaches: its package, a space, its full name (./controllers TestDesiredStatus)")
 	alone := flag.Bool("alone", false, "with -reached-by: try the spec alone against them, up to the first that fails it, instead of each against every test that reaches it")

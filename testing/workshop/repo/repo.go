@@ -16,21 +16,16 @@ func Root() (string, error) {
 	return Git("", "rev-parse", "--show-toplevel")
 }
 
-// Block is what the first fenced block of kind (```kind) of the Markdown file at path lists:
-// paths, one a line. No such block, or one that lists nothing, is an error.
-func Block(path, kind string) ([]string, error) {
-	markdown, err := os.ReadFile(path)
-	_, rest, _ := strings.Cut(string(markdown), "```"+kind+"\n")
-	body, _, _ := strings.Cut(rest, "```")
-	if listed := strings.Fields(body); err != nil || len(listed) > 0 {
-		return listed, err
-	}
-	return nil, fmt.Errorf("%s: no %s block that lists anything", path, kind)
-}
-
-// Copied are the harness's packages a team copies, as testing/README.md lists them under root.
-func Copied(root string) ([]string, error) {
-	return Block(filepath.Join(root, "testing", "README.md"), "copy")
+// Harness is the packages of the harness that a team imports (testing/README.md, "Using the
+// harness"), each a directory under the root: what make mutate-sweep HARNESS=1 breaks, judged by
+// their own tests.
+var Harness = []string{
+	"testing/harness/poll",
+	"testing/harness/cachelag",
+	"testing/harness/controlplane",
+	"testing/harness/operator",
+	"testing/harness/cluster",
+	"testing/harness",
 }
 
 // Git runs git with args in dir: its output, trimmed, or an error that quotes what git said.

@@ -54,20 +54,22 @@ type group struct {
 // conversion tests and the scenarios that read and write it (conversion, validation).
 var theOperator = group{dirs: []string{"controllers", "api/v1alpha1", "api/v1beta1", "api/conditions"}, tests: []string{"./controllers", "./api/v1alpha1", "./api/v1beta1", scenarios}}
 
-// theHarness is the harness a team copies (testing/README.md's copy list), judged by its own tests
-// alone, which go with the copy: the scenarios pass whatever a broken check lets through. Its module
-// is testing/'s.
-func theHarness(root string) (group, error) {
-	copied, err := repo.Copied(root)
-	harness := group{dirs: copied, module: "testing"}
-	for _, dir := range copied {
-		harness.tests = append(harness.tests, "./"+dir)
+// theHarness is the harness a team imports (repo.Harness), judged by its own tests alone, which
+// its module holds: the scenarios pass whatever a broken check lets through. Its module is
+// testing/'s.
+var theHarness = group{dirs: repo.Harness, tests: testsOf(repo.Harness), module: "testing"}
+
+// testsOf is the test packages of dirs, from the root: ./<dir>.
+func testsOf(dirs []string) []string {
+	tests := make([]string, len(dirs))
+	for i, dir := range dirs {
+		tests[i] = "./" + dir
 	}
-	return harness, err
+	return tests
 }
 
 // Sweep is make mutate-sweep: it tries the breaks that sel keeps of the operator (of the harness a
-// team copies, if harness), each against the tests that reach it, and writes the report to w. It
+// team imports, if harness), each against the tests that reach it, and writes the report to w. It
 // fails on survivors and on breaks without a verdict.
 func Sweep(harness bool, sel Selection, w io.Writer) error {
 	return withSweeper(harness, func(s *sweeper) error {
@@ -187,9 +189,7 @@ func withSweeper(harness bool, f func(*sweeper) error) error {
 	defer func() { _ = os.RemoveAll(work) }()
 	g := theOperator
 	if harness {
-		if g, err = theHarness(root); err != nil {
-			return err
-		}
+		g = theHarness
 	}
 	if g.module != "" {
 		// go names the module's packages and files from root, as it does the operator's.

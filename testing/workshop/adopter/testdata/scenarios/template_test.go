@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"example.com/operator-demo/testing/harness"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -8,7 +9,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	shopv1 "example.org/widgets/api/v1"
-	"example.org/widgets/testing/harness"
 )
 
 var _ = Describe("Widget", Label("template"), func() {

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"time"
 
+	"example.com/operator-demo/testing/harness"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,7 +12,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
 
 	"example.org/widgets/scenarios/widgets"
-	"example.org/widgets/testing/harness"
 )
 
 var _ = Describe("Widget", Label("synced"), func() {

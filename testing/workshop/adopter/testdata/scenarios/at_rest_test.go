@@ -1,13 +1,13 @@
 package scenarios
 
 import (
+	"example.com/operator-demo/testing/harness"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.org/widgets/scenarios/widgets"
-	"example.org/widgets/testing/harness"
 )
 
 var _ = Describe("Widget", Label("at-rest"), func() {

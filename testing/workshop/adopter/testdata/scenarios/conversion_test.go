@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"example.com/operator-demo/testing/harness"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/utils/ptr"
@@ -8,7 +9,6 @@ import (
 
 	shopv2 "example.org/widgets/api/v2"
 	"example.org/widgets/scenarios/widgets"
-	"example.org/widgets/testing/harness"
 )
 
 var _ = Describe("Widget", Label("conversion"), func() {

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"example.com/operator-demo/testing/harness"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -10,7 +11,6 @@ import (
 
 	"example.org/widgets/internal/controller"
 	"example.org/widgets/scenarios/widgets"
-	"example.org/widgets/testing/harness"
 )
 
 var _ = Describe("Widget", Label("finalizer"), func() {

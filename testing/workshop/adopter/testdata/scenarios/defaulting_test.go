@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"example.com/operator-demo/testing/harness"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -10,7 +11,6 @@ import (
 
 	shopv1 "example.org/widgets/api/v1"
 	webhookv1 "example.org/widgets/internal/webhook/v1"
-	"example.org/widgets/testing/harness"
 )
 
 var _ = Describe("Widget", Label("defaulting"), func() {

@@ -1,5 +1,5 @@
-// Command harnesscopy (make test-harness-copy) takes the harness as testing/README.md says into a
-// copy of a kubebuilder project given a webhook, adds testdata's files (a Pod template in the
+// Command adopter (make test-adopter) uses the harness as testing/README.md says, a module the
+// project requires, in a copy of a kubebuilder project given a webhook; it adds testdata's files (a Pod template in the
 // spec, a finalizer, RequeueAfter, a second version converted by a webhook), runs kubebuilder
 // create api for a second kind, and checks on envtest that its scenarios pass in 4 processes and
 // that each of bugs, built in, fails its scenario within seconds, saying what happened. It prints
@@ -24,7 +24,7 @@ import (
 	"example.com/operator-demo/testing/workshop/specreport"
 )
 
-// A bug is one line of the copy broken: the scenarios of label must fail with it, within seconds,
+// A bug is one line of the project broken: the scenarios of label must fail with it, within seconds,
 // saying what happened (named: group 1 of the regexp, or all of it).
 type bug struct {
 	what, file, unbroken, broken, label string
@@ -32,8 +32,11 @@ type bug struct {
 }
 
 const (
-	reconciler = "internal/controller/widget_controller.go"
-	reporting  = `logf.FromContext(ctx).Info("reporting Ready", "configMap", child.Name)`
+	// harnessModule is the harness's module path: until it is published, a replace points it at
+	// this repository's testing/.
+	harnessModule = "example.com/operator-demo/testing"
+	reconciler    = "internal/controller/widget_controller.go"
+	reporting     = `logf.FromContext(ctx).Info("reporting Ready", "configMap", child.Name)`
 )
 
 var bugs = []bug{{
@@ -63,25 +66,23 @@ var bugs = []bug{{
 }}
 
 func main() {
-	scaffold := flag.String("scaffold", "", "the kubebuilder project to copy the harness into a copy of")
+	scaffold := flag.String("scaffold", "", "the kubebuilder project to use the harness in a copy of")
 	kubebuilder := flag.String("kubebuilder", "", "the kubebuilder binary that made it")
-	dir := flag.String("dir", "", "where the copy is made")
+	dir := flag.String("dir", "", "where the project is made")
 	flag.Parse()
 	if err := run(*scaffold, *kubebuilder, *dir); err != nil {
-		fmt.Fprintln(os.Stderr, "harnesscopy:", err)
+		fmt.Fprintln(os.Stderr, "adopter:", err)
 		os.Exit(1)
 	}
 }
 
 func run(scaffold, kubebuilder, dir string) error {
 	root, err := repo.Root()
-	copies, copyErr := repo.Copied(root)
-	renames, renameErr := repo.Block(filepath.Join(root, "testing", "README.md"), "rename")
-	if err := errors.Join(err, copyErr, renameErr); err != nil {
+	if err != nil {
 		return err
 	}
 	project := filepath.Join(dir, "project")
-	start, err := take(root, scaffold, kubebuilder, project, copies, renames)
+	start, err := take(root, scaffold, kubebuilder, project)
 	if err != nil {
 		return err
 	}
@@ -91,19 +92,19 @@ func run(scaffold, kubebuilder, dir string) error {
 	}
 	ran := regexp.MustCompile(`Ran [1-9][0-9]* of [0-9]+ Specs[^\n]*`).FindString(out)
 	if ran == "" || !strings.Contains(out, "Running in parallel across 4 processes") {
-		return fmt.Errorf("the copy's scenarios ran no spec in 4 processes:\n%s", out)
+		return fmt.Errorf("the project's scenarios ran no spec in 4 processes:\n%s", out)
 	}
 	green := time.Since(start)
 	fmt.Printf(`
-## The harness, taken as testing/README.md says
+## The harness, used as testing/README.md says
 
-Copied %s, %s renamed to the project's module path, into a kubebuilder project with a webhook;
-testdata's files written over it, a second kind added (docs/workshop.md says what each holds).
-The copy's scenarios, in 4 Ginkgo processes: %s, %.1f s from the first copied file.
+The harness's module required by a kubebuilder project with a webhook (go get, a replace to this
+repository's testing/); testdata's files written over it, a second kind added (docs/workshop.md
+says what each holds). Its scenarios, in 4 Ginkgo processes: %s, %.1f s from the go get.
 
 | Broken | Scenario | Red after | Its failure says |
 |---|---|---|---|
-`, strings.Join(copies, ", "), strings.Join(renames, ", "), ran, green.Seconds())
+`, ran, green.Seconds())
 	for _, b := range bugs {
 		named, red, err := b.catch(project)
 		if err != nil {
@@ -114,10 +115,10 @@ The copy's scenarios, in 4 Ginkgo processes: %s, %.1f s from the first copied fi
 	return nil
 }
 
-// take makes the project: a copy of scaffold with a webhook, the harness copied and renamed into
-// it, testdata written over it, generated, tidied and vetted; later a second kind. It returns when
-// the first file was copied.
-func take(root, scaffold, kubebuilder, project string, copies, renames []string) (start time.Time, err error) {
+// take makes the project: a copy of scaffold with a webhook, requiring the harness's module (a
+// replace to root's testing/, then go get, as testing/README.md says), testdata written over it,
+// generated, tidied and vetted; later a second kind. It returns when the go get began.
+func take(root, scaffold, kubebuilder, project string) (start time.Time, err error) {
 	if err := errors.Join(os.RemoveAll(project), os.MkdirAll(project, 0o755)); err != nil {
 		return start, err
 	}
@@ -129,20 +130,17 @@ func take(root, scaffold, kubebuilder, project string, copies, renames []string)
 		return start, err
 	}
 	start = time.Now()
-	module, err := output(project, "go", "list", "-m")
-	module = strings.TrimSpace(module)
-	for _, d := range copies {
-		err = errors.Join(err, copyDir(filepath.Join(root, d), filepath.Join(project, d), renames, module))
-	}
-	if err != nil {
+	if err := steps(project, []string{"go", "mod", "edit", "-replace=" + harnessModule + "=" + filepath.Join(root, "testing")},
+		goGet(harnessModule+"@v0.0.0"),
+	); err != nil {
 		return start, err
 	}
 	// testdata's files written over the scaffold's; later, a second kind: kubebuilder writes it
 	// into main.go at the markers the patch kept.
-	if err := steps(project, copyTree(filepath.Join(root, "testing", "workshop", "harnesscopy", "testdata")),
+	if err := steps(project, copyTree(filepath.Join(root, "testing", "workshop", "adopter", "testdata")),
 		[]string{"patch", "-p1", "-i", "scaffold.patch"}, []string{"rm", "scaffold.patch"}, []string{"make", "generate", "manifests"},
-		[]string{"go", "get", "sigs.k8s.io/controller-runtime@v0.25.3"}, []string{"go", "mod", "tidy"},
-		[]string{"go", "get", "-tool", "github.com/onsi/ginkgo/v2/ginkgo"}, []string{"go", "vet", "./..."},
+		goGet("sigs.k8s.io/controller-runtime@v0.25.3"), []string{"go", "mod", "tidy"},
+		goGet("-tool", "github.com/onsi/ginkgo/v2/ginkgo"), []string{"go", "vet", "./..."},
 		[]string{kubebuilder, "create", "api", "--group", "shop", "--version", "v1", "--kind", "Gadget", "--resource", "--controller"},
 		[]string{"make", "generate", "manifests"}, []string{"go", "vet", "./..."},
 	); err != nil {
@@ -190,29 +188,8 @@ func (b bug) catch(project string) (named string, red time.Duration, err error) 
 // steps around it: 2–3 s measured), never a timeout. A tighter bound failed on a busy CI machine.
 const redWithin = harness.Converge / 2
 
-// copyDir copies the files of from (not its subdirectories) to to, renaming renames to module.
-func copyDir(from, to string, renames []string, module string) error {
-	entries, err := os.ReadDir(from)
-	if err := errors.Join(err, os.MkdirAll(to, 0o755)); err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if e.IsDir() {
-			continue
-		}
-		content, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			return err
-		}
-		for _, old := range renames {
-			content = bytes.ReplaceAll(content, []byte(old), []byte(module))
-		}
-		if err := os.WriteFile(filepath.Join(to, e.Name()), content, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// goGet is the step go get args.
+func goGet(args ...string) []string { return append([]string{"go", "get"}, args...) }
 
 // copyTree is the step that copies the tree at from into the directory it runs in, tar's flags
 // (an exclusion, say) given.

@@ -3,6 +3,7 @@
 package widgets
 
 import (
+	"example.com/operator-demo/testing/harness/operator"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
@@ -12,7 +13,6 @@ import (
 
 	shopv1 "example.org/widgets/api/v1"
 	"example.org/widgets/internal/setup"
-	"example.org/widgets/testing/harness/operator"
 )
 
 // Clock is the operator's clock, which a spec may set (harness.With(widgets.Clock, ...)).

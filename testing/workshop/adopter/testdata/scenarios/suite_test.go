@@ -1,12 +1,13 @@
-// Package scenarios holds the Widget operator's behaviours, on the copied harness.
+// Package scenarios holds the Widget operator's behaviours, on the harness, a module it requires.
 package scenarios
 
 import (
 	"testing"
 
+	"example.com/operator-demo/testing/harness"
+	"example.com/operator-demo/testing/harness/cluster"
+
 	"example.org/widgets/scenarios/widgets"
-	"example.org/widgets/testing/harness"
-	"example.org/widgets/testing/harness/cluster"
 )
 
 func TestScenarios(t *testing.T) {

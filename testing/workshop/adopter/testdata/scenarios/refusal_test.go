@@ -1,12 +1,12 @@
 package scenarios
 
 import (
+	"example.com/operator-demo/testing/harness"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	shopv1 "example.org/widgets/api/v1"
 	"example.org/widgets/scenarios/widgets"
-	"example.org/widgets/testing/harness"
 )
 
 var _ = Describe("Widget", Label("refusal"), func() {

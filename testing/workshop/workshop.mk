@@ -71,9 +71,9 @@ watch: envtest-up ## Rerun the scenarios labelled LABEL=<label> on every save of
 .PHONY: mutate
 mutate: setup-envtest ## Prove the scenarios can fail: build each break of testing/workshop/mutate/mutants into the operator; its scenario must fail (SCENARIO=<label>, MUTANT=<text>: some).
 	@mkdir -p $(REPORTS)
-	@$(call workshop-tool,mutatesweep)
+	@$(call workshop-tool,mutate)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
-		$(WORKSHOP)/mutatesweep -mutants $(if $(SCENARIO),-scenario '$(SCENARIO)') $(if $(MUTANT),-mutant '$(MUTANT)') \
+		$(WORKSHOP)/mutate $(if $(SCENARIO),-scenario '$(SCENARIO)') $(if $(MUTANT),-mutant '$(MUTANT)') \
 			$(if $(filter linux,$(shell go env GOOS)),-controlplane "$(CONTROLPLANE_ASSETS)") | tee $(REPORTS)/mutate.md
 
 # BASE=<rev> sweeps only the lines changed since rev (git diff BASE: the work tree and new files

@@ -1,6 +1,7 @@
 # The workshop's targets: the tools that serve only this repository (testing/workshop, a Go module
-# of its own), included by the root Makefile. Nothing here is part of `make test`; a team taking
-# the operator can delete this file, the include line and testing/workshop.
+# of its own), included by the root Makefile where the file is. Nothing here is part of `make
+# test`; a team taking the operator can delete testing/workshop, and make lint, make verify and
+# make test then leave out what was the workshop's.
 
 # KUBEBUILDER_VERSION: the project that make test-adopter uses the harness in.
 KUBEBUILDER_VERSION ?= v4.16.0

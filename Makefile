@@ -132,7 +132,7 @@ test-e2e-kind: setup-envtest kustomize kind ## E2e tier on kind: the image IMG, 
 GO_MODULES = . testing $(wildcard testing/workshop)
 
 .PHONY: lint
-lint: golangci-lint actionlint cross-vet ## golangci-lint on the Go code (its three modules), actionlint on the GitHub workflows, go vet for macOS and Windows.
+lint: golangci-lint actionlint cross-vet ## golangci-lint on the Go code (each module), actionlint on the GitHub workflows, go vet for macOS and Windows.
 	for m in $(GO_MODULES); do (cd $$m && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml ./...); done
 	$(ACTIONLINT)
 
@@ -322,6 +322,13 @@ rm -f $(1); \
 GOBIN=$(LOCALBIN) go install $(2)@$(3); \
 mv $(LOCALBIN)/$$(basename $(2) | sed 's/^v[0-9]*$$/$(notdir $(patsubst %/,%,$(dir $(2))))/') $(1)
 endef
+
+##@ Where no registry answers
+
+.PHONY: kind-images
+kind-images: $(SETUP_ENVTEST) ## Where no registry answers (.ci/run's machines): make kind's node image and the Dockerfile's bases from Go module sources and Debian (Docker, root); prints the node image.
+	@assets=$$($(K8SBIN) kind) && export K8S_VERSION=$(K8S_VERSION) KIND_VERSION=$(KIND_VERSION) && \
+	hack/k8sbin/kind-images.sh dockerfile && hack/k8sbin/kind-images.sh node "$$assets"
 
 # The workshop's targets, where it is: a team may remove it, and this line with it.
 -include testing/workshop/workshop.mk

@@ -150,10 +150,3 @@ $(SCAFFOLD): | $(KUBEBUILDER)
 		env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make manifests; \
 	} > $@.log 2>&1 || { tail -30 $@.log; exit 1; }
 	@mv $@.new $@
-
-##@ Where no registry answers
-
-.PHONY: kind-images
-kind-images: $(SETUP_ENVTEST) ## Where no registry answers (.ci/run's machines): make kind's node image and the Dockerfile's bases from Go module sources and Debian (Docker, root); prints the node image.
-	@assets=$$($(K8SBIN) kind) && export K8S_VERSION=$(K8S_VERSION) KIND_VERSION=$(KIND_VERSION) && \
-	hack/k8sbin/kind-images.sh dockerfile && hack/k8sbin/kind-images.sh node "$$assets"

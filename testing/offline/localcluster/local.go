@@ -2,7 +2,7 @@
 // kube-apiserver plus kube-controller-manager (its garbage collector among its controllers), with
 // config/default deployed and the operator binary playing its Deployment: the demo's cluster, and
 // the e2e tier where Docker is absent (E2E: make test-e2e-local's, make test-first's), which needs
-// no root. Leave it out of a copy of the harness if kind runs your e2e tier.
+// no root. Leave it out of your suite if kind runs your e2e tier.
 package localcluster
 
 import (

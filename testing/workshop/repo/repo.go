@@ -16,8 +16,8 @@ func Root() (string, error) {
 	return Git("", "rev-parse", "--show-toplevel")
 }
 
-// Harness is the packages of the harness that a team imports (testing/README.md, "Using the
-// harness"), each a directory under the root: what make mutate-sweep HARNESS=1 breaks, judged by
+// Harness is the packages of the harness that a team imports (testing/README.md, "The harness"),
+// each a directory under the root: what make mutate-sweep HARNESS=1 breaks, judged by
 // their own tests.
 var Harness = []string{
 	"testing/harness/poll",
@@ -45,7 +45,7 @@ func Git(dir string, args ...string) (string, error) {
 // of a module below the repository's root from the root. restore sets GOWORK back.
 func Workspace(dir string, modules ...string) (restore func(), err error) {
 	cmd := exec.Command("go", append([]string{"work", "init"}, modules...)...)
-	cmd.Dir = dir
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "GOWORK=off") // into dir, whatever GOWORK says now
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("go work init %s: %w: %s", strings.Join(modules, " "), err, out)
 	}

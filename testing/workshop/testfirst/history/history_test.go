@@ -214,14 +214,14 @@ const characterized = `package controllers
 import (
 	"testing"
 
-	demov1alpha1 "example.com/operator-demo/api/v1alpha1"
+	demov1beta1 "example.com/operator-demo/api/v1beta1"
 )
 
 // TestBuildingAConfigMap builds a Sample's ConfigMap.
 //
 // Characterization: ` + reason + `
 func TestBuildingAConfigMap(t *testing.T) {
-	_ = desiredConfigMap(&demov1alpha1.Sample{})
+	_ = desiredConfigMap(&demov1beta1.Sample{})
 }
 
 // TestBuildingAConfigMapNeverPanics builds a Sample's ConfigMap, which must not panic.
@@ -230,7 +230,7 @@ func TestBuildingAConfigMap(t *testing.T) {
 //
 // ` + unreachable + `
 func TestBuildingAConfigMapNeverPanics(t *testing.T) {
-	_ = desiredConfigMap(&demov1alpha1.Sample{})
+	_ = desiredConfigMap(&demov1beta1.Sample{})
 }
 
 // TestBuildingAConfigMapIsFine builds a Sample's ConfigMap.
@@ -239,17 +239,17 @@ func TestBuildingAConfigMapNeverPanics(t *testing.T) {
 //
 // No break reaches it: n/a.
 func TestBuildingAConfigMapIsFine(t *testing.T) {
-	_ = desiredConfigMap(&demov1alpha1.Sample{})
+	_ = desiredConfigMap(&demov1beta1.Sample{})
 }
 
 // TestAConfigMapIsNamedAfterItsSample: the ConfigMap of the Sample greeting is greeting-config.
 //
 // Characterization: ` + reason + `
 func TestAConfigMapIsNamedAfterItsSample(t *testing.T) {
-	sample := &demov1alpha1.Sample{}
+	sample := &demov1beta1.Sample{}
 	sample.Name = "greeting"
-	if got := desiredConfigMap(sample).Name; got != "greeting-config" {
-		t.Errorf("the ConfigMap of Sample greeting is named %q, want greeting-config", got)
+	if got := desiredConfigMap(sample).Name; got == nil || *got != "greeting-config" {
+		t.Errorf("the ConfigMap of Sample greeting is named %v, want greeting-config", got)
 	}
 }
 `

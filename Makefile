@@ -144,11 +144,11 @@ CROSS_PLATFORMS ?= darwin/arm64 windows/amd64
 
 .PHONY: cross-vet
 cross-vet: ## go vet every package and its tests for CROSS_PLATFORMS (macOS, Windows): Linux-only code sits behind a build tag.
-	@hack/cross-vet.sh $(CROSS_PLATFORMS)
+	@GO_MODULES="$(GO_MODULES)" hack/cross-vet.sh $(CROSS_PLATFORMS)
 
 .PHONY: verify
 verify: ## Regenerate everything generated, tidy go.mod, check every Markdown link; fail if the tree then differs from git, naming the files.
-	@hack/verify.sh
+	@GO_MODULES="$(GO_MODULES)" hack/verify.sh
 
 ##@ Build
 

@@ -8,7 +8,11 @@
 # does not exist (testing/workshop/links). `make verify` runs it; CI's lint job runs make verify.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-paths=(api config go.mod go.sum testing/go.mod testing/go.sum testing/workshop/go.mod testing/workshop/go.sum hack/k8sbin scenarios)
+# GO_MODULES: the Go modules, as the Makefile names them (the workshop's where it is).
+paths=(api config hack/k8sbin scenarios)
+for module in ${GO_MODULES:?"the Go modules; run make verify, which names them"}; do
+  paths+=("$module/go.mod" "$module/go.sum")
+done
 
 # quietly WHAT COMMAND...: run COMMAND, its output kept back unless it fails: then it is printed
 # whole, under WHAT, and verify fails.
@@ -21,13 +25,13 @@ quietly() {
   fi
 }
 quietly "regenerating the manifests and the deepcopy code" make --no-print-directory -s manifests generate
-quietly "go mod tidy" go mod tidy
-quietly "go mod tidy of testing" go mod tidy -C testing
+for module in $GO_MODULES; do
+  quietly "go mod tidy of $module" go mod tidy -C "$module"
+done
 quietly "re-pinning hack/k8sbin" make --no-print-directory -s k8sbin-sync
 # The workshop's checks, where it is: a team may remove it (testing/workshop/workshop.mk).
 if [ -d testing/workshop ]; then
   quietly "regenerating the catalogue" make --no-print-directory -s catalogue
-  quietly "go mod tidy of testing/workshop" go mod tidy -C testing/workshop
   quietly "the Markdown links check (links that do not resolve)" go test -C testing/workshop -count=1 ./links/
 fi
 differ=$(git status --porcelain --untracked-files=all -- "${paths[@]}")
